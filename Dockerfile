@@ -1,0 +1,10 @@
+# One image for the api, the worker and the one-shot migration: the command picks the role.
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY . .
+USER node
+EXPOSE 3000
+CMD ["node", "api/main.ts"]

@@ -1,0 +1,51 @@
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import Koa from 'koa';
+import packageJson from '../package.json' with { type: 'json' };
+import type { AppDeps } from './deps.ts';
+import { ApiError } from './errors.ts';
+import { errorHandler } from './middleware/errors.ts';
+import { requestContext } from './middleware/request-context.ts';
+import { mountRoutes } from './router.ts';
+import { mountAssets } from './routes/assets.ts';
+import { mountDocs } from './routes/docs.ts';
+import { mountHealth } from './routes/health.ts';
+import { PUBLIC_PREFIX, ROUTE_GROUPS } from './routes/index.ts';
+import { buildOpenApiDocument } from './schemas/openapi.ts';
+
+/** Builds the Koa application without listening; the middleware order lives here and only here. */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: process.env.TRUST_PROXY === 'true' });
+  app.silent = true;
+
+  app.use(requestContext(deps.logger));
+  app.use(errorHandler());
+  app.use(routeNotFound);
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.jsonBodyLimit, onError: (error) => { throw error; } }));
+
+  const root = new Router();
+  mountHealth(root, deps);
+  mountAssets(root);
+  app.use(root.routes());
+
+  let openApi: unknown;
+  const documentation = () => (openApi ??= buildOpenApiDocument(ROUTE_GROUPS, { version: packageJson.version, serverUrl: `${deps.config.publicUrl}${PUBLIC_PREFIX}` }));
+  for (const group of ROUTE_GROUPS) {
+    const router = new Router({ prefix: group.prefix });
+    if (group.prefix === PUBLIC_PREFIX) mountDocs(router, documentation);
+    mountRoutes(router, group.routes, deps);
+    app.use(router.routes()).use(router.allowedMethods({ throw: true, methodNotAllowed: () => methodNotAllowed(), notImplemented: () => methodNotAllowed() }));
+  }
+
+  return app;
+}
+
+/** Whatever no router answered (and no router refused by method) is an unknown endpoint. */
+const routeNotFound: Koa.Middleware = async (ctx, next) => {
+  await next();
+  if (ctx.status === 404 && ctx.body == null) throw new ApiError(404, 'route_not_found', 'No such endpoint');
+};
+
+function methodNotAllowed(): ApiError {
+  return new ApiError(405, 'method_not_allowed', 'This endpoint does not accept this method');
+}

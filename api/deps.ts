@@ -1,0 +1,12 @@
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { Orm } from '../db/orm.ts';
+import type { ApiConfig } from './config.ts';
+
+/** Everything the HTTP layer needs, injected so tests and processes build it their own way. */
+export interface AppDeps {
+  orm: Orm;
+  temporal: { client: Client; taskQueue: string };
+  config: ApiConfig;
+  logger: Logger;
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { Bank } from '../../db/banks/bank.entity.ts';
+import { notFound } from '../errors.ts';
+import { presentBank } from '../presenters/bank.ts';
+import { defineRoute } from '../route.ts';
+import { BankBody, BankParams } from '../schemas/banks.ts';
+
+const BANK_NOT_FOUND = { status: 404, code: 'bank_not_found', description: 'no bank with this reference in the company country' };
+
+/** Banks of the company's country: reference data for beneficiary bank accounts. */
+export const bankRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/banks',
+    operationId: 'listBanks',
+    summary: "List the banks of the company's country",
+    tags: ['Banks'],
+    auth: 'api-key',
+    scope: 'beneficiaries:read',
+    response: z.array(BankBody),
+    handler: async ({ em, caller, deps }) => {
+      const banks = await em.find(Bank, { country: caller.company.country, active: true });
+      return banks.sort((a, b) => a.name.localeCompare(b.name, 'es')).map((bank) => presentBank(bank, deps.config.publicUrl));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/banks/:reference',
+    operationId: 'getBank',
+    summary: 'Get one bank',
+    tags: ['Banks'],
+    auth: 'api-key',
+    scope: 'beneficiaries:read',
+    params: BankParams,
+    response: BankBody,
+    errors: [BANK_NOT_FOUND],
+    handler: async ({ em, caller, params, deps }) => {
+      const bank = await em.findOne(Bank, { id: params.reference, country: caller.company.country });
+      if (!bank) throw notFound(BANK_NOT_FOUND.code, 'Bank not found');
+      return presentBank(bank, deps.config.publicUrl);
+    },
+  }),
+];

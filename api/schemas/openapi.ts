@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import type { AnyRoute, DocumentedError } from '../route.ts';
+import { FlatError, StepError, ValidationError } from './common.ts';
+
+export interface RouteGroup {
+  prefix: string;
+  routes: readonly AnyRoute[];
+}
+
+type JsonSchema = Record<string, unknown>;
+
+const SHAPE_SCHEMA = { flat: 'FlatError', step: 'StepError', validation: 'ValidationError' } as const;
+
+/** Builds the OpenAPI 3.1 document from the same route declarations that validate requests. */
+export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { version: string; serverUrl: string }) {
+  const components: Record<string, JsonSchema> = {};
+  const convert = (schema: z.ZodType, io: 'input' | 'output') => toJsonSchema(schema, io, components);
+  for (const errorBody of [FlatError, StepError, ValidationError]) convert(errorBody, 'output');
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const group of groups) {
+    for (const route of group.routes) {
+      const path = `${group.prefix}${route.path}`.replace(/:([A-Za-z_]+)/g, '{$1}');
+      (paths[path] ??= {})[route.method] = operation(route, convert);
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Accounts-payable API',
+      version: options.version,
+      description:
+        'Accounts payable for companies in Colombia and Mexico: fiscal documents from DIAN and SAT, approval flows, payments, beneficiaries, banks, tax-authority events, fiscal synchronisation and ERP catalogs. Decisions on what the contract leaves open are recorded in docs/decisions.md.',
+    },
+    servers: [{ url: options.serverUrl }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: "The company's API key." },
+        ErpApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The company API key as `ApiKey <key>` (ERP catalog endpoints).' },
+      },
+    },
+  };
+}
+
+function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | 'output') => JsonSchema) {
+  const parameters = [
+    ...objectParameters(route.params, 'path', convert),
+    ...objectParameters(route.query, 'query', convert),
+  ];
+  const responses: Record<string, unknown> = {
+    [String(route.status ?? 200)]: response(route.responseDescription ?? 'Success', route.response ? convert(route.response, 'output') : null),
+  };
+  for (const alternative of route.alternatives ?? []) {
+    responses[String(alternative.status)] = response(alternative.description, alternative.schema ? convert(alternative.schema, 'output') : null);
+  }
+  for (const [status, errors] of groupErrors(implicitErrors(route).concat(route.errors ?? []))) {
+    const shapes = [...new Set(errors.map((error) => error.shape ?? 'flat'))];
+    const refs = shapes.map((shape) => ({ $ref: `#/components/schemas/${SHAPE_SCHEMA[shape]}` }));
+    const description = errors.map((error) => `\`${error.code}\`: ${error.description}`).join('; ');
+    responses[String(status)] = response(description, refs.length === 1 ? refs[0]! : { oneOf: refs });
+  }
+  const body = route.body ? convert(route.body, 'input') : null;
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: route.tags,
+    ...(route.auth === 'none' ? { security: [] } : { security: [{ [route.auth === 'api-key' ? 'ApiKey' : 'ErpApiKey']: [] }] }),
+    ...(parameters.length ? { parameters } : {}),
+    ...(body
+      ? {
+          requestBody: {
+            required: !route.body!.safeParse(undefined).success,
+            content: {
+              'application/json': { schema: body },
+              ...(route.multipart ? { 'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' }, comment: { type: 'string' } } } } } : {}),
+            },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+function implicitErrors(route: AnyRoute): DocumentedError[] {
+  const errors: DocumentedError[] = [];
+  if (route.params || route.query || route.body) errors.push({ status: 400, code: 'VALIDATION_ERROR', description: 'the request is not valid', shape: 'validation' });
+  if (route.auth !== 'none') errors.push({ status: 401, code: 'unauthorized', description: 'missing or invalid API key' });
+  if (route.scope) errors.push({ status: 403, code: 'insufficient_scope', description: `a scoped key without \`${route.scope}\`` });
+  if (route.feature) errors.push({ status: 403, code: 'feature_not_enabled', description: `the ${route.feature} feature is not enabled for the company`, shape: 'step' });
+  return errors;
+}
+
+function groupErrors(errors: DocumentedError[]): Map<number, DocumentedError[]> {
+  const grouped = new Map<number, DocumentedError[]>();
+  for (const error of errors) grouped.set(error.status, [...(grouped.get(error.status) ?? []), error]);
+  return new Map([...grouped].sort(([a], [b]) => a - b));
+}
+
+function response(description: string, schema: JsonSchema | null) {
+  return schema ? { description, content: { 'application/json': { schema } } } : { description };
+}
+
+function objectParameters(schema: z.ZodType | undefined, location: 'path' | 'query', convert: (schema: z.ZodType, io: 'input' | 'output') => JsonSchema) {
+  if (!schema) return [];
+  const json = convert(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => {
+    const { description, ...rest } = property as { description?: string };
+    return {
+      name,
+      in: location,
+      required: location === 'path' || (json.required ?? []).includes(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+/** zod → JSON Schema 2020-12 (what OpenAPI 3.1 speaks), named schemas hoisted into components. */
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', reused: 'inline' }) as JsonSchema;
+  const { $defs, $schema, id, ...rest } = json as JsonSchema & { $defs?: Record<string, JsonSchema>; id?: string };
+  void $schema;
+  for (const [name, definition] of Object.entries($defs ?? {})) components[name] = rewriteRefs(stripMeta(definition)) as JsonSchema;
+  const body = rewriteRefs(rest) as JsonSchema;
+  if (typeof id === 'string') {
+    components[id] = body;
+    return { $ref: `#/components/schemas/${id}` };
+  }
+  return body;
+}
+
+function stripMeta(schema: JsonSchema): JsonSchema {
+  const { id, $schema, ...rest } = schema as JsonSchema & { id?: unknown; $schema?: unknown };
+  void id;
+  void $schema;
+  return rest;
+}
+
+function rewriteRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rewriteRefs);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [key, key === '$ref' && typeof inner === 'string' ? inner.replace('#/$defs/', '#/components/schemas/') : rewriteRefs(inner)]),
+    );
+  }
+  return value;
+}

@@ -1,0 +1,107 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Company } from '../companies/company.entity.ts';
+import { Document } from '../documents/document.entity.ts';
+import { uuidv7 } from '../ids.ts';
+
+export const ACCOUNTING_ENTRY_STATUSES = ['posted', 'cancelled'] as const;
+export type AccountingEntryStatus = (typeof ACCOUNTING_ENTRY_STATUSES)[number];
+
+/** Registration of the voucher in the integrator's ERP, through the `document.accounted` webhook. */
+export const REGISTRATION_STATES = ['pending', 'registering', 'registered', 'failed'] as const;
+export type RegistrationState = (typeof REGISTRATION_STATES)[number];
+
+// The JSON below keeps the snake_case wire shape of `document.accounted`, because it is sent as stored.
+
+export type JournalEntryLineSource = 'document' | 'agent' | 'front' | 'purchase_order' | 'goods_receipt' | 'payable_line';
+
+export type JournalEntryLine = {
+  source: JournalEntryLineSource;
+  description?: string | null;
+  book_account_external_id: string;
+  /** Exactly one of debit_cents and credit_cents is set. */
+  debit_cents?: number | null;
+  credit_cents?: number | null;
+  quantity?: number | null;
+  unit_price_cents?: number | null;
+  discount?: number | null;
+  discount_rate?: number | null;
+  product_external_id?: string | null;
+  vendor_external_id?: string | null;
+  cost_centers?: { cost_center_external_id: string; percentage: number }[];
+  warehouses?: { warehouse_external_id: string }[];
+  taxes?: { tax_external_id: string; base_cents: number; amount_cents: number; type?: string }[];
+  purchase_order_line_external_id?: string | null;
+  goods_receipt_line_external_id?: string | null;
+  metadata?: Record<string, unknown>;
+};
+
+export type PaymentLine = {
+  book_account_external_id: string;
+  book_account_code?: string | null;
+  book_account_name?: string | null;
+  amount_cents: number;
+  due_date: string;
+  quota_number: number;
+  payment_method_external_id?: string | null;
+  cost_center_external_id?: string | null;
+};
+
+export type JournalEntry = {
+  status: AccountingEntryStatus;
+  document_number: string;
+  document_type_external_id?: string | null;
+  vendor_external_id?: string | null;
+  issue_date: string;
+  posting_date?: string | null;
+  expiration_date?: string | null;
+  cost_center_external_id?: string | null;
+  description?: string | null;
+  erp_journal_entry_lines: JournalEntryLine[];
+  payment_lines: PaymentLine[];
+  erp_journal_entry_taxes?: Record<string, unknown>[];
+};
+
+export type AdvanceCrossing = {
+  external_move_line_id: string;
+  external_move_id?: string | null;
+  external_payment_id?: string | null;
+  amount_cents: number;
+  original_amount_cents: number;
+  outstanding_amount_cents: number;
+  currency: string;
+  advance_date: string;
+  status?: string | null;
+  reference?: string | null;
+};
+
+/** A voucher: how a document is recorded in the books, and the state of its registration in the ERP. */
+export const AccountingEntry = defineEntity({
+  name: 'AccountingEntry',
+  tableName: 'accounting_entries',
+  uniques: [
+    // A document has at most one live voucher; cancelled ones stay for history.
+    { name: 'accounting_entries_one_posted_per_document', properties: ['document'], where: { status: 'posted' } },
+  ],
+  indexes: [{ properties: ['document', 'createdAt'] }],
+  properties: {
+    id: p.uuid().primary().onCreate(() => uuidv7()),
+    company: () => p.manyToOne(Company),
+    document: () => p.manyToOne(Document),
+    status: p.enum(ACCOUNTING_ENTRY_STATUSES).nativeEnumName('accounting_entry_status').default('posted'),
+    registrationState: p.enum(REGISTRATION_STATES).nativeEnumName('registration_state').default('pending'),
+    /** The receiver's 422 error, shown to the customer. */
+    failureCode: p.string().nullable(),
+    failureMessage: p.text().nullable(),
+    accountedAt: p.datetime(),
+    summary: p.json<Record<string, unknown>>().onCreate(() => ({})),
+    journalEntry: p.json<JournalEntry>(),
+    advanceCrossings: p.json<AdvanceCrossing[]>().onCreate(() => []),
+    /** The original input, for traceability only. */
+    registrationPayload: p.json<Record<string, unknown>>().nullable(),
+    /** Some line comes from a purchase order or goods receipt, so it must be registered against it. */
+    isCrossed: p.boolean().default(false),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type AccountingEntry = InferEntity<typeof AccountingEntry>;

@@ -1,0 +1,37 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Company } from '../companies/company.entity.ts';
+import { uuidv7 } from '../ids.ts';
+import { BeneficiaryBankAccount } from './bank-account.entity.ts';
+import { BeneficiaryContact } from './contact.entity.ts';
+
+export const BENEFICIARY_TYPES = ['supplier', 'employee'] as const;
+export type BeneficiaryType = (typeof BENEFICIARY_TYPES)[number];
+
+/** Someone the company pays: a supplier (usually the issuer of fiscal documents) or an employee. */
+export const Beneficiary = defineEntity({
+  name: 'Beneficiary',
+  tableName: 'beneficiaries',
+  uniques: [{ properties: ['company', 'identifierType', 'identifierNumber'] }],
+  indexes: [{ properties: ['company', 'name'] }],
+  properties: {
+    id: p.uuid().primary().onCreate(() => uuidv7()),
+    company: () => p.manyToOne(Company),
+    name: p.string(),
+    type: p.enum(BENEFICIARY_TYPES).nativeEnumName('beneficiary_type').default('supplier'),
+    email: p.string().nullable(),
+    phoneNumber: p.string().nullable(),
+    /** NIT, CC, CE, NIT_EXT, RFC, PASSPORT...: open list, so a plain string. */
+    identifierType: p.string(),
+    identifierNumber: p.string(),
+    /** Payment term in days. */
+    paymentTerms: p.integer().nullable(),
+    fiscalAddress: p.text().nullable(),
+    isDeleted: p.boolean().default(false),
+    deletedAt: p.datetime().nullable(),
+    contacts: () => p.oneToMany(BeneficiaryContact).mappedBy('beneficiary'),
+    bankAccounts: () => p.oneToMany(BeneficiaryBankAccount).mappedBy('beneficiary'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type Beneficiary = InferEntity<typeof Beneficiary>;

@@ -1,0 +1,94 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Beneficiary } from '../beneficiaries/beneficiary.entity.ts';
+import { COUNTRIES, Company } from '../companies/company.entity.ts';
+import { uuidv7 } from '../ids.ts';
+import { currencyProperty } from '../money.ts';
+import { Payable } from '../payments/payable.entity.ts';
+import { ReceptionEvent } from '../reception-events/reception-event.entity.ts';
+import { DocumentTag } from '../tags/document-tag.entity.ts';
+import { ActivityLog } from './activity-log.entity.ts';
+import { LineItem } from './line-item.entity.ts';
+import { DocumentNote } from './note.entity.ts';
+import { PaymentReceiptComplement } from './payment-receipt-complement.entity.ts';
+
+export const DOCUMENT_TYPES = ['invoice', 'debit_note', 'credit_note', 'expense'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+export const APPROVAL_STATUSES = ['pending', 'in_review', 'approved', 'rejected'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+export const DOCUMENT_PAYMENT_STATUSES = ['pending', 'partial', 'paid'] as const;
+export type DocumentPaymentStatus = (typeof DOCUMENT_PAYMENT_STATUSES)[number];
+
+/** Complementary fiscal data read from the XML. */
+export type FiscalMetadata = { finalNotes?: string[] } & Record<string, unknown>;
+/** Where the document came from (e.g. `fiscal`) and who created it (null when automatic). */
+export type DocumentCreatedBy = { source: string; user: string | null };
+/** The support document (documento soporte) of a purchase from someone not obliged to invoice. */
+export type DocumentSupport = { issueDate: string; documentNumber: string } & Record<string, unknown>;
+/** The spec does not show the fields of `expenses`; kept as received. */
+export type DocumentExpenses = Record<string, unknown>;
+
+/** A fiscal document received by the company: invoice, debit or credit note, or expense. */
+export const Document = defineEntity({
+  name: 'Document',
+  tableName: 'documents',
+  // PostgreSQL lets several rows share a NULL fiscal reference, as manual expenses do.
+  uniques: [{ properties: ['company', 'fiscalReference'] }],
+  indexes: [
+    { properties: ['company', 'isArchived', 'createdAt'] },
+    { properties: ['company', 'approvalStatus'] },
+    { properties: ['company', 'paymentStatus'] },
+    { properties: ['company', 'type'] },
+    { properties: ['company', 'issueDate'] },
+    { properties: ['company', 'expirationDate'] },
+    { properties: ['company', 'documentNumber'] },
+    { properties: ['company', 'beneficiary'] },
+    { properties: ['company', 'isCanceled'] },
+  ],
+  properties: {
+    id: p.uuid().primary().onCreate(() => uuidv7()),
+    company: () => p.manyToOne(Company),
+    beneficiary: () => p.manyToOne(Beneficiary).nullable(),
+    country: p.enum(COUNTRIES).nativeEnumName('country'),
+    documentNumber: p.string(),
+    type: p.enum(DOCUMENT_TYPES).nativeEnumName('document_type'),
+    amountCents: p.bigint('bigint'),
+    currency: currencyProperty(),
+    subtotalCents: p.bigint('bigint').nullable(),
+    taxTotalCents: p.bigint('bigint').nullable(),
+    withholdingTotalCents: p.bigint('bigint').nullable(),
+    approvalStatus: p.enum(APPROVAL_STATUSES).nativeEnumName('approval_status').default('pending'),
+    paymentStatus: p.enum(DOCUMENT_PAYMENT_STATUSES).nativeEnumName('document_payment_status').default('pending'),
+    isArchived: p.boolean().default(false),
+    issueDate: p.datetime().nullable(),
+    expirationDate: p.datetime().nullable(),
+    /** CUFE (96 hex characters) in Colombia, fiscal UUID in Mexico. */
+    fiscalReference: p.string().nullable(),
+    fiscalMetadata: p.json<FiscalMetadata>().nullable(),
+    filePath: p.string().length(2048).nullable(),
+    /** Storage key of the original fiscal XML. */
+    sourceXmlPath: p.string().length(2048).nullable(),
+    purchaseOrder: p.string().nullable(),
+    /** Cancelled before the tax authority. */
+    isCanceled: p.boolean().default(false),
+    canceledAt: p.datetime().nullable(),
+    createdBy: p.json<DocumentCreatedBy>().nullable(),
+    documentSupport: p.json<DocumentSupport>().nullable(),
+    expenses: p.json<DocumentExpenses>().nullable(),
+    /** The optional ERP document reference given with POST /documents/{reference}/approve. */
+    approvalErpReference: p.string().nullable(),
+    approvedAt: p.datetime().nullable(),
+    // Inverse sides, for the `fields` expansions; the children own the foreign keys.
+    lineItems: () => p.oneToMany(LineItem).mappedBy('document'),
+    notes: () => p.oneToMany(DocumentNote).mappedBy('document'),
+    logs: () => p.oneToMany(ActivityLog).mappedBy('document'),
+    documentTags: () => p.oneToMany(DocumentTag).mappedBy('document'),
+    payables: () => p.oneToMany(Payable).mappedBy('document'),
+    receptionEvents: () => p.oneToMany(ReceptionEvent).mappedBy('document'),
+    paymentReceiptComplements: () => p.oneToMany(PaymentReceiptComplement).mappedBy('document'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type Document = InferEntity<typeof Document>;

@@ -1,0 +1,27 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Company } from '../companies/company.entity.ts';
+import { uuidv7 } from '../ids.ts';
+
+export const CIEC_STATUSES = ['pending', 'valid', 'invalid'] as const;
+export type CiecStatus = (typeof CIEC_STATUSES)[number];
+
+/** What a company has set up for fiscal sync: its SAT CIEC state (Mexico) or DIAN forwarding and credentials (Colombia). */
+export const FiscalCredential = defineEntity({
+  name: 'FiscalCredential',
+  tableName: 'fiscal_credentials',
+  properties: {
+    id: p.uuid().primary().onCreate(() => uuidv7()),
+    company: () => p.manyToOne(Company).unique(),
+    /** Null when no CIEC is registered; the CIEC itself is kept by the SAT extraction provider. */
+    satCiecStatus: p.enum(CIEC_STATUSES).nativeEnumName('ciec_status').nullable(),
+    rfc: p.string().nullable(),
+    dianForwardingEnabled: p.boolean().default(false),
+    dianNit: p.string().nullable(),
+    dianLegalRepresentative: p.string().nullable(),
+    /** Colombia's next window starts the day after. */
+    lastSyncAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type FiscalCredential = InferEntity<typeof FiscalCredential>;

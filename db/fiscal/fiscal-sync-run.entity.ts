@@ -1,0 +1,36 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { COUNTRIES, Company } from '../companies/company.entity.ts';
+import { uuidv7 } from '../ids.ts';
+
+/** Mexico: the extraction's status; Colombia uses pending, finished and failed. */
+export const SYNC_STATUSES = ['pending', 'waiting', 'running', 'finished', 'failed'] as const;
+export type SyncStatus = (typeof SYNC_STATUSES)[number];
+
+export const FETCHING_STATUSES = ['pending', 'running', 'finished'] as const;
+export type FetchingStatus = (typeof FETCHING_STATUSES)[number];
+
+/** One POST /fiscal-sync: the window asked of the tax authority and how far the import got. */
+export const FiscalSyncRun = defineEntity({
+  name: 'FiscalSyncRun',
+  tableName: 'fiscal_sync_runs',
+  // Also the workflow id fiscal-sync/<companyRef>/<startedAt>, and the rate limit's lookup.
+  uniques: [{ properties: ['company', 'startedAt'] }],
+  properties: {
+    id: p.uuid().primary().onCreate(() => uuidv7()),
+    company: () => p.manyToOne(Company),
+    country: p.enum(COUNTRIES).nativeEnumName('country'),
+    startedAt: p.datetime(),
+    /** As answered: ISO 8601 timestamps in Mexico, YYYY-MM-DD dates in Colombia. */
+    syncFrom: p.string(),
+    syncTo: p.string(),
+    status: p.enum(SYNC_STATUSES).nativeEnumName('sync_status').default('pending'),
+    fetchingStatus: p.enum(FETCHING_STATUSES).nativeEnumName('fetching_status').nullable(),
+    extractionId: p.string().nullable(),
+    errorCode: p.string().nullable(),
+    message: p.text().nullable(),
+    documentsImported: p.integer().default(0),
+    finishedAt: p.datetime().nullable(),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type FiscalSyncRun = InferEntity<typeof FiscalSyncRun>;

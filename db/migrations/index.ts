@@ -1,0 +1,6 @@
+import { Migration20261121080444_initial } from './Migration20261121080444_initial.ts';
+
+/** Every migration, in order. Listed explicitly so that no file discovery happens at run time. */
+export const MIGRATIONS = [
+  { name: 'Migration20261121080444_initial', class: Migration20261121080444_initial },
+];

@@ -1,0 +1,22 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Company } from '../companies/company.entity.ts';
+import { uuidv7 } from '../ids.ts';
+
+/** Added by POST /documents/{reference}/acknowledge; its presence makes a document `is_admited`. */
+export const ADMITTED_TAG = 'admitido';
+
+/** A label of the company, put on documents and propagated to their payments. */
+export const Tag = defineEntity({
+  name: 'Tag',
+  tableName: 'tags',
+  uniques: [{ properties: ['company', 'name'] }],
+  properties: {
+    id: p.uuid().primary().onCreate(() => uuidv7()),
+    company: () => p.manyToOne(Company),
+    name: p.string(),
+    /** Created and used by the service itself (e.g. `admitido`). */
+    isSystem: p.boolean().default(false),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type Tag = InferEntity<typeof Tag>;

@@ -1,0 +1,33 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Company } from '../companies/company.entity.ts';
+import { uuidv7 } from '../ids.ts';
+import { WEBHOOK_EVENTS, WebhookSubscription } from './webhook-subscription.entity.ts';
+
+export const DELIVERY_STATUSES = ['pending', 'delivering', 'delivered', 'failed', 'rejected'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One event sent to one subscription, across all its attempts. `rejected` is the receiver's 422. */
+export const WebhookDelivery = defineEntity({
+  name: 'WebhookDelivery',
+  tableName: 'webhook_deliveries',
+  // The event id makes the delivery idempotent: webhook/<subscriptionRef>/<eventId>.
+  uniques: [{ properties: ['subscription', 'eventId'] }],
+  indexes: [{ properties: ['company', 'createdAt'] }],
+  properties: {
+    id: p.uuid().primary().onCreate(() => uuidv7()),
+    company: () => p.manyToOne(Company),
+    subscription: () => p.manyToOne(WebhookSubscription),
+    eventId: p.string(),
+    event: p.enum(WEBHOOK_EVENTS).nativeEnumName('webhook_event'),
+    /** The body exactly as signed and sent. */
+    payload: p.json<Record<string, unknown>>(),
+    status: p.enum(DELIVERY_STATUSES).nativeEnumName('delivery_status').default('pending'),
+    attempts: p.integer().default(0),
+    lastStatusCode: p.integer().nullable(),
+    receiverResponse: p.json<unknown>().nullable(),
+    deliveredAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;

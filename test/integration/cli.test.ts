@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { startTestApi, type TestApi } from '../helpers/stack.ts';
+
+const exec = promisify(execFile);
+
+/** Runs the operator CLI as operators do, against the suite's database. */
+async function ops(...args: string[]): Promise<{ code: number; stdout: any; stderr: any }> {
+  try {
+    const { stdout } = await exec(process.execPath, ['cli/main.ts', ...args], { env: { ...process.env, DATABASE_URL: inject('databaseUrl') } });
+    return { code: 0, stdout: JSON.parse(stdout), stderr: null };
+  } catch (error) {
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, stdout: failure.stdout, stderr: JSON.parse(failure.stderr) };
+  }
+}
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+
+describe('operator CLI', () => {
+  it('creates a company whose key works against the API', async () => {
+    const created = await ops('companies', 'create', '--name', 'Ferretería El Tornillo S.A.S.', '--country', 'COL', '--tax-id', '900111222');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toEqual({ reference: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Ferretería El Tornillo S.A.S.', country: 'COL', api_key: expect.stringMatching(/^apk_/) });
+    expect((await api.call('GET', '/public/api/v1/banks', { apiKey: created.stdout.api_key })).status).toBe(200);
+  });
+
+  it('issues scoped keys that the API enforces', async () => {
+    const { stdout: company } = await ops('companies', 'create', '--name', 'Abarrotes SA de CV', '--country', 'MEX');
+    const key = await ops('api-keys', 'create', '--company', company.reference, '--scopes', 'payments:read,beneficiaries:read');
+    expect(key.stdout).toMatchObject({ api_key: expect.stringMatching(/^apk_/), scopes: ['payments:read', 'beneficiaries:read'] });
+    const narrow = await ops('api-keys', 'create', '--company', company.reference, '--scopes', 'payments:write');
+    expect((await api.call('GET', '/public/api/v1/banks', { apiKey: key.stdout.api_key })).status).toBe(200);
+    expect((await api.call('GET', '/public/api/v1/banks', { apiKey: narrow.stdout.api_key })).status).toBe(403);
+  });
+
+  it('adds members (idempotent per e-mail) and enables features', async () => {
+    const { stdout: company } = await ops('companies', 'create', '--name', 'Members Co', '--country', 'COL');
+    const first = await ops('members', 'add', '--company', company.reference, '--email', 'Ana@Example.co', '--name', 'Ana');
+    const again = await ops('members', 'add', '--company', company.reference, '--email', 'ana@example.co', '--name', 'Ana Gómez');
+    expect(first.stdout).toEqual({ reference: expect.any(String), email: 'ana@example.co', name: 'Ana' });
+    expect(again.stdout).toEqual({ reference: first.stdout.reference, email: 'ana@example.co', name: 'Ana Gómez' });
+    const enabled = await ops('features', 'enable', '--company', company.reference, '--feature', 'workflow_api');
+    expect(enabled.stdout).toEqual({ company: company.reference, features: ['workflow_api'] });
+    expect((await ops('features', 'enable', '--company', company.reference, '--feature', 'workflow_api')).stdout.features).toEqual(['workflow_api']);
+  });
+
+  it('reports bad usage and unknown references as JSON on stderr with a non-zero exit', async () => {
+    const missing = await ops('companies', 'create', '--country', 'COL');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toEqual({ error: { code: 'usage', message: expect.stringContaining('--name') } });
+    const badCountry = await ops('companies', 'create', '--name', 'X', '--country', 'PER');
+    expect(badCountry.stderr.error.message).toContain('COL, MEX');
+    const unknown = await ops('members', 'add', '--company', '00000000-0000-4000-8000-000000000000', '--email', 'a@b.co', '--name', 'A');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.error.code).toBe('company_not_found');
+    const command = await ops('companies', 'explode');
+    expect(command.code).toBe(2);
+  });
+});

@@ -1,0 +1,105 @@
+import { connect } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../api/app.ts';
+import { apiConfigFromEnv } from '../../api/config.ts';
+import { listen } from '../../api/server.ts';
+import type { Orm } from '../../db/orm.ts';
+import { makeCompany } from '../helpers/companies.ts';
+import { startTestApi, type TestApi } from '../helpers/stack.ts';
+
+let api: TestApi;
+let apiKey: string;
+beforeAll(async () => {
+  api = await startTestApi();
+  ({ apiKey } = await makeCompany(api.orm));
+});
+afterAll(() => api.close());
+
+describe('error shapes', () => {
+  it('answers an invalid parameter with the VALIDATION_ERROR envelope and per-field details', async () => {
+    const response = await api.call('GET', '/public/api/v1/banks/not-a-uuid', { apiKey });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      success: false,
+      error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: { reference: [expect.any(String)] } },
+    });
+  });
+
+  it('answers an unknown route with a flat 404', async () => {
+    const response = await api.call('GET', '/public/api/v1/nothing-here', { apiKey });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ code: 'route_not_found', message: expect.any(String) });
+  });
+
+  it('answers a method the route does not take with a flat 405', async () => {
+    const response = await api.call('DELETE', '/public/api/v1/banks', { apiKey });
+    expect(response.status).toBe(405);
+    expect(response.body.code).toBe('method_not_allowed');
+  });
+
+  it('answers malformed JSON with a 400 validation envelope', async () => {
+    const response = await api.call('POST', '/public/api/v1/banks', { apiKey, rawBody: '{"tags_text": [', headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { body: ['Malformed JSON'] } });
+  });
+
+  it('answers a body over the limit with a flat 413', async () => {
+    const response = await api.call('POST', '/public/api/v1/banks', {
+      apiKey,
+      rawBody: JSON.stringify({ comment: 'x'.repeat(2 * 1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ code: 'payload_too_large', message: expect.any(String) });
+  });
+
+  it('answers an unexpected failure with a flat 500 that leaks neither message nor stack', async () => {
+    const lines: string[] = [];
+    const broken = new Proxy(api.orm, {
+      get: (target, property) => (property === 'em' ? { fork: () => { throw new Error('secret internals at /srv/db.ts:42'); } } : Reflect.get(target, property)),
+    }) as Orm;
+    const logger = pino({ level: 'error' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }));
+    const config = { ...apiConfigFromEnv({}), port: 0 };
+    const running = await listen(createApp({ orm: broken, temporal: { client: api.client, taskQueue: 'unused' }, config, logger }), config);
+    try {
+      const response = await fetch(`${running.url}/public/api/v1/banks`, { headers: { 'api-key': apiKey } });
+      const text = await response.text();
+      expect(response.status).toBe(500);
+      expect(JSON.parse(text)).toEqual({ code: 'internal_error', message: 'An unexpected error occurred' });
+      expect(text).not.toMatch(/secret internals|db\.ts|at /);
+      // The operator still gets the cause, without the caller's key.
+      expect(lines.join('')).toContain('secret internals');
+      expect(lines.join('')).not.toContain(apiKey);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('never lets a request hang: a body that never finishes is cut at the request timeout', async () => {
+    const config = { ...apiConfigFromEnv({}), port: 0, requestTimeoutMs: 1_000 };
+    const running = await listen(createApp({ orm: api.orm, temporal: { client: api.client, taskQueue: 'unused' }, config, logger: pino({ level: 'silent' }) }), config);
+    try {
+      const { port } = new URL(running.url);
+      const answer = await new Promise<string>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          socket.write('POST /public/api/v1/banks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
+        });
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk));
+        socket.on('close', () => resolve(received));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('echoes a sane X-Request-Id and makes one up otherwise', async () => {
+    const echoed = await api.call('GET', '/healthz', { headers: { 'x-request-id': 'abc-123' } });
+    const made = await api.call('GET', '/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(echoed.headers.get('x-request-id')).toBe('abc-123');
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

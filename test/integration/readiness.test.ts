@@ -1,0 +1,70 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../api/app.ts';
+import { apiConfigFromEnv } from '../../api/config.ts';
+import { listen, type RunningServer } from '../../api/server.ts';
+import { initORM, type Orm } from '../../db/orm.ts';
+import { migrateAndSeed } from '../../db/schema.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+import { makeCompany } from '../helpers/companies.ts';
+import { startTestApi, type TestApi } from '../helpers/stack.ts';
+
+// A PostgreSQL of this file's own, so that stopping it leaves the rest of the suite alone.
+let dataDir: string;
+let db: EmbeddedDatabase;
+let orm: Orm;
+let shared: TestApi;
+let running: RunningServer;
+let apiKey: string;
+
+beforeAll(async () => {
+  dataDir = tempDir('ap-readiness-');
+  db = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') });
+  orm = await initORM({ url: db.url, poolMax: 3, statementTimeoutMs: 5_000, debug: false });
+  await migrateAndSeed(orm);
+  ({ apiKey } = await makeCompany(orm));
+  shared = await startTestApi();
+  const config = { ...apiConfigFromEnv({}), port: 0 };
+  running = await listen(createApp({ orm, temporal: { client: shared.client, taskQueue: 'unused' }, config, logger: pino({ level: 'silent' }) }), config);
+});
+
+afterAll(async () => {
+  await running?.stop();
+  await shared?.close();
+  await orm?.close();
+  await db?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const get = async (path: string, headers: Record<string, string> = {}) => {
+  const started = performance.now();
+  const response = await fetch(`${running.url}${path}`, { headers });
+  return { status: response.status, body: await response.json(), ms: performance.now() - started };
+};
+
+describe('readiness', () => {
+  it('is ready while PostgreSQL and Temporal answer', async () => {
+    expect(await get('/readyz')).toMatchObject({ status: 200, body: { status: 'ready', checks: { database: 'up', temporal: 'up' } } });
+    expect((await get('/healthz')).body).toEqual({ status: 'ok' });
+  });
+
+  it('says the database is down, answers 503 service_unavailable, and recovers without a restart', async () => {
+    await db.stop();
+    const down = await get('/readyz');
+    expect(down.status).toBe(503);
+    expect(down.body).toEqual({ status: 'unavailable', checks: { database: 'down', temporal: 'up' } });
+    expect(down.ms).toBeLessThan(10_000);
+    expect((await get('/healthz')).status).toBe(200);
+
+    const request = await get('/public/api/v1/banks', { 'api-key': apiKey });
+    expect(request.status).toBe(503);
+    expect(request.body).toEqual({ code: 'service_unavailable', message: expect.any(String) });
+
+    await db.start();
+    await expect.poll(async () => (await get('/readyz')).status, { timeout: 20_000, interval: 250 }).toBe(200);
+    expect((await get('/public/api/v1/banks', { 'api-key': apiKey })).status).toBe(200);
+  });
+});

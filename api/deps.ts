@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
+import type { FileStorage } from '../activities/storage/file-storage.ts';
 import type { Orm } from '../db/orm.ts';
 import type { ApiConfig } from './config.ts';
 
@@ -9,4 +10,6 @@ export interface AppDeps {
   temporal: { client: Client; taskQueue: string };
   config: ApiConfig;
   logger: Logger;
+  /** Documents' XML and notes' attachments. */
+  storage: FileStorage;
 }

@@ -1,3 +1,4 @@
+import { fileStorageFromEnv } from '../activities/storage/file-storage.ts';
 import { databaseConfigFromEnv } from '../db/config.ts';
 import { initORM } from '../db/orm.ts';
 import { createTemporalClient } from '../worker/client.ts';
@@ -12,7 +13,7 @@ const config = apiConfigFromEnv();
 const temporalConfig = temporalConfigFromEnv();
 const orm = await initORM(databaseConfigFromEnv());
 const client = createTemporalClient(temporalConfig);
-const app = createApp({ orm, temporal: { client, taskQueue: temporalConfig.taskQueue }, config, logger });
+const app = createApp({ orm, temporal: { client, taskQueue: temporalConfig.taskQueue }, config, logger, storage: fileStorageFromEnv() });
 const running = await listen(app, config);
 logger.info({ url: running.url }, 'api listening');
 

@@ -13,6 +13,8 @@ export type AuthMode = 'api-key' | 'erp-key' | 'none';
 export interface Caller {
   company: Company;
   apiKeyId: string;
+  /** The key's visible prefix, to attribute what the key wrote. */
+  apiKeyPrefix: string;
   /** Empty for unscoped keys, which keep full access. */
   scopes: readonly Scope[];
 }

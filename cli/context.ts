@@ -1,17 +1,23 @@
+import { Client, Connection } from '@temporalio/client';
+import { fileStorageFromEnv, type FileStorage } from '../activities/storage/file-storage.ts';
 import { databaseConfigFromEnv } from '../db/config.ts';
 import { initORM, type Orm } from '../db/orm.ts';
 import { readRuntime } from '../dev/runtime.ts';
+import { temporalConfigFromEnv } from '../worker/config.ts';
+import type { TemporalHandle } from '../worker/processes.ts';
 import { CliError } from './errors.ts';
 
 /** The environment a command runs in: DATABASE_URL / TEMPORAL_ADDRESS, or a running `npm start` found through .data/. */
 export interface CliContext {
   orm(): Promise<Orm>;
-  temporalAddress(): string;
+  temporal(): Promise<TemporalHandle>;
+  storage(): FileStorage;
   close(): Promise<void>;
 }
 
 export function createCliContext(env: NodeJS.ProcessEnv = process.env): CliContext {
   let orm: Orm | undefined;
+  let connection: Connection | undefined;
   const runtime = () => {
     const info = readRuntime();
     if (!info) throw new CliError('not_configured', 'Set DATABASE_URL and TEMPORAL_ADDRESS, or run `npm start` first so the CLI can find the embedded default');
@@ -23,9 +29,15 @@ export function createCliContext(env: NodeJS.ProcessEnv = process.env): CliConte
       orm ??= await initORM({ ...databaseConfigFromEnv({ ...env, DATABASE_URL: url }), poolMax: 2 });
       return orm;
     },
-    temporalAddress: () => env.TEMPORAL_ADDRESS ?? runtime().temporalAddress,
+    async temporal() {
+      const config = temporalConfigFromEnv({ ...env, TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS ?? runtime().temporalAddress });
+      connection ??= await Connection.connect({ address: config.address, connectTimeout: 5_000 });
+      return { client: new Client({ connection, namespace: config.namespace }), taskQueue: config.taskQueue };
+    },
+    storage: () => fileStorageFromEnv(env),
     async close() {
       await orm?.close();
+      await connection?.close();
     },
   };
 }

@@ -3,10 +3,11 @@
 import { parseArgs } from 'node:util';
 import type { Command } from './command.ts';
 import { companyCommands } from './commands/companies.ts';
+import { documentCommands } from './commands/documents.ts';
 import { createCliContext } from './context.ts';
 import { CliError, usage } from './errors.ts';
 
-const COMMANDS: Command[] = [...companyCommands];
+const COMMANDS: Command[] = [...companyCommands, ...documentCommands];
 
 function help(): string {
   return ['usage: npm run --silent ops -- <group> <action> [flags]', '', ...COMMANDS.map((command) => `  ${command.usage}`)].join('\n');

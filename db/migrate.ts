@@ -1,9 +1,9 @@
 // Database schema commands: `up` applies pending migrations and seeds reference data;
 // `create <name>` diffs the entities against a throwaway database and writes the next migration.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { startEmbeddedPostgres } from '../dev/postgres.ts';
+import { tempDir } from '../dev/temp-dir.ts';
 import { databaseConfigFromEnv } from './config.ts';
 import { initORM } from './orm.ts';
 import { migrateAndSeed } from './schema.ts';
@@ -17,8 +17,8 @@ if (command === 'up') {
   console.log(JSON.stringify(result));
   await orm.close();
 } else if (command === 'create') {
-  const dataDir = mkdtempSync(join(tmpdir(), 'ap-migration-'));
-  const db = await startEmbeddedPostgres({ dataDir });
+  const dataDir = tempDir('ap-migration-');
+  const db = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') });
   try {
     const orm = await initORM({ url: db.url, poolMax: 2, statementTimeoutMs: 60_000, debug: false });
     await orm.migrator.up();

@@ -1,4 +1,4 @@
-import { MikroORM, defineConfig, type EntityManager } from '@mikro-orm/postgresql';
+import { MikroORM, defineConfig, type EntityManager, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { DatabaseConfig } from './config.ts';
 import { ENTITIES, TENANT_ENTITIES } from './entities.ts';
@@ -11,7 +11,7 @@ export const TENANT_FILTER = 'tenant';
 /** Either one company, or, for operator and cross-company work, explicitly all of them. */
 type TenantScope = { companyId: string } | { allCompanies: true };
 
-export function ormConfig(db: DatabaseConfig) {
+export function ormConfig(db: DatabaseConfig, overrides: Partial<Options> = {}) {
   return defineConfig({
     clientUrl: withStatementTimeout(db.url, db.statementTimeoutMs),
     entities: ENTITIES,
@@ -31,12 +31,14 @@ export function ormConfig(db: DatabaseConfig) {
     ignoreUndefinedInQuery: true,
     forceUtcTimezone: true,
     serialization: { forceObject: true },
+    ...overrides,
   });
 }
 
 /** Connects to PostgreSQL; one ORM per process, a forked EntityManager per request or activity. */
-export async function initORM(db: DatabaseConfig): Promise<Orm> {
-  return MikroORM.init(ormConfig(db));
+/** `overrides` is for tests (e.g. a query-counting logger). */
+export async function initORM(db: DatabaseConfig, overrides: Partial<Options> = {}): Promise<Orm> {
+  return MikroORM.init(ormConfig(db, overrides));
 }
 
 /** A fresh EntityManager scoped to one company. */

@@ -1,24 +1,31 @@
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { fileStorageFromEnv } from '../activities/storage/file-storage.ts';
+import { apiConfigFromEnv } from '../api/config.ts';
 import { createLogger } from '../api/logger.ts';
 import { databaseConfigFromEnv } from '../db/config.ts';
 import { initORM } from '../db/orm.ts';
 import { temporalConfigFromEnv } from './config.ts';
 import { registerSearchAttributes } from './search-attributes.ts';
 import { createWorker } from './worker.ts';
-import { Connection } from '@temporalio/client';
 
 const logger = createLogger('worker');
 const config = temporalConfigFromEnv();
 const orm = await initORM(databaseConfigFromEnv());
 
-const admin = await Connection.connect({ address: config.address });
-await registerSearchAttributes(admin, config.namespace);
-await admin.close();
+// Activities start workflows of their own (a document's lifecycle, its webhooks) through a client.
+const clientConnection = await Connection.connect({ address: config.address });
+await registerSearchAttributes(clientConnection, config.namespace);
+const client = new Client({ connection: clientConnection, namespace: config.namespace });
 
 const connection = await NativeConnection.connect({ address: config.address });
-const worker = await createWorker({ config, deps: { orm, logger }, connection });
+const worker = await createWorker({
+  config,
+  connection,
+  deps: { orm, logger, storage: fileStorageFromEnv(), temporal: { client, taskQueue: config.taskQueue }, publicUrl: apiConfigFromEnv().publicUrl },
+});
 logger.info({ taskQueue: config.taskQueue, namespace: config.namespace }, 'worker running');
 // The SDK drains in-flight tasks on SIGINT/SIGTERM before run() resolves.
 await worker.run();
-await Promise.allSettled([orm.close(), connection.close()]);
+await Promise.allSettled([orm.close(), connection.close(), clientConnection.close()]);
 logger.info('worker stopped');

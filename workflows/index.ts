@@ -1,2 +1,2 @@
 // The workflow bundle's entry: every workflow of the product is exported from here.
-export {};
+export { documentLifecycle } from './document.ts';

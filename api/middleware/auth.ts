@@ -20,7 +20,7 @@ export async function authenticate(ctx: Context, orm: Orm, mode: Exclude<AuthMod
   if (!plaintext) throw unauthorized();
   const apiKey = await findApiKey(systemEm(orm), plaintext);
   if (!apiKey) throw unauthorized();
-  return { company: apiKey.company, apiKeyId: apiKey.id, scopes: apiKey.scopes };
+  return { company: apiKey.company, apiKeyId: apiKey.id, apiKeyPrefix: apiKey.prefix, scopes: apiKey.scopes };
 }
 
 /** Scoped keys reach only what their scopes name; unscoped keys keep full access. */

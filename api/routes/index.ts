@@ -1,11 +1,13 @@
 import type { RouteGroup } from '../schemas/openapi.ts';
 import { bankRoutes } from './banks.ts';
+import { documentRoutes } from './documents.ts';
 
-export const PUBLIC_PREFIX = '/public/api/v1';
-export const ERP_PREFIX = '/api/v1/erp';
+import { ERP_PREFIX, PUBLIC_PREFIX } from './prefixes.ts';
+
+export { ERP_PREFIX, PUBLIC_PREFIX };
 
 /** Every declared route, by base path: the router and the OpenAPI document both read this table. */
 export const ROUTE_GROUPS: RouteGroup[] = [
-  { prefix: PUBLIC_PREFIX, routes: [...bankRoutes] },
+  { prefix: PUBLIC_PREFIX, routes: [...documentRoutes, ...bankRoutes] },
   { prefix: ERP_PREFIX, routes: [] },
 ];

@@ -1,6 +1,8 @@
 import { Migration20261121080444_initial } from './Migration20261121080444_initial.ts';
+import { Migration20261121082335_tag_normalized_name } from './Migration20261121082335_tag_normalized_name.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery happens at run time. */
 export const MIGRATIONS = [
   { name: 'Migration20261121080444_initial', class: Migration20261121080444_initial },
+  { name: 'Migration20261121082335_tag_normalized_name', class: Migration20261121082335_tag_normalized_name },
 ];

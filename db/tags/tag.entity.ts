@@ -5,15 +5,21 @@ import { uuidv7 } from '../ids.ts';
 /** Added by POST /documents/{reference}/acknowledge; its presence makes a document `is_admited`. */
 export const ADMITTED_TAG = 'admitido';
 
+export const normalizeTagName = (name: string) => name.trim().toLowerCase();
+
 /** A label of the company, put on documents and propagated to their payments. */
 export const Tag = defineEntity({
   name: 'Tag',
   tableName: 'tags',
-  uniques: [{ properties: ['company', 'name'] }],
+  // Names are unique per company regardless of case: `Urgente` and `urgente` are one tag.
+  uniques: [{ properties: ['company', 'normalizedName'] }],
   properties: {
     id: p.uuid().primary().onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
+    /** As first given (trimmed). */
     name: p.string(),
+    /** Lower-cased name: what uniqueness and the tags filter compare. */
+    normalizedName: p.string(),
     /** Created and used by the service itself (e.g. `admitido`). */
     isSystem: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),

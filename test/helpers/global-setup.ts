@@ -4,7 +4,9 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { tempDir } from './temp-dir.ts';
+import { tempDir } from '../../dev/temp-dir.ts';
+import { Client, Connection } from '@temporalio/client';
+import { localFileStorage } from '../../activities/storage/file-storage.ts';
 import { createLogger } from '../../api/logger.ts';
 import { initORM, type Orm } from '../../db/orm.ts';
 import { migrateAndSeed } from '../../db/schema.ts';
@@ -18,6 +20,8 @@ declare module 'vitest' {
     temporalAddress: string;
     taskQueue: string;
     postgresDataDir: string;
+    storageDir: string;
+    publicUrl: string;
   }
 }
 
@@ -29,6 +33,10 @@ let temporal: DevTemporal;
 let orm: Orm;
 let worker: Worker;
 let running: Promise<void>;
+let clientConnection: Connection | undefined;
+
+/** Links stored by the worker point here; tests compare paths, not hosts. */
+const TEST_PUBLIC_URL = 'http://api.test';
 
 export async function setup(project: TestProject): Promise<void> {
   try {
@@ -48,18 +56,28 @@ async function start(project: TestProject): Promise<void> {
   await migrateAndSeed(orm);
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
   const connection = await NativeConnection.connect({ address: temporal.address });
-  worker = await createWorker({ config: { address: temporal.address, namespace: 'default', taskQueue: TASK_QUEUE }, deps: { orm, logger }, connection, workflowBundle });
+  clientConnection = await Connection.connect({ address: temporal.address });
+  const client = new Client({ connection: clientConnection, namespace: 'default' });
+  worker = await createWorker({
+    config: { address: temporal.address, namespace: 'default', taskQueue: TASK_QUEUE },
+    deps: { orm, logger, storage: localFileStorage(join(dataDir, 'files')), temporal: { client, taskQueue: TASK_QUEUE }, publicUrl: TEST_PUBLIC_URL },
+    connection,
+    workflowBundle,
+  });
   running = worker.run();
 
   project.provide('databaseUrl', db.url);
   project.provide('temporalAddress', temporal.address);
   project.provide('taskQueue', TASK_QUEUE);
   project.provide('postgresDataDir', join(dataDir, 'postgres'));
+  project.provide('storageDir', join(dataDir, 'files'));
+  project.provide('publicUrl', TEST_PUBLIC_URL);
 }
 
 export async function teardown(): Promise<void> {
   worker?.shutdown();
   await running?.catch(() => {});
+  await clientConnection?.close();
   await orm?.close();
   await temporal?.stop();
   await db?.stop();

@@ -1,5 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
+import type { Logger } from 'pino';
 import { inject } from 'vitest';
+import { localFileStorage } from '../../activities/storage/file-storage.ts';
 import { createApp } from '../../api/app.ts';
 import { apiConfigFromEnv, type ApiConfig } from '../../api/config.ts';
 import { createLogger } from '../../api/logger.ts';
@@ -15,24 +17,33 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
+export interface TestApiOptions {
+  config?: Partial<ApiConfig>;
+  /** Another ORM (a broken one, a counting one, another database); the caller closes it. */
+  orm?: Orm;
+  logger?: Logger;
+}
+
 /** The real Koa app over HTTP on a free port, against the suite's PostgreSQL and Temporal. */
-export async function startTestApi(overrides: Partial<ApiConfig> = {}): Promise<TestApi> {
-  const orm = await initORM({ url: inject('databaseUrl'), poolMax: 5, statementTimeoutMs: 30_000, debug: false });
+export async function startTestApi(options: TestApiOptions = {}): Promise<TestApi> {
+  const ownOrm = options.orm ? undefined : await initORM({ url: inject('databaseUrl'), poolMax: 5, statementTimeoutMs: 30_000, debug: false });
+  const orm = options.orm ?? ownOrm!;
   const connection = await Connection.connect({ address: inject('temporalAddress') });
   const client = new Client({ connection, namespace: 'default' });
-  const config: ApiConfig = { ...apiConfigFromEnv({}), port: 0, ...overrides };
-  const app = createApp({ orm, temporal: { client, taskQueue: inject('taskQueue') }, config, logger: createLogger('test-api', process.env.LOG_LEVEL ?? 'silent') });
+  const config: ApiConfig = { ...apiConfigFromEnv({}), port: 0, ...options.config };
+  const logger = options.logger ?? createLogger('test-api', process.env.LOG_LEVEL ?? 'silent');
+  const app = createApp({ orm, temporal: { client, taskQueue: inject('taskQueue') }, config, logger, storage: localFileStorage(inject('storageDir')) });
   const running = await listen(app, config);
   config.publicUrl = running.url;
   return {
     url: running.url,
     orm,
     client,
-    async call(method, path, options = {}) {
-      const headers: Record<string, string> = { ...(options.apiKey ? { 'api-key': options.apiKey } : {}), ...options.headers };
-      let body: string | Uint8Array | FormData | undefined = options.rawBody;
-      if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
+    async call(method, path, callOptions = {}) {
+      const headers: Record<string, string> = { ...(callOptions.apiKey ? { 'api-key': callOptions.apiKey } : {}), ...callOptions.headers };
+      let body: string | Uint8Array | FormData | undefined = callOptions.rawBody;
+      if (callOptions.body !== undefined) {
+        body = JSON.stringify(callOptions.body);
         headers['content-type'] ??= 'application/json';
       }
       const response = await fetch(`${running.url}${path}`, { method, headers, body: body as RequestInit['body'] });
@@ -48,7 +59,7 @@ export async function startTestApi(overrides: Partial<ApiConfig> = {}): Promise<
     async close() {
       await running.stop();
       await connection.close();
-      await orm.close();
+      await ownOrm?.close();
     },
   };
 }

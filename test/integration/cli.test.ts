@@ -1,21 +1,6 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { ops } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
-
-const exec = promisify(execFile);
-
-/** Runs the operator CLI as operators do, against the suite's database. */
-async function ops(...args: string[]): Promise<{ code: number; stdout: any; stderr: any }> {
-  try {
-    const { stdout } = await exec(process.execPath, ['cli/main.ts', ...args], { env: { ...process.env, DATABASE_URL: inject('databaseUrl') } });
-    return { code: 0, stdout: JSON.parse(stdout), stderr: null };
-  } catch (error) {
-    const failure = error as { code: number; stdout: string; stderr: string };
-    return { code: failure.code, stdout: failure.stdout, stderr: JSON.parse(failure.stderr) };
-  }
-}
 
 let api: TestApi;
 beforeAll(async () => {

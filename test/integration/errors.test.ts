@@ -2,9 +2,6 @@ import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../api/app.ts';
-import { apiConfigFromEnv } from '../../api/config.ts';
-import { listen } from '../../api/server.ts';
 import type { Orm } from '../../db/orm.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
@@ -61,11 +58,10 @@ describe('error shapes', () => {
       get: (target, property) => (property === 'em' ? { fork: () => { throw new Error('secret internals at /srv/db.ts:42'); } } : Reflect.get(target, property)),
     }) as Orm;
     const logger = pino({ level: 'error' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }));
-    const config = { ...apiConfigFromEnv({}), port: 0 };
-    const running = await listen(createApp({ orm: broken, temporal: { client: api.client, taskQueue: 'unused' }, config, logger }), config);
+    const brokenApi = await startTestApi({ orm: broken, logger });
     try {
-      const response = await fetch(`${running.url}/public/api/v1/banks`, { headers: { 'api-key': apiKey } });
-      const text = await response.text();
+      const response = await brokenApi.call('GET', '/public/api/v1/banks', { apiKey });
+      const text = response.text;
       expect(response.status).toBe(500);
       expect(JSON.parse(text)).toEqual({ code: 'internal_error', message: 'An unexpected error occurred' });
       expect(text).not.toMatch(/secret internals|db\.ts|at /);
@@ -73,15 +69,14 @@ describe('error shapes', () => {
       expect(lines.join('')).toContain('secret internals');
       expect(lines.join('')).not.toContain(apiKey);
     } finally {
-      await running.stop();
+      await brokenApi.close();
     }
   });
 
   it('never lets a request hang: a body that never finishes is cut at the request timeout', async () => {
-    const config = { ...apiConfigFromEnv({}), port: 0, requestTimeoutMs: 1_000 };
-    const running = await listen(createApp({ orm: api.orm, temporal: { client: api.client, taskQueue: 'unused' }, config, logger: pino({ level: 'silent' }) }), config);
+    const impatient = await startTestApi({ orm: api.orm, config: { requestTimeoutMs: 1_000 } });
     try {
-      const { port } = new URL(running.url);
+      const { port } = new URL(impatient.url);
       const answer = await new Promise<string>((resolve) => {
         const socket = connect(Number(port), '127.0.0.1', () => {
           socket.write('POST /public/api/v1/banks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
@@ -92,7 +87,7 @@ describe('error shapes', () => {
       });
       expect(answer).toMatch(/^HTTP\/1\.1 408/);
     } finally {
-      await running.stop();
+      await impatient.close();
     }
   });
 

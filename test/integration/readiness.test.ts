@@ -1,14 +1,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../api/app.ts';
-import { apiConfigFromEnv } from '../../api/config.ts';
-import { listen, type RunningServer } from '../../api/server.ts';
 import { initORM, type Orm } from '../../db/orm.ts';
 import { migrateAndSeed } from '../../db/schema.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
-import { tempDir } from '../helpers/temp-dir.ts';
+import { tempDir } from '../../dev/temp-dir.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
@@ -16,8 +12,7 @@ import { startTestApi, type TestApi } from '../helpers/stack.ts';
 let dataDir: string;
 let db: EmbeddedDatabase;
 let orm: Orm;
-let shared: TestApi;
-let running: RunningServer;
+let api: TestApi;
 let apiKey: string;
 
 beforeAll(async () => {
@@ -26,14 +21,11 @@ beforeAll(async () => {
   orm = await initORM({ url: db.url, poolMax: 3, statementTimeoutMs: 5_000, debug: false });
   await migrateAndSeed(orm);
   ({ apiKey } = await makeCompany(orm));
-  shared = await startTestApi();
-  const config = { ...apiConfigFromEnv({}), port: 0 };
-  running = await listen(createApp({ orm, temporal: { client: shared.client, taskQueue: 'unused' }, config, logger: pino({ level: 'silent' }) }), config);
+  api = await startTestApi({ orm });
 });
 
 afterAll(async () => {
-  await running?.stop();
-  await shared?.close();
+  await api?.close();
   await orm?.close();
   await db?.stop();
   rmSync(dataDir, { recursive: true, force: true });
@@ -41,7 +33,7 @@ afterAll(async () => {
 
 const get = async (path: string, headers: Record<string, string> = {}) => {
   const started = performance.now();
-  const response = await fetch(`${running.url}${path}`, { headers });
+  const response = await fetch(`${api.url}${path}`, { headers });
   return { status: response.status, body: await response.json(), ms: performance.now() - started };
 };
 

@@ -1,0 +1,183 @@
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { FileStorage } from '../../activities/storage/file-storage.ts';
+import { uuidv7 } from '../../db/ids.ts';
+import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
+import { Document } from '../../db/documents/document.entity.ts';
+import { findDocumentPage, loadRelations, type Relation } from '../../db/documents/document.repository.ts';
+import { DocumentNote } from '../../db/documents/note.entity.ts';
+import type { EntityManager } from '../../db/orm.ts';
+import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
+import { ADMITTED_TAG } from '../../db/tags/tag.entity.ts';
+import { notFound, validationError } from '../errors.ts';
+import { readMultipart, sniffFileType } from '../multipart.ts';
+import { EXPANSION_RELATIONS, presentDocument, presentDocumentListItem, presentNote } from '../presenters/document.ts';
+import { defineRoute, type Caller } from '../route.ts';
+import { listOf, page } from '../schemas/common.ts';
+import { EmptyResponse, MessageResponse, NoteRequest, TagsRequest } from '../schemas/document-commands.ts';
+import { DocumentDetail, DocumentListItem, DocumentListQuery, DocumentParams, NoteBody } from '../schemas/documents.ts';
+import { pointsOutsidePublicInternet } from '../url-safety.ts';
+
+export const DOCUMENT_NOT_FOUND = { status: 404, code: 'document_not_found', description: 'no document of the company has this reference' };
+const ALL_RELATIONS: ReadonlySet<Relation> = new Set(['tags', 'beneficiaries', 'payables', 'payments', 'logs', 'notes', 'receptionEvents', 'complements', 'erpDocuments', 'lineItems']);
+const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
+
+export async function documentOr404(em: EntityManager, reference: string): Promise<Document> {
+  const document = await em.findOne(Document, { id: reference.toLowerCase() });
+  if (!document) throw notFound(DOCUMENT_NOT_FOUND.code, 'Document not found');
+  return document;
+}
+
+/** The API key speaks for a company, not a person: notes and logs name the key that wrote them. */
+const author = (caller: Caller) => `API key ${caller.apiKeyPrefix}`;
+
+/** Documents: the read API, and the annotations an integrator adds (acknowledge, tags, notes). */
+export const documentRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/documents',
+    operationId: 'listDocuments',
+    summary: 'List documents',
+    description: 'Paginated, filtered and sorted. `fields` adds expansions to each item; without it only the base fields are returned.',
+    tags: ['Documents'],
+    auth: 'api-key',
+    query: DocumentListQuery,
+    response: listOf(DocumentListItem, 'DocumentList'),
+    handler: async ({ em, caller, query, deps }) => {
+      const fields = [...new Set(query.fields ?? [])];
+      const { documents, total } = await findDocumentPage(
+        em,
+        caller.company.country,
+        {
+          isAdmitted: query.is_admited,
+          isCanceled: query.is_canceled,
+          isArchived: query.is_archived,
+          tags: query.tags,
+          search: query.search,
+          types: query.type,
+          approvalStatuses: query.approval_status,
+          paymentStatuses: query.payment_status,
+          beneficiaryId: query.beneficiary_reference,
+          fiscalReference: query.fiscal_reference,
+          issueDate: { from: query.issue_date_from, to: query.issue_date_to },
+          expirationDate: { from: query.expiration_date_from, to: query.expiration_date_to },
+          createdAt: { from: query.created_at_from, to: query.created_at_to },
+        },
+        { field: query.sort_by, order: query.sort_order },
+        { number: query.page, size: query.page_size },
+      );
+      const relations = await loadRelations(em, documents, new Set<Relation>(['tags', ...fields.flatMap((field) => EXPANSION_RELATIONS[field])]));
+      const items = documents.map((document) => presentDocumentListItem(document, relations, fields, deps.config.publicUrl));
+      return page(items, total, query.page, query.page_size);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/documents/:reference',
+    operationId: 'getDocument',
+    summary: 'Get a document with everything it carries',
+    tags: ['Documents'],
+    auth: 'api-key',
+    params: DocumentParams,
+    response: DocumentDetail,
+    errors: [DOCUMENT_NOT_FOUND],
+    handler: async ({ em, params, deps }) => {
+      const document = await documentOr404(em, params.reference);
+      return presentDocument(document, await loadRelations(em, [document], ALL_RELATIONS), deps.config.publicUrl);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/documents/:reference/acknowledge',
+    operationId: 'acknowledgeDocument',
+    summary: 'Acknowledge a document (adds the system tag admitido)',
+    description: 'Idempotent. Does not change approval_status; `is_admited` becomes true.',
+    tags: ['Documents'],
+    auth: 'api-key',
+    params: DocumentParams,
+    response: EmptyResponse,
+    errors: [DOCUMENT_NOT_FOUND],
+    handler: async ({ em, params, caller }) => {
+      await em.transactional(async (tx) => {
+        const document = await documentOr404(tx, params.reference);
+        const added = await tagDocument(tx, caller.company, document, await ensureTags(tx, caller.company, [ADMITTED_TAG], { system: true }));
+        if (added.length) tx.create(ActivityLog, { company: caller.company, document, event: 'document.updated', actor: { type: 'system', source: 'integration', name: author(caller) }, metadata: { change: 'acknowledged' } });
+      });
+      return {};
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/documents/:reference/tags',
+    operationId: 'tagDocument',
+    summary: "Add tags to a document and to its payments",
+    description: 'Additive and idempotent per tag name (compared without case). Unknown names are created for the company.',
+    tags: ['Documents'],
+    auth: 'api-key',
+    params: DocumentParams,
+    body: TagsRequest,
+    response: MessageResponse,
+    errors: [DOCUMENT_NOT_FOUND],
+    handler: async ({ em, params, body, caller }) => {
+      const added = await em.transactional(async (tx) => {
+        const document = await documentOr404(tx, params.reference);
+        const newlyAdded = await tagDocument(tx, caller.company, document, await ensureTags(tx, caller.company, body.tags_text));
+        if (newlyAdded.length) tx.create(ActivityLog, { company: caller.company, document, event: 'document.updated', actor: { type: 'system', source: 'integration', name: author(caller) }, metadata: { change: 'tagged', tags: newlyAdded } });
+        return newlyAdded;
+      });
+      return { message: added.length ? `Tags added: ${added.join(', ')}` : 'The document already had these tags' };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/documents/:reference/notes',
+    operationId: 'addDocumentNote',
+    summary: 'Add a note (comment and/or attachment) to a document',
+    tags: ['Documents'],
+    auth: 'api-key',
+    params: DocumentParams,
+    body: NoteRequest,
+    multipart: true,
+    status: 201,
+    response: NoteBody,
+    errors: [DOCUMENT_NOT_FOUND],
+    handler: async ({ em, params, body, caller, ctx, deps }) => {
+      const document = await documentOr404(em, params.reference);
+      const note = body ? await linkedNote(body) : await uploadedNote(ctx, caller, document, deps.storage);
+      const created = em.create(DocumentNote, { company: caller.company, document, createdBy: { name: author(caller) }, ...note });
+      em.create(ActivityLog, { company: caller.company, document, event: 'document.updated', actor: { type: 'system', source: 'integration', name: author(caller) }, metadata: { change: 'note_added', note: created.id } });
+      await em.flush();
+      return presentNote(created, deps.config.publicUrl);
+    },
+  }),
+];
+
+type NoteInput = Pick<DocumentNote, 'comment' | 'filePath' | 'fileName'> & { storageKey?: string | null; id?: string };
+
+async function linkedNote(body: z.output<typeof NoteRequest>): Promise<NoteInput> {
+  if (body.file_path && (await pointsOutsidePublicInternet(new URL(body.file_path)))) {
+    throw validationError({ file_path: ['Must point to a public address (not private, loopback or link-local)'] });
+  }
+  const inferred = body.file_path ? decodeURIComponent(new URL(body.file_path).pathname.split('/').pop() ?? '') || null : null;
+  return { comment: body.comment?.trim() || null, filePath: body.file_path ?? null, fileName: body.file_name ?? inferred };
+}
+
+const EXTENSIONS = { pdf: ['pdf'], png: ['png'], jpeg: ['jpg', 'jpeg'] } as const;
+
+async function uploadedNote(ctx: Context, caller: Caller, document: Document, storage: FileStorage): Promise<NoteInput> {
+  const form = await readMultipart(ctx, { maxFileBytes: MAX_ATTACHMENT_BYTES, maxFiles: 1, maxFieldBytes: 20_000 });
+  const comment = form.fields.comment?.trim() || null;
+  if (comment && comment.length > 5000) throw validationError({ comment: ['Must be at most 5000 characters'] });
+  const file = form.files.find((candidate) => candidate.field === 'file');
+  if (!file) throw validationError({ file: ['Required: the attachment, in the field `file`'] });
+  const type = sniffFileType(file.bytes);
+  const extension = /\.([a-z0-9]+)$/i.exec(file.fileName)?.[1]?.toLowerCase();
+  if (!type) throw validationError({ file: ['Must be a pdf, jpg, jpeg or png file (checked by content)'] });
+  if (extension && !(EXTENSIONS[type] as readonly string[]).includes(extension)) throw validationError({ file: [`The content is ${type} but the name ends in .${extension}`] });
+  const fileName = (file.fileName.replace(/[\\/]/g, '_').slice(0, 255) || `attachment.${EXTENSIONS[type][0]}`);
+  const id = uuidv7();
+  const storageKey = `${caller.company.id}/documents/${document.id}/notes/${id}.${EXTENSIONS[type][0]}`;
+  await storage.put(storageKey, file.bytes, type === 'pdf' ? 'application/pdf' : `image/${type}`);
+  return { id, comment, filePath: null, fileName, storageKey };
+}
+

@@ -1,0 +1,19 @@
+import type Router from '@koa/router';
+import { authenticate } from '../middleware/auth.ts';
+import type { AppDeps } from '../deps.ts';
+import { notFound } from '../errors.ts';
+
+/** Stored files (documents' XML, notes' attachments), served to the company that owns them and to no one else. */
+export function mountFiles(router: Router, deps: AppDeps): void {
+  router.get('/files/*key', async (ctx) => {
+    ctx.state.routePath = '/public/api/v1/files/{key}';
+    const caller = await authenticate(ctx, deps.orm, 'api-key');
+    const key = ctx.params.key ?? '';
+    const file = key.startsWith(`${caller.company.id}/`) && !key.includes('..') ? await deps.storage.get(key).catch(() => null) : null;
+    if (!file) throw notFound('file_not_found', 'File not found');
+    ctx.type = file.contentType;
+    ctx.set('content-disposition', `inline; filename="${key.split('/').pop()}"`);
+    ctx.set('x-content-type-options', 'nosniff');
+    ctx.body = Buffer.from(file.body);
+  });
+}

@@ -1,0 +1,80 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { importFiscalDocument, ImportRejected, type ImportFiscalDocumentResult } from '../../activities/read-state/import-fiscal-document.ts';
+import { Company } from '../../db/companies/company.entity.ts';
+import { systemEm } from '../../db/orm.ts';
+import { FiscalDocumentError } from '../../fiscal/errors.ts';
+import { reference } from '../arguments.ts';
+import type { Command } from '../command.ts';
+import { CliError, notFound, usage } from '../errors.ts';
+
+const PARALLEL_IMPORTS = 4;
+
+/** Fiscal documents: manual import through the same activity that fiscal synchronisation uses. */
+export const documentCommands: Command[] = [
+  {
+    group: 'documents',
+    action: 'import',
+    usage: 'documents import --company REF FILE.xml...',
+    options: { company: { type: 'string' } },
+    positionals: true,
+    async run(input, context) {
+      const companyId = reference(input, 'company');
+      if (input.positionals.length === 0) throw usage('Name at least one XML file');
+      const orm = await context.orm();
+      if (!(await systemEm(orm).findOne(Company, { id: companyId }))) throw notFound('company', companyId);
+      const deps = { orm, storage: context.storage(), temporal: await context.temporal() };
+      const files = input.positionals;
+      const documents: Record<string, unknown>[] = [];
+      const errors: { file: string; code: string; message: string; element?: string | null }[] = [];
+      let done = 0;
+      const progress = (file: string) => {
+        done += 1;
+        if (process.stderr.isTTY) process.stderr.write(`\r\u001b[2Kimporting ${done}/${files.length} ${basename(file)}`);
+      };
+      const importOne = async (file: string) => {
+        const xml = await readFile(file, 'utf8');
+        return importFiscalDocument(deps, { companyId, fileName: basename(file), xml, source: 'fiscal' });
+      };
+      // Payment receipts may come before the invoices they pay: those are applied again once every file is in.
+      const receiptsToRetry: [number, string][] = [];
+      const queue = [...files.entries()];
+      await Promise.all(
+        Array.from({ length: Math.min(PARALLEL_IMPORTS, files.length) }, async () => {
+          for (let next = queue.shift(); next; next = queue.shift()) {
+            const [index, file] = next;
+            try {
+              const result = await importOne(file);
+              if (result.kind === 'payment_complement' && result.unknownDocuments.length) receiptsToRetry.push(next);
+              documents[index] = present(result);
+            } catch (error) {
+              errors.push(describe(file, error));
+            } finally {
+              progress(file);
+            }
+          }
+        }),
+      );
+      for (const [index, file] of receiptsToRetry) documents[index] = present(await importOne(file));
+      const imported = documents.filter(Boolean);
+      const created = imported.filter((document) => document.created).length;
+      process.stderr.write(`${process.stderr.isTTY ? '\r\u001b[2K' : ''}imported ${imported.length} of ${files.length} files (${created} new, ${imported.length - created} already known, ${errors.length} refused)\n`);
+      if (imported.length === 0) throw new CliError('import_failed', errors.map((error) => error.message).join('; '));
+      return { documents: imported, errors };
+    },
+  },
+];
+
+function present(result: ImportFiscalDocumentResult): Record<string, unknown> {
+  if (result.kind === 'document') {
+    return { reference: result.reference, document_number: result.documentNumber, fiscal_reference: result.fiscalReference, created: result.created };
+  }
+  return { kind: 'payment_complement', document_number: result.documentNumber, fiscal_reference: result.fiscalReference, applied_to: result.appliedTo, unknown_documents: result.unknownDocuments, created: result.created };
+}
+
+function describe(file: string, error: unknown) {
+  if (error instanceof FiscalDocumentError) return { file, code: error.code, element: error.element, message: error.message };
+  if (error instanceof ImportRejected) return { file, code: error.code, message: error.message };
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { file, code: 'file_not_found', message: `${file}: no such file` };
+  throw error;
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { colombianDateTime, mexicanDateTime, mexicanTimeZone } from '../../../fiscal/dates.ts';
+import { MAX_FISCAL_XML_BYTES } from '../../../fiscal/parse.ts';
+import { parseXml } from '../../../fiscal/xml.ts';
+import { refusal } from './fixtures.ts';
+
+describe('XML reading layer', () => {
+  it('resolves namespaces whatever the prefixes, decodes entities and keeps CDATA literal', () => {
+    const root = parseXml(
+      '<?xml version="1.0"?><x:Root xmlns:x="urn:a" xmlns="urn:b"><Item n="A &amp; B">caf&#233; &lt;1&gt;</Item><x:Raw><![CDATA[<keep>&amp;</keep>]]></x:Raw></x:Root>',
+      'a.xml',
+    );
+    expect(root).toMatchObject({ name: 'x:Root', localName: 'Root', namespace: 'urn:a', path: 'x:Root' });
+    expect(root.children.map((child) => [child.localName, child.namespace, child.path])).toEqual([
+      ['Item', 'urn:b', 'x:Root/Item'],
+      ['Raw', 'urn:a', 'x:Root/x:Raw'],
+    ]);
+    expect(root.children[0]?.attributes['n']).toBe('A & B');
+    expect(root.children[0]?.text).toBe('café <1>');
+    expect(root.children[1]?.text).toBe('<keep>&amp;</keep>');
+  });
+
+  it('numbers repeated siblings in paths', () => {
+    const root = parseXml('<R><L/><L><V/></L><M/></R>', 'a.xml');
+    expect(root.children.map((child) => child.path)).toEqual(['R/L[1]', 'R/L[2]', 'R/M']);
+    expect(root.children[1]?.children[0]?.path).toBe('R/L[2]/V');
+  });
+
+  it('refuses a file over the size cap before parsing it', () => {
+    const huge = `<Invoice>${' '.repeat(MAX_FISCAL_XML_BYTES)}</Invoice>`;
+    expect(refusal(huge, 'big.xml')).toMatchObject({ code: 'file_too_large', file: 'big.xml', element: null });
+    expect(refusal(new TextEncoder().encode(huge), 'big.xml')).toMatchObject({ code: 'file_too_large', file: 'big.xml', element: null });
+  });
+
+  it('refuses what is not well-formed XML', () => {
+    const notXml = refusal('this is not xml', 'a.xml');
+    expect(notXml).toMatchObject({ code: 'malformed_xml', file: 'a.xml', element: null });
+    const mismatched = refusal('<Invoice>\n<a></b></Invoice>', 'a.xml');
+    expect(mismatched).toMatchObject({ code: 'malformed_xml', file: 'a.xml', element: null, line: 2 });
+    expect(refusal('<A/><B/>', 'a.xml')).toMatchObject({ code: 'malformed_xml', file: 'a.xml', element: null });
+    expect(refusal(new Uint8Array([0x3c, 0x41, 0x3e, 0xff, 0xfe, 0x3c, 0x2f, 0x41, 0x3e]), 'a.xml')).toMatchObject({ code: 'malformed_xml', file: 'a.xml', element: null });
+  });
+
+  it('refuses undeclared prefixes and entities other than the XML built-ins', () => {
+    expect(refusal('<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><cbc:ID>1</cbc:ID></Invoice>', 'a.xml')).toMatchObject({
+      code: 'malformed_xml',
+      file: 'a.xml',
+      element: 'Invoice/cbc:ID',
+    });
+    expect(refusal('<Invoice><Note>&nbsp;</Note></Invoice>', 'a.xml')).toMatchObject({ code: 'malformed_xml', file: 'a.xml', element: 'Invoice/Note' });
+    expect(refusal('<Invoice><Note>A & B</Note></Invoice>', 'a.xml')).toMatchObject({ code: 'malformed_xml', file: 'a.xml' });
+  });
+
+  it('refuses any DOCTYPE, even without entities', () => {
+    expect(refusal('<!DOCTYPE Invoice><Invoice/>', 'a.xml')).toMatchObject({ code: 'dtd_not_allowed', file: 'a.xml', element: '!DOCTYPE' });
+    expect(refusal('<!-- <!DOCTYPE in a comment is fine --><!DOCTYPE x SYSTEM "http://example.com/x.dtd"><x/>', 'a.xml')).toMatchObject({ code: 'dtd_not_allowed' });
+  });
+
+  it('refuses a root element it does not know', () => {
+    expect(refusal('<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"/>', 'po.xml')).toMatchObject({
+      code: 'unsupported_document',
+      file: 'po.xml',
+      element: 'Order',
+    });
+  });
+});
+
+describe('fiscal dates', () => {
+  it('adds the Colombian offset only when the time has none', () => {
+    expect(colombianDateTime('2019-06-12', '12:53:36', 'd', 't', 'f.xml')).toBe('2019-06-12T12:53:36-05:00');
+    expect(colombianDateTime('2019-06-12', '12:53:36-05:00', 'd', 't', 'f.xml')).toBe('2019-06-12T12:53:36-05:00');
+    expect(colombianDateTime('2019-06-12', '17:53:36Z', 'd', 't', 'f.xml')).toBe('2019-06-12T17:53:36Z');
+    expect(colombianDateTime('2019-06-12', null, 'd', 't', 'f.xml')).toBe('2019-06-12T00:00:00-05:00');
+    expect(() => colombianDateTime('2019-06-12', '25:00:00', 'd', 't', 'f.xml')).toThrow(/HH:MM:SS/);
+  });
+
+  it('gives Mexican local times the offset of their zone on that day', () => {
+    expect(mexicanTimeZone('56820')).toBe('America/Mexico_City');
+    expect(mexicanTimeZone('77500')).toBe('America/Cancun');
+    expect(mexicanTimeZone('22000')).toBe('America/Tijuana');
+    expect(mexicanTimeZone('83000')).toBe('America/Hermosillo');
+    expect(mexicanTimeZone(null)).toBe('America/Mexico_City');
+    // Central Mexico dropped daylight saving time in October 2022.
+    expect(mexicanDateTime('2022-07-01T10:00:00', 'America/Mexico_City', 'e', 'f.xml')).toBe('2022-07-01T10:00:00-05:00');
+    expect(mexicanDateTime('2023-07-01T10:00:00', 'America/Mexico_City', 'e', 'f.xml')).toBe('2023-07-01T10:00:00-06:00');
+    expect(mexicanDateTime('2024-07-01T10:00:00', 'America/Tijuana', 'e', 'f.xml')).toBe('2024-07-01T10:00:00-07:00');
+    expect(() => mexicanDateTime('2024-07-01 10:00', 'America/Tijuana', 'e', 'f.xml')).toThrow(/YYYY-MM-DDTHH:MM:SS/);
+  });
+});

@@ -11,7 +11,7 @@ import { mountAssets } from './routes/assets.ts';
 import { mountDocs } from './routes/docs.ts';
 import { mountFiles } from './routes/files.ts';
 import { mountHealth } from './routes/health.ts';
-import { PUBLIC_PREFIX, ROUTE_GROUPS } from './routes/index.ts';
+import { ERP_PREFIX, PUBLIC_PREFIX, ROUTE_GROUPS } from './routes/index.ts';
 import { buildOpenApiDocument } from './schemas/openapi.ts';
 
 /** Builds the Koa application without listening; the middleware order lives here and only here. */
@@ -22,7 +22,12 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
   app.use(routeNotFound);
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.jsonBodyLimit, onError: (error) => { throw error; } }));
+  const rethrow = (error: Error) => {
+    throw error;
+  };
+  const publicBody = bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.jsonBodyLimit, onError: rethrow });
+  const erpBody = bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.erpJsonBodyLimit, onError: rethrow });
+  app.use((ctx, next) => (ctx.path.startsWith(ERP_PREFIX) ? erpBody(ctx, next) : publicBody(ctx, next)));
 
   const root = new Router();
   mountHealth(root, deps);

@@ -7,6 +7,8 @@ export interface ApiConfig {
   /** Public URL of the API, as integrators reach it; used in links the API returns. */
   publicUrl: string;
   jsonBodyLimit: string;
+  /** ERP catalog batches (up to 1,000 records, purchase orders with their lines) are larger. */
+  erpJsonBodyLimit: string;
   /** Checks every response against its schema: on outside production, so the docs cannot drift. */
   validateResponses: boolean;
   /** Upper bound for one request, so none hangs. */
@@ -23,6 +25,7 @@ export function apiConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ApiConfi
     environment,
     publicUrl: env.PUBLIC_URL ?? `http://${host}:${port}`,
     jsonBodyLimit: env.JSON_BODY_LIMIT ?? '1mb',
+    erpJsonBodyLimit: env.ERP_JSON_BODY_LIMIT ?? '10mb',
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : environment !== 'production',
     requestTimeoutMs: Number(env.REQUEST_TIMEOUT_MS ?? 30_000),
   };

@@ -1,5 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { fileStorageFromEnv, type FileStorage } from '../activities/storage/file-storage.ts';
+import { retryScheduleFromEnv, type RetrySchedule } from '../activities/webhooks/events.ts';
+import { secretBoxFromEnv, type SecretBox } from '../activities/webhooks/secret-box.ts';
+import { apiConfigFromEnv } from '../api/config.ts';
 import { databaseConfigFromEnv } from '../db/config.ts';
 import { initORM, type Orm } from '../db/orm.ts';
 import { readRuntime } from '../dev/runtime.ts';
@@ -12,6 +15,10 @@ export interface CliContext {
   orm(): Promise<Orm>;
   temporal(): Promise<TemporalHandle>;
   storage(): FileStorage;
+  /** The API's public URL: PUBLIC_URL, or the running embedded default's. */
+  publicUrl(): string;
+  webhookRetry(): RetrySchedule;
+  secrets(): SecretBox;
   close(): Promise<void>;
 }
 
@@ -35,6 +42,9 @@ export function createCliContext(env: NodeJS.ProcessEnv = process.env): CliConte
       return { client: new Client({ connection, namespace: config.namespace }), taskQueue: config.taskQueue };
     },
     storage: () => fileStorageFromEnv(env),
+    publicUrl: () => env.PUBLIC_URL ?? readRuntime()?.apiUrl ?? apiConfigFromEnv(env).publicUrl,
+    webhookRetry: () => retryScheduleFromEnv(env),
+    secrets: () => secretBoxFromEnv(env),
     async close() {
       await orm?.close();
       await connection?.close();

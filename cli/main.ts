@@ -4,10 +4,12 @@ import { parseArgs } from 'node:util';
 import type { Command } from './command.ts';
 import { companyCommands } from './commands/companies.ts';
 import { documentCommands } from './commands/documents.ts';
+import { flowCommands } from './commands/flows.ts';
+import { webhookCommands } from './commands/webhooks.ts';
 import { createCliContext } from './context.ts';
 import { CliError, usage } from './errors.ts';
 
-const COMMANDS: Command[] = [...companyCommands, ...documentCommands];
+const COMMANDS: Command[] = [...companyCommands, ...documentCommands, ...flowCommands, ...webhookCommands];
 
 function help(): string {
   return ['usage: npm run --silent ops -- <group> <action> [flags]', '', ...COMMANDS.map((command) => `  ${command.usage}`)].join('\n');

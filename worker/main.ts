@@ -1,6 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { fileStorageFromEnv } from '../activities/storage/file-storage.ts';
+import { retryScheduleFromEnv } from '../activities/webhooks/events.ts';
+import { secretBoxFromEnv } from '../activities/webhooks/secret-box.ts';
 import { apiConfigFromEnv } from '../api/config.ts';
 import { createLogger } from '../api/logger.ts';
 import { databaseConfigFromEnv } from '../db/config.ts';
@@ -10,6 +12,7 @@ import { registerSearchAttributes } from './search-attributes.ts';
 import { createWorker } from './worker.ts';
 
 const logger = createLogger('worker');
+const api = apiConfigFromEnv();
 const config = temporalConfigFromEnv();
 const orm = await initORM(databaseConfigFromEnv());
 
@@ -22,7 +25,16 @@ const connection = await NativeConnection.connect({ address: config.address });
 const worker = await createWorker({
   config,
   connection,
-  deps: { orm, logger, storage: fileStorageFromEnv(), temporal: { client, taskQueue: config.taskQueue }, publicUrl: apiConfigFromEnv().publicUrl },
+  deps: {
+    orm,
+    logger,
+    storage: fileStorageFromEnv(),
+    temporal: { client, taskQueue: config.taskQueue },
+    publicUrl: api.publicUrl,
+    secrets: secretBoxFromEnv(),
+    webhookRetry: retryScheduleFromEnv(),
+    environment: api.environment,
+  },
 });
 logger.info({ taskQueue: config.taskQueue, namespace: config.namespace }, 'worker running');
 // The SDK drains in-flight tasks on SIGINT/SIGTERM before run() resolves.

@@ -1,6 +1,19 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  type Client,
+} from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import type { DocumentLifecycleInput } from '../workflows/document.ts';
+import {
+  approveUpdate,
+  completeStepUpdate,
+  type ApproveCommand,
+  type CompleteStepCommand,
+  type DocumentLifecycleInput,
+  type documentLifecycle,
+} from '../workflows/document.ts';
 import { ApprovalStatus, CompanyReference, DocumentNumber, DocumentReference, FiscalReference } from '../workflows/search-attributes.ts';
 
 /** Workflow ids are business keys, so a repeated start finds the instance instead of making a second one. */
@@ -13,26 +26,56 @@ export interface TemporalHandle {
   taskQueue: string;
 }
 
-/** Starts `document/<reference>` once per document, ever: a second call (a retried import) is a no-op. */
-export async function startDocumentLifecycle(
-  temporal: TemporalHandle,
-  document: DocumentLifecycleInput & { fiscalReference: string | null; documentNumber: string; approvalStatus: string },
-): Promise<void> {
+export interface LifecycleSubject extends DocumentLifecycleInput {
+  fiscalReference: string | null;
+  documentNumber: string;
+  approvalStatus: string;
+}
+
+function lifecycleStart(temporal: TemporalHandle, document: LifecycleSubject) {
+  return {
+    workflowId: workflowIds.document(document.documentId),
+    taskQueue: temporal.taskQueue,
+    args: [{ companyId: document.companyId, documentId: document.documentId }] as [DocumentLifecycleInput],
+    typedSearchAttributes: new TypedSearchAttributes([
+      { key: CompanyReference, value: document.companyId },
+      { key: DocumentReference, value: document.documentId },
+      { key: DocumentNumber, value: document.documentNumber },
+      { key: ApprovalStatus, value: document.approvalStatus },
+      ...(document.fiscalReference ? [{ key: FiscalReference, value: document.fiscalReference }] : []),
+    ]),
+  };
+}
+
+/** Starts `document/<reference>` once per document: a second call (a retried import) is a no-op. */
+export async function startDocumentLifecycle(temporal: TemporalHandle, document: LifecycleSubject): Promise<void> {
   try {
-    await temporal.client.workflow.start('documentLifecycle', {
-      workflowId: workflowIds.document(document.documentId),
-      taskQueue: temporal.taskQueue,
-      args: [{ companyId: document.companyId, documentId: document.documentId } satisfies DocumentLifecycleInput],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: new TypedSearchAttributes([
-        { key: CompanyReference, value: document.companyId },
-        { key: DocumentReference, value: document.documentId },
-        { key: DocumentNumber, value: document.documentNumber },
-        { key: ApprovalStatus, value: document.approvalStatus },
-        ...(document.fiscalReference ? [{ key: FiscalReference, value: document.fiscalReference }] : []),
-      ]),
-    });
+    await temporal.client.workflow.start('documentLifecycle', { ...lifecycleStart(temporal, document), workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
+}
+
+/** How long an API request waits for a workflow to take a command before answering 503. */
+const COMMAND_DEADLINE_MS = 20_000;
+
+/**
+ * Approves through the document's workflow, so that it serialises with step decisions. Update-with-start: a
+ * document whose workflow failed gets a fresh run that resumes from the read state.
+ */
+export async function approveThroughLifecycle(temporal: TemporalHandle, document: LifecycleSubject, command: ApproveCommand) {
+  const start = new WithStartWorkflowOperation<typeof documentLifecycle>('documentLifecycle', {
+    ...lifecycleStart(temporal, document),
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+  });
+  return temporal.client.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
+    temporal.client.workflow.executeUpdateWithStart(approveUpdate, { args: [command], startWorkflowOperation: start }),
+  );
+}
+
+/** A decision on a step, through the workflow that owns it; the validator refuses what is not allowed. */
+export async function completeStepThroughLifecycle(temporal: TemporalHandle, documentId: string, command: CompleteStepCommand) {
+  const handle = temporal.client.workflow.getHandle(workflowIds.document(documentId));
+  return temporal.client.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () => handle.executeUpdate(completeStepUpdate, { args: [command] }));
 }

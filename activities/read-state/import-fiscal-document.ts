@@ -10,6 +10,8 @@ import type { NormalizedDocument, NormalizedPaymentComplement } from '../../fisc
 import { parseFiscalDocument } from '../../fiscal/parse.ts';
 import { startDocumentLifecycle, type TemporalHandle } from '../../worker/processes.ts';
 import type { FileStorage } from '../storage/file-storage.ts';
+import { recordEvent, startDeliveries, undeliveredEventsOf, type RetrySchedule } from '../webhooks/events.ts';
+import { documentCreatedPayload } from '../webhooks/payloads.ts';
 import { upsertSupplier } from './beneficiaries.ts';
 
 export interface ImportFiscalDocumentInput {
@@ -38,6 +40,9 @@ export interface ImportDeps {
   orm: Orm;
   storage: FileStorage;
   temporal: TemporalHandle;
+  webhookRetry: RetrySchedule;
+  /** The API's public URL, for links in the `document.created` payload. */
+  publicUrl: string;
 }
 
 /**
@@ -58,6 +63,8 @@ export async function importFiscalDocument(deps: ImportDeps, input: ImportFiscal
   const currency = knownCurrency(normalized, input.fileName);
   const existing = await em.findOne(Document, { fiscalReference: normalized.fiscalReference });
   const document = existing ?? (await createDocument(deps, em, company, normalized, currency, input).catch((error) => raceLost(error, em, normalized)));
+  // The event was recorded with the document; on a retried import, start what a crash may have left unstarted.
+  await startDeliveries(deps.temporal, deps.webhookRetry, await undeliveredEventsOf(em.fork(), document.id, 'document.created'));
   await startDocumentLifecycle(deps.temporal, {
     companyId: company.id,
     documentId: document.id,
@@ -120,6 +127,7 @@ async function createDocument(deps: ImportDeps, em: EntityManager, company: Comp
       });
     }
     tx.create(ActivityLog, { company, document, event: 'document.created', actor: { type: 'system', source: input.source }, metadata: { file_name: input.fileName, format: normalized.format } });
+    await recordEvent(tx, company, 'document.created', document.id, documentCreatedPayload(document, beneficiary, deps.publicUrl));
     // The XML is stored before the commit: a rolled-back import leaves at most an unreferenced file, never a
     // document without its XML.
     await deps.storage.put(key, new TextEncoder().encode(input.xml), 'application/xml');

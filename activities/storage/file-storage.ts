@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
+import { s3ConfigFromEnv, s3FileStorage } from './s3-file-storage.ts';
 
 /** Where documents' XML and notes' attachments are kept. Keys start with the owning company's reference. */
 export interface FileStorage {
@@ -55,6 +56,8 @@ export function localFileStorage(root: string): FileStorage {
   };
 }
 
+/** The configured file storage: an S3-compatible bucket when STORAGE_S3_BUCKET is set, else a local directory. */
 export function fileStorageFromEnv(env: NodeJS.ProcessEnv = process.env): FileStorage {
+  if (env.STORAGE_S3_BUCKET?.trim()) return s3FileStorage(s3ConfigFromEnv(env));
   return localFileStorage(env.STORAGE_DIR ?? join(env.AP_DATA_DIR ?? join(process.cwd(), '.data'), 'files'));
 }

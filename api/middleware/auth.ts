@@ -23,10 +23,11 @@ export async function authenticate(ctx: Context, orm: Orm, mode: Exclude<AuthMod
   return { company: apiKey.company, apiKeyId: apiKey.id, apiKeyPrefix: apiKey.prefix, scopes: apiKey.scopes };
 }
 
-/** Scoped keys reach only what their scopes name; unscoped keys keep full access. */
+/** Scoped keys reach only what their scopes name (nothing where no scope applies); unscoped keys keep full access. */
 export function authorize(caller: Caller, scope: Scope | undefined, feature: Feature | undefined): void {
-  if (scope && caller.scopes.length > 0 && !caller.scopes.includes(scope)) {
-    throw new ApiError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`, { extras: { required_scope: scope } });
+  if (caller.scopes.length > 0 && !(scope && caller.scopes.includes(scope))) {
+    const message = scope ? `This API key lacks the scope ${scope}` : 'This endpoint needs an API key without scopes';
+    throw new ApiError(403, 'insufficient_scope', message, { extras: { required_scope: scope ?? null } });
   }
   if (feature && !caller.company.features.includes(feature)) {
     throw new ApiError(403, 'feature_not_enabled', `The ${feature} feature is not enabled for this company`, { shape: 'step' });

@@ -4,11 +4,12 @@ import type { FileStorage } from '../../activities/storage/file-storage.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
-import { findDocumentPage, loadRelations, type Relation } from '../../db/documents/document.repository.ts';
+import { findDocumentByAnyReference, findDocumentPage, loadRelations, type Relation } from '../../db/documents/document.repository.ts';
 import { DocumentNote } from '../../db/documents/note.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
 import { ADMITTED_TAG } from '../../db/tags/tag.entity.ts';
+import { approveThroughLifecycle } from '../../worker/processes.ts';
 import { notFound, validationError } from '../errors.ts';
 import { readMultipart, sniffFileType } from '../multipart.ts';
 import { EXPANSION_RELATIONS, presentDocument, presentDocumentListItem, presentNote } from '../presenters/document.ts';
@@ -16,6 +17,7 @@ import { defineRoute, type Caller } from '../route.ts';
 import { listOf, page } from '../schemas/common.ts';
 import { EmptyResponse, MessageResponse, NoteRequest, TagsRequest } from '../schemas/document-commands.ts';
 import { DocumentDetail, DocumentListItem, DocumentListQuery, DocumentParams, NoteBody } from '../schemas/documents.ts';
+import { ApproveParams, ApproveRequest } from '../schemas/workflow-steps.ts';
 import { pointsOutsidePublicInternet } from '../url-safety.ts';
 
 export const DOCUMENT_NOT_FOUND = { status: 404, code: 'document_not_found', description: 'no document of the company has this reference' };
@@ -84,6 +86,32 @@ export const documentRoutes = [
     handler: async ({ em, params, deps }) => {
       const document = await documentOr404(em, params.reference);
       return presentDocument(document, await loadRelations(em, [document], ALL_RELATIONS), deps.config.publicUrl);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/documents/:reference/approve',
+    operationId: 'approveDocument',
+    summary: 'Approve a document',
+    description:
+      'Call it once the ERP has reviewed the document (after `document.created`). The reference may be the internal UUID, the CUFE (96 hex characters) or the SAT fiscal UUID. approval_status becomes `approved` whatever it was; payables are generated; an open approval step of the flow is resolved as approved and the flow goes on. Runs through the document workflow, so it never interleaves with step decisions.',
+    tags: ['Documents'],
+    auth: 'api-key',
+    params: ApproveParams,
+    body: ApproveRequest,
+    response: DocumentDetail,
+    errors: [DOCUMENT_NOT_FOUND],
+    handler: async ({ em, params, body, caller, deps }) => {
+      const document = await findDocumentByAnyReference(em, params.reference);
+      if (!document) throw notFound(DOCUMENT_NOT_FOUND.code, 'Document not found');
+      await approveThroughLifecycle(
+        deps.temporal,
+        { companyId: caller.company.id, documentId: document.id, documentNumber: document.documentNumber, fiscalReference: document.fiscalReference ?? null, approvalStatus: document.approvalStatus },
+        { erpReference: body?.erp_document_reference ?? null, by: author(caller) },
+      );
+      const fresh = em.fork();
+      const approved = await fresh.findOneOrFail(Document, { id: document.id });
+      return presentDocument(approved, await loadRelations(fresh, [approved], ALL_RELATIONS), deps.config.publicUrl);
     },
   }),
   defineRoute({

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { authenticate } from '../middleware/auth.ts';
 import type { AppDeps } from '../deps.ts';
-import { notFound } from '../errors.ts';
+import { notFound, serviceUnavailable } from '../errors.ts';
 
 /** Stored files (documents' XML, notes' attachments), served to the company that owns them and to no one else. */
 export function mountFiles(router: Router, deps: AppDeps): void {
@@ -9,7 +9,13 @@ export function mountFiles(router: Router, deps: AppDeps): void {
     ctx.state.routePath = '/public/api/v1/files/{key}';
     const caller = await authenticate(ctx, deps.orm, 'api-key');
     const key = ctx.params.key ?? '';
-    const file = key.startsWith(`${caller.company.id}/`) && !key.includes('..') ? await deps.storage.get(key).catch(() => null) : null;
+    const owned = key.startsWith(`${caller.company.id}/`) && !key.includes('..');
+    const file = owned
+      ? await deps.storage.get(key).catch((error: unknown) => {
+          ctx.state.log.error({ err: error }, 'file storage failed');
+          throw serviceUnavailable('file storage');
+        })
+      : null;
     if (!file) throw notFound('file_not_found', 'File not found');
     ctx.type = file.contentType;
     ctx.set('content-disposition', `inline; filename="${key.split('/').pop()}"`);

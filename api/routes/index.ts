@@ -1,6 +1,8 @@
 import type { RouteGroup } from '../schemas/openapi.ts';
 import { bankRoutes } from './banks.ts';
 import { documentRoutes } from './documents.ts';
+import { erpRoutes } from './erp.ts';
+import { workflowStepRoutes } from './workflow-steps.ts';
 
 import { ERP_PREFIX, PUBLIC_PREFIX } from './prefixes.ts';
 
@@ -8,6 +10,6 @@ export { ERP_PREFIX, PUBLIC_PREFIX };
 
 /** Every declared route, by base path: the router and the OpenAPI document both read this table. */
 export const ROUTE_GROUPS: RouteGroup[] = [
-  { prefix: PUBLIC_PREFIX, routes: [...documentRoutes, ...bankRoutes] },
-  { prefix: ERP_PREFIX, routes: [] },
+  { prefix: PUBLIC_PREFIX, routes: [...documentRoutes, ...workflowStepRoutes, ...bankRoutes] },
+  { prefix: ERP_PREFIX, routes: erpRoutes },
 ];

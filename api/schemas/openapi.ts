@@ -88,7 +88,7 @@ function implicitErrors(route: AnyRoute): DocumentedError[] {
   const errors: DocumentedError[] = [];
   if (route.params || route.query || route.body) errors.push({ status: 400, code: 'VALIDATION_ERROR', description: 'the request is not valid', shape: 'validation' });
   if (route.auth !== 'none') errors.push({ status: 401, code: 'unauthorized', description: 'missing or invalid API key' });
-  if (route.scope) errors.push({ status: 403, code: 'insufficient_scope', description: `a scoped key without \`${route.scope}\`` });
+  if (route.auth !== 'none') errors.push({ status: 403, code: 'insufficient_scope', description: route.scope ? `a scoped key without \`${route.scope}\`` : 'a scoped key (no scope covers this endpoint)' });
   if (route.feature) errors.push({ status: 403, code: 'feature_not_enabled', description: `the ${route.feature} feature is not enabled for the company`, shape: 'step' });
   return errors;
 }

@@ -23,7 +23,7 @@ export const documentCommands: Command[] = [
       if (input.positionals.length === 0) throw usage('Name at least one XML file');
       const orm = await context.orm();
       if (!(await systemEm(orm).findOne(Company, { id: companyId }))) throw notFound('company', companyId);
-      const deps = { orm, storage: context.storage(), temporal: await context.temporal() };
+      const deps = { orm, storage: context.storage(), temporal: await context.temporal(), webhookRetry: context.webhookRetry(), publicUrl: context.publicUrl() };
       const files = input.positionals;
       const documents: Record<string, unknown>[] = [];
       const errors: { file: string; code: string; message: string; element?: string | null }[] = [];

@@ -136,6 +136,11 @@ function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
   return grouped;
 }
 
+/** Relations of documents that have none yet (a document being created). */
+export function emptyRelations(): DocumentRelations {
+  return { tags: new Map(), beneficiaries: new Map(), payables: new Map(), payments: new Map(), logs: new Map(), notes: new Map(), receptionEvents: new Map(), complements: new Map(), erpDocuments: new Map(), lineItems: new Map() };
+}
+
 export async function loadRelations(em: EntityManager, documents: Document[], wanted: ReadonlySet<Relation>): Promise<DocumentRelations> {
   const ids = documents.map((document) => document.id);
   const empty = new Map();

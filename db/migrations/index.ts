@@ -1,8 +1,10 @@
 import { Migration20261121080444_initial } from './Migration20261121080444_initial.ts';
 import { Migration20261121082335_tag_normalized_name } from './Migration20261121082335_tag_normalized_name.ts';
+import { Migration20261121083958_webhook_delivery_body } from './Migration20261121083958_webhook_delivery_body.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery happens at run time. */
 export const MIGRATIONS = [
   { name: 'Migration20261121080444_initial', class: Migration20261121080444_initial },
   { name: 'Migration20261121082335_tag_normalized_name', class: Migration20261121082335_tag_normalized_name },
+  { name: 'Migration20261121083958_webhook_delivery_body', class: Migration20261121083958_webhook_delivery_body },
 ];

@@ -12,15 +12,19 @@ export const WebhookDelivery = defineEntity({
   tableName: 'webhook_deliveries',
   // The event id makes the delivery idempotent: webhook/<subscriptionRef>/<eventId>.
   uniques: [{ properties: ['subscription', 'eventId'] }],
-  indexes: [{ properties: ['company', 'createdAt'] }],
+  indexes: [{ properties: ['company', 'createdAt'] }, { properties: ['company', 'subjectId', 'event'] }],
   properties: {
     id: p.uuid().primary().onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     subscription: () => p.manyToOne(WebhookSubscription),
     eventId: p.string(),
     event: p.enum(WEBHOOK_EVENTS).nativeEnumName('webhook_event'),
-    /** The body exactly as signed and sent. */
+    /** What the event is about (a document, a payment), to find its deliveries again. */
+    subjectId: p.string().nullable(),
+    /** The body as structured data, for operators. */
     payload: p.json<Record<string, unknown>>(),
+    /** The body exactly as signed and sent: every attempt sends these bytes. */
+    body: p.text(),
     status: p.enum(DELIVERY_STATUSES).nativeEnumName('delivery_status').default('pending'),
     attempts: p.integer().default(0),
     lastStatusCode: p.integer().nullable(),

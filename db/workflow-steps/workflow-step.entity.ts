@@ -22,7 +22,8 @@ export type StepDecision = {
   optionsComplete: boolean;
 };
 
-export type StepAssignee = { email: string; name: string; acted: boolean };
+/** `values` keeps what this assignee decided, when steps need every assignee. */
+export type StepAssignee = { email: string; name: string; acted: boolean; values?: string[] };
 export type StepRecommendation = { value: string; confidenceLevel: string; rationale: string };
 export type StepResult = { values: string[]; labels: string[] };
 export type StepActor = { email: string; name: string };

@@ -8,11 +8,15 @@ import { companyEm, type Orm } from '../../db/orm.ts';
 import { Payable } from '../../db/payments/payable.entity.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
 import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
+import { FlowFile, toFlowDefinition } from '../../db/workflow-steps/flow-file.ts';
+import { WorkflowFlow } from '../../db/workflow-steps/workflow-flow.entity.ts';
+import { startDocumentLifecycle, type TemporalHandle } from '../../worker/processes.ts';
 
 let sequence = 0;
 
 export interface DocumentSeed {
   documentNumber?: string;
+  fiscalReference?: string;
   type?: DocumentType;
   amountCents?: bigint;
   approvalStatus?: ApprovalStatus;
@@ -46,7 +50,7 @@ export async function seedDocument(orm: Orm, company: Company, seed: DocumentSee
     approvalStatus: seed.approvalStatus ?? 'pending',
     issueDate: seed.issueDate ?? new Date('2026-10-01T10:00:00-05:00'),
     expirationDate: seed.expirationDate === undefined ? new Date('2026-10-31T00:00:00-05:00') : seed.expirationDate,
-    fiscalReference: `${n.toString(16).padStart(8, '0')}${'a'.repeat(88)}`,
+    fiscalReference: seed.fiscalReference ?? `${process.pid.toString(16).padStart(8, '0')}${n.toString(16).padStart(8, '0')}${'a'.repeat(80)}`,
     fiscalMetadata: { finalNotes: [`Nota ${n}`] },
     isCanceled: seed.isCanceled ?? false,
     createdBy: { source: 'fiscal', user: null },
@@ -63,4 +67,21 @@ export async function seedDocument(orm: Orm, company: Company, seed: DocumentSee
   await em.flush();
   if (seed.tags?.length) await tagDocument(em, company, document, await ensureTags(em, company, seed.tags));
   return document;
+}
+
+/** Starts the document's lifecycle workflow as an import would. */
+export async function startLifecycle(temporal: TemporalHandle, document: Document): Promise<void> {
+  await startDocumentLifecycle(temporal, {
+    companyId: document.company.id,
+    documentId: document.id,
+    documentNumber: document.documentNumber,
+    fiscalReference: document.fiscalReference ?? null,
+    approvalStatus: document.approvalStatus,
+  });
+}
+
+/** Sets the company's flow from a flow file, as `ops flows set` does (assignees must be members). */
+export async function setFlow(orm: Orm, company: Company, file: unknown): Promise<void> {
+  const em = companyEm(orm, company.id);
+  await em.upsert(WorkflowFlow, { company, definition: toFlowDefinition(FlowFile.parse(file)) }, { onConflictFields: ['company'], onConflictAction: 'merge', onConflictMergeFields: ['definition', 'updatedAt'] });
 }

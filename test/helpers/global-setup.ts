@@ -6,8 +6,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Work
 import type { TestProject } from 'vitest/node';
 import { tempDir } from '../../dev/temp-dir.ts';
 import { Client, Connection } from '@temporalio/client';
-import { localFileStorage } from '../../activities/storage/file-storage.ts';
-import { createLogger } from '../../api/logger.ts';
+import { testActivityDeps } from './activity-deps.ts';
 import { initORM, type Orm } from '../../db/orm.ts';
 import { migrateAndSeed } from '../../db/schema.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
@@ -49,7 +48,6 @@ export async function setup(project: TestProject): Promise<void> {
 
 async function start(project: TestProject): Promise<void> {
   dataDir = tempDir('ap-test-');
-  const logger = createLogger('test-worker', process.env.LOG_LEVEL ?? 'warn');
   Runtime.install({ logger: new DefaultLogger('WARN') });
   [db, temporal] = await Promise.all([startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') }), startDevTemporal({ build: (line) => process.stdout.write(`${line}\n`) })]);
   orm = await initORM({ url: db.url, poolMax: 10, statementTimeoutMs: 30_000, debug: false });
@@ -60,7 +58,7 @@ async function start(project: TestProject): Promise<void> {
   const client = new Client({ connection: clientConnection, namespace: 'default' });
   worker = await createWorker({
     config: { address: temporal.address, namespace: 'default', taskQueue: TASK_QUEUE },
-    deps: { orm, logger, storage: localFileStorage(join(dataDir, 'files')), temporal: { client, taskQueue: TASK_QUEUE }, publicUrl: TEST_PUBLIC_URL },
+    deps: testActivityDeps({ orm, client, taskQueue: TASK_QUEUE, storageDir: join(dataDir, 'files'), publicUrl: TEST_PUBLIC_URL }),
     connection,
     workflowBundle,
   });

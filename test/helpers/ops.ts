@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
+import { TEST_WEBHOOK_SECRET_KEY } from './activity-deps.ts';
 
 const exec = promisify(execFile);
 
@@ -18,6 +19,7 @@ export async function ops(...args: string[]): Promise<OpsResult> {
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_TASK_QUEUE: inject('taskQueue'),
     STORAGE_DIR: inject('storageDir'),
+    WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
   };
   try {
     const { stdout, stderr } = await exec(process.execPath, ['cli/main.ts', ...args], { env });

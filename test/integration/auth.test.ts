@@ -81,6 +81,14 @@ describe('scoped keys', () => {
     expect(response.body).toMatchObject({ code: 'insufficient_scope', required_scope: 'beneficiaries:read' });
   });
 
+  it('refuses a scoped key on endpoints no scope names', async () => {
+    const company = await makeCompany(api.orm);
+    const key = await company.scopedKey(['payments:read', 'payments:write', 'beneficiaries:read']);
+    const response = await api.call('GET', '/public/api/v1/documents', { apiKey: key });
+    expect(response.status).toBe(403);
+    expect(response.body).toMatchObject({ code: 'insufficient_scope', required_scope: null });
+  });
+
   it('keeps full access for a key without scopes', async () => {
     const company = await makeCompany(api.orm);
     expect((await api.call('GET', `/public/api/v1/banks/${bankReference('COL', '1007')}`, { apiKey: company.apiKey })).status).toBe(200);

@@ -1,4 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../dev/temp-dir.ts';
 import { ops } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
@@ -47,5 +50,38 @@ describe('operator CLI', () => {
     expect(unknown.stderr.error.code).toBe('company_not_found');
     const command = await ops('companies', 'explode');
     expect(command.code).toBe(2);
+  });
+});
+
+describe('ops flows set', () => {
+  it('stores a valid flow and refuses bad files and non-members, naming the problem', async () => {
+    const dir = tempDir('ap-flows-');
+    const write = (name: string, body: unknown) => {
+      const path = join(dir, name);
+      writeFileSync(path, typeof body === 'string' ? body : JSON.stringify(body));
+      return path;
+    };
+    const { stdout: company } = await ops('companies', 'create', '--name', 'Flows Co', '--country', 'COL');
+    await ops('members', 'add', '--company', company.reference, '--email', 'ana@example.co', '--name', 'Ana');
+    const flow = {
+      steps: [
+        { action: 'document.approval', kind: 'approval', assignees: ['ana@example.co'], require_all: false },
+        { action: 'document.classification', kind: 'classification', field_name: 'cost_center', options: [{ value: 'cc-ops', label: 'Operations' }], assignees: ['ana@example.co'] },
+        { action: 'document.tagging', kind: 'tagging', tags: null, assignees: ['ana@example.co'] },
+        { action: 'document.accounting', actionable: false },
+      ],
+    };
+    const set = await ops('flows', 'set', '--company', company.reference, '--file', write('flow.json', flow));
+    expect(set.code).toBe(0);
+    expect(set.stdout.company).toBe(company.reference);
+    expect(set.stdout.steps).toHaveLength(4);
+    expect((await ops('flows', 'show', '--company', company.reference)).stdout.steps[3]).toEqual({ action: 'document.accounting', actionable: false });
+
+    const stranger = await ops('flows', 'set', '--company', company.reference, '--file', write('stranger.json', { steps: [{ action: 'document.approval', kind: 'approval', assignees: ['who@example.co'] }] }));
+    expect(stranger.stderr.error).toMatchObject({ code: 'invalid_flow', message: expect.stringContaining('who@example.co') });
+    const noField = await ops('flows', 'set', '--company', company.reference, '--file', write('nofield.json', { steps: [{ action: 'x', kind: 'classification', assignees: ['ana@example.co'] }] }));
+    expect(noField.stderr.error.message).toContain('field_name');
+    const broken = await ops('flows', 'set', '--company', company.reference, '--file', write('broken.json', '{ "steps": ['));
+    expect(broken.stderr.error.code).toBe('invalid_flow');
   });
 });

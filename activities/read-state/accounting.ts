@@ -1,0 +1,240 @@
+import { z } from 'zod';
+import { fileUrl } from '../../api/presenters/files.ts';
+import { AccountingEntry, type JournalEntry, type JournalEntryLine, type PaymentLine } from '../../db/accounting/accounting-entry.entity.ts';
+import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
+import { Document } from '../../db/documents/document.entity.ts';
+import { LineItem } from '../../db/documents/line-item.entity.ts';
+import { ErpBookAccount } from '../../db/erp/book-account.entity.ts';
+import { ErpProduct } from '../../db/erp/product.entity.ts';
+import { ErpTax } from '../../db/erp/tax.entity.ts';
+import { ErpVendor } from '../../db/erp/vendor.entity.ts';
+import { companyEm, systemEm, type EntityManager, type Orm } from '../../db/orm.ts';
+import { installmentsOf } from '../../db/payments/payable-schedule.ts';
+import type { TemporalHandle } from '../../worker/processes.ts';
+import { recordEvent, startDeliveries, type RetrySchedule } from '../webhooks/events.ts';
+import { documentAccountedPayload } from '../webhooks/payloads.ts';
+
+const Cents = z.number().int();
+const Line = z
+  .object({
+    source: z.enum(['document', 'agent', 'front', 'purchase_order', 'goods_receipt']),
+    description: z.string().nullable().optional(),
+    book_account_external_id: z.string().min(1),
+    debit_cents: Cents.min(0).nullable().optional(),
+    credit_cents: Cents.min(0).nullable().optional(),
+    quantity: z.number().nullable().optional(),
+    unit_price_cents: Cents.nullable().optional(),
+    discount: z.number().nullable().optional(),
+    discount_rate: z.number().nullable().optional(),
+    product_external_id: z.string().nullable().optional(),
+    vendor_external_id: z.string().nullable().optional(),
+    cost_centers: z.array(z.object({ cost_center_external_id: z.string(), percentage: z.number() })).optional(),
+    warehouses: z.array(z.object({ warehouse_external_id: z.string() })).optional(),
+    taxes: z.array(z.object({ tax_external_id: z.string(), base_cents: Cents, amount_cents: Cents, type: z.string().optional() })).optional(),
+    purchase_order_line_external_id: z.string().nullable().optional(),
+    goods_receipt_line_external_id: z.string().nullable().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .refine((line) => (line.debit_cents ?? null) === null !== ((line.credit_cents ?? null) === null), 'Exactly one of debit_cents and credit_cents');
+
+/** The voucher an operator (or the integrator's tooling) gives to `ops documents account --file`: the wire shape of `accounting_entry`. */
+export const EntryFile = z.object({
+  summary: z.record(z.string(), z.unknown()).optional(),
+  journal_entry: z.object({
+    status: z.enum(['posted', 'cancelled']).default('posted'),
+    document_number: z.string().optional(),
+    document_type_external_id: z.string().nullable().optional(),
+    vendor_external_id: z.string().nullable().optional(),
+    issue_date: z.iso.date().optional(),
+    posting_date: z.iso.date().nullable().optional(),
+    expiration_date: z.iso.date().nullable().optional(),
+    cost_center_external_id: z.string().nullable().optional(),
+    description: z.string().nullable().optional(),
+    erp_journal_entry_lines: z.array(Line).min(1),
+    payment_lines: z.array(
+      z.object({
+        book_account_external_id: z.string(),
+        book_account_code: z.string().nullable().optional(),
+        book_account_name: z.string().nullable().optional(),
+        amount_cents: Cents,
+        due_date: z.iso.date(),
+        quota_number: z.number().int().min(1),
+        payment_method_external_id: z.string().nullable().optional(),
+        cost_center_external_id: z.string().nullable().optional(),
+      }),
+    ),
+    erp_journal_entry_taxes: z.array(z.record(z.string(), z.unknown())).optional(),
+  }),
+  advance_crossings: z
+    .array(
+      z.object({
+        external_move_line_id: z.string(),
+        external_move_id: z.string().nullable().optional(),
+        external_payment_id: z.string().nullable().optional(),
+        amount_cents: Cents,
+        original_amount_cents: Cents,
+        outstanding_amount_cents: Cents,
+        currency: z.string(),
+        advance_date: z.iso.date(),
+        status: z.string().nullable().optional(),
+        reference: z.string().nullable().optional(),
+      }),
+    )
+    .default([]),
+});
+
+export class AccountingRefused extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export interface AccountingDeps {
+  orm: Orm;
+  temporal: TemporalHandle;
+  webhookRetry: RetrySchedule;
+  publicUrl: string;
+}
+
+const CROSSING_SOURCES = new Set(['purchase_order', 'goods_receipt']);
+
+/**
+ * Accounts a document: records its posted voucher (from a file, or proposed by the agent from its line items and the
+ * company's ERP catalogs), and hands it to the integrator's ERP through `document.accounted`. With `retry`, the
+ * posted voucher is handed over again (after the ERP refused it).
+ */
+export async function accountDocument(deps: AccountingDeps, input: { documentId: string; entry?: unknown; retry?: boolean }) {
+  const found = await systemEm(deps.orm).findOne(Document, { id: input.documentId });
+  if (!found) throw new AccountingRefused('document_not_found', `No document with reference ${input.documentId}`);
+  const em = companyEm(deps.orm, found.company.id);
+  const { entry, deliveries } = await em.transactional(async (tx) => {
+    const document = await tx.findOneOrFail(Document, { id: input.documentId }, { populate: ['beneficiary'] });
+    const posted = await tx.findOne(AccountingEntry, { document, status: 'posted' });
+    if (input.retry) {
+      if (!posted) throw new AccountingRefused('not_accounted', 'The document has no posted voucher to hand over again');
+      if (posted.registrationState === 'registered') throw new AccountingRefused('already_registered', 'The ERP has already registered this voucher');
+      if (posted.registrationState === 'registering') throw new AccountingRefused('registration_in_progress', 'The voucher is being handed over right now');
+      return handOver(tx, document, posted, deps.publicUrl);
+    }
+    if (posted) throw new AccountingRefused('already_accounted', 'The document already has a posted voucher; use --retry to hand it over again');
+    const parsed = input.entry === undefined ? null : EntryFile.safeParse(input.entry);
+    if (parsed && !parsed.success) throw new AccountingRefused('invalid_entry', z.prettifyError(parsed.error));
+    const journal = parsed ? completeJournal(parsed.data.journal_entry, document) : await proposeJournal(tx, document);
+    const entry = tx.create(AccountingEntry, {
+      company: document.company,
+      document,
+      status: journal.status,
+      registrationState: 'pending',
+      accountedAt: new Date(),
+      summary: parsed?.data.summary ?? summarize(journal),
+      journalEntry: journal,
+      advanceCrossings: parsed?.data.advance_crossings ?? [],
+      registrationPayload: parsed ? (input.entry as Record<string, unknown>) : { proposed_by: 'agent' },
+      isCrossed: journal.erp_journal_entry_lines.some((line) => CROSSING_SOURCES.has(line.source)),
+    });
+    tx.create(ActivityLog, { company: document.company, document, event: 'document.updated', actor: parsed ? { type: 'system', source: 'operator' } : { type: 'agent', name: 'accounting agent' }, metadata: { change: 'accounted', accounting_entry: entry.id, status: entry.status } });
+    // Only posted vouchers are notified.
+    return entry.status === 'posted' ? handOver(tx, document, entry, deps.publicUrl) : { entry, deliveries: [] };
+  });
+  await startDeliveries(deps.temporal, deps.webhookRetry, deliveries);
+  return { entry, deliveries: deliveries.length };
+}
+
+async function handOver(em: EntityManager, document: Document, entry: AccountingEntry, publicUrl: string) {
+  entry.registrationState = 'registering';
+  const filePath = document.filePath ?? (document.sourceXmlPath ? fileUrl(publicUrl, document.sourceXmlPath) : null);
+  const deliveries = await recordEvent(em, document.company, 'document.accounted', entry.id, documentAccountedPayload(document, document.beneficiary ?? null, entry, filePath));
+  if (deliveries.length === 0) entry.registrationState = 'pending';
+  return { entry, deliveries };
+}
+
+function completeJournal(journal: z.output<typeof EntryFile>['journal_entry'], document: Document): JournalEntry {
+  return {
+    ...journal,
+    document_number: journal.document_number ?? document.documentNumber,
+    issue_date: journal.issue_date ?? (document.issueDate ?? document.createdAt).toISOString().slice(0, 10),
+  } as JournalEntry;
+}
+
+function summarize(journal: JournalEntry): Record<string, number> {
+  const debit = journal.erp_journal_entry_lines.reduce((sum, line) => sum + (line.debit_cents ?? 0), 0);
+  const credit = journal.erp_journal_entry_lines.reduce((sum, line) => sum + (line.credit_cents ?? 0), 0) + journal.payment_lines.reduce((sum, line) => sum + line.amount_cents, 0);
+  return { debit_cents: debit, credit_cents: credit, lines: journal.erp_journal_entry_lines.length, payment_lines: journal.payment_lines.length };
+}
+
+/**
+ * The accounting agent's proposal: one debit line per line item on its product's book account (or the first expense
+ * account), tax lines on each ERP tax's account, withholdings as credits, and one payment line per installment on the
+ * supplier payable account. Lines it could not map say so in their metadata.
+ */
+async function proposeJournal(em: EntityManager, document: Document): Promise<JournalEntry> {
+  const [lines, products, taxes, accounts] = await Promise.all([
+    em.find(LineItem, { document }, { orderBy: { position: 'asc' } }),
+    em.find(ErpProduct, { isActive: true }),
+    em.find(ErpTax, { isActive: true }),
+    em.find(ErpBookAccount, { isActive: true }, { orderBy: { code: 'asc' } }),
+  ]);
+  const vendor = document.beneficiary ? await em.findOne(ErpVendor, { identifierNumber: document.beneficiary.identifierNumber, isActive: true }) : null;
+  const expenseAccount = accounts.find((account) => account.nature === 'debit')?.externalId ?? 'unmapped-expense';
+  const payableAccount = accounts.find((account) => account.nature === 'credit' && account.code.startsWith('22'))?.externalId ?? accounts.find((account) => account.nature === 'credit')?.externalId ?? 'unmapped-payable';
+  const productOf = (code: string | null | undefined) => (code ? products.find((product) => product.code === code || product.externalId === code) : undefined);
+  const taxOf = (rate: string | null, withholding: boolean) => taxes.find((tax) => tax.isWithholding === withholding && rate !== null && Number(tax.rate) === Number(rate));
+
+  const journalLines: JournalEntryLine[] = [];
+  let withheld = 0;
+  for (const line of lines) {
+    const product = productOf(line.code);
+    const lineTaxes = (line.adjustments ?? []).filter((adjustment) => adjustment.type === 'tax' || adjustment.type === 'withholding');
+    journalLines.push({
+      source: 'agent',
+      description: line.name,
+      book_account_external_id: product?.bookAccountExternalId ?? expenseAccount,
+      debit_cents: Number(line.subtotalCents),
+      credit_cents: null,
+      quantity: Number(line.quantity),
+      unit_price_cents: Number(line.unitPriceCents),
+      product_external_id: product?.externalId ?? null,
+      vendor_external_id: null,
+      taxes: lineTaxes.flatMap((adjustment) => {
+        const tax = taxOf(adjustment.rate, adjustment.type === 'withholding');
+        return tax ? [{ tax_external_id: tax.externalId, base_cents: adjustment.baseAmountCents, amount_cents: adjustment.amountCents, type: tax.type ?? adjustment.type }] : [];
+      }),
+      metadata: product ? {} : { needs_review: 'no ERP product matched this line' },
+    });
+    for (const adjustment of lineTaxes) {
+      const withholding = adjustment.type === 'withholding';
+      const tax = taxOf(adjustment.rate, withholding);
+      if (withholding) withheld += adjustment.amountCents;
+      journalLines.push({
+        source: 'agent',
+        description: `${withholding ? 'Withholding' : 'Tax'} ${adjustment.code ?? ''} ${adjustment.ratePercentage ?? ''}%`.replace(/\s+/g, ' ').trim(),
+        book_account_external_id: tax?.bookAccountExternalId ?? (withholding ? payableAccount : expenseAccount),
+        debit_cents: withholding ? null : adjustment.amountCents,
+        credit_cents: withholding ? adjustment.amountCents : null,
+        metadata: tax ? { tax_external_id: tax.externalId } : { needs_review: 'no ERP tax matched this rate' },
+      });
+    }
+  }
+  const installments = await installmentsOf(em, document);
+  const payable = Number(document.amountCents) - withheld;
+  const paymentLines: PaymentLine[] = installments.map((installment, index) => ({
+    book_account_external_id: payableAccount,
+    amount_cents: index === installments.length - 1 ? payable - installments.slice(0, -1).reduce((sum, part) => sum + Number(part.amountCents), 0) : Number(installment.amountCents),
+    due_date: installment.dueDate,
+    quota_number: installment.number,
+  }));
+  return {
+    status: 'posted',
+    document_number: document.documentNumber,
+    vendor_external_id: vendor?.externalId ?? null,
+    issue_date: (document.issueDate ?? document.createdAt).toISOString().slice(0, 10),
+    posting_date: new Date().toISOString().slice(0, 10),
+    expiration_date: document.expirationDate?.toISOString().slice(0, 10) ?? null,
+    description: `${document.type.replace('_', ' ')} ${document.documentNumber}`,
+    erp_journal_entry_lines: journalLines,
+    payment_lines: paymentLines,
+    erp_journal_entry_taxes: [],
+  };
+}

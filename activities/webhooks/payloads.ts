@@ -1,0 +1,57 @@
+import { presentDocumentListItem } from '../../api/presenters/document.ts';
+import { isoDate } from '../../api/presenters/money.ts';
+import type { AccountingEntry } from '../../db/accounting/accounting-entry.entity.ts';
+import type { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
+import type { Document } from '../../db/documents/document.entity.ts';
+import { emptyRelations } from '../../db/documents/document.repository.ts';
+
+// Webhook amounts are integer cents (the API shows decimal amounts; receivers get minor units).
+
+/** `document.created`: the document's fields as the API lists them, with its beneficiary, amounts in cents. */
+export function documentCreatedPayload(document: Document, beneficiary: Beneficiary | null, publicUrl: string): Record<string, unknown> {
+  const relations = emptyRelations();
+  if (beneficiary) relations.beneficiaries.set(beneficiary.id, beneficiary);
+  const data = presentDocumentListItem(document, relations, ['beneficiaries'], publicUrl);
+  return { event: 'document.created', timestamp: new Date().toISOString(), data: { ...data, amount: Number(document.amountCents) } };
+}
+
+/** `document.accounted`: the document and its posted voucher, exactly the fields the contract lists. */
+export function documentAccountedPayload(document: Document, beneficiary: Beneficiary | null, entry: AccountingEntry, filePath: string | null): Record<string, unknown> {
+  return {
+    event: 'document.accounted',
+    timestamp: new Date().toISOString(),
+    data: {
+      reference: document.id,
+      document_number: document.documentNumber,
+      type: document.type,
+      issue_date: isoDate(document.issueDate ?? null),
+      expiration_date: document.expirationDate?.toISOString() ?? null,
+      amount: Number(document.amountCents),
+      amount_currency: document.currency,
+      status: document.approvalStatus,
+      payment_status: document.paymentStatus,
+      fiscal_reference: document.fiscalReference ?? null,
+      fiscal_metadata: { final_notes: document.fiscalMetadata?.finalNotes ?? [] },
+      file_path: filePath,
+      purchase_order: document.purchaseOrder ?? null,
+      beneficiary: beneficiary
+        ? { reference: beneficiary.id, name: beneficiary.name, identifier_type: beneficiary.identifierType, identifier_number: beneficiary.identifierNumber }
+        : null,
+      accounting_entry: {
+        reference: entry.id,
+        accounted_at: entry.accountedAt.toISOString(),
+        // A crossed voucher (purchase order or goods receipt lines) is registered against that document.
+        is_crossed: entry.isCrossed,
+        summary: entry.summary,
+        journal_entry: entry.journalEntry,
+        advance_crossings: entry.advanceCrossings,
+        registration_payload: entry.registrationPayload ?? null,
+      },
+    },
+  };
+}
+
+/** `payment.rescheduled`: the payment and its old and new due dates. */
+export function paymentRescheduledPayload(paymentId: string, previousDueDate: string | null, newDueDate: string): Record<string, unknown> {
+  return { event: 'payment.rescheduled', timestamp: new Date().toISOString(), payment_id: paymentId, previous_due_date: previousDueDate, new_due_date: newDueDate };
+}

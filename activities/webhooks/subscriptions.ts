@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { pointsOutsidePublicInternet } from '../../api/url-safety.ts';
+import type { Company } from '../../db/companies/company.entity.ts';
+import type { EntityManager } from '../../db/orm.ts';
+import { WebhookSubscription, type WebhookEvent } from '../../db/webhooks/webhook-subscription.entity.ts';
+import type { SecretBox } from './secret-box.ts';
+
+/** `document.accounted` waits for the ERP to register the voucher; other receivers answer quickly. */
+export const DEFAULT_TIMEOUT_SECONDS: Record<WebhookEvent, number> = { 'document.accounted': 120, 'document.created': 30, 'payment.rescheduled': 30 };
+export const MAX_RETRIES = 10;
+export const MAX_TIMEOUT_SECONDS = 300;
+
+export class SubscriptionRefused extends Error {}
+
+/** Checks a receiver URL: https at a public address; http only to loopback, and only outside production. */
+export async function checkReceiverUrl(url: string, environment: 'development' | 'production'): Promise<void> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new SubscriptionRefused(`Not a URL: ${url}`);
+  }
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(target.hostname);
+  if (environment === 'development' && loopback && (target.protocol === 'http:' || target.protocol === 'https:')) return;
+  if (target.protocol !== 'https:') throw new SubscriptionRefused('The URL must use https (http is accepted only for loopback receivers in development)');
+  if (await pointsOutsidePublicInternet(target)) throw new SubscriptionRefused('The URL points at a private, loopback or link-local address');
+}
+
+/** Subscribes a company's receiver to an event; the secret is sealed, and generated (to be shown once) when not given. */
+export async function addSubscription(
+  em: EntityManager,
+  secrets: SecretBox,
+  input: { company: Company; event: WebhookEvent; url: string; secret?: string; retries?: number; timeoutSeconds?: number; headers?: Record<string, string>; environment: 'development' | 'production' },
+): Promise<{ subscription: WebhookSubscription; generatedSecret: string | null }> {
+  await checkReceiverUrl(input.url, input.environment);
+  const generatedSecret = input.secret ? null : randomBytes(32).toString('base64url');
+  const subscription = em.create(WebhookSubscription, {
+    company: input.company,
+    event: input.event,
+    url: input.url,
+    secretCiphertext: secrets.seal(input.secret ?? generatedSecret!),
+    retries: input.retries ?? 3,
+    timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS[input.event],
+    headers: input.headers ?? {},
+    isActive: true,
+  });
+  await em.flush();
+  return { subscription, generatedSecret };
+}

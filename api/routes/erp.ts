@@ -1,0 +1,257 @@
+import type { EntityName, QueryOrderMap } from '@mikro-orm/core';
+import { z } from 'zod';
+import { ErpBookAccount } from '../../db/erp/book-account.entity.ts';
+import { findCatalogPage, loadAncestry, syncCatalog, type CatalogRecord, type CatalogRow } from '../../db/erp/catalog.repository.ts';
+import { ErpCostCenter } from '../../db/erp/cost-center.entity.ts';
+import { ErpPaymentTerm } from '../../db/erp/payment-term.entity.ts';
+import { ErpProduct } from '../../db/erp/product.entity.ts';
+import { ErpPurchaseOrder } from '../../db/erp/purchase-order.entity.ts';
+import { ErpTax } from '../../db/erp/tax.entity.ts';
+import { ErpVendor } from '../../db/erp/vendor.entity.ts';
+import type { EntityManager } from '../../db/orm.ts';
+import * as present from '../presenters/erp.ts';
+import { defineRoute, type AnyRoute, type Caller } from '../route.ts';
+import { fieldErrors } from '../router.ts';
+import { page } from '../schemas/common.ts';
+import * as erp from '../schemas/erp.ts';
+
+const TAGS = ['ERP catalogs'];
+
+type ListQuery = z.output<typeof erp.CatalogListQuery>;
+
+/** One ERP catalog: how its records are validated and stored, and how it is listed. */
+interface Catalog<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>> {
+  /** Path segment under /api/v1/erp. */
+  path: string;
+  /** For schema names (`ErpCostCenterBatch`) and, in the plural, operation ids (`syncCostCenters`). */
+  noun: string;
+  plural: string;
+  label: string;
+  entity: EntityName<E>;
+  record: R;
+  row: (record: z.output<R>, raw: Record<string, unknown>) => CatalogRow;
+  /** Hierarchical catalogs refuse cycles and present depth and path. */
+  hierarchical: boolean;
+  query: Q;
+  list: z.ZodType;
+  searchColumns: string[];
+  order: QueryOrderMap<E>[];
+  equals?: (query: z.output<Q>) => Record<string, string | undefined>;
+  present: (em: EntityManager, records: E[]) => Promise<unknown[]>;
+}
+
+const defineCatalog = <R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>>(catalog: Catalog<R, E, Q>) => catalog;
+
+/** The record at each index of the batch as it was sent, for `raw` and for naming refused records. */
+function submittedRecords(body: unknown): unknown[] {
+  return typeof body === 'object' && body !== null && 'items' in body && Array.isArray(body.items) ? body.items : [body];
+}
+
+const sentExternalId = (record: unknown): string | null =>
+  typeof record === 'object' && record !== null && 'external_id' in record && typeof record.external_id === 'string' ? record.external_id : null;
+
+function describeCycle(cycle: string[]): string {
+  const shown = cycle.length > 12 ? [...cycle.slice(0, 6), '…', ...cycle.slice(-3)] : cycle;
+  return `Would close a cycle: ${shown.join(' → ')}`;
+}
+
+/** Validates each record on its own, refuses repeats and cycles, and upserts the rest in one transaction. */
+async function syncRecords<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>>(
+  catalog: Catalog<R, E, Q>,
+  em: EntityManager,
+  caller: Caller,
+  items: (z.output<R> | erp.InvalidRecord)[],
+  submitted: unknown[],
+): Promise<z.input<typeof erp.SyncResult>> {
+  const errors: z.input<typeof erp.SyncItemError>[] = [];
+  const rows: CatalogRow[] = [];
+  const indexOf = new Map<string, number>();
+  items.forEach((item, index) => {
+    if (item instanceof erp.InvalidRecord) {
+      errors.push({ index, external_id: sentExternalId(submitted[index]), errors: fieldErrors(item.error) });
+      return;
+    }
+    const row = catalog.row(item, submitted[index] as Record<string, unknown>);
+    const first = indexOf.get(row.externalId);
+    if (first !== undefined) {
+      errors.push({ index, external_id: row.externalId, errors: { external_id: [`Repeats the record at index ${first} of this batch`] } });
+      return;
+    }
+    indexOf.set(row.externalId, index);
+    rows.push(row);
+  });
+  const outcome = await syncCatalog(em, catalog.entity as EntityName<CatalogRecord>, caller.company.id, rows, { hierarchical: catalog.hierarchical });
+  for (const [externalId, cycle] of outcome.cycles) {
+    errors.push({ index: indexOf.get(externalId)!, external_id: externalId, errors: { parent_external_id: [describeCycle(cycle)] } });
+  }
+  return { synced: outcome.synced, errors: errors.sort((a, b) => a.index - b.index) };
+}
+
+/** The sync (POST) and list (GET) routes of one catalog. */
+function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>>(catalog: Catalog<R, E, Q>): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: `/${catalog.path}`,
+      operationId: `sync${catalog.plural}`,
+      summary: `Create or update ${catalog.label}`,
+      description:
+        `Upserts by \`external_id\` within the company: an existing one is replaced by the record as sent (an absent optional field takes its default, null unless documented), a new one is created. ` +
+        `Each record is validated on its own; invalid ones are reported in \`errors\` with their index and never block the others. ` +
+        `1 to ${erp.MAX_SYNC_BATCH} records per request, written in one transaction.` +
+        (catalog.hierarchical ? ' A parent may arrive after its children, in the same batch or a later one; a record whose parent link would close a cycle is refused.' : ''),
+      tags: TAGS,
+      auth: 'erp-key',
+      body: erp.syncRequest(catalog.record, `Erp${catalog.noun}`),
+      response: erp.SyncResult,
+      responseDescription: 'The batch was processed: how many records were synced and which were refused',
+      handler: async ({ em, caller, body, ctx }) => {
+        const items = (typeof body === 'object' && body !== null && 'items' in body ? body.items : [body]) as (z.output<R> | erp.InvalidRecord)[];
+        return syncRecords(catalog, em, caller, items, submittedRecords(ctx.request.body));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: `/${catalog.path}`,
+      operationId: `list${catalog.plural}`,
+      summary: `List the synced ${catalog.label}`,
+      description: `Paginated${catalog.hierarchical ? '; each item says where it sits in the hierarchy (`depth`, `path`)' : ''}. For integrators to check what is synced.`,
+      tags: TAGS,
+      auth: 'erp-key',
+      query: catalog.query,
+      response: catalog.list,
+      handler: async ({ em, query: parsed }) => {
+        const query = parsed as z.output<Q>;
+        const filters = {
+          search: query.search,
+          searchColumns: catalog.searchColumns,
+          updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
+          isActive: query.is_active,
+          equals: catalog.equals?.(query),
+        };
+        const { records, total } = await findCatalogPage(em, catalog.entity, filters, catalog.order, { number: query.page, size: query.page_size });
+        return page(await catalog.present(em, records), total, query.page, query.page_size);
+      },
+    }),
+  ];
+}
+
+const CATALOGS = [
+  defineCatalog({
+    path: 'cost-centers',
+    noun: 'CostCenter',
+    plural: 'CostCenters',
+    label: 'cost centers',
+    entity: ErpCostCenter,
+    record: erp.CostCenterRecord,
+    row: present.costCenterRow,
+    hierarchical: true,
+    query: erp.HierarchyListQuery,
+    list: erp.CostCenterList,
+    searchColumns: ['externalId', 'code', 'name'],
+    order: [{ code: 'asc nulls last' }],
+    equals: (query) => ({ parentExternalId: query.parent_external_id }),
+    present: async (em, records) => {
+      const ancestry = await loadAncestry(em, ErpCostCenter, records);
+      return records.map((record) => present.presentCostCenter(record, ancestry.get(record.externalId)!));
+    },
+  }),
+  defineCatalog({
+    path: 'vendors',
+    noun: 'Vendor',
+    plural: 'Vendors',
+    label: 'vendors',
+    entity: ErpVendor,
+    record: erp.VendorRecord,
+    row: present.vendorRow,
+    hierarchical: false,
+    query: erp.CatalogListQuery,
+    list: erp.VendorList,
+    searchColumns: ['externalId', 'name', 'identifierNumber'],
+    order: [{ name: 'asc' }],
+    present: async (_em, records) => records.map(present.presentVendor),
+  }),
+  defineCatalog({
+    path: 'products',
+    noun: 'Product',
+    plural: 'Products',
+    label: 'products',
+    entity: ErpProduct,
+    record: erp.ProductRecord,
+    row: present.productRow,
+    hierarchical: false,
+    query: erp.CatalogListQuery,
+    list: erp.ProductList,
+    searchColumns: ['externalId', 'code', 'name'],
+    order: [{ code: 'asc nulls last' }],
+    present: async (_em, records) => records.map(present.presentProduct),
+  }),
+  defineCatalog({
+    path: 'taxes',
+    noun: 'Tax',
+    plural: 'Taxes',
+    label: 'taxes',
+    entity: ErpTax,
+    record: erp.TaxRecord,
+    row: present.taxRow,
+    hierarchical: false,
+    query: erp.CatalogListQuery,
+    list: erp.TaxList,
+    searchColumns: ['externalId', 'code', 'name'],
+    order: [{ code: 'asc nulls last' }],
+    present: async (_em, records) => records.map(present.presentTax),
+  }),
+  defineCatalog({
+    path: 'book-accounts',
+    noun: 'BookAccount',
+    plural: 'BookAccounts',
+    label: 'book accounts',
+    entity: ErpBookAccount,
+    record: erp.BookAccountRecord,
+    row: present.bookAccountRow,
+    hierarchical: true,
+    query: erp.HierarchyListQuery,
+    list: erp.BookAccountList,
+    searchColumns: ['externalId', 'code', 'name'],
+    order: [{ code: 'asc' }],
+    equals: (query) => ({ parentExternalId: query.parent_external_id }),
+    present: async (em, records) => {
+      const ancestry = await loadAncestry(em, ErpBookAccount, records);
+      return records.map((record) => present.presentBookAccount(record, ancestry.get(record.externalId)!));
+    },
+  }),
+  defineCatalog({
+    path: 'payment-terms',
+    noun: 'PaymentTerm',
+    plural: 'PaymentTerms',
+    label: 'payment terms',
+    entity: ErpPaymentTerm,
+    record: erp.PaymentTermRecord,
+    row: present.paymentTermRow,
+    hierarchical: false,
+    query: erp.CatalogListQuery,
+    list: erp.PaymentTermList,
+    searchColumns: ['externalId', 'name'],
+    order: [{ name: 'asc' }],
+    present: async (_em, records) => records.map(present.presentPaymentTerm),
+  }),
+  defineCatalog({
+    path: 'purchase-orders',
+    noun: 'PurchaseOrder',
+    plural: 'PurchaseOrders',
+    label: 'purchase orders',
+    entity: ErpPurchaseOrder,
+    record: erp.PurchaseOrderRecord,
+    row: present.purchaseOrderRow,
+    hierarchical: false,
+    query: erp.PurchaseOrderListQuery,
+    list: erp.PurchaseOrderList,
+    searchColumns: ['externalId', 'number'],
+    order: [{ issueDate: 'desc nulls last' }, { number: 'asc' }],
+    equals: (query) => ({ vendorExternalId: query.vendor_external_id, status: query.status }),
+    present: async (_em, records) => records.map(present.presentPurchaseOrder),
+  }),
+];
+
+/** ERP catalog synchronisation: for each catalog a batch upsert and a paginated list, under `Authorization: ApiKey`. */
+export const erpRoutes: AnyRoute[] = CATALOGS.flatMap((catalog) => catalogRoutes(catalog as unknown as Catalog<z.ZodType, CatalogRecord, z.ZodType<ListQuery>>));

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { Currency, Reference } from './common.ts';
+
+const DateTime = z.iso.datetime({ offset: true });
+
+const Option = z.strictObject({ value: z.string().describe('Opaque token: send it back unchanged'), label: z.string() });
+
+export const PendingStep = z
+  .strictObject({
+    reference: Reference.describe('The step reference, used in the complete path'),
+    action: z.string().describe('e.g. document.approval'),
+    status: z.enum(['pending', 'completed']),
+    actionable: z.boolean().describe('false: the step is not decided through this API'),
+    created_at: DateTime,
+    entity: z.strictObject({
+      type: z.literal('document'),
+      reference: Reference,
+      document_number: z.string(),
+      concept: z.string().nullable(),
+      amount_cents: z.string().describe('Amount in cents, as a string'),
+      amount_currency: Currency,
+      issue_date: DateTime.nullable(),
+      expiration_date: DateTime.nullable(),
+      third_party: z.array(z.strictObject({ type: z.literal('beneficiary'), name: z.string(), reference: Reference })),
+    }),
+    decision: z
+      .strictObject({
+        kind: z.enum(['approval', 'classification', 'tagging']),
+        multiple: z.boolean(),
+        field_name: z.string().nullable(),
+        options: z.array(Option),
+        options_complete: z.boolean().describe('false: options is only a sample; any tag of the company is valid'),
+      })
+      .nullable(),
+    assignees: z.array(z.strictObject({ email: z.string(), name: z.string(), acted: z.boolean() })),
+    recommendations: z.array(z.strictObject({ value: z.string(), confidence_level: z.string(), rationale: z.string() })),
+  })
+  .meta({ id: 'WorkflowStep' });
+
+export const CompletedStep = z
+  .strictObject({
+    reference: Reference,
+    action: z.string(),
+    status: z.literal('completed'),
+    completed_at: DateTime,
+    decision: z.strictObject({ kind: z.enum(['approval', 'classification', 'tagging']).nullable(), values: z.array(z.string()), labels: z.array(z.string()) }),
+    acted_by: z.strictObject({ email: z.string(), name: z.string() }),
+  })
+  .meta({ id: 'CompletedWorkflowStep' });
+
+export const CurrentStepQuery = z.object({ entity_reference: Reference.describe('The document reference') });
+export const CurrentStepResponse = z.strictObject({ step: PendingStep });
+
+export const StepParams = z.object({ reference: Reference.describe('The step reference (not the document reference)') });
+export const CompleteStepRequest = z.object({
+  decision: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).describe('One option value; an array of values when decision.multiple is true'),
+  acting_user_email: z.email().describe('A company member who is an assignee of the step'),
+  comment: z.string().max(2000, 'Must be at most 2000 characters').optional(),
+});
+export const CompleteStepResponse = z.strictObject({ step: z.union([CompletedStep, PendingStep]) });
+
+export const ApproveRequest = z
+  .object({ erp_document_reference: z.string().trim().min(1).max(255).optional().describe("The integrator's ERP document reference, stored with the approval") })
+  .optional();
+export const ApproveParams = z.object({
+  reference: z
+    .string()
+    .regex(/^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[a-fA-F0-9]{96})$/, 'Must be a document reference (UUID), a CUFE (96 hex characters) or a SAT fiscal UUID')
+    .describe('Internal UUID, CUFE (96 hex characters) or SAT fiscal UUID'),
+});

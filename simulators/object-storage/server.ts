@@ -1,0 +1,135 @@
+// An S3-compatible object store in memory, for the embedded default and the tests: path-style PUT and GET of
+// objects, each request's SigV4 signature checked the way S3 checks it, failures answered as S3's XML errors.
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { encodeKeyPath, parseAuthorization, sameSignature, sha256Hex, signature } from '../../activities/storage/aws-signature-v4.ts';
+
+export interface ObjectStorageSimulatorOptions {
+  port?: number;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  region?: string;
+}
+
+/** One request the simulator answered, for tests to inspect. */
+export interface RecordedRequest {
+  method: string;
+  /** The path as sent, still encoded. */
+  path: string;
+  key: string | null;
+  headers: IncomingHttpHeaders;
+  status: number;
+  /** The S3 error code, when it failed. */
+  code: string | null;
+}
+
+export interface ObjectStorageSimulator {
+  url: string;
+  requests: RecordedRequest[];
+  stop(): Promise<void>;
+}
+
+interface Reply {
+  status: number;
+  code?: string;
+  message?: string;
+  headers?: Record<string, string>;
+  body?: Buffer;
+}
+
+const MAX_OBJECT_BYTES = 50 * 1024 * 1024;
+
+const fail = (status: number, code: string, message: string): Reply => ({ status, code, message });
+
+const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Starts the simulator on 127.0.0.1 (a free port unless one is given). */
+export async function startObjectStorageSimulator(options: ObjectStorageSimulatorOptions): Promise<ObjectStorageSimulator> {
+  const region = options.region ?? 'us-east-1';
+  const objects = new Map<string, { body: Buffer; contentType: string }>();
+  const requests: RecordedRequest[] = [];
+
+  const authenticate = (request: IncomingMessage, canonicalUri: string, query: Array<[string, string]>, body: Buffer): Reply | null => {
+    const header = request.headers.authorization;
+    if (!header) return fail(403, 'AccessDenied', 'Anonymous access is not allowed');
+    const auth = parseAuthorization(header);
+    if (!auth || auth.service !== 's3' || auth.region !== region) return fail(400, 'AuthorizationHeaderMalformed', `The authorization header is malformed; the region must be ${region} and the service s3`);
+    if (auth.accessKeyId !== options.accessKeyId) return fail(403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
+    const amzDate = String(request.headers['x-amz-date'] ?? '');
+    const payloadHash = String(request.headers['x-amz-content-sha256'] ?? '');
+    if (!payloadHash) return fail(400, 'InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
+    if (!['host', 'x-amz-date', 'x-amz-content-sha256'].every((name) => auth.signedHeaders.includes(name)) || !amzDate.startsWith(auth.date)) {
+      return fail(403, 'AccessDenied', 'host, x-amz-date and x-amz-content-sha256 must be signed, and x-amz-date must match the credential date');
+    }
+    const signed: Record<string, string> = {};
+    for (const name of auth.signedHeaders) {
+      const value = request.headers[name];
+      signed[name] = Array.isArray(value) ? value.join(',') : (value ?? '');
+    }
+    const expected = signature(
+      { method: request.method ?? '', canonicalUri, query, headers: signed, payloadHash },
+      { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey, region, service: 's3', amzDate },
+    );
+    if (!sameSignature(expected, auth.signature)) return fail(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
+    if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== sha256Hex(body)) return fail(400, 'XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
+    return null;
+  };
+
+  const serve = (request: IncomingMessage, rawPath: string, rawQuery: string, body: Buffer): Reply & { key: string | null } => {
+    let path: string;
+    try {
+      path = decodeURIComponent(rawPath);
+    } catch {
+      return { ...fail(400, 'InvalidURI', 'Could not parse the specified URI.'), key: null };
+    }
+    const [, bucket = '', ...rest] = path.split('/');
+    const key = rest.length > 0 ? rest.join('/') : null;
+    // S3 signs the decoded path re-encoded its own way, so a client that encodes differently is refused.
+    const denied = authenticate(request, encodeKeyPath(path), [...new URLSearchParams(rawQuery)], body);
+    if (denied) return { ...denied, key };
+    if (bucket !== options.bucket) return { ...fail(404, 'NoSuchBucket', 'The specified bucket does not exist'), key };
+    if (!key) return { ...fail(501, 'NotImplemented', 'Only object PUT and GET are simulated'), key };
+    if (request.method === 'PUT') {
+      if (body.length > MAX_OBJECT_BYTES) return { ...fail(400, 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size'), key };
+      objects.set(key, { body, contentType: request.headers['content-type'] ?? 'binary/octet-stream' });
+      return { status: 200, headers: { etag: `"${createHash('md5').update(body).digest('hex')}"` }, key };
+    }
+    if (request.method === 'GET') {
+      const object = objects.get(key);
+      if (!object) return { ...fail(404, 'NoSuchKey', 'The specified key does not exist.'), key };
+      return { status: 200, headers: { 'content-type': object.contentType }, body: object.body, key };
+    }
+    return { ...fail(405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.'), key };
+  };
+
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const [rawPath = '/', rawQuery = ''] = (request.url ?? '/').split('?', 2);
+      const reply = serve(request, rawPath, rawQuery, Buffer.concat(chunks));
+      requests.push({ method: request.method ?? '', path: rawPath, key: reply.key, headers: request.headers, status: reply.status, code: reply.code ?? null });
+      const body = reply.code
+        ? Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${reply.code}</Code><Message>${escapeXml(reply.message ?? '')}</Message><Resource>${escapeXml(rawPath)}</Resource></Error>`)
+        : (reply.body ?? Buffer.alloc(0));
+      response.writeHead(reply.status, { ...(reply.code ? { 'content-type': 'application/xml' } : {}), ...reply.headers, 'content-length': String(body.length) });
+      response.end(body);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    stop: () => new Promise<void>((resolve, reject) => {
+      server.close((error) => (error ? reject(error) : resolve()));
+      server.closeAllConnections();
+    }),
+  };
+}

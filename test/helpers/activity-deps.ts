@@ -1,0 +1,23 @@
+import type { Client } from '@temporalio/client';
+import { pino } from 'pino';
+import type { ActivityDeps } from '../../activities/index.ts';
+import { localFileStorage } from '../../activities/storage/file-storage.ts';
+import { secretBox } from '../../activities/webhooks/secret-box.ts';
+import type { Orm } from '../../db/orm.ts';
+
+/** The key sealing webhook secrets in the suite: the worker, the CLI and the tests share it. */
+export const TEST_WEBHOOK_SECRET_KEY = '8f'.repeat(32);
+
+/** Activities as the suite's workers run them: short webhook retry waits, loopback receivers allowed. */
+export function testActivityDeps(options: { orm: Orm; client: Client; taskQueue: string; storageDir: string; publicUrl: string }): ActivityDeps {
+  return {
+    orm: options.orm,
+    logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }),
+    storage: localFileStorage(options.storageDir),
+    temporal: { client: options.client, taskQueue: options.taskQueue },
+    publicUrl: options.publicUrl,
+    secrets: secretBox(Buffer.from(TEST_WEBHOOK_SECRET_KEY, 'hex')),
+    webhookRetry: { initialMs: 200, maxMs: 1_000 },
+    environment: 'development',
+  };
+}

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { Orm } from '../db/orm.ts';
+import type { OutsideSystems } from './outside-systems.ts';
 import { FiscalDocumentError } from '../fiscal/errors.ts';
 import type { TemporalHandle } from '../worker/processes.ts';
 import { ImportRejected, importFiscalDocument, type ImportFiscalDocumentInput } from './read-state/import-fiscal-document.ts';
@@ -23,6 +24,7 @@ export interface ActivityDeps {
   webhookRetry: RetrySchedule;
   /** Outside production, webhooks may go to http receivers on loopback. */
   environment: 'development' | 'production';
+  outside: OutsideSystems;
 }
 
 /** Business rejections are final: Temporal must not retry them. */

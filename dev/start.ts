@@ -8,6 +8,8 @@ import { createCompany, enableFeature, upsertMember } from '../db/companies/comp
 import { initORM, systemEm, type Orm } from '../db/orm.ts';
 import { migrateAndSeed } from '../db/schema.ts';
 import { PUBLIC_PREFIX } from '../api/routes/index.ts';
+import { outsideSystemsEnv } from '../activities/outside-systems.ts';
+import { startSimulators } from '../simulators/index.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './postgres.ts';
 import { freePort } from './ports.ts';
 import { DATA_DIR, writeRuntime } from './runtime.ts';
@@ -133,9 +135,13 @@ try {
   await orm.close();
 
   const { address, uiUrl } = await temporal();
+  say('• starting the simulators of the outside systems');
+  const simulators = await startSimulators();
+  stops.push(() => simulators.stop());
   const port = Number(process.env.PORT ?? (await portOr(3000)));
   const apiUrl = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: address, PORT: String(port), PUBLIC_URL: process.env.PUBLIC_URL ?? apiUrl };
+  // A variable set by the user (a real gateway, DIAN...) wins over its simulator.
+  const env = { ...outsideSystemsEnv(simulators.urls), ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: address, PORT: String(port), PUBLIC_URL: process.env.PUBLIC_URL ?? apiUrl };
   run('worker', 'worker/main.ts', env);
   run('api', 'api/main.ts', env);
   await waitForHttp(`${apiUrl}/healthz`);

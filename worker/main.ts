@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { outsideSystemsFromEnv } from '../activities/outside-systems.ts';
 import { fileStorageFromEnv } from '../activities/storage/file-storage.ts';
 import { retryScheduleFromEnv } from '../activities/webhooks/events.ts';
 import { secretBoxFromEnv } from '../activities/webhooks/secret-box.ts';
@@ -34,6 +35,7 @@ const worker = await createWorker({
     secrets: secretBoxFromEnv(),
     webhookRetry: retryScheduleFromEnv(),
     environment: api.environment,
+    outside: outsideSystemsFromEnv(),
   },
 });
 logger.info({ taskQueue: config.taskQueue, namespace: config.namespace }, 'worker running');

@@ -4,12 +4,13 @@ import type { ActivityDeps } from '../../activities/index.ts';
 import { localFileStorage } from '../../activities/storage/file-storage.ts';
 import { secretBox } from '../../activities/webhooks/secret-box.ts';
 import type { Orm } from '../../db/orm.ts';
+import type { OutsideSystems } from '../../activities/outside-systems.ts';
 
 /** The key sealing webhook secrets in the suite: the worker, the CLI and the tests share it. */
 export const TEST_WEBHOOK_SECRET_KEY = '8f'.repeat(32);
 
 /** Activities as the suite's workers run them: short webhook retry waits, loopback receivers allowed. */
-export function testActivityDeps(options: { orm: Orm; client: Client; taskQueue: string; storageDir: string; publicUrl: string }): ActivityDeps {
+export function testActivityDeps(options: { orm: Orm; client: Client; taskQueue: string; storageDir: string; publicUrl: string; outside: OutsideSystems }): ActivityDeps {
   return {
     orm: options.orm,
     logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }),
@@ -19,5 +20,6 @@ export function testActivityDeps(options: { orm: Orm; client: Client; taskQueue:
     secrets: secretBox(Buffer.from(TEST_WEBHOOK_SECRET_KEY, 'hex')),
     webhookRetry: { initialMs: 200, maxMs: 1_000 },
     environment: 'development',
+    outside: options.outside,
   };
 }

@@ -7,6 +7,8 @@ import type { TestProject } from 'vitest/node';
 import { tempDir } from '../../dev/temp-dir.ts';
 import { Client, Connection } from '@temporalio/client';
 import { testActivityDeps } from './activity-deps.ts';
+import type { OutsideSystems } from '../../activities/outside-systems.ts';
+import { startSimulators, type RunningSimulators } from '../../simulators/index.ts';
 import { initORM, type Orm } from '../../db/orm.ts';
 import { migrateAndSeed } from '../../db/schema.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
@@ -21,6 +23,8 @@ declare module 'vitest' {
     postgresDataDir: string;
     storageDir: string;
     publicUrl: string;
+    /** The simulators of the outside systems, shared by the suite (steer them per company or reference). */
+    outside: OutsideSystems;
   }
 }
 
@@ -33,6 +37,7 @@ let orm: Orm;
 let worker: Worker;
 let running: Promise<void>;
 let clientConnection: Connection | undefined;
+let simulators: RunningSimulators | undefined;
 
 /** Links stored by the worker point here; tests compare paths, not hosts. */
 const TEST_PUBLIC_URL = 'http://api.test';
@@ -52,13 +57,14 @@ async function start(project: TestProject): Promise<void> {
   [db, temporal] = await Promise.all([startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') }), startDevTemporal({ build: (line) => process.stdout.write(`${line}\n`) })]);
   orm = await initORM({ url: db.url, poolMax: 10, statementTimeoutMs: 30_000, debug: false });
   await migrateAndSeed(orm);
+  simulators = await startSimulators();
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
   const connection = await NativeConnection.connect({ address: temporal.address });
   clientConnection = await Connection.connect({ address: temporal.address });
   const client = new Client({ connection: clientConnection, namespace: 'default' });
   worker = await createWorker({
     config: { address: temporal.address, namespace: 'default', taskQueue: TASK_QUEUE },
-    deps: testActivityDeps({ orm, client, taskQueue: TASK_QUEUE, storageDir: join(dataDir, 'files'), publicUrl: TEST_PUBLIC_URL }),
+    deps: testActivityDeps({ orm, client, taskQueue: TASK_QUEUE, storageDir: join(dataDir, 'files'), publicUrl: TEST_PUBLIC_URL, outside: simulators.urls }),
     connection,
     workflowBundle,
   });
@@ -70,6 +76,7 @@ async function start(project: TestProject): Promise<void> {
   project.provide('postgresDataDir', join(dataDir, 'postgres'));
   project.provide('storageDir', join(dataDir, 'files'));
   project.provide('publicUrl', TEST_PUBLIC_URL);
+  project.provide('outside', simulators.urls);
 }
 
 export async function teardown(): Promise<void> {
@@ -78,6 +85,7 @@ export async function teardown(): Promise<void> {
   await clientConnection?.close();
   await orm?.close();
   await temporal?.stop();
+  await simulators?.stop();
   await db?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }

@@ -25,7 +25,7 @@ async function runWorker(): Promise<{ worker: Worker; stopped: Promise<void> }> 
   const worker = await createWorker({
     config: { address: inject('temporalAddress'), namespace: 'default', taskQueue: TASK_QUEUE },
     connection,
-    deps: testActivityDeps({ orm: api.orm, client: api.client, taskQueue: TASK_QUEUE, storageDir: inject('storageDir'), publicUrl: inject('publicUrl') }),
+    deps: testActivityDeps({ orm: api.orm, client: api.client, taskQueue: TASK_QUEUE, storageDir: inject('storageDir'), publicUrl: inject('publicUrl'), outside: inject('outside') }),
   });
   return { worker, stopped: worker.run() };
 }

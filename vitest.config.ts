@@ -6,7 +6,10 @@ export default defineConfig({
     globalSetup: ['test/helpers/global-setup.ts'],
     // Forks, not threads: Temporal's native runtime does not survive worker threads.
     pool: 'forks',
-    testTimeout: 60_000,
+    // Integration files mostly wait (on timers, workflows, child processes): run more of them than there are cores.
+    maxWorkers: 4,
+    testTimeout: 90_000,
+    expect: { poll: { timeout: 30_000, interval: 100 } },
     hookTimeout: 120_000,
     teardownTimeout: 60_000,
   },

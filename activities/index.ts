@@ -1,11 +1,19 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { Orm } from '../db/orm.ts';
 import type { OutsideSystems } from './outside-systems.ts';
+import { bankValidationClient } from './bank-validation/client.ts';
+import * as bankValidation from './bank-validation/validations.ts';
+import { paymentGatewayClient } from './gateway/client.ts';
+import * as gatewayPayments from './gateway/payments.ts';
+import * as payments from './read-state/payments.ts';
 import { FiscalDocumentError } from '../fiscal/errors.ts';
 import type { TemporalHandle } from '../worker/processes.ts';
 import { ImportRejected, importFiscalDocument, type ImportFiscalDocumentInput } from './read-state/import-fiscal-document.ts';
 import * as lifecycle from './read-state/lifecycle.ts';
+import * as receptionEvents from './dian/reception-events.ts';
+import { fiscalSyncActivities } from './fiscal-sync/index.ts';
 import type { FileStorage } from './storage/file-storage.ts';
 import { attemptDelivery, giveUpDelivery } from './webhooks/deliver.ts';
 import type { RetrySchedule } from './webhooks/events.ts';
@@ -25,6 +33,19 @@ export interface ActivityDeps {
   /** Outside production, webhooks may go to http receivers on loopback. */
   environment: 'development' | 'production';
   outside: OutsideSystems;
+}
+
+/**
+ * Heartbeats while a long call (a slow receiver) runs, so that if this worker dies the attempt is retried elsewhere
+ * within the heartbeat timeout instead of the whole start-to-close timeout.
+ */
+async function whileHeartbeating<T>(work: () => Promise<T>, everyMs = 2_000): Promise<T> {
+  const timer = setInterval(() => Context.current().heartbeat(), everyMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /** Business rejections are final: Temporal must not retry them. */
@@ -52,9 +73,35 @@ export function createActivities(deps: ActivityDeps) {
     /** Approves a document (with its ERP reference) and generates its payables. */
     approveDocument: (input: Parameters<typeof lifecycle.approveDocument>[1]) => lifecycle.approveDocument(deps.orm, input),
     /** Sends one signed attempt of a webhook delivery and records it. */
-    attemptDelivery: (input: Parameters<typeof attemptDelivery>[1]) => attemptDelivery(deps, input),
+    attemptDelivery: async (input: Parameters<typeof attemptDelivery>[1]) => {
+      const started = performance.now();
+      const result = await whileHeartbeating(() => attemptDelivery(deps, input));
+      const meter = Context.current().metricMeter;
+      meter.createCounter('webhook_delivery_attempts', 'attempts', 'Webhook delivery attempts by event and outcome').add(1, { event: result.event, outcome: result.outcome });
+      meter.createHistogram('webhook_delivery_latency', 'float', 's', 'Webhook attempt latency').record((performance.now() - started) / 1000, { event: result.event });
+      return result;
+    },
     /** Marks a delivery failed once its attempts are exhausted. */
     giveUpDelivery: (input: Parameters<typeof giveUpDelivery>[1]) => giveUpDelivery(deps.orm, input),
+    /** Writes a new payment (and a manual payment's payable), checked under a lock on the payable. */
+    createPayment: (input: Parameters<typeof payments.createPayment>[1]) => payments.createPayment(deps.orm, input),
+    /** Hands a payment's transfer to the gateway (idempotent per payment) and marks it in_process. */
+    submitPayment: (input: Parameters<typeof gatewayPayments.submitPayment>[1]) => gatewayPayments.submitPayment({ orm: deps.orm, gateway: paymentGatewayClient(deps.outside.paymentGatewayUrl) }, input),
+    /** Asks the gateway where a transfer stands. */
+    checkTransfer: (input: Parameters<typeof gatewayPayments.checkTransfer>[1]) => gatewayPayments.checkTransfer({ orm: deps.orm, gateway: paymentGatewayClient(deps.outside.paymentGatewayUrl) }, input),
+    /** Records a payment's outcome and keeps its payable and document payment status current. */
+    recordPaymentOutcome: (input: Parameters<typeof payments.recordPaymentOutcome>[1]) => payments.recordPaymentOutcome(deps.orm, input),
+    /** Sends a bank account to the validation service and marks it processing. */
+    beginAccountValidation: (input: Parameters<typeof bankValidation.beginAccountValidation>[1]) => bankValidation.beginAccountValidation({ orm: deps.orm, validation: bankValidationClient(deps.outside.bankValidationUrl) }, input),
+    /** Asks the validation service where a validation stands. */
+    checkAccountValidation: (input: Parameters<typeof bankValidation.checkAccountValidation>[1]) => bankValidation.checkAccountValidation({ orm: deps.orm, validation: bankValidationClient(deps.outside.bankValidationUrl) }, input),
+    /** Writes a bank account's validation outcome unless a later change superseded it. */
+    recordAccountValidation: (input: Parameters<typeof bankValidation.recordAccountValidation>[1]) => bankValidation.recordAccountValidation(deps.orm, input),
+    /** Checks a RADIAN event against DIAN's ordering rules and, when they allow it, sends it and records DIAN's answer. */
+    advanceReceptionEvent: (input: receptionEvents.ReceptionEventSubject) => receptionEvents.advanceReceptionEvent(deps, input),
+    /** Records a RADIAN event as failed (DIAN unreachable after every retry). */
+    failReceptionEvent: (input: Parameters<typeof receptionEvents.failReceptionEvent>[1]) => receptionEvents.failReceptionEvent(deps, input),
+    ...fiscalSyncActivities(deps),
   };
 }
 

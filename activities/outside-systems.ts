@@ -8,6 +8,10 @@ export interface OutsideSystems {
   dianUrl: string;
   /** The SAT bulk-download extraction provider. */
   satProviderUrl: string;
+  /** DIAN's access-token service for fiscal sync; empty means `dianUrl`. */
+  dianAuthUrl?: string;
+  /** The directory where companies' forwarded DIAN e-mail is delivered (`<dir>/<companyRef>/{new,cur}/`, Maildir). */
+  dianMailboxDir?: string;
 }
 
 const VARIABLES: Record<keyof OutsideSystems, string> = {
@@ -15,6 +19,8 @@ const VARIABLES: Record<keyof OutsideSystems, string> = {
   bankValidationUrl: 'BANK_VALIDATION_URL',
   dianUrl: 'DIAN_URL',
   satProviderUrl: 'SAT_PROVIDER_URL',
+  dianAuthUrl: 'DIAN_AUTH_URL',
+  dianMailboxDir: 'DIAN_MAILBOX_DIR',
 };
 
 export function outsideSystemsFromEnv(env: NodeJS.ProcessEnv = process.env): OutsideSystems {
@@ -23,5 +29,5 @@ export function outsideSystemsFromEnv(env: NodeJS.ProcessEnv = process.env): Out
 
 /** The environment variables that point each part of the product at the same outside systems. */
 export function outsideSystemsEnv(systems: OutsideSystems): Record<string, string> {
-  return Object.fromEntries(Object.entries(VARIABLES).map(([key, variable]) => [variable, systems[key as keyof OutsideSystems]]));
+  return Object.fromEntries(Object.entries(VARIABLES).map(([key, variable]) => [variable, systems[key as keyof OutsideSystems] ?? '']));
 }

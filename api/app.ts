@@ -19,7 +19,7 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: process.env.TRUST_PROXY === 'true' });
   app.silent = true;
 
-  app.use(requestContext(deps.logger));
+  app.use(requestContext(deps.logger, deps.metrics));
   app.use(errorHandler());
   app.use(routeNotFound);
   const rethrow = (error: Error) => {
@@ -31,6 +31,13 @@ export function createApp(deps: AppDeps): Koa {
 
   const root = new Router();
   mountHealth(root, deps);
+  if (deps.metrics && deps.config.metricsOnApiPort) {
+    const { registry } = deps.metrics;
+    root.get('/metrics', async (ctx) => {
+      ctx.type = registry.contentType;
+      ctx.body = await registry.metrics();
+    });
+  }
   mountAssets(root);
   app.use(root.routes());
 

@@ -1,3 +1,6 @@
+import { receptionEventTimingFromEnv, type ReceptionEventTiming } from '../worker/reception-event-timing.ts';
+import { fiscalSyncTimingFromEnv, type FiscalSyncTiming } from '../worker/fiscal-sync-timing.ts';
+
 /** Settings of the HTTP API process, read and checked once at boot. */
 export interface ApiConfig {
   host: string;
@@ -13,6 +16,18 @@ export interface ApiConfig {
   validateResponses: boolean;
   /** Upper bound for one request, so none hangs. */
   requestTimeoutMs: number;
+  /** Port of the separate Prometheus endpoint; null: none. */
+  metricsPort: number | null;
+  /** Also serve /metrics on the API port (off: the public port does not expose metrics). */
+  metricsOnApiPort: boolean;
+  /** Pacing of reception-event workflows (waits for earlier events, DIAN retries); tests shorten it. */
+  receptionEvents?: ReceptionEventTiming;
+  /** How often a payment's workflow asks the gateway about its transfer. */
+  paymentPollIntervalMs: number;
+  /** How often a bank-account validation asks the validation service for its outcome. */
+  bankValidationPollIntervalMs: number;
+  /** Pacing of fiscal-sync workflows (SAT extraction polling); tests shorten it. */
+  fiscalSync?: FiscalSyncTiming;
 }
 
 export function apiConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -28,5 +43,11 @@ export function apiConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ApiConfi
     erpJsonBodyLimit: env.ERP_JSON_BODY_LIMIT ?? '10mb',
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : environment !== 'production',
     requestTimeoutMs: Number(env.REQUEST_TIMEOUT_MS ?? 30_000),
+    metricsPort: env.METRICS_PORT ? Number(env.METRICS_PORT) : null,
+    metricsOnApiPort: env.METRICS_ON_API_PORT === 'true',
+    receptionEvents: receptionEventTimingFromEnv(env),
+    paymentPollIntervalMs: Number(env.PAYMENT_POLL_INTERVAL_MS ?? 30_000),
+    bankValidationPollIntervalMs: Number(env.BANK_VALIDATION_POLL_INTERVAL_MS ?? 30_000),
+    fiscalSync: fiscalSyncTimingFromEnv(env),
   };
 }

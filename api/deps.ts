@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { FileStorage } from '../activities/storage/file-storage.ts';
 import type { Orm } from '../db/orm.ts';
+import type { HttpMetrics } from './metrics.ts';
 import type { ApiConfig } from './config.ts';
 
 /** Everything the HTTP layer needs, injected so tests and processes build it their own way. */
@@ -12,4 +13,5 @@ export interface AppDeps {
   logger: Logger;
   /** Documents' XML and notes' attachments. */
   storage: FileStorage;
+  metrics?: HttpMetrics;
 }

@@ -5,6 +5,7 @@ import { companyEm } from '../db/orm.ts';
 import type { AppDeps } from './deps.ts';
 import { ApiError, validationError } from './errors.ts';
 import { authenticate, authorize } from './middleware/auth.ts';
+import { idempotent } from './middleware/idempotency.ts';
 import { Reply, type AnyRoute, type Caller, type RouteRequest } from './route.ts';
 
 /** Mounts declared routes on a router: authenticate, authorise, validate, run, check the response. */
@@ -14,21 +15,25 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: A
       ctx.state.routePath = `${router.opts.prefix ?? ''}${route.path}`;
       const caller = route.auth === 'none' ? undefined : await authenticate(ctx, deps.orm, route.auth);
       if (caller) authorize(caller, route.scope, route.feature);
-      const params = parse(route.params, ctx.params);
-      const query = parse(route.query, ctx.query);
-      const body = route.multipart && ctx.is('multipart/form-data') ? undefined : parse(route.body, ctx.request.body);
-      const request: RouteRequest<unknown, unknown, unknown> = {
-        params,
-        query,
-        body,
-        caller: caller as Caller,
-        em: caller ? companyEm(deps.orm, caller.company.id) : (undefined as never),
-        deps,
-        ctx,
+      const execute = async (): Promise<Reply> => {
+        const params = parse(route.params, ctx.params);
+        const query = parse(route.query, ctx.query);
+        const body = route.multipart && ctx.is('multipart/form-data') ? undefined : parse(route.body, ctx.request.body);
+        const request: RouteRequest<unknown, unknown, unknown> = {
+          params,
+          query,
+          body,
+          caller: caller as Caller,
+          em: caller ? companyEm(deps.orm, caller.company.id) : (undefined as never),
+          deps,
+          ctx,
+        };
+        const result = await route.handler(request);
+        const reply = result instanceof Reply ? result : new Reply(route.status ?? 200, result);
+        if (deps.config.validateResponses) checkResponse(route, reply);
+        return reply;
       };
-      const result = await route.handler(request);
-      const reply = result instanceof Reply ? result : new Reply(route.status ?? 200, result);
-      if (deps.config.validateResponses) checkResponse(route, reply);
+      const reply = caller ? await idempotent(ctx, deps.orm, caller, execute) : await execute();
       ctx.status = reply.status;
       if (reply.body !== undefined) ctx.body = reply.body;
     });

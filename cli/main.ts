@@ -2,14 +2,17 @@
 // Prints one JSON object on stdout (exit 0), or `{ "error": { code, message } }` on stderr (exit non-zero).
 import { parseArgs } from 'node:util';
 import type { Command } from './command.ts';
+import { bankAccountCommands } from './commands/bank-accounts.ts';
 import { companyCommands } from './commands/companies.ts';
 import { documentCommands } from './commands/documents.ts';
+import { fiscalCommands } from './commands/fiscal.ts';
 import { flowCommands } from './commands/flows.ts';
+import { paymentCommands } from './commands/payments.ts';
 import { webhookCommands } from './commands/webhooks.ts';
 import { createCliContext } from './context.ts';
 import { CliError, usage } from './errors.ts';
 
-const COMMANDS: Command[] = [...companyCommands, ...documentCommands, ...flowCommands, ...webhookCommands];
+const COMMANDS: Command[] = [...companyCommands, ...documentCommands, ...flowCommands, ...webhookCommands, ...paymentCommands, ...bankAccountCommands, ...fiscalCommands];
 
 function help(): string {
   return ['usage: npm run --silent ops -- <group> <action> [flags]', '', ...COMMANDS.map((command) => `  ${command.usage}`)].join('\n');

@@ -98,7 +98,7 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   const log = options.onLog ?? (() => {});
   const ids = runAs();
   mkdirSync(options.dataDir, { recursive: true });
-  if ('uid' in ids && !reachableByOthers(join(options.dataDir, 'PG_VERSION'))) {
+  if ('uid' in ids && !reachableByOthers(options.dataDir)) {
     throw new Error(`PostgreSQL runs as the postgres system user, which cannot reach ${options.dataDir}; set AP_DATA_DIR to a directory every user can traverse, or DATABASE_URL`);
   }
   if ('uid' in ids) chownSync(options.dataDir, ids.uid, ids.gid);

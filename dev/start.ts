@@ -5,7 +5,12 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync }
 import { join } from 'node:path';
 import { Company } from '../db/companies/company.entity.ts';
 import { createCompany, enableFeature, upsertMember } from '../db/companies/company.repository.ts';
-import { initORM, systemEm, type Orm } from '../db/orm.ts';
+import { companyEm, initORM, systemEm, type Orm } from '../db/orm.ts';
+import { WebhookSubscription } from '../db/webhooks/webhook-subscription.entity.ts';
+import { addSubscription } from '../activities/webhooks/subscriptions.ts';
+import { secretBoxFromEnv } from '../activities/webhooks/secret-box.ts';
+import { startErpReceiver } from '../simulators/erp-receiver/server.ts';
+import { randomBytes } from 'node:crypto';
 import { migrateAndSeed } from '../db/schema.ts';
 import { PUBLIC_PREFIX } from '../api/routes/index.ts';
 import { outsideSystemsEnv } from '../activities/outside-systems.ts';
@@ -72,6 +77,28 @@ async function demoCompany(orm: Orm): Promise<Demo> {
   return demo;
 }
 
+/** A simulated integrator ERP receiving the demo company's webhooks; its secret is kept in .data/. */
+async function erpReceiver() {
+  const file = join(DATA_DIR, 'erp-receiver.json');
+  const secret = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { secret: string }).secret : randomBytes(24).toString('base64url');
+  writeFileSync(file, `${JSON.stringify({ secret }, null, 2)}\n`, { mode: 0o600 });
+  return { receiver: await startErpReceiver({ secret, port: await portOr(4010) }), secret };
+}
+
+/** The demo company's document.created and document.accounted go to the simulated ERP (its URL may change). */
+async function subscribeDemo(orm: Orm, companyId: string, receiverUrl: string, secret: string): Promise<void> {
+  const em = companyEm(orm, companyId);
+  const url = `${receiverUrl}/webhooks`;
+  const existing = await em.find(WebhookSubscription, { url: { $like: 'http://127.0.0.1:%/webhooks' }, isActive: true });
+  for (const subscription of existing) subscription.isActive = subscription.url === url;
+  await em.flush();
+  const company = await em.findOneOrFail(Company, { id: companyId }, { filters: false });
+  for (const event of ['document.created', 'document.accounted'] as const) {
+    if (existing.some((subscription) => subscription.url === url && subscription.event === event)) continue;
+    await addSubscription(em, secretBoxFromEnv(), { company, event, url, secret, environment: 'development' });
+  }
+}
+
 function run(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
   const logs = join(DATA_DIR, 'logs');
   mkdirSync(logs, { recursive: true });
@@ -132,12 +159,13 @@ try {
   const migrated = await migrateAndSeed(orm);
   say(`• database ready (${migrated.migrations.length} migrations applied now, ${migrated.banks} banks)`);
   const demo = await demoCompany(orm);
-  await orm.close();
 
   const { address, uiUrl } = await temporal();
   say('• starting the simulators of the outside systems');
   const simulators = await startSimulators();
   stops.push(() => simulators.stop());
+  const erp = await erpReceiver();
+  stops.push(() => erp.receiver.stop());
   const port = Number(process.env.PORT ?? (await portOr(3000)));
   const apiUrl = `http://127.0.0.1:${port}`;
   // A variable set by the user (a real gateway, DIAN...) wins over its simulator.
@@ -145,6 +173,8 @@ try {
   run('worker', 'worker/main.ts', env);
   run('api', 'api/main.ts', env);
   await waitForHttp(`${apiUrl}/healthz`);
+  await subscribeDemo(orm, demo.reference, erp.receiver.url, erp.secret);
+  await orm.close();
   writeRuntime({ databaseUrl, temporalAddress: address, apiUrl, temporalUiUrl: uiUrl, pid: process.pid });
 
   say('');
@@ -153,6 +183,7 @@ try {
   say(`  Temporal UI  ${uiUrl ?? '(external Temporal: see its own UI)'}`);
   say(`  Demo company ${demo.reference}`);
   say(`  Demo API key ${demo.api_key}`);
+  say(`  ERP receiver ${erp.receiver.url}/webhooks (simulator: ${erp.receiver.url}/_control/received)`);
   say(`  Logs         .data/logs/api.log, .data/logs/worker.log`);
   say('');
   say(`  curl -H 'api-key: ${demo.api_key}' ${apiUrl}${PUBLIC_PREFIX}/banks`);

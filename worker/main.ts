@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { outsideSystemsFromEnv } from '../activities/outside-systems.ts';
 import { fileStorageFromEnv } from '../activities/storage/file-storage.ts';
 import { retryScheduleFromEnv } from '../activities/webhooks/events.ts';
@@ -13,6 +13,10 @@ import { registerSearchAttributes } from './search-attributes.ts';
 import { createWorker } from './worker.ts';
 
 const logger = createLogger('worker');
+// The SDK's own telemetry (workflow and activity task metrics, and ours recorded through the activity meter).
+if (process.env.WORKER_METRICS_ADDRESS) {
+  Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: process.env.WORKER_METRICS_ADDRESS, countersTotalSuffix: true, useSecondsForDurations: true } } } });
+}
 const api = apiConfigFromEnv();
 const config = temporalConfigFromEnv();
 const orm = await initORM(databaseConfigFromEnv());

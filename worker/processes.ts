@@ -15,10 +15,12 @@ import {
   type documentLifecycle,
 } from '../workflows/document.ts';
 import { ApprovalStatus, CompanyReference, DocumentNumber, DocumentReference, FiscalReference } from '../workflows/search-attributes.ts';
+import { receptionEventWorkflowId } from '../workflows/reception-event.ts';
 
 /** Workflow ids are business keys, so a repeated start finds the instance instead of making a second one. */
 export const workflowIds = {
   document: (documentId: string) => `document/${documentId}`,
+  receptionEvent: receptionEventWorkflowId,
 };
 
 export interface TemporalHandle {

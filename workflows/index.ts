@@ -1,3 +1,7 @@
 // The workflow bundle's entry: every workflow of the product is exported from here.
 export { documentLifecycle } from './document.ts';
 export { webhookDelivery } from './webhook.ts';
+export { paymentProcess } from './payment.ts';
+export { bankAccountValidation } from './bank-account-validation.ts';
+export { receptionEvent } from './reception-event.ts';
+export { fiscalSync } from './fiscal-sync.ts';

@@ -33,6 +33,7 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'del
   // The activity's own retries cover our side (database down); the receiver's failures are counted as attempts here.
   const { attemptDelivery, giveUpDelivery } = proxyActivities<Activities>({
     startToCloseTimeout: `${input.timeoutSeconds + 30} seconds`,
+    heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 20 },
   });
   let lastError: string | null = null;

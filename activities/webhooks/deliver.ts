@@ -17,6 +17,7 @@ export interface DeliveryDeps {
 
 /** What one attempt achieved: `retry` asks the workflow to try again later; the others are final. */
 export type AttemptOutcome = {
+  event: string;
   outcome: 'delivered' | 'retry' | 'failed' | 'rejected';
   statusCode: number | null;
   error: string | null;
@@ -30,11 +31,11 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: st
   const delivery = await em.findOneOrFail(WebhookDelivery, { id: input.deliveryId }, { populate: ['subscription'] });
   // A retried activity whose first run already finished the delivery must not send it again.
   if (delivery.status === 'delivered' || delivery.status === 'rejected' || delivery.status === 'failed') {
-    return { outcome: delivery.status, statusCode: delivery.lastStatusCode ?? null, error: null };
+    return { event: delivery.event, outcome: delivery.status, statusCode: delivery.lastStatusCode ?? null, error: null };
   }
   const subscription = delivery.subscription;
   const refusal = await unsafeTarget(subscription.url, deps.environment);
-  if (refusal) return record(em, delivery, input.attempt, new Date(), null, { outcome: 'failed', statusCode: null, error: refusal }, null);
+  if (refusal) return record(em, delivery, input.attempt, new Date(), null, { event: delivery.event, outcome: 'failed', statusCode: null, error: refusal }, null);
 
   const startedAt = new Date();
   const started = performance.now();
@@ -65,12 +66,12 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: st
   }
   const latencyMs = Math.round(performance.now() - started);
   const json = parseJson(text);
-  const outcome = delivery.event === 'document.accounted' ? accountedOutcome(statusCode, json, error) : plainOutcome(statusCode, error);
+  const outcome = { event: delivery.event, ...(delivery.event === 'document.accounted' ? accountedOutcome(statusCode, json, error) : plainOutcome(statusCode, error)) };
   return record(em, delivery, input.attempt, startedAt, latencyMs, outcome, json ?? (text ? { raw: text.slice(0, 2000) } : null));
 }
 
 /** Any 2xx delivers; 408, 429 and 5xx (and no answer) are retried; another 4xx means the receiver refuses it for good. */
-function plainOutcome(statusCode: number | null, error: string | null): AttemptOutcome {
+function plainOutcome(statusCode: number | null, error: string | null): Omit<AttemptOutcome, 'event'> {
   if (statusCode === null) return { outcome: 'retry', statusCode, error };
   if (statusCode >= 200 && statusCode < 300) return { outcome: 'delivered', statusCode, error: null };
   if (statusCode === 408 || statusCode === 429 || statusCode >= 500) return { outcome: 'retry', statusCode, error: `HTTP ${statusCode}` };
@@ -78,7 +79,7 @@ function plainOutcome(statusCode: number | null, error: string | null): AttemptO
 }
 
 /** The synchronous hand-off: 200 with erp_invoice_id registers; 422 rejects (no automatic retry); the rest is retried. */
-function accountedOutcome(statusCode: number | null, json: unknown, error: string | null): AttemptOutcome {
+function accountedOutcome(statusCode: number | null, json: unknown, error: string | null): Omit<AttemptOutcome, 'event'> {
   if (statusCode === null) return { outcome: 'retry', statusCode, error };
   const body = json as { erp_invoice_id?: unknown; error?: { code?: unknown; message?: unknown } } | null;
   if (statusCode === 200) {
@@ -146,7 +147,7 @@ export async function giveUpDelivery(orm: Orm, input: { companyId: string; deliv
     const delivery = await tx.findOneOrFail(WebhookDelivery, { id: input.deliveryId });
     if (delivery.status === 'delivered' || delivery.status === 'rejected') return;
     delivery.status = 'failed';
-    if (delivery.event === 'document.accounted') await recordRegistration(tx, delivery, { outcome: 'failed', statusCode: delivery.lastStatusCode ?? null, error: input.error }, null);
+    if (delivery.event === 'document.accounted') await recordRegistration(tx, delivery, { event: delivery.event, outcome: 'failed', statusCode: delivery.lastStatusCode ?? null, error: input.error }, null);
   });
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
+import type { HttpMetrics } from '../metrics.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -14,7 +15,7 @@ declare module 'koa' {
 }
 
 /** Gives each request an id (the caller's `X-Request-Id` when sane), a child logger, and one access-log line. */
-export function requestContext(logger: Logger): Middleware {
+export function requestContext(logger: Logger, metrics?: HttpMetrics): Middleware {
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -25,6 +26,8 @@ export function requestContext(logger: Logger): Middleware {
     try {
       await next();
     } finally {
+      // Unmatched paths share one label, so scanners cannot blow up the metrics' cardinality.
+      metrics?.observe(ctx.method, ctx.state.routePath ?? 'unmatched', ctx.status, (performance.now() - started) / 1000);
       ctx.state.log.info(
         {
           method: ctx.method,

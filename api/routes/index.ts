@@ -1,7 +1,11 @@
 import type { RouteGroup } from '../schemas/openapi.ts';
 import { bankRoutes } from './banks.ts';
+import { beneficiaryRoutes } from './beneficiaries.ts';
 import { documentRoutes } from './documents.ts';
 import { erpRoutes } from './erp.ts';
+import { paymentRoutes } from './payments.ts';
+import { eventRoutes } from './events.ts';
+import { fiscalSyncRoutes } from './fiscal-sync.ts';
 import { workflowStepRoutes } from './workflow-steps.ts';
 
 import { ERP_PREFIX, PUBLIC_PREFIX } from './prefixes.ts';
@@ -10,6 +14,6 @@ export { ERP_PREFIX, PUBLIC_PREFIX };
 
 /** Every declared route, by base path: the router and the OpenAPI document both read this table. */
 export const ROUTE_GROUPS: RouteGroup[] = [
-  { prefix: PUBLIC_PREFIX, routes: [...documentRoutes, ...workflowStepRoutes, ...bankRoutes] },
+  { prefix: PUBLIC_PREFIX, routes: [...documentRoutes, ...workflowStepRoutes, ...bankRoutes, ...eventRoutes, ...paymentRoutes, ...beneficiaryRoutes, ...fiscalSyncRoutes] },
   { prefix: ERP_PREFIX, routes: erpRoutes },
 ];

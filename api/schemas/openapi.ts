@@ -45,9 +45,13 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { v
 }
 
 function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | 'output') => JsonSchema) {
+  const idempotent = route.method === 'post' && route.auth !== 'none';
   const parameters = [
     ...objectParameters(route.params, 'path', convert),
     ...objectParameters(route.query, 'query', convert),
+    ...(idempotent
+      ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'Replays the first answer to this key (same body) for 24 hours; see docs/decisions.md', schema: { type: 'string', minLength: 1, maxLength: 255 } }]
+      : []),
   ];
   const responses: Record<string, unknown> = {
     [String(route.status ?? 200)]: response(route.responseDescription ?? 'Success', route.response ? convert(route.response, 'output') : null),
@@ -89,6 +93,10 @@ function implicitErrors(route: AnyRoute): DocumentedError[] {
   if (route.params || route.query || route.body) errors.push({ status: 400, code: 'VALIDATION_ERROR', description: 'the request is not valid', shape: 'validation' });
   if (route.auth !== 'none') errors.push({ status: 401, code: 'unauthorized', description: 'missing or invalid API key' });
   if (route.auth !== 'none') errors.push({ status: 403, code: 'insufficient_scope', description: route.scope ? `a scoped key without \`${route.scope}\`` : 'a scoped key (no scope covers this endpoint)' });
+  if (route.method === 'post' && route.auth !== 'none') {
+    errors.push({ status: 409, code: 'idempotency_key_in_progress', description: 'a request with this Idempotency-Key is still running' });
+    errors.push({ status: 422, code: 'idempotency_key_reused', description: 'this Idempotency-Key was used with another request' });
+  }
   if (route.feature) errors.push({ status: 403, code: 'feature_not_enabled', description: `the ${route.feature} feature is not enabled for the company`, shape: 'step' });
   return errors;
 }

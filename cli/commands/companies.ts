@@ -1,3 +1,4 @@
+import { ApiKey } from '../../db/companies/api-key.entity.ts';
 import { Company } from '../../db/companies/company.entity.ts';
 import { createApiKey, createCompany, disableFeature, enableFeature, upsertMember } from '../../db/companies/company.repository.ts';
 import { systemEm, type EntityManager } from '../../db/orm.ts';
@@ -45,6 +46,21 @@ export const companyCommands: Command[] = [
       const company = await findCompany(em, reference(input, 'company'));
       const { plaintext, apiKey } = await createApiKey(em, company, scopes(input));
       return { api_key: plaintext, prefix: apiKey.prefix, scopes: apiKey.scopes };
+    },
+  },
+  {
+    group: 'api-keys',
+    action: 'revoke',
+    usage: 'api-keys revoke --prefix apk_XXXXXXXXXXXX',
+    options: { prefix: { type: 'string' } },
+    async run(input, context) {
+      const em = systemEm(await context.orm());
+      const prefix = required(input, 'prefix');
+      const apiKey = await em.findOne(ApiKey, { prefix, revokedAt: null });
+      if (!apiKey) throw notFound('api_key', prefix);
+      apiKey.revokedAt = new Date();
+      await em.flush();
+      return { prefix, revoked_at: apiKey.revokedAt.toISOString() };
     },
   },
   {

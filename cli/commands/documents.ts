@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { importFiscalDocument, ImportRejected, type ImportFiscalDocumentResult } from '../../activities/read-state/import-fiscal-document.ts';
+import { AccountingRefused, accountDocument } from '../../activities/read-state/accounting.ts';
 import { Company } from '../../db/companies/company.entity.ts';
 import { systemEm } from '../../db/orm.ts';
 import { FiscalDocumentError } from '../../fiscal/errors.ts';
@@ -64,6 +65,45 @@ export const documentCommands: Command[] = [
     },
   },
 ];
+
+documentCommands.push({
+  group: 'documents',
+  action: 'account',
+  usage: 'documents account --document REF [--file ENTRY.json] [--retry]',
+  options: { document: { type: 'string' }, file: { type: 'string' }, retry: { type: 'boolean' } },
+  async run(input, context) {
+    const documentId = reference(input, 'document');
+    const file = typeof input.values.file === 'string' ? input.values.file : undefined;
+    let entry: unknown;
+    if (file) {
+      try {
+        entry = JSON.parse(await readFile(file, 'utf8'));
+      } catch (error) {
+        throw new CliError('invalid_entry', `${file}: ${(error as Error).message}`);
+      }
+    }
+    const deps = { orm: await context.orm(), temporal: await context.temporal(), webhookRetry: context.webhookRetry(), publicUrl: context.publicUrl() };
+    try {
+      const { entry: accounted, deliveries } = await accountDocument(deps, { documentId, entry, retry: input.values.retry === true });
+      return {
+        document: documentId,
+        accounting_entry: {
+          reference: accounted.id,
+          status: accounted.status,
+          registration_state: accounted.registrationState,
+          is_crossed: accounted.isCrossed,
+          proposed_by_agent: entry === undefined && input.values.retry !== true,
+          lines: accounted.journalEntry.erp_journal_entry_lines.length,
+          payment_lines: accounted.journalEntry.payment_lines.length,
+        },
+        deliveries,
+      };
+    } catch (error) {
+      if (error instanceof AccountingRefused) throw new CliError(error.code, error.message);
+      throw error;
+    }
+  },
+});
 
 function present(result: ImportFiscalDocumentResult): Record<string, unknown> {
   if (result.kind === 'document') {

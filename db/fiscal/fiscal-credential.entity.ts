@@ -20,6 +20,8 @@ export const FiscalCredential = defineEntity({
     dianLegalRepresentative: p.string().nullable(),
     /** Colombia's next window starts the day after. */
     lastSyncAt: p.datetime().nullable(),
+    /** When the last accepted POST /fiscal-sync started (database clock): the hourly rate limit reads and claims it under a row lock. */
+    lastSyncStartedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -29,6 +29,10 @@ export const FiscalSyncRun = defineEntity({
     errorCode: p.string().nullable(),
     message: p.text().nullable(),
     documentsImported: p.integer().default(0),
+    /** Package or mail entries passed over (junk, not a fiscal document, refused); `details.skipped` has them by reason. */
+    entriesSkipped: p.integer().default(0),
+    /** What the import found: documents created and already present, payment complements, skips by reason. */
+    details: p.json<Record<string, unknown>>().nullable(),
     finishedAt: p.datetime().nullable(),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -1,10 +1,14 @@
 import { Migration20261121080444_initial } from './Migration20261121080444_initial.ts';
 import { Migration20261121082335_tag_normalized_name } from './Migration20261121082335_tag_normalized_name.ts';
 import { Migration20261121083958_webhook_delivery_body } from './Migration20261121083958_webhook_delivery_body.ts';
+import { Migration20261121085056_reception_event_round } from './Migration20261121085056_reception_event_round.ts';
+import { Migration20261121090015_fiscal_sync_rate_limit } from './Migration20261121090015_fiscal_sync_rate_limit.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery happens at run time. */
 export const MIGRATIONS = [
   { name: 'Migration20261121080444_initial', class: Migration20261121080444_initial },
   { name: 'Migration20261121082335_tag_normalized_name', class: Migration20261121082335_tag_normalized_name },
   { name: 'Migration20261121083958_webhook_delivery_body', class: Migration20261121083958_webhook_delivery_body },
+  { name: 'Migration20261121085056_reception_event_round', class: Migration20261121085056_reception_event_round },
+  { name: 'Migration20261121090015_fiscal_sync_rate_limit', class: Migration20261121090015_fiscal_sync_rate_limit },
 ];

@@ -35,6 +35,8 @@ export const ReceptionEvent = defineEntity({
     /** When the authority registered the event (the `issue_date` of invoice_reception_events). */
     issueDate: p.datetime().nullable(),
     attempts: p.integer().default(0),
+    /** The submission round: a resend of a rejected or failed event starts the next one, and older runs write nothing. */
+    round: p.integer().default(1),
     submittedAt: p.datetime().nullable(),
     completedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),

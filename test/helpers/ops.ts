@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
+import { outsideSystemsEnv } from '../../activities/outside-systems.ts';
 import { TEST_WEBHOOK_SECRET_KEY } from './activity-deps.ts';
 
 const exec = promisify(execFile);
@@ -13,26 +14,48 @@ export interface OpsResult {
 
 /** Runs the operator CLI as operators do, against the suite's PostgreSQL, Temporal and file storage. */
 export async function ops(...args: string[]): Promise<OpsResult> {
+  return opsWith({}, ...args);
+}
+
+/** The operator CLI with some environment of its own (another task queue, say). */
+export async function opsWith(overrides: Record<string, string>, ...args: string[]): Promise<OpsResult> {
   const env = {
+    ...suiteEnv(),
+    ...overrides,
+  };
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['cli/main.ts', ...args], { env });
+    return { code: 0, stdout: JSON.parse(stdout), stderr };
+  } catch (error) {
+    return failed(error);
+  }
+}
+
+/** The environment that points a process of the product at the suite's services. */
+export function suiteEnv(): NodeJS.ProcessEnv {
+  return {
     ...process.env,
     DATABASE_URL: inject('databaseUrl'),
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_TASK_QUEUE: inject('taskQueue'),
     STORAGE_DIR: inject('storageDir'),
     WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
+    // Events recorded by the CLI carry its retry schedule: short waits in the suite.
+    WEBHOOK_RETRY_INITIAL_MS: '200',
+    WEBHOOK_RETRY_MAX_MS: '1000',
+    PUBLIC_URL: inject('publicUrl'),
+    ...outsideSystemsEnv(inject('outside')),
   };
+}
+
+function failed(error: unknown): OpsResult {
+  const failure = error as { code: number; stdout: string; stderr: string };
+  const lastLine = failure.stderr.trim().split('\n').pop() ?? '';
+  let stderr: unknown = failure.stderr;
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['cli/main.ts', ...args], { env });
-    return { code: 0, stdout: JSON.parse(stdout), stderr };
-  } catch (error) {
-    const failure = error as { code: number; stdout: string; stderr: string };
-    const lastLine = failure.stderr.trim().split('\n').pop() ?? '';
-    let stderr: unknown = failure.stderr;
-    try {
-      stderr = JSON.parse(lastLine);
-    } catch {
-      // not JSON: keep the text
-    }
-    return { code: failure.code, stdout: failure.stdout, stderr };
+    stderr = JSON.parse(lastLine);
+  } catch {
+    // not JSON: keep the text
   }
+  return { code: failure.code, stdout: failure.stdout, stderr };
 }

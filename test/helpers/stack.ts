@@ -6,6 +6,7 @@ import { createApp } from '../../api/app.ts';
 import { apiConfigFromEnv, type ApiConfig } from '../../api/config.ts';
 import { createLogger } from '../../api/logger.ts';
 import { listen } from '../../api/server.ts';
+import type { HttpMetrics } from '../../api/metrics.ts';
 import { initORM, type Orm } from '../../db/orm.ts';
 
 export interface TestApi {
@@ -22,6 +23,9 @@ export interface TestApiOptions {
   /** Another ORM (a broken one, a counting one, another database); the caller closes it. */
   orm?: Orm;
   logger?: Logger;
+  /** Start workflows on this task queue (a test file with its own worker) instead of the suite's. */
+  taskQueue?: string;
+  metrics?: HttpMetrics;
 }
 
 /** The real Koa app over HTTP on a free port, against the suite's PostgreSQL and Temporal. */
@@ -32,7 +36,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
   const client = new Client({ connection, namespace: 'default' });
   const config: ApiConfig = { ...apiConfigFromEnv({}), port: 0, ...options.config };
   const logger = options.logger ?? createLogger('test-api', process.env.LOG_LEVEL ?? 'silent');
-  const app = createApp({ orm, temporal: { client, taskQueue: inject('taskQueue') }, config, logger, storage: localFileStorage(inject('storageDir')) });
+  const app = createApp({ orm, temporal: { client, taskQueue: options.taskQueue ?? inject('taskQueue') }, config, logger, storage: localFileStorage(inject('storageDir')), ...(options.metrics ? { metrics: options.metrics } : {}) });
   const running = await listen(app, config);
   config.publicUrl = running.url;
   return {

@@ -26,6 +26,9 @@ describe('operator CLI', () => {
     const narrow = await ops('api-keys', 'create', '--company', company.reference, '--scopes', 'payments:write');
     expect((await api.call('GET', '/public/api/v1/banks', { apiKey: key.stdout.api_key })).status).toBe(200);
     expect((await api.call('GET', '/public/api/v1/banks', { apiKey: narrow.stdout.api_key })).status).toBe(403);
+    const revoked = await ops('api-keys', 'revoke', '--prefix', key.stdout.prefix);
+    expect(revoked.stdout).toEqual({ prefix: key.stdout.prefix, revoked_at: expect.any(String) });
+    expect((await api.call('GET', '/public/api/v1/banks', { apiKey: key.stdout.api_key })).status).toBe(401);
   });
 
   it('adds members (idempotent per e-mail) and enables features', async () => {

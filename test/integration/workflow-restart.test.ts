@@ -45,7 +45,7 @@ describe('worker restart', () => {
     const first = await runWorker();
     const document = await seedDocument(api.orm, company);
     await startLifecycle({ client: api.client, taskQueue: TASK_QUEUE }, document);
-    await expect.poll(async () => (await current())?.action, { timeout: 15_000 }).toBe('document.approval');
+    await expect.poll(async () => (await current())?.action, { timeout: 30_000 }).toBe('document.approval');
     const step = await current();
 
     first.worker.shutdown();
@@ -58,7 +58,7 @@ describe('worker restart', () => {
       const answer = await decision;
       expect(answer.status).toBe(200);
       expect(answer.body.step).toMatchObject({ reference: step.reference, status: 'completed' });
-      await expect.poll(async () => (await current())?.action, { timeout: 15_000 }).toBe('document.classification');
+      await expect.poll(async () => (await current())?.action, { timeout: 30_000 }).toBe('document.classification');
       const detail = await api.call('GET', `/public/api/v1/documents/${document.id}`, { apiKey });
       expect(detail.body).toMatchObject({ approval_status: 'approved', payables: [expect.anything()] });
       expect(detail.body.logs.filter((log: { event: string }) => log.event === 'document.approved')).toHaveLength(1);

@@ -50,7 +50,7 @@ async function stepWith(documentId: string, action: string) {
       const response = await current(documentId);
       step = response.body?.step;
       return step?.action;
-    }, { timeout: 15_000, interval: 100 })
+    }, { timeout: 30_000, interval: 100 })
     .toBe(action);
   return step;
 }
@@ -129,7 +129,7 @@ describe('assignees', () => {
     await setFlow(api.orm, other.company, { steps: [{ action: 'document.approval', kind: 'approval', assignees: ['ana@example.co', 'luis@example.co'], require_all: true }] });
     const document = await flowingDocument({}, other.company);
     let pendingStep: any;
-    await expect.poll(async () => (pendingStep = (await current(document.id, other.apiKey)).body?.step)?.action, { timeout: 15_000 }).toBe('document.approval');
+    await expect.poll(async () => (pendingStep = (await current(document.id, other.apiKey)).body?.step)?.action, { timeout: 30_000 }).toBe('document.approval');
     const first = await complete(pendingStep.reference, { decision: 'approve', acting_user_email: 'ana@example.co' }, other.apiKey);
     expect(first.status).toBe(200);
     expect(first.body.step).toMatchObject({ status: 'pending', assignees: [{ email: 'ana@example.co', acted: true }, { email: 'luis@example.co', acted: false }] });

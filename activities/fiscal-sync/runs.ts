@@ -1,0 +1,80 @@
+// Writers of a fiscal sync's read state (its `fiscal_sync_runs` row), called by the sync workflow's activities.
+import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
+import { FiscalSyncRun, type FetchingStatus, type SyncStatus } from '../../db/fiscal/fiscal-sync-run.entity.ts';
+import { companyEm, type Orm } from '../../db/orm.ts';
+import type { SkipCounts } from '../../fiscal/package-entries.ts';
+import { ApplicationFailure } from '@temporalio/common';
+
+export interface SyncSubject {
+  companyId: string;
+  runId: string;
+}
+
+/** What an import found, summed over packages or e-mails. */
+export interface ImportCounts {
+  /** New documents (each emitted `document.created`). */
+  created: number;
+  /** Documents the company already had (an earlier sync, a manual import). */
+  existing: number;
+  /** Mexican payment receipts recorded against the documents they pay. */
+  complements: number;
+  skipped: SkipCounts;
+}
+
+export const noCounts = (): ImportCounts => ({ created: 0, existing: 0, complements: 0, skipped: {} });
+
+export const skippedTotal = (counts: ImportCounts) => Object.values(counts.skipped).reduce((sum, count) => sum + (count ?? 0), 0);
+
+const TERMINAL: readonly SyncStatus[] = ['finished', 'failed'];
+
+/** The run, read for its company; missing means the API withdrew it (the sync never started): stop, do not retry. */
+export async function loadRun(orm: Orm, subject: SyncSubject) {
+  const em = companyEm(orm, subject.companyId);
+  const run = await em.findOne(FiscalSyncRun, { id: subject.runId });
+  if (!run) throw ApplicationFailure.nonRetryable(`Fiscal sync ${subject.runId} does not exist`, 'FiscalSyncRunMissing');
+  return { em, run };
+}
+
+/** Moves a running sync on (status, fetching status, extraction id, a message); a finished or failed one stays put. */
+export async function recordSyncProgress(orm: Orm, input: SyncSubject & { status?: SyncStatus; fetchingStatus?: FetchingStatus | null; extractionId?: string; message?: string }): Promise<void> {
+  const { em, run } = await loadRun(orm, input);
+  if (TERMINAL.includes(run.status)) return;
+  if (input.status) run.status = input.status;
+  if (input.fetchingStatus !== undefined) run.fetchingStatus = input.fetchingStatus;
+  if (input.extractionId) run.extractionId = input.extractionId;
+  if (input.message) run.message = input.message;
+  await em.flush();
+}
+
+export interface SyncOutcome extends SyncSubject {
+  status: 'finished' | 'failed';
+  fetchingStatus?: FetchingStatus | null;
+  errorCode?: string | null;
+  message: string;
+  counts?: ImportCounts;
+  /** Colombia: a finished sync moves the company's next window on (it starts the day after this run started). */
+  advanceLastSync?: boolean;
+}
+
+/** Records how a sync ended, with what it imported; idempotent (a retried write changes nothing more). */
+export async function recordSyncOutcome(orm: Orm, input: SyncOutcome): Promise<void> {
+  const { em, run } = await loadRun(orm, input);
+  if (TERMINAL.includes(run.status)) return;
+  await em.transactional(async (tx) => {
+    const current = await tx.findOneOrFail(FiscalSyncRun, { id: run.id });
+    current.status = input.status;
+    if (input.fetchingStatus !== undefined) current.fetchingStatus = input.fetchingStatus;
+    current.errorCode = input.errorCode ?? null;
+    current.message = input.message;
+    current.finishedAt = new Date();
+    if (input.counts) {
+      current.documentsImported = input.counts.created;
+      current.entriesSkipped = skippedTotal(input.counts);
+      current.details = { documents_created: input.counts.created, documents_existing: input.counts.existing, payment_complements: input.counts.complements, skipped: input.counts.skipped };
+    }
+    if (input.advanceLastSync && input.status === 'finished') {
+      const credential = await tx.findOne(FiscalCredential, { company: input.companyId });
+      if (credential && (!credential.lastSyncAt || credential.lastSyncAt < current.startedAt)) credential.lastSyncAt = current.startedAt;
+    }
+  });
+}

@@ -1,0 +1,106 @@
+// The adapter to the SAT extraction provider: a third-party REST API in front of SAT's bulk download (request, verify,
+// download). Three calls: create an extraction of received CFDI for an RFC and a period (idempotent by key), read it
+// (SAT's EstadoSolicitud and CodigoEstadoSolicitud, the package ids), and download one package as ZIP bytes.
+import { ApplicationFailure } from '@temporalio/common';
+import type { SatExtractionView } from '../../fiscal/sat-request-state.ts';
+
+export interface SatExtraction extends SatExtractionView {
+  id: string;
+  cfdiCount: number | null;
+  errorMessage: string | null;
+}
+
+export interface SatProviderClient {
+  createExtraction(input: { rfc: string; from: string; to: string; idempotencyKey: string }): Promise<SatExtraction>;
+  getExtraction(id: string): Promise<SatExtraction>;
+  downloadPackage(extractionId: string, packageId: string): Promise<Uint8Array>;
+}
+
+const REQUEST_TIMEOUT_MS = 30_000;
+/** Packages hold up to 200,000 CFDI; refuse anything absurdly larger than that. */
+const MAX_PACKAGE_BYTES = 512 * 1024 * 1024;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const unavailable = (message: string) => ApplicationFailure.retryable(message, 'SatProviderUnavailable');
+
+/** The provider refused the request for good: `code` is its error code (e.g. invalid_credentials). */
+export const providerRefused = (code: string, message: string) => ApplicationFailure.nonRetryable(message, 'SatProviderRefused', { code });
+
+export function satProviderClient(baseUrl: string): SatProviderClient {
+  const url = (path: string) => {
+    if (!baseUrl) throw ApplicationFailure.nonRetryable('SAT_PROVIDER_URL is not configured', 'SatProviderRefused', { code: 'provider_not_configured' });
+    return new URL(path, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+  };
+
+  const send = async (target: URL, init: RequestInit): Promise<Response> => {
+    try {
+      return await fetch(target, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS), redirect: 'manual' });
+    } catch (thrown) {
+      const cause = thrown as Error;
+      throw unavailable(cause.name === 'TimeoutError' ? `The SAT provider did not answer within ${REQUEST_TIMEOUT_MS / 1000} s` : `The SAT provider is unreachable: ${cause.message}`);
+    }
+  };
+
+  const failure = async (response: Response, what: string): Promise<never> => {
+    const text = await response.text();
+    if (response.status === 408 || response.status === 429 || response.status >= 500) throw unavailable(`The SAT provider answered HTTP ${response.status} to ${what}`);
+    let code = `http_${response.status}`;
+    let message = text.slice(0, 300);
+    try {
+      const body = JSON.parse(text) as unknown;
+      if (isObject(body) && isObject(body.error)) {
+        if (typeof body.error.code === 'string') code = body.error.code;
+        if (typeof body.error.message === 'string') message = body.error.message;
+      }
+    } catch {
+      // not JSON: keep the text
+    }
+    if (response.status === 404) throw ApplicationFailure.nonRetryable(`${what}: ${message}`, 'SatExtractionNotFound', { code: 'provider_extraction_not_found' });
+    throw providerRefused(code, `The SAT provider refused ${what}: ${message}`);
+  };
+
+  const extraction = async (response: Response, what: string): Promise<SatExtraction> => {
+    if (!response.ok) return failure(response, what);
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      throw unavailable(`The SAT provider answered ${what} with something that is not JSON`);
+    }
+    if (!isObject(body) || typeof body.id !== 'string') throw unavailable(`The SAT provider answered ${what} without an extraction id`);
+    const status = body.sat_request_status;
+    return {
+      id: body.id,
+      satRequestStatus: typeof status === 'number' ? status : null,
+      satStatusCode: typeof body.sat_status_code === 'string' ? body.sat_status_code : null,
+      packageIds: Array.isArray(body.package_ids) ? body.package_ids.filter((id): id is string => typeof id === 'string') : [],
+      cfdiCount: typeof body.cfdi_count === 'number' ? body.cfdi_count : null,
+      errorCode: typeof body.error_code === 'string' ? body.error_code : null,
+      errorMessage: typeof body.error_message === 'string' ? body.error_message : null,
+    };
+  };
+
+  return {
+    async createExtraction({ rfc, from, to, idempotencyKey }) {
+      const response = await send(url('v1/extractions'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+        // Received CFDI as XML; SAT only serves received XML filtered to current (vigente) documents.
+        body: JSON.stringify({ rfc, type: 'received', format: 'xml', document_status: 'active', period: { from, to } }),
+      });
+      return extraction(response, 'the extraction request');
+    },
+    async getExtraction(id) {
+      return extraction(await send(url(`v1/extractions/${encodeURIComponent(id)}`), { method: 'GET' }), `extraction ${id}`);
+    },
+    async downloadPackage(extractionId, packageId) {
+      const response = await send(url(`v1/extractions/${encodeURIComponent(extractionId)}/packages/${encodeURIComponent(packageId)}`), { method: 'GET', headers: { accept: 'application/zip' } });
+      // A package that is gone (expired at SAT, purged by the provider) will not come back.
+      if (response.status === 404 || response.status === 410) throw providerRefused('package_unavailable', `Package ${packageId} is no longer available (HTTP ${response.status})`);
+      if (!response.ok) return failure(response, `package ${packageId}`);
+      const length = Number(response.headers.get('content-length') ?? 0);
+      if (length > MAX_PACKAGE_BYTES) throw providerRefused('package_too_large', `Package ${packageId} is ${length} bytes; at most ${MAX_PACKAGE_BYTES} are read`);
+      return new Uint8Array(await response.arrayBuffer());
+    },
+  };
+}

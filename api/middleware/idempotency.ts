@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import { uuidv7 } from '../../db/ids.ts';
+import { IdempotencyKey } from '../../db/idempotency/idempotency-key.entity.ts';
+import { companyEm, type Orm } from '../../db/orm.ts';
+import { ApiError, validationError } from '../errors.ts';
+import type { Caller, Reply } from '../route.ts';
+
+const TTL_MS = 24 * 60 * 60 * 1000;
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * `Idempotency-Key` on a POST: the first request runs and its answer is kept for 24 hours; the same key with the
+ * same body replays it (status and body), with another body is refused (422 `idempotency_key_reused`), and while
+ * the first still runs answers 409 `idempotency_key_in_progress`. Server errors are not kept: the client may retry.
+ */
+export async function idempotent(ctx: Context, orm: Orm, caller: Caller, run: () => Promise<Reply>): Promise<Reply> {
+  const key = ctx.get('idempotency-key');
+  if (!key || ctx.method !== 'POST') return run();
+  if (!KEY.test(key)) throw validationError({ 'Idempotency-Key': ['Must be 1 to 255 visible ASCII characters'] });
+  const em = companyEm(orm, caller.company.id);
+  const requestHash = createHash('sha256').update(`${ctx.method} ${ctx.path}\n`).update(ctx.request.rawBody ?? '').digest('hex');
+  const now = new Date();
+  await em.nativeDelete(IdempotencyKey, { key, expiresAt: { $lte: now } });
+  const claimed = await em.insert(IdempotencyKey, { id: uuidv7(), company: caller.company, key, method: ctx.method, path: ctx.path, requestHash, status: 'in_progress', responseStatus: null, responseBody: null, createdAt: now, expiresAt: new Date(now.getTime() + TTL_MS) }).then(
+    () => true,
+    (error: { name?: string }) => {
+      if (error.name === 'UniqueConstraintViolationException') return false;
+      throw error;
+    },
+  );
+  if (!claimed) return replay(ctx, await em.findOneOrFail(IdempotencyKey, { key }), requestHash);
+
+  let reply: Reply;
+  try {
+    reply = await run();
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500) {
+      await em.nativeUpdate(IdempotencyKey, { key }, { status: 'completed', responseStatus: error.status, responseBody: error.body });
+    } else {
+      await em.nativeDelete(IdempotencyKey, { key });
+    }
+    throw error;
+  }
+  await em.nativeUpdate(IdempotencyKey, { key }, { status: 'completed', responseStatus: reply.status, responseBody: reply.body ?? null });
+  return reply;
+}
+
+function replay(ctx: Context, stored: IdempotencyKey, requestHash: string): Reply {
+  if (stored.requestHash !== requestHash) throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with another request');
+  if (stored.status === 'in_progress') throw new ApiError(409, 'idempotency_key_in_progress', 'A request with this Idempotency-Key is still running; retry shortly');
+  ctx.set('idempotent-replayed', 'true');
+  return { status: stored.responseStatus ?? 200, body: stored.responseBody ?? undefined } as Reply;
+}

@@ -1,0 +1,87 @@
+import { Document } from '../../db/documents/document.entity.ts';
+import { queueReceptionEvents, type QueueOutcome } from '../../db/reception-events/reception-event.repository.ts';
+import type { ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
+import { DEFAULT_RECEPTION_EVENT_TIMING } from '../../worker/reception-event-timing.ts';
+import { startReceptionEvents } from '../../worker/reception-events.ts';
+import type { AppDeps } from '../deps.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { defineRoute, type Caller } from '../route.ts';
+import { BatchEventsRequest, BatchEventsResponse, SingleEventRequest, SingleEventResponse } from '../schemas/events.ts';
+
+const NOT_COLOMBIAN = { status: 422, code: 'reception_events_not_supported_for_country', description: 'the company is not Colombian: RADIAN reception events exist only in Colombia' };
+const DOCUMENT_NOT_FOUND = { status: 404, code: 'document_not_found', description: 'no document of the company has this CUFE (in a batch: the unknown CUFEs are listed in `documents_fiscal_reference`, and nothing is queued)' };
+const CLAIM_IN_BATCH = { status: 422, code: 'claim_not_allowed_in_batch', description: 'event 031 (claim) in a batch: send it through POST /events/single with its concept and description' };
+
+const ASYNCHRONOUS =
+  'The answer means persisted as `processing` and queued, not accepted by DIAN. Before submission the RADIAN ordering rules are checked against the events already recorded (030 before 032; 031 and 033 within 3 Colombian business days after the 032; 034 only after them; a claim and an acceptance exclude each other); an event that breaks them is recorded as `rejected` with the reason and never sent. Events of one document queued together are resolved in the order 030, 032, 031, 033, 034. The final state (`accepted`, `rejected` with its reason, or `failed` after retries) is visible in GET /documents with `fields=invoice_reception_events`. Sending an event again: accepted or processing, nothing changes; rejected or failed, it is submitted again.';
+
+function requireColombia(caller: Caller): void {
+  if (caller.company.country !== 'COL') throw new ApiError(422, NOT_COLOMBIAN.code, 'Tax-authority reception events (DIAN RADIAN, 030 to 034) exist only for Colombian companies');
+}
+
+const timing = (deps: AppDeps) => deps.config.receptionEvents ?? DEFAULT_RECEPTION_EVENT_TIMING;
+
+function singleMessage(eventType: ReceptionEventType, outcome: QueueOutcome): string {
+  if (outcome.alreadyAccepted) return `Event ${eventType} was already accepted by DIAN; nothing was sent again`;
+  if (outcome.alreadyProcessing) return `Event ${eventType} is already being processed; nothing new was queued`;
+  if (outcome.resubmitted) return `Event ${eventType} was queued again for submission to DIAN (its previous attempt was rejected or failed)`;
+  return `Event ${eventType} was queued for submission to DIAN`;
+}
+
+/** Tax-authority reception events (Colombia): RADIAN events 030-034 queued for asynchronous submission to DIAN. */
+export const eventRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/events/single',
+    operationId: 'sendReceptionEvent',
+    summary: 'Send one reception event (030-034) for an invoice, by CUFE',
+    description: `A claim (031) needs \`response_code_list_id\` and \`description_claim\`. ${ASYNCHRONOUS}`,
+    tags: ['Tax-authority events'],
+    auth: 'api-key',
+    body: SingleEventRequest,
+    response: SingleEventResponse,
+    errors: [DOCUMENT_NOT_FOUND, NOT_COLOMBIAN],
+    handler: async ({ em, caller, body, deps }) => {
+      requireColombia(caller);
+      const cufe = body.document_fiscal_reference.toLowerCase();
+      const document = await em.findOne(Document, { fiscalReference: cufe }, { fields: ['id'] });
+      if (!document) throw notFound(DOCUMENT_NOT_FOUND.code, 'No document of the company has this CUFE');
+      const claim = body.event_type === '031' ? { code: body.response_code_list_id!, description: body.description_claim! } : null;
+      const outcome = await queueReceptionEvents(em, caller.company.id, [{ documentId: document.id, cufe, eventType: body.event_type, claim }]);
+      await startReceptionEvents(deps.temporal, caller.company.id, outcome.toRun, timing(deps));
+      return { document_fiscal_reference: body.document_fiscal_reference, message: singleMessage(body.event_type, outcome) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/events/batch',
+    operationId: 'sendReceptionEventsBatch',
+    summary: 'Send reception events for many invoices: every event type for every CUFE',
+    description: `Each (CUFE, event type) pair is its own event, processed independently: one failure never stops the others. All or nothing on the request: if any CUFE matches no document of the company, nothing is queued and the answer lists the unknown ones. ${ASYNCHRONOUS}`,
+    tags: ['Tax-authority events'],
+    auth: 'api-key',
+    body: BatchEventsRequest,
+    response: BatchEventsResponse,
+    errors: [DOCUMENT_NOT_FOUND, CLAIM_IN_BATCH, NOT_COLOMBIAN],
+    handler: async ({ em, caller, body, deps }) => {
+      requireColombia(caller);
+      if (body.events_type.includes('031')) throw new ApiError(422, CLAIM_IN_BATCH.code, 'A claim (031) cannot be sent in a batch: send it through POST /events/single with its concept and description');
+      const cufes = [...new Map(body.documents_fiscal_reference.map((cufe) => [cufe.toLowerCase(), cufe])).entries()];
+      const eventTypes = [...new Set(body.events_type)];
+      const documents = await em.find(Document, { fiscalReference: { $in: cufes.map(([cufe]) => cufe) } }, { fields: ['id', 'fiscalReference'] });
+      const byCufe = new Map(documents.map((document) => [document.fiscalReference!, document.id]));
+      const unknown = cufes.filter(([cufe]) => !byCufe.has(cufe)).map(([, sent]) => sent);
+      if (unknown.length) {
+        throw new ApiError(404, DOCUMENT_NOT_FOUND.code, `${unknown.length} of the CUFEs match no document of the company; nothing was queued`, { extras: { documents_fiscal_reference: unknown } });
+      }
+      const requests = cufes.flatMap(([cufe]) => eventTypes.map((eventType) => ({ documentId: byCufe.get(cufe)!, cufe, eventType, claim: null })));
+      const outcome = await queueReceptionEvents(em, caller.company.id, requests);
+      await startReceptionEvents(deps.temporal, caller.company.id, outcome.toRun, timing(deps));
+      const { created, resubmitted, alreadyProcessing, alreadyAccepted } = outcome;
+      return {
+        documents_fiscal_reference: cufes.map(([, sent]) => sent),
+        message: `${requests.length} events (${cufes.length} documents × ${eventTypes.length} event types): ${created} queued, ${resubmitted} queued again, ${alreadyProcessing} already processing, ${alreadyAccepted} already accepted`,
+      };
+    },
+  }),
+];

@@ -1,0 +1,164 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { z } from 'zod';
+import type { Country } from '../../db/companies/company.entity.ts';
+import { UUID_PATTERN, uuidv7 } from '../../db/ids.ts';
+import type { EntityManager } from '../../db/orm.ts';
+import { PAYMENT_REFUSALS, PaymentRefused, resolveNewPayment, type PaymentRefusal } from '../../db/payments/new-payment.ts';
+import { findPaymentPage, loadPaymentRelations } from '../../db/payments/payment.repository.ts';
+import { Payment } from '../../db/payments/payment.entity.ts';
+import { createPaymentThroughProcess } from '../../worker/payment-processes.ts';
+import type { NewPaymentCommand } from '../../workflows/payment.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { presentPaymentDetail, presentPaymentListItem } from '../presenters/payment.ts';
+import { defineRoute, type DocumentedError } from '../route.ts';
+import { listOf, page } from '../schemas/common.ts';
+import { amountToCents, scaleDecimal } from '../schemas/decimal.ts';
+import { CreatePaymentRequest, PaymentDetail, PaymentListItem, PaymentListQuery, PaymentParams } from '../schemas/payments.ts';
+
+const PAYMENT_NOT_FOUND = { status: 404, code: 'payment_not_found', description: 'no payment of the company has this reference' };
+const INVALID_INPUT = { status: 400, code: 'invalid_input', description: 'the reference is not a UUID' };
+
+const REFUSAL_DESCRIPTIONS: Record<PaymentRefusal, string> = {
+  beneficiary_not_found: 'no beneficiary of the company has beneficiary_reference',
+  payable_not_found: 'no payable of the company has payable_reference',
+  beneficiary_deleted: 'the beneficiary has been deleted',
+  beneficiary_mismatch: "beneficiary_reference is not the payable's beneficiary",
+  currency_mismatch: "amount_currency is not the payable's currency",
+  payable_not_payable: 'the payable is already paid or canceled',
+  amount_exceeds_balance: 'the amount is more than the payable has left once processed and under-way payments are counted',
+  invalid_payable_type: 'an advance to an employee (payments to employees are payroll)',
+};
+const REFUSALS: DocumentedError[] = (Object.keys(PAYMENT_REFUSALS) as PaymentRefusal[]).map((code) => ({ status: PAYMENT_REFUSALS[code], code, description: REFUSAL_DESCRIPTIONS[code] }));
+
+/** Colombia and Mexico observe no daylight saving time: a fixed offset gives the company's day. */
+const UTC_OFFSET_HOURS: Record<Country, number> = { COL: -5, MEX: -6 };
+const today = (country: Country) => new Date(Date.now() + UTC_OFFSET_HOURS[country] * 3_600_000).toISOString().slice(0, 10);
+
+/** amount × rate in cents, rounded half up, exactly: the rate has at most 8 decimals. */
+const exchangeCents = (amountCents: bigint, rate: string) => (amountCents * scaleDecimal(rate, 8) + 50_000_000n) / 100_000_000n;
+
+function commandOf(body: z.output<typeof CreatePaymentRequest>, country: Country): NewPaymentCommand {
+  const amountCents = amountToCents(body.amount);
+  const payload = body.payable_payload;
+  return {
+    beneficiaryId: body.beneficiary_reference?.toLowerCase() ?? null,
+    payableId: body.payable_reference?.toLowerCase() ?? null,
+    amountCents: amountCents.toString(),
+    currency: body.amount_currency,
+    exchangeRate: body.exchange_rate ?? null,
+    exchangeCurrency: body.exchange_currency ?? null,
+    exchangeAmountCents: body.exchange_rate ? exchangeCents(amountCents, body.exchange_rate).toString() : null,
+    filePath: body.file_path ?? null,
+    payable: payload ? { issueDate: payload.issue_date ?? today(country), expirationDate: payload.expiration_date, concept: payload.concept ?? null, type: payload.type ?? null } : null,
+  };
+}
+
+const refusal = (code: PaymentRefusal, message: string) => new ApiError(PAYMENT_REFUSALS[code], code, message);
+
+/** Checks a new payment before starting its process, with the same rules its activity applies under lock. */
+async function precheck(em: EntityManager, command: NewPaymentCommand): Promise<void> {
+  try {
+    await resolveNewPayment(em, { beneficiaryId: command.beneficiaryId, payableId: command.payableId, amountCents: BigInt(command.amountCents), currency: command.currency, payableType: command.payable?.type ?? null });
+  } catch (error) {
+    if (error instanceof PaymentRefused) throw refusal(error.code, error.message);
+    throw error;
+  }
+}
+
+/** Runs the creating update; a refusal by its activity (a race the precheck could not see) keeps its code. */
+async function asPaymentCommand<T>(command: () => Promise<T>): Promise<T> {
+  try {
+    return await command();
+  } catch (error) {
+    const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type && cause.type in PAYMENT_REFUSALS) throw refusal(cause.type as PaymentRefusal, cause.message);
+    throw error;
+  }
+}
+
+async function paymentOr404(em: EntityManager, reference: string): Promise<Payment> {
+  if (!UUID_PATTERN.test(reference)) throw new ApiError(INVALID_INPUT.status, INVALID_INPUT.code, 'The payment reference must be a UUID');
+  const payment = await em.findOne(Payment, { id: reference.toLowerCase() });
+  if (!payment) throw notFound(PAYMENT_NOT_FOUND.code, 'Payment not found');
+  return payment;
+}
+
+/** Payments: the list and detail of what the company pays, and manual payments or payments of a payable. */
+export const paymentRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/payments',
+    operationId: 'listPayments',
+    summary: 'List payments',
+    description: 'Paginated, filtered and sorted. Active payments without payroll by default. A page costs a bounded number of queries.',
+    tags: ['Payments'],
+    auth: 'api-key',
+    scope: 'payments:read',
+    query: PaymentListQuery,
+    response: listOf(PaymentListItem, 'PaymentList'),
+    handler: async ({ em, query }) => {
+      const { payments, total } = await findPaymentPage(
+        em,
+        {
+          beneficiaryIds: query.beneficiary_reference,
+          documentIds: query.document_reference,
+          batchIds: query.batch_reference,
+          payableId: query.payable_reference,
+          state: query.state,
+          statuses: query.status,
+          expirationDate: { from: query.expiration_date_from, to: query.expiration_date_to },
+          tags: query.tags,
+          paymentMethods: query.payment_method,
+          onlyExpenses: query.only_expenses,
+          includePayroll: query.include_payroll ?? false,
+          search: query.search,
+        },
+        { field: query.sort_by, order: query.sort_order },
+        { number: query.page, size: query.page_size },
+      );
+      const relations = await loadPaymentRelations(em, payments);
+      return page(payments.map((payment) => presentPaymentListItem(payment, relations)), total, query.page, query.page_size);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/payments/:reference',
+    operationId: 'getPayment',
+    summary: 'Get a payment with its detail-only fields',
+    tags: ['Payments'],
+    auth: 'api-key',
+    scope: 'payments:read',
+    params: PaymentParams,
+    response: PaymentDetail,
+    errors: [INVALID_INPUT, PAYMENT_NOT_FOUND],
+    handler: async ({ em, params }) => {
+      const payment = await paymentOr404(em, params.reference);
+      return presentPaymentDetail(payment, await loadPaymentRelations(em, [payment]));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/payments',
+    operationId: 'createPayment',
+    summary: 'Create a payment: a manual one, or one of an existing payable',
+    description:
+      'A manual payment (beneficiary_reference and payable_payload) creates its own payable (`supplier`, `advance`, or `payroll` for an employee) with origin `manual`. A payment of an existing payable (payable_reference, e.g. an installment of an approved document) pays that payable and carries its document\'s tags. Either way the payment starts `pending` and is handed to the payment gateway at once; it moves to `in_process`, then `processed` (with paid_at) or `failed`.',
+    tags: ['Payments'],
+    auth: 'api-key',
+    scope: 'payments:write',
+    body: CreatePaymentRequest,
+    status: 201,
+    response: PaymentListItem,
+    errors: REFUSALS,
+    handler: async ({ em, body, caller, deps }) => {
+      const command = commandOf(body, caller.company.country);
+      await precheck(em, command);
+      const paymentId = uuidv7();
+      await asPaymentCommand(() => createPaymentThroughProcess(deps.temporal, { companyId: caller.company.id, paymentId, pollIntervalMs: deps.config.paymentPollIntervalMs }, command));
+      const fresh = em.fork();
+      const payment = await fresh.findOneOrFail(Payment, { id: paymentId });
+      return presentPaymentListItem(payment, await loadPaymentRelations(fresh, [payment]));
+    },
+  }),
+];

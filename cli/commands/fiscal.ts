@@ -1,0 +1,121 @@
+import { Company } from '../../db/companies/company.entity.ts';
+import { FiscalSyncRun } from '../../db/fiscal/fiscal-sync-run.entity.ts';
+import { CIEC_STATUSES, findFiscalCredentials, setFiscalCredentials, type CredentialChanges } from '../../db/fiscal/fiscal-sync.repository.ts';
+import type { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
+import { companyEm, systemEm, type Orm } from '../../db/orm.ts';
+import { oneOf, optional, reference } from '../arguments.ts';
+import type { Command, CommandInput } from '../command.ts';
+import { CliError, notFound, usage } from '../errors.ts';
+
+const RFC = /^[A-ZÑ&]{3,4}\d{6}[A-Z\d]{3}$/;
+const NIT = /^\d{5,15}$/;
+
+async function findCompany(orm: Orm, ref: string): Promise<Company> {
+  const company = await systemEm(orm).findOne(Company, { id: ref });
+  if (!company) throw notFound('company', ref);
+  return company;
+}
+
+/** What the flags ask to change, checked against the company's country. */
+function changesFrom(input: CommandInput, company: Company): CredentialChanges {
+  const changes: CredentialChanges = {};
+  const ciec = optional(input, 'ciec-status');
+  const rfc = optional(input, 'rfc')?.toUpperCase();
+  const forwarding = optional(input, 'dian-forwarding');
+  const nit = optional(input, 'dian-nit');
+  const representative = optional(input, 'dian-legal-representative');
+  const mexican = ciec !== undefined || rfc !== undefined;
+  const colombian = forwarding !== undefined || nit !== undefined || representative !== undefined;
+  if (mexican && company.country !== 'MEX') throw new CliError('country_mismatch', '--ciec-status and --rfc are for Mexican companies (SAT)');
+  if (colombian && company.country !== 'COL') throw new CliError('country_mismatch', '--dian-* flags are for Colombian companies (DIAN)');
+  if (ciec !== undefined) changes.ciecStatus = oneOf(ciec, CIEC_STATUSES, 'ciec-status');
+  if (rfc !== undefined) {
+    if (!RFC.test(rfc)) throw usage('--rfc must be an RFC (3 or 4 letters, 6 digits, 3 characters)');
+    changes.rfc = rfc;
+  }
+  if (forwarding !== undefined) changes.dianForwarding = oneOf(forwarding, ['on', 'off'] as const, 'dian-forwarding') === 'on';
+  if ((nit === undefined) !== (representative === undefined)) throw usage('--dian-nit and --dian-legal-representative go together');
+  if (nit !== undefined && representative !== undefined) {
+    // NITs are written with dots and a check digit (900.123.456-7): DIAN's token request takes the bare number.
+    const bare = nit.replace(/[.\s]/g, '').replace(/-\d$/, '');
+    if (!NIT.test(bare)) throw usage('--dian-nit must be a NIT (digits, optionally with dots and its check digit)');
+    if (representative === '') throw usage('--dian-legal-representative must not be empty');
+    changes.dian = { nit: bare, legalRepresentative: representative };
+  }
+  return changes;
+}
+
+function present(company: Company, credential: FiscalCredential | null) {
+  const base = { company: company.id, country: company.country, last_sync_started_at: credential?.lastSyncStartedAt?.toISOString() ?? null };
+  if (company.country === 'MEX') return { ...base, sat: { rfc: credential?.rfc ?? null, ciec_status: credential?.satCiecStatus ?? null } };
+  return {
+    ...base,
+    dian: {
+      forwarding: credential?.dianForwardingEnabled ?? false,
+      nit: credential?.dianNit ?? null,
+      legal_representative: credential?.dianLegalRepresentative ?? null,
+      mailbox_folder: company.id,
+    },
+    last_sync_at: credential?.lastSyncAt?.toISOString() ?? null,
+  };
+}
+
+/** Fiscal synchronisation set-up (SAT CIEC status, DIAN forwarding and credentials) and the syncs a company ran. */
+export const fiscalCommands: Command[] = [
+  {
+    group: 'fiscal',
+    action: 'credentials',
+    usage: 'fiscal credentials --company REF [--ciec-status pending|valid|invalid] [--rfc RFC] [--dian-forwarding on|off] [--dian-nit NIT --dian-legal-representative NAME]',
+    options: {
+      company: { type: 'string' },
+      'ciec-status': { type: 'string' },
+      rfc: { type: 'string' },
+      'dian-forwarding': { type: 'string' },
+      'dian-nit': { type: 'string' },
+      'dian-legal-representative': { type: 'string' },
+    },
+    async run(input, context) {
+      const orm = await context.orm();
+      const company = await findCompany(orm, reference(input, 'company'));
+      const changes = changesFrom(input, company);
+      // Without flags the command shows what is registered.
+      if (Object.keys(changes).length === 0) return present(company, await findFiscalCredentials(companyEm(orm, company.id)));
+      // An RFC defaults to the company's tax id when that is one.
+      const taxId = company.taxId?.toUpperCase() ?? '';
+      if (changes.ciecStatus && !changes.rfc && RFC.test(taxId)) changes.rfc = taxId;
+      return present(company, await setFiscalCredentials(companyEm(orm, company.id), company, changes));
+    },
+  },
+  {
+    group: 'fiscal',
+    action: 'syncs',
+    usage: 'fiscal syncs --company REF [--limit N]',
+    options: { company: { type: 'string' }, limit: { type: 'string' } },
+    async run(input, context) {
+      const orm = await context.orm();
+      const company = await findCompany(orm, reference(input, 'company'));
+      const limit = Number(optional(input, 'limit') ?? 20);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw usage('--limit must be an integer from 1 to 500');
+      const runs = await companyEm(orm, company.id).find(FiscalSyncRun, {}, { orderBy: { startedAt: 'desc' }, limit });
+      return {
+        company: company.id,
+        syncs: runs.map((run) => ({
+          reference: run.id,
+          country: run.country,
+          started_at: run.startedAt.toISOString(),
+          sync_from: run.syncFrom,
+          sync_to: run.syncTo,
+          status: run.status,
+          fetching_status: run.fetchingStatus ?? null,
+          extraction_id: run.extractionId ?? null,
+          error_code: run.errorCode ?? null,
+          message: run.message ?? null,
+          documents_imported: run.documentsImported,
+          entries_skipped: run.entriesSkipped,
+          details: run.details ?? null,
+          finished_at: run.finishedAt?.toISOString() ?? null,
+        })),
+      };
+    },
+  },
+];

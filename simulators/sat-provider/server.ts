@@ -1,0 +1,297 @@
+// The SAT extraction provider, for the embedded default and the tests: a REST API in front of SAT's bulk download.
+// `POST /v1/extractions` submits a request of received CFDI for an RFC and a period (idempotent by `Idempotency-Key`);
+// `GET /v1/extractions/<id>` verifies it, answering SAT's EstadoSolicitud (1 accepted, 2 in progress, then 3 finished,
+// 4 error, 5 rejected, 6 expired) and CodigoEstadoSolicitud like `VerificaSolicitudDescarga`; once finished,
+// `GET /v1/extractions/<id>/packages/<packageId>` downloads a package (a ZIP of CFDI XML, like `Descargar`).
+// Packages are built from the real stamped CFDI fixtures plus the junk entries of SAT's own sample package
+// (`__MACOSX/`, an empty file, a `.xml` that is not XML, CFDI 3.2 files, `other.txt`). Steered per RFC or per
+// extraction, from code or over `/_control/...`, since one instance serves a whole test suite.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readZip, writeZip } from '../../fiscal/zip.ts';
+
+export const SAT_PROVIDER_OUTCOMES = ['finished', 'no_documents', 'error', 'rejected', 'expired', 'provider_error'] as const;
+export type SatProviderOutcome = (typeof SAT_PROVIDER_OUTCOMES)[number];
+
+export interface SatPackageSpec {
+  /** File names under test/fixtures/cfdi/. */
+  files: string[];
+  /** Adds the junk entries of SAT's sample package (default true). */
+  junk?: boolean;
+}
+
+export interface SatScenario {
+  outcome?: SatProviderOutcome;
+  /** Verifications until the final state: the first answers 1 (accepted), the next ones 2 (in progress). Default 3. */
+  polls?: number;
+  /** `finished`: the packages (default: one with every stamped CFDI fixture and the junk). */
+  packages?: SatPackageSpec[];
+  /** `error` / `rejected`: CodigoEstadoSolicitud (default 404 / 5002). */
+  satStatusCode?: string;
+  /** `provider_error`: the provider's own error code (default invalid_credentials, the CIEC refused at SAT's login). */
+  errorCode?: string;
+  /** Refuses to create the extraction with HTTP 422 and this code (e.g. invalid_credentials). */
+  refuseCreation?: string;
+  /** The next N API requests about this RFC answer HTTP 503. */
+  unavailable?: number;
+}
+
+export interface SimulatedExtraction {
+  id: string;
+  rfc: string;
+  period: { from: string; to: string };
+  scenario: SatScenario;
+  verifications: number;
+  downloads: string[];
+  createdAt: string;
+}
+
+export interface SatProviderSimulator {
+  url: string;
+  behave(rfc: string, scenario: SatScenario): void;
+  /** Changes an existing extraction's scenario (from its next verification on). */
+  behaveExtraction(id: string, scenario: SatScenario): void;
+  extractions(rfc?: string): SimulatedExtraction[];
+  reset(): void;
+  stop(): Promise<void>;
+}
+
+const FIXTURES = new URL('../../test/fixtures/', import.meta.url);
+/** The stamped CFDI 4.0 fixtures: two invoices and the payment receipt of one of them (listed first on purpose). */
+export const STAMPED_CFDI_FIXTURES = ['satcfdi-pago_he951128469_ingreso_iva16_stamped.xml', 'satcfdi-he951128469_ingreso_iva16_stamped.xml', 'cfdiutils-cfdi40-valid-ingreso.xml'];
+
+/** An extraction as the provider's API answers it. */
+interface ExtractionView {
+  id: string;
+  rfc: string;
+  type: string;
+  format: string;
+  period: { from: string; to: string };
+  sat_request_id: string;
+  created_at: string;
+  sat_request_status: number | null;
+  sat_status_code: string;
+  cfdi_count: number | null;
+  package_ids: string[];
+  error_code: string | null;
+  error_message: string | null;
+}
+
+interface Reply {
+  status: number;
+  body: Uint8Array | string;
+  contentType: string;
+}
+
+const json = (status: number, body: unknown): Reply => ({ status, body: JSON.stringify(body), contentType: 'application/json' });
+const error = (status: number, code: string, message: string) => json(status, { error: { code, message } });
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Checks a scenario (from code or the control API); throws a RangeError when invalid. */
+function toScenario(input: Record<string, unknown>): SatScenario {
+  const { outcome, polls, packages, unavailable } = input;
+  const satStatusCode = input.satStatusCode ?? input.sat_status_code;
+  const errorCode = input.errorCode ?? input.error_code;
+  const refuseCreation = input.refuseCreation ?? input.refuse_creation;
+  if (outcome !== undefined && !SAT_PROVIDER_OUTCOMES.includes(outcome as SatProviderOutcome)) throw new RangeError(`outcome must be one of ${SAT_PROVIDER_OUTCOMES.join(', ')}`);
+  if (polls !== undefined && !(Number.isInteger(polls) && (polls as number) >= 1)) throw new RangeError('polls must be a positive integer');
+  if (unavailable !== undefined && !(Number.isInteger(unavailable) && (unavailable as number) >= 0)) throw new RangeError('unavailable must be a whole number');
+  if (packages !== undefined && !(Array.isArray(packages) && packages.every((spec) => isObject(spec) && Array.isArray(spec.files) && spec.files.every((file) => typeof file === 'string' && /^[\w.-]+\.xml$/.test(file))))) {
+    throw new RangeError('packages must be a list of { files: [fixture names], junk? }');
+  }
+  for (const [name, value] of [['satStatusCode', satStatusCode], ['errorCode', errorCode], ['refuseCreation', refuseCreation]] as const) {
+    if (value !== undefined && typeof value !== 'string') throw new RangeError(`${name} must be a string`);
+  }
+  return {
+    ...(outcome !== undefined ? { outcome: outcome as SatProviderOutcome } : {}),
+    ...(polls !== undefined ? { polls: polls as number } : {}),
+    ...(packages !== undefined ? { packages: packages as SatPackageSpec[] } : {}),
+    ...(satStatusCode !== undefined ? { satStatusCode: satStatusCode as string } : {}),
+    ...(errorCode !== undefined ? { errorCode: errorCode as string } : {}),
+    ...(refuseCreation !== undefined ? { refuseCreation: refuseCreation as string } : {}),
+    ...(unavailable !== undefined ? { unavailable: unavailable as number } : {}),
+  };
+}
+
+let junkEntries: { name: string; data: Uint8Array }[] | undefined;
+/** The entries of SAT's sample package (phpcfdi fixture), junk and CFDI 3.2 alike. */
+function junk(): { name: string; data: Uint8Array }[] {
+  junkEntries ??= readZip(readFileSync(new URL('sat-descarga-masiva/cfdi.zip', FIXTURES))).map((entry) => ({ name: entry.name, data: entry.data ?? new Uint8Array() }));
+  return junkEntries;
+}
+
+/** Builds a package: the named fixtures, then (unless told otherwise) the junk. */
+export function buildSatPackage(spec: SatPackageSpec): Uint8Array {
+  const files = spec.files.map((file) => ({ name: file, data: new Uint8Array(readFileSync(new URL(`cfdi/${file}`, FIXTURES))) }));
+  return writeZip([...files, ...(spec.junk === false ? [] : junk())]);
+}
+
+/** Starts the simulator on 127.0.0.1 unless told otherwise (a free port unless one is given). */
+export async function startSatProviderSimulator(options: { port?: number; host?: string } = {}): Promise<SatProviderSimulator> {
+  const byRfc = new Map<string, SatScenario>();
+  const extractions = new Map<string, SimulatedExtraction>();
+  const byKey = new Map<string, string>();
+  const packages = new Map<string, Uint8Array>();
+
+  const scenarioOf = (rfc: string): SatScenario => ({ ...(byRfc.get(rfc.toUpperCase()) ?? {}) });
+  const takeUnavailable = (rfc: string): boolean => {
+    const scenario = byRfc.get(rfc.toUpperCase());
+    if (!scenario?.unavailable) return false;
+    scenario.unavailable -= 1;
+    return true;
+  };
+
+  /** The extraction as the provider reports it at its `verifications`-th verification. */
+  const view = (extraction: SimulatedExtraction): ExtractionView => {
+    const { scenario } = extraction;
+    const polls = scenario.polls ?? 3;
+    const outcome = scenario.outcome ?? 'finished';
+    const base = { id: extraction.id, rfc: extraction.rfc, type: 'received', format: 'xml', period: extraction.period, sat_request_id: extraction.id, created_at: extraction.createdAt };
+    const running: ExtractionView = { ...base, sat_request_status: extraction.verifications === 0 ? null : extraction.verifications === 1 ? 1 : 2, sat_status_code: '5000', cfdi_count: null, package_ids: [], error_code: null, error_message: null };
+    if (extraction.verifications < polls) return running;
+    switch (outcome) {
+      case 'finished': {
+        const specs = scenario.packages ?? [{ files: STAMPED_CFDI_FIXTURES }];
+        const ids = specs.map((_spec, index) => `${extraction.id.toUpperCase()}_${String(index + 1).padStart(2, '0')}`);
+        return { ...running, sat_request_status: 3, cfdi_count: specs.reduce((sum, spec) => sum + spec.files.length, 0), package_ids: ids };
+      }
+      case 'no_documents':
+        return { ...running, sat_request_status: 5, sat_status_code: '5004', cfdi_count: 0 };
+      case 'error':
+        return { ...running, sat_request_status: 4, sat_status_code: scenario.satStatusCode ?? '404' };
+      case 'rejected':
+        return { ...running, sat_request_status: 5, sat_status_code: scenario.satStatusCode ?? '5002' };
+      case 'expired':
+        return { ...running, sat_request_status: 6 };
+      case 'provider_error':
+        return { ...running, sat_request_status: null, error_code: scenario.errorCode ?? 'invalid_credentials', error_message: 'The SAT portal refused the CIEC' };
+    }
+  };
+
+  const create = (headers: IncomingMessage['headers'], body: unknown): Reply => {
+    if (!isObject(body) || typeof body.rfc !== 'string' || !isObject(body.period) || typeof body.period.from !== 'string' || typeof body.period.to !== 'string') {
+      return error(400, 'invalid_request', 'rfc and period { from, to } are required');
+    }
+    const rfc = body.rfc.toUpperCase();
+    if (takeUnavailable(rfc)) return error(503, 'unavailable', 'The provider is temporarily unavailable');
+    if (body.type !== 'received' || body.format !== 'xml') return error(422, 'unsupported_request', 'This simulator extracts received CFDI as XML only');
+    // SAT v1.5: the start must be strictly before the end.
+    if (!(Date.parse(body.period.from) < Date.parse(body.period.to))) return error(422, 'invalid_period', 'The period must start before it ends');
+    const key = typeof headers['idempotency-key'] === 'string' ? headers['idempotency-key'] : null;
+    const known = key ? byKey.get(key) : undefined;
+    if (known) return json(200, view(extractions.get(known)!));
+    const scenario = scenarioOf(rfc);
+    if (scenario.refuseCreation) return error(422, scenario.refuseCreation, 'The SAT portal refused the credentials of this RFC');
+    const extraction: SimulatedExtraction = { id: randomUUID(), rfc, period: { from: body.period.from, to: body.period.to }, scenario, verifications: 0, downloads: [], createdAt: new Date().toISOString() };
+    extractions.set(extraction.id, extraction);
+    if (key) byKey.set(key, extraction.id);
+    return json(201, view(extraction));
+  };
+
+  const api = (method: string, segments: string[], headers: IncomingMessage['headers'], body: unknown): Reply => {
+    if (method === 'POST' && segments.length === 2) return create(headers, body);
+    const extraction = extractions.get(segments[2] ?? '');
+    if (!extraction) return error(404, 'extraction_not_found', 'No extraction has this id');
+    if (takeUnavailable(extraction.rfc)) return error(503, 'unavailable', 'The provider is temporarily unavailable');
+    if (method === 'GET' && segments.length === 3) {
+      extraction.verifications += 1;
+      return json(200, view(extraction));
+    }
+    if (method === 'GET' && segments.length === 5 && segments[3] === 'packages') {
+      const packageId = segments[4]!;
+      const current = view(extraction);
+      const index = current.package_ids.indexOf(packageId);
+      if (current.sat_request_status !== 3 || index === -1) return error(404, 'package_not_found', 'No package has this id');
+      let bytes = packages.get(packageId);
+      if (!bytes) {
+        bytes = buildSatPackage((extraction.scenario.packages ?? [{ files: STAMPED_CFDI_FIXTURES }])[index]!);
+        packages.set(packageId, bytes);
+      }
+      extraction.downloads.push(packageId);
+      return { status: 200, body: bytes, contentType: 'application/zip' };
+    }
+    return error(404, 'not_found', 'Routes: POST /v1/extractions, GET /v1/extractions/<id>, GET /v1/extractions/<id>/packages/<packageId>');
+  };
+
+  const behave = (rfc: string, scenario: SatScenario) => void byRfc.set(rfc.toUpperCase(), toScenario(scenario as Record<string, unknown>));
+  const behaveExtraction = (id: string, scenario: SatScenario) => {
+    const extraction = extractions.get(id);
+    if (!extraction) throw new RangeError(`No extraction ${id}`);
+    extraction.scenario = { ...extraction.scenario, ...toScenario(scenario as Record<string, unknown>) };
+  };
+  const list = (rfc?: string) => [...extractions.values()].filter((extraction) => !rfc || extraction.rfc === rfc.toUpperCase());
+  const reset = () => {
+    byRfc.clear();
+    extractions.clear();
+    byKey.clear();
+    packages.clear();
+  };
+
+  const control = (method: string, segments: string[], body: unknown): Reply => {
+    try {
+      if (method === 'POST' && segments[1] === 'rfcs' && segments[3] === 'behave' && segments.length === 4) {
+        behave(segments[2]!, (isObject(body) ? body : {}) as SatScenario);
+        return json(200, { rfc: segments[2]!.toUpperCase(), scenario: byRfc.get(segments[2]!.toUpperCase()) });
+      }
+      if (method === 'POST' && segments[1] === 'extractions' && segments[3] === 'behave' && segments.length === 4) {
+        behaveExtraction(segments[2]!, (isObject(body) ? body : {}) as SatScenario);
+        return json(200, extractions.get(segments[2]!));
+      }
+      if (method === 'GET' && segments[1] === 'extractions' && segments.length <= 3) return json(200, { extractions: list(segments[2]) });
+      if (method === 'POST' && segments[1] === 'reset') {
+        reset();
+        return json(200, { ok: true });
+      }
+    } catch (cause) {
+      return error(400, 'invalid_request', (cause as Error).message);
+    }
+    return error(404, 'not_found', 'Control routes: POST /_control/rfcs/<rfc>/behave, POST /_control/extractions/<id>/behave, GET /_control/extractions[/<rfc>], POST /_control/reset');
+  };
+
+  const handle = (request: IncomingMessage, raw: Buffer, response: ServerResponse) => {
+    const method = request.method ?? '';
+    const segments = ((request.url ?? '/').split('?', 1)[0] ?? '/').split('/').filter(Boolean).map(decodeURIComponent);
+    let body: unknown;
+    try {
+      body = raw.byteLength ? JSON.parse(raw.toString('utf8')) : undefined;
+    } catch {
+      body = null;
+    }
+    let reply: Reply;
+    try {
+      if (segments[0] === '_control') reply = control(method, segments, body);
+      else if (segments[0] === 'v1' && segments[1] === 'extractions') reply = api(method, segments, request.headers, body);
+      else reply = error(404, 'not_found', 'Not a route of the SAT provider simulator');
+    } catch (cause) {
+      reply = error(500, 'simulator_error', (cause as Error).message);
+    }
+    response.writeHead(reply.status, { 'content-type': reply.contentType, 'content-length': String(Buffer.byteLength(reply.body)) });
+    response.end(reply.body);
+  };
+
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => handle(request, Buffer.concat(chunks), response));
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    behave,
+    behaveExtraction,
+    extractions: list,
+    reset,
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((cause) => (cause ? reject(cause) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,300 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemEm } from '../../db/orm.ts';
+import { writeZip } from '../../fiscal/zip.ts';
+import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
+import { makeCompany } from '../helpers/companies.ts';
+import { dianMailbox, FAST_FISCAL_SYNC_TIMING, latestRun, registerCredentials, satProvider, uniqueNit, uniqueRfc } from '../helpers/fiscal-sync.ts';
+import { ops } from '../helpers/ops.ts';
+import { startTestApi, type TestApi } from '../helpers/stack.ts';
+
+const FIXTURES = new URL('../fixtures/', import.meta.url);
+const SECRET = 'whsec-fiscal-sync';
+const INVOICE_UUID = '6d7434a6-e3f2-47ad-9e4c-08849946afa0';
+const CUFE_OF_ATTACHED = /^[0-9a-f]{96}$/;
+
+let api: TestApi;
+let receiver: ErpReceiver;
+beforeAll(async () => {
+  api = await startTestApi({ config: { fiscalSync: FAST_FISCAL_SYNC_TIMING } });
+  receiver = await startErpReceiver({ secret: SECRET });
+});
+afterAll(async () => {
+  await receiver.stop();
+  await api.close();
+});
+
+const sync = (apiKey: string) => api.call('POST', '/public/api/v1/fiscal-sync', { apiKey });
+const status = (apiKey: string, startedAt?: string) => api.call('GET', `/public/api/v1/fiscal-sync/status${startedAt ? `?started_at=${encodeURIComponent(startedAt)}` : ''}`, { apiKey });
+const credentials = async (companyId: string, ...flags: string[]) => {
+  const result = await ops('fiscal', 'credentials', '--company', companyId, ...flags);
+  expect(result.code, JSON.stringify(result.stderr)).toBe(0);
+  return result.stdout;
+};
+/** Lets the company start a sync again now, as if its last one had started more than an hour ago. */
+const forgetRateLimit = (companyId: string) => systemEm(api.orm).execute(`update fiscal_credentials set last_sync_started_at = clock_timestamp() - interval '61 minutes' where company_id = ?`, [companyId]);
+const settled = async (apiKey: string, startedAt?: string) => {
+  await expect.poll(async () => (await status(apiKey, startedAt)).body.status, { timeout: 30_000, interval: 200 }).toMatch(/^(finished|failed)$/);
+  return (await status(apiKey, startedAt)).body;
+};
+
+async function mexicanCompany(options: { ciec?: 'pending' | 'valid' | 'invalid' } = {}) {
+  const made = await makeCompany(api.orm, { country: 'MEX' });
+  const rfc = uniqueRfc();
+  if (options.ciec) await registerCredentials(api.orm, made.company, { ciecStatus: options.ciec, rfc });
+  return { ...made, rfc };
+}
+
+async function colombianCompany() {
+  const made = await makeCompany(api.orm, { country: 'COL' });
+  const nit = uniqueNit();
+  await registerCredentials(api.orm, made.company, { dianForwarding: true, dian: { nit, legalRepresentative: 'Ana Pérez' } });
+  return { ...made, nit };
+}
+
+describe('authentication', () => {
+  it('answers 401 without a valid API key', async () => {
+    expect((await api.call('POST', '/public/api/v1/fiscal-sync')).status).toBe(401);
+    expect((await api.call('GET', '/public/api/v1/fiscal-sync/status', { apiKey: 'apk_nope' })).body).toEqual({ code: 'unauthorized', message: 'A valid API key is required' });
+  });
+});
+
+describe('preconditions', () => {
+  it('Mexico: a registered, valid CIEC; refusals do not count against the hourly limit', async () => {
+    const { company, apiKey, rfc } = await mexicanCompany();
+    expect((await sync(apiKey)).body).toMatchObject({ code: 'sat_credentials_not_configured' });
+    expect(await credentials(company.id, '--ciec-status', 'pending', '--rfc', rfc.toLowerCase())).toEqual({ company: company.id, country: 'MEX', last_sync_started_at: null, sat: { rfc, ciec_status: 'pending' } });
+    const pending = await sync(apiKey);
+    expect([pending.status, pending.body.code]).toEqual([422, 'sat_ciec_pending']);
+    await credentials(company.id, '--ciec-status', 'invalid');
+    const invalid = await sync(apiKey);
+    expect([invalid.status, invalid.body.code]).toEqual([422, 'sat_ciec_invalid']);
+    expect(invalid.body.message).toEqual(expect.any(String));
+    await credentials(company.id, '--ciec-status', 'valid');
+    expect((await sync(apiKey)).status).toBe(202);
+  });
+
+  it('Colombia: DIAN forwarding (403), then NIT and legal representative', async () => {
+    const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
+    const none = await sync(apiKey);
+    expect([none.status, none.body.code]).toEqual([403, 'dian_automatic_sync_not_configured']);
+    await credentials(company.id, '--dian-forwarding', 'on');
+    const missing = await sync(apiKey);
+    expect([missing.status, missing.body.code]).toEqual([422, 'dian_credentials_not_configured']);
+    const set = await credentials(company.id, '--dian-nit', '900.123.456-7', '--dian-legal-representative', 'Ana Pérez');
+    expect(set.dian).toEqual({ forwarding: true, nit: '900123456', legal_representative: 'Ana Pérez', mailbox_folder: company.id });
+    expect((await sync(apiKey)).status).toBe(202);
+  });
+
+  it('the CLI refuses flags of the other country and half a DIAN credential', async () => {
+    const { company } = await makeCompany(api.orm, { country: 'COL' });
+    const mismatch = await ops('fiscal', 'credentials', '--company', company.id, '--ciec-status', 'valid');
+    expect([mismatch.code, mismatch.stderr.error.code]).toEqual([1, 'country_mismatch']);
+    const half = await ops('fiscal', 'credentials', '--company', company.id, '--dian-nit', '900123456');
+    expect([half.code, half.stderr.error.code]).toEqual([2, 'usage']);
+  });
+});
+
+describe('rate limit: one sync per company per hour', () => {
+  it('answers 429 with the seconds left, exact to the second, from the database clock', async () => {
+    const { company, apiKey } = await mexicanCompany({ ciec: 'valid' });
+    const first = await sync(apiKey);
+    expect(first.status).toBe(202);
+    const second = await sync(apiKey);
+    expect(second.status).toBe(429);
+    expect(second.body).toEqual({ code: 'fiscal_sync_rate_limited', message: expect.any(String), retry_after_seconds: expect.any(Number) });
+    expect(second.body.retry_after_seconds).toBeGreaterThanOrEqual(3598);
+    expect(second.body.retry_after_seconds).toBeLessThanOrEqual(3600);
+    expect(second.headers.get('retry-after')).toBe(String(second.body.retry_after_seconds));
+
+    // 3,000.5 s ago leaves 599.5 s: 600 whole seconds to wait.
+    await systemEm(api.orm).execute(`update fiscal_credentials set last_sync_started_at = clock_timestamp() - interval '3000.5 seconds' where company_id = ?`, [company.id]);
+    expect((await sync(apiKey)).body.retry_after_seconds).toBe(600);
+    await forgetRateLimit(company.id);
+    expect((await sync(apiKey)).status).toBe(202);
+  });
+
+  it('lets exactly one of many concurrent requests through', async () => {
+    const { apiKey } = await mexicanCompany({ ciec: 'valid' });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => sync(apiKey)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 429, 429, 429, 429, 429, 429, 429]);
+  });
+
+  it('applies to Colombian companies too', async () => {
+    const { apiKey } = await colombianCompany();
+    expect((await sync(apiKey)).status).toBe(202);
+    expect((await sync(apiKey)).status).toBe(429);
+  });
+});
+
+describe('Mexico: SAT bulk download through the extraction provider', () => {
+  it('imports every CFDI of the package, skipping junk, and delivers document.created once per document', async () => {
+    const { company, apiKey, rfc } = await mexicanCompany({ ciec: 'valid' });
+    await ops('webhooks', 'add', '--company', company.id, '--event', 'document.created', '--url', `${receiver.url}/fiscal`, '--secret', SECRET);
+    expect((await status(apiKey)).body).toEqual({ country: 'MEX', status: 'not_started', fetching_status: null, from: null, to: null, extraction_id: null, error_code: null });
+
+    const accepted = await sync(apiKey);
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toEqual({ country: 'MEX', status: 'accepted', started_at: expect.any(String), sync_from: expect.stringMatching(/-06:00$/), sync_to: expect.stringMatching(/-06:00$/), extraction_id: expect.any(String) });
+    expect(Date.parse(accepted.body.sync_to) - Date.parse(accepted.body.sync_from)).toBe(24 * 3_600_000);
+    const [extraction] = await satProvider.extractions(rfc);
+    expect(extraction).toMatchObject({ id: accepted.body.extraction_id, rfc, period: { from: accepted.body.sync_from, to: accepted.body.sync_to } });
+
+    const final = await settled(apiKey);
+    expect(final).toEqual({ country: 'MEX', status: 'finished', fetching_status: 'finished', from: accepted.body.sync_from, to: accepted.body.sync_to, extraction_id: accepted.body.extraction_id, error_code: null });
+    const [run] = (await ops('fiscal', 'syncs', '--company', company.id)).stdout.syncs;
+    expect(run).toMatchObject({ documents_imported: 2, entries_skipped: 6, details: { documents_created: 2, documents_existing: 0, payment_complements: 1, skipped: { not_xml: 2, macos_metadata: 1, empty: 1, invalid_document: 2 } } });
+
+    const documents = (await api.call('GET', '/public/api/v1/documents?fields=payment_receipt_complements', { apiKey })).body.items;
+    expect(documents.map((document: { fiscal_reference: string }) => document.fiscal_reference).sort()).toEqual([INVOICE_UUID, '6f35d3b5-3651-5370-bc2c-14cdbe384cd7'].sort());
+    // The payment receipt came first in the package: it was applied once the invoice it pays was in.
+    expect(documents.find((document: { fiscal_reference: string }) => document.fiscal_reference === INVOICE_UUID).payment_receipt_complements).toHaveLength(1);
+
+    const created = () => receiver.received.filter((request) => request.path === '/fiscal' && request.event === 'document.created');
+    await expect.poll(() => created().length, { timeout: 20_000 }).toBe(2);
+    expect(new Set(created().map((request) => (request.json as { data: { reference: string } }).data.reference))).toEqual(new Set(documents.map((document: { reference: string }) => document.reference)));
+
+    // A second sync finds the same CFDI: nothing new, and no second document.created.
+    await forgetRateLimit(company.id);
+    expect((await sync(apiKey)).status).toBe(202);
+    expect((await settled(apiKey)).status).toBe('finished');
+    expect((await latestRun(api.orm, company.id)).details).toMatchObject({ documents_created: 0, documents_existing: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(created()).toHaveLength(2);
+  });
+
+  it('polls while SAT accepts (1) and processes (2), recording the status on the way', async () => {
+    const { apiKey, rfc } = await mexicanCompany({ ciec: 'valid' });
+    await satProvider.behave(rfc, { polls: 6 });
+    await sync(apiKey);
+    await expect.poll(async () => (await status(apiKey)).body.status, { timeout: 10_000, interval: 50 }).toBe('running');
+    expect((await settled(apiKey)).status).toBe('finished');
+    expect((await satProvider.extractions(rfc))[0]!.verifications).toBe(6);
+  });
+
+  it('ends finished with no documents when SAT answers 5/5004', async () => {
+    const { company, apiKey, rfc } = await mexicanCompany({ ciec: 'valid' });
+    await satProvider.behave(rfc, { outcome: 'no_documents', polls: 2 });
+    await sync(apiKey);
+    expect(await settled(apiKey)).toMatchObject({ status: 'finished', fetching_status: 'finished', error_code: null });
+    expect((await api.call('GET', '/public/api/v1/documents', { apiKey })).body.total).toBe(0);
+    expect((await latestRun(api.orm, company.id)).message).toBe('SAT found no CFDI received in the window');
+  });
+
+  it('ends failed with the error code when the extraction fails at SAT or at the provider', async () => {
+    const { company, apiKey, rfc } = await mexicanCompany({ ciec: 'valid' });
+    await satProvider.behave(rfc, { outcome: 'error', satStatusCode: '404', polls: 2 });
+    await sync(apiKey);
+    expect(await settled(apiKey)).toMatchObject({ status: 'failed', fetching_status: null, error_code: 'sat_request_error' });
+
+    await satProvider.behave(rfc, { outcome: 'rejected', satStatusCode: '5002', polls: 1 });
+    await forgetRateLimit(company.id);
+    await sync(apiKey);
+    expect(await settled(apiKey)).toMatchObject({ status: 'failed', error_code: 'sat_requests_exhausted' });
+
+    // The provider's own failure: the CIEC refused at SAT's login. The company's CIEC is marked invalid.
+    await satProvider.behave(rfc, { outcome: 'provider_error', errorCode: 'invalid_credentials', polls: 1 });
+    await forgetRateLimit(company.id);
+    await sync(apiKey);
+    expect(await settled(apiKey)).toMatchObject({ status: 'failed', error_code: 'invalid_credentials' });
+    await forgetRateLimit(company.id);
+    expect((await sync(apiKey)).body.code).toBe('sat_ciec_invalid');
+  });
+
+  it("answers the provider's refusal to create the extraction, which does not count against the hour", async () => {
+    const { company, apiKey, rfc } = await mexicanCompany({ ciec: 'valid' });
+    await satProvider.behave(rfc, { refuseCreation: 'invalid_credentials' });
+    const refused = await sync(apiKey);
+    expect([refused.status, refused.body.code]).toEqual([422, 'sat_ciec_invalid']);
+    expect((await status(apiKey)).body.status).toBe('not_started');
+    // The provider's verdict is recorded: the CIEC must be registered again.
+    expect((await credentials(company.id)).sat.ciec_status).toBe('invalid');
+    await registerCredentials(api.orm, company, { ciecStatus: 'valid' });
+    await satProvider.behave(rfc, { unavailable: 3 });
+    const unavailable = await sync(apiKey);
+    expect([unavailable.status, unavailable.body.code]).toEqual([503, 'service_unavailable']);
+    await satProvider.behave(rfc, {});
+    expect((await sync(apiKey)).status).toBe(202);
+  });
+});
+
+describe('Colombia: DIAN access token and the e-mail mailbox', () => {
+  const attachedDocument = readFileSync(new URL('dian/constructed-attached-document-invoice.xml', FIXTURES));
+  const creditNote = readFileSync(new URL('dian/stenfrank-creditnote_signed_dian_v2.xml', FIXTURES));
+  const supplierZip = writeZip([
+    { name: 'ad09001234560002600000123.xml', data: attachedDocument },
+    { name: 'fv09001234560002600000123.pdf', data: '%PDF-1.4\n%âãÏÓ\n' },
+    { name: '__MACOSX/._ad09001234560002600000123.xml', data: 'junk' },
+    { name: 'leame.txt', data: 'Factura electrónica' },
+  ]);
+
+  it("imports the AttachedDocument e-mails that arrived in the window, after requesting DIAN's token", async () => {
+    const { company, apiKey, nit } = await colombianCompany();
+    await ops('webhooks', 'add', '--company', company.id, '--event', 'document.created', '--url', `${receiver.url}/col`, '--secret', SECRET);
+    dianMailbox.deliver(company.id, { subject: 'Factura SETP990000008', attachments: [{ name: 'z09001234560002600000123.zip', data: supplierZip }], receivedAt: new Date(Date.now() - 3 * 86_400_000) });
+    dianMailbox.deliver(company.id, { subject: 'Sin adjuntos fiscales', attachments: [{ name: 'logo.png', data: 'png' }] });
+    // Outside the window (46 days ago): not read.
+    dianMailbox.deliver(company.id, { attachments: [{ name: 'nc.xml', data: creditNote }], receivedAt: new Date(Date.now() - 46 * 86_400_000 - 3_600_000) });
+
+    const accepted = await sync(apiKey);
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toEqual({ country: 'COL', status: 'accepted', started_at: expect.any(String), sync_from: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), sync_to: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+    expect((Date.parse(accepted.body.sync_to) - Date.parse(accepted.body.sync_from)) / 86_400_000).toBe(45);
+    expect(await dianMailbox.tokenRequests(nit)).toEqual([expect.objectContaining({ nit, legalRepresentative: 'Ana Pérez', status: 200 })]);
+
+    const final = await settled(apiKey, accepted.body.started_at);
+    expect(final).toEqual({ country: 'COL', status: 'finished', message: 'Read 2 e-mail(s): 1 new document(s), 0 already present, 0 payment complement(s), 2 entr(ies) skipped' });
+    const documents = (await api.call('GET', '/public/api/v1/documents', { apiKey })).body.items;
+    expect(documents).toHaveLength(1);
+    expect(documents[0]).toMatchObject({ document_number: 'SETP990000008', fiscal_reference: expect.stringMatching(CUFE_OF_ATTACHED) });
+    await expect.poll(() => receiver.received.filter((request) => request.path === '/col').length, { timeout: 20_000 }).toBe(1);
+
+    // The window now starts tomorrow: nothing to synchronise today, whatever the hour.
+    await forgetRateLimit(company.id);
+    const empty = await sync(apiKey);
+    expect([empty.status, empty.body.code]).toEqual([422, 'dian_sync_window_empty']);
+  });
+
+  it("answers DIAN's refusal of the credentials, which does not count against the hour", async () => {
+    const { apiKey, nit } = await colombianCompany();
+    await dianMailbox.behave(nit, 'refuse', 1);
+    const refused = await sync(apiKey);
+    expect([refused.status, refused.body.code]).toEqual([422, 'dian_credentials_not_configured']);
+    expect(refused.body.message).toContain('DIAN refused');
+    expect((await sync(apiKey)).status).toBe(202);
+  });
+
+  it('reports pending while a sync runs since started_at, and finished when none was started', async () => {
+    const { apiKey } = await colombianCompany();
+    expect((await status(apiKey)).body).toEqual({ country: 'COL', status: 'finished', message: expect.stringContaining('No fiscal synchronisation was started since') });
+    const accepted = await sync(apiKey);
+    const first = (await status(apiKey, accepted.body.started_at)).body;
+    expect(['pending', 'finished']).toContain(first.status);
+    expect((await settled(apiKey, accepted.body.started_at)).status).toBe('finished');
+    const later = new Date(Date.parse(accepted.body.started_at) + 1000).toISOString();
+    expect((await status(apiKey, later)).body.message).toContain('No fiscal synchronisation was started since');
+    expect((await api.call('GET', '/public/api/v1/fiscal-sync/status?started_at=yesterday', { apiKey })).status).toBe(400);
+  });
+});
+
+describe('a key whose company no longer exists', () => {
+  it('answers 422 company_not_found when the company is removed while the request is under way, then 401', async () => {
+    const { company, apiKey } = await makeCompany(api.orm, { country: 'MEX' });
+    const waitingOnCompany = async () =>
+      Number((await systemEm(api.orm).execute<{ n: string }[]>(`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%from "companies"%for share%'`))[0]!.n);
+    let answer: Awaited<ReturnType<typeof status>> | undefined;
+    // The product has no company deletion: remove the row as a manual clean-up would (replica mode skips the foreign
+    // keys that would otherwise keep it), and commit only once the request, already authenticated, waits on the row.
+    await systemEm(api.orm).transactional(async (tx) => {
+      await tx.execute(`set local session_replication_role = replica`);
+      await tx.execute(`delete from companies where id = ?`, [company.id]);
+      const request = status(apiKey).then((result) => (answer = result));
+      await expect.poll(waitingOnCompany, { timeout: 10_000, interval: 20 }).toBe(1);
+      void request;
+    });
+    await expect.poll(() => answer?.status, { timeout: 10_000 }).toBe(422);
+    expect(answer!.body).toEqual({ code: 'company_not_found', message: 'The company of this API key does not exist' });
+    // From then on the key no longer authenticates.
+    expect((await status(apiKey)).status).toBe(401);
+  });
+});

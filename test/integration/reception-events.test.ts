@@ -1,0 +1,313 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Company } from '../../db/companies/company.entity.ts';
+import type { Document } from '../../db/documents/document.entity.ts';
+import { companyEm } from '../../db/orm.ts';
+import { ReceptionEvent, type ReceptionEventStatus, type ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
+import { seedDocument, type DocumentSeed } from '../helpers/builders.ts';
+import { makeCompany } from '../helpers/companies.ts';
+import { dianSimulator, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
+import { startTestApi, type TestApi } from '../helpers/stack.ts';
+
+const DAY = 24 * 3_600_000;
+
+let api: TestApi;
+let company: Company;
+let apiKey: string;
+
+beforeAll(async () => {
+  api = await startTestApi({ config: { receptionEvents: FAST_RECEPTION_EVENT_TIMING } });
+  ({ company, apiKey } = await makeCompany(api.orm, { country: 'COL' }));
+});
+afterAll(() => api.close());
+
+const single = (body: unknown, key = apiKey) => api.call('POST', '/public/api/v1/events/single', { apiKey: key, body });
+const batch = (body: unknown, key = apiKey) => api.call('POST', '/public/api/v1/events/batch', { apiKey: key, body });
+const invoice = (seed: DocumentSeed = {}) => seedDocument(api.orm, company, { issueDate: new Date(Date.now() - 2 * DAY), ...seed });
+const cufeOf = (document: Document) => document.fiscalReference!;
+
+/** The document's invoice_reception_events, as GET /documents?fields=invoice_reception_events shows them. */
+async function receptionEvents(document: Document): Promise<any[]> {
+  const response = await api.call('GET', `/public/api/v1/documents?fields=invoice_reception_events&fiscal_reference=${cufeOf(document)}`, { apiKey });
+  expect(response.status).toBe(200);
+  return response.body.items[0].invoice_reception_events;
+}
+
+/** Waits until the event has left `processing`, and returns its entry. */
+async function settled(document: Document, eventType: ReceptionEventType): Promise<any> {
+  let entry: any;
+  await expect
+    .poll(async () => {
+      entry = (await receptionEvents(document)).find((event) => event.event_type === eventType);
+      return entry?.status;
+    }, { timeout: 30_000, interval: 100 })
+    .toMatch(/^(accepted|rejected|failed)$/);
+  return entry;
+}
+
+async function row(document: Document, eventType: ReceptionEventType): Promise<ReceptionEvent> {
+  return companyEm(api.orm, company.id).findOneOrFail(ReceptionEvent, { document: document.id, eventType });
+}
+
+/** An event as if processed earlier, written straight to the read state. */
+async function recorded(document: Document, eventType: ReceptionEventType, status: ReceptionEventStatus, registeredAt: Date | null = new Date()) {
+  const em = companyEm(api.orm, company.id);
+  em.create(ReceptionEvent, { company, document: document.id, cufe: cufeOf(document), eventType, status, issueDate: status === 'accepted' ? registeredAt : null, completedAt: status === 'processing' ? null : new Date() });
+  await em.flush();
+}
+
+describe('validation', () => {
+  it('names each invalid field of a single event', async () => {
+    const missing = await single({});
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+    expect(Object.keys(missing.body.error.details).sort()).toEqual(['document_fiscal_reference', 'event_type']);
+
+    for (const cufe of ['abc', 'g'.repeat(96), 'a'.repeat(95), 'a'.repeat(97), 42]) {
+      const response = await single({ document_fiscal_reference: cufe, event_type: '030' });
+      expect(response.status, String(cufe)).toBe(400);
+      expect(Object.keys(response.body.error.details)).toEqual(['document_fiscal_reference']);
+    }
+    const badType = await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '035' });
+    expect(badType.body.error.details).toEqual({ event_type: ['Must be one of 030, 031, 032, 033, 034'] });
+
+    const claimWithout = await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '031' });
+    expect(claimWithout.body.error.details).toEqual({ response_code_list_id: ['Required when event_type is 031'], description_claim: ['Required when event_type is 031'] });
+    const badConcept = await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '031', response_code_list_id: '05', description_claim: 'x' });
+    expect(badConcept.body.error.details).toEqual({ response_code_list_id: ['Must be one of 01, 02, 03, 04'] });
+    const emptyClaim = await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '031', response_code_list_id: '01', description_claim: '   ' });
+    expect(Object.keys(emptyClaim.body.error.details)).toEqual(['description_claim']);
+  });
+
+  it('names each invalid field of a batch, and refuses a claim in a batch', async () => {
+    const cufe = 'b'.repeat(96);
+    const empty = await batch({ documents_fiscal_reference: [], events_type: [] });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.details).toEqual({ documents_fiscal_reference: ['At least one CUFE is required'], events_type: ['At least one event type is required'] });
+    const tooMany = await batch({ documents_fiscal_reference: Array.from({ length: 201 }, () => cufe), events_type: ['030'] });
+    expect(tooMany.body.error.details).toEqual({ documents_fiscal_reference: ['At most 200 CUFEs per request'] });
+    const badItem = await batch({ documents_fiscal_reference: [cufe, 'nope'], events_type: ['030', '099'] });
+    expect(badItem.body.error.details).toEqual({ 'documents_fiscal_reference.1': ['Must be a CUFE: 96 hexadecimal characters'], 'events_type.1': ['Must be one of 030, 031, 032, 033, 034'] });
+    const notLists = await batch({ documents_fiscal_reference: cufe, events_type: '030' });
+    expect(Object.keys(notLists.body.error.details).sort()).toEqual(['documents_fiscal_reference', 'events_type']);
+
+    const claim = await batch({ documents_fiscal_reference: [cufe], events_type: ['030', '031'] });
+    expect(claim.status).toBe(422);
+    expect(claim.body).toEqual({ code: 'claim_not_allowed_in_batch', message: expect.any(String) });
+  });
+
+  it('answers document_not_found for an unknown CUFE, and queues nothing of a batch with one', async () => {
+    const unknown = 'c'.repeat(96);
+    expect((await single({ document_fiscal_reference: unknown, event_type: '030' })).body).toEqual({ code: 'document_not_found', message: expect.any(String) });
+    const known = await invoice();
+    const response = await batch({ documents_fiscal_reference: [cufeOf(known), unknown.toUpperCase()], events_type: ['030'] });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ code: 'document_not_found', message: expect.stringContaining('nothing was queued'), documents_fiscal_reference: [unknown.toUpperCase()] });
+    expect(await receptionEvents(known)).toEqual([]);
+  });
+
+  it('another company’s CUFE is unknown too', async () => {
+    const other = await makeCompany(api.orm, { country: 'COL' });
+    const foreign = await seedDocument(api.orm, other.company);
+    expect((await single({ document_fiscal_reference: cufeOf(foreign), event_type: '030' })).status).toBe(404);
+  });
+
+  it('refuses a Mexican company with a clear error', async () => {
+    const mexican = await makeCompany(api.orm, { country: 'MEX' });
+    const response = await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '030' }, mexican.apiKey);
+    expect(response.status).toBe(422);
+    expect(response.body).toEqual({ code: 'reception_events_not_supported_for_country', message: expect.stringContaining('Colombian') });
+    expect((await batch({ documents_fiscal_reference: ['a'.repeat(96)], events_type: ['030'] }, mexican.apiKey)).body.code).toBe('reception_events_not_supported_for_country');
+  });
+});
+
+describe('one event', () => {
+  it('is persisted as processing, submitted to DIAN and recorded as accepted with its registration date', async () => {
+    const document = await invoice();
+    const response = await single({ document_fiscal_reference: cufeOf(document).toUpperCase(), event_type: '030' });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ document_fiscal_reference: cufeOf(document).toUpperCase(), message: 'Event 030 was queued for submission to DIAN' });
+    expect(['processing', 'accepted']).toContain((await row(document, '030')).status);
+
+    const entry = await settled(document, '030');
+    expect(entry).toEqual({ event: 'acuse', event_type: '030', issue_date: expect.any(String), status: 'accepted', reason: null });
+    const { received, registered } = await dianSimulator.events(cufeOf(document));
+    expect(registered).toEqual(['030']);
+    expect(received).toHaveLength(1);
+    expect(received[0]!.applicationResponse).toMatchObject({
+      ApplicationResponse: {
+        UBLVersionID: 'UBL 2.1',
+        ProfileID: 'DIAN 2.1: ApplicationResponse de la Factura Electrónica de Venta',
+        UUID: { schemeName: 'CUDE-SHA384', value: expect.stringMatching(/^[a-f0-9]{96}$/) },
+        SenderParty: { PartyTaxScheme: { RegistrationName: company.name, CompanyID: { value: '900000001' } } },
+        ReceiverParty: { PartyTaxScheme: { CompanyID: { value: expect.any(String) } } },
+        DocumentResponse: {
+          Response: { ResponseCode: { value: '030' }, Description: 'Acuse de recibo de Factura Electrónica de Venta' },
+          DocumentReference: { ID: document.documentNumber, UUID: { schemeName: 'CUFE-SHA384', value: cufeOf(document) }, DocumentTypeCode: '01' },
+        },
+      },
+    });
+  });
+
+  it('sends a claim with its concept and text', async () => {
+    const document = await invoice();
+    await recorded(document, '030', 'accepted', new Date(Date.now() - 60_000));
+    await recorded(document, '032', 'accepted', new Date(Date.now() - 30_000));
+    await dianSimulator.register(cufeOf(document), ['030', '032']);
+    const response = await single({ document_fiscal_reference: cufeOf(document), event_type: '031', response_code_list_id: '02', description_claim: 'Llegaron 8 de 10 cajas' });
+    expect(response.status).toBe(200);
+    expect(await settled(document, '031')).toMatchObject({ event: 'reclamo', status: 'accepted' });
+    const [claim] = (await dianSimulator.events(cufeOf(document))).received;
+    expect(claim!.applicationResponse).toMatchObject({
+      ApplicationResponse: { Note: ['Llegaron 8 de 10 cajas'], DocumentResponse: { Response: { ResponseCode: { value: '031', listID: '02', name: 'Mercancía no entregada totalmente' } } } },
+    });
+    // An express acceptance now contradicts the claim: recorded as rejected, never sent.
+    await single({ document_fiscal_reference: cufeOf(document), event_type: '033' });
+    expect(await settled(document, '033')).toMatchObject({ status: 'rejected', reason: expect.stringContaining('contradicts the claim (031)') });
+    expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(1);
+  });
+});
+
+describe('ordering rules', () => {
+  it('records an event out of order as rejected with its reason, without sending it', async () => {
+    const document = await invoice();
+    await single({ document_fiscal_reference: cufeOf(document), event_type: '032' });
+    expect(await settled(document, '032')).toEqual({
+      event: 'recibo',
+      event_type: '032',
+      issue_date: null,
+      status: 'rejected',
+      reason: 'Receipt of goods or service (032) needs the acknowledgement of receipt (030) registered first; send 030 first',
+    });
+    expect((await row(document, '032')).dianResponse).toEqual({ source: 'ordering_rules', rule: 'DC24b' });
+    expect((await dianSimulator.events(cufeOf(document))).received).toEqual([]);
+  });
+
+  it('refuses an acknowledgement before the invoice date, and any event for a credit note', async () => {
+    const future = await invoice({ issueDate: new Date(Date.now() + 3 * DAY) });
+    await single({ document_fiscal_reference: cufeOf(future), event_type: '030' });
+    expect(await settled(future, '030')).toMatchObject({ status: 'rejected', reason: expect.stringContaining('cannot be signed before the invoice date') });
+    const note = await invoice({ type: 'credit_note' });
+    await single({ document_fiscal_reference: cufeOf(note), event_type: '030' });
+    expect(await settled(note, '030')).toMatchObject({ status: 'rejected', reason: expect.stringContaining('this document is a credit note') });
+    expect((await dianSimulator.events(cufeOf(future))).received).toEqual([]);
+  });
+
+  it('resolves events of one document queued together in order: 030, then 032, then 033', async () => {
+    const document = await invoice();
+    const response = await batch({ documents_fiscal_reference: [cufeOf(document)], events_type: ['033', '032', '030'] });
+    expect(response.body).toEqual({ documents_fiscal_reference: [cufeOf(document)], message: '3 events (1 documents × 3 event types): 3 queued, 0 queued again, 0 already processing, 0 already accepted' });
+    for (const eventType of ['030', '032', '033'] as const) expect((await settled(document, eventType)).status).toBe('accepted');
+    expect((await dianSimulator.events(cufeOf(document))).received.map((event) => event.eventType)).toEqual(['030', '032', '033']);
+  });
+
+  it('counts 3 Colombian business days after the receipt of goods: express acceptance before, tacit acceptance after', async () => {
+    const late = await invoice({ issueDate: new Date(Date.now() - 30 * DAY) });
+    await recorded(late, '030', 'accepted', new Date(Date.now() - 20 * DAY));
+    await recorded(late, '032', 'accepted', new Date(Date.now() - 15 * DAY));
+    await dianSimulator.register(cufeOf(late), ['030', '032']);
+    await single({ document_fiscal_reference: cufeOf(late), event_type: '033' });
+    expect(await settled(late, '033')).toMatchObject({ status: 'rejected', reason: expect.stringMatching(/must be signed within 3 business days after the receipt of goods .* that period ended/) });
+    await single({ document_fiscal_reference: cufeOf(late), event_type: '034' });
+    expect(await settled(late, '034')).toMatchObject({ event: 'aceptacion_tacita', status: 'accepted' });
+    const [tacit] = (await dianSimulator.events(cufeOf(late))).received;
+    expect(tacit!.applicationResponse).toMatchObject({
+      ApplicationResponse: { ReceiverParty: { PartyTaxScheme: { CompanyID: { value: '800197268' } } }, Note: [expect.stringContaining('gravedad de juramento')] },
+    });
+
+    const early = await invoice();
+    await recorded(early, '030', 'accepted', new Date(Date.now() - 60_000));
+    await recorded(early, '032', 'accepted', new Date(Date.now() - 30_000));
+    await single({ document_fiscal_reference: cufeOf(early), event_type: '034' });
+    expect(await settled(early, '034')).toMatchObject({ status: 'rejected', reason: expect.stringContaining('can only be registered once 3 business days after the receipt of goods') });
+    expect((await row(early, '034')).dianResponse).toEqual({ source: 'ordering_rules', rule: 'DC24e' });
+  });
+
+  it('holds a later event while an earlier one is processing, then goes on', async () => {
+    const document = await invoice();
+    await recorded(document, '030', 'processing');
+    await single({ document_fiscal_reference: cufeOf(document), event_type: '032' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await row(document, '032')).status).toBe('processing');
+    expect((await dianSimulator.events(cufeOf(document))).received).toEqual([]);
+
+    await companyEm(api.orm, company.id).nativeUpdate(ReceptionEvent, { document: document.id, eventType: '030' }, { status: 'accepted', issueDate: new Date(), completedAt: new Date() });
+    await dianSimulator.register(cufeOf(document), ['030']);
+    expect((await settled(document, '032')).status).toBe('accepted');
+  });
+});
+
+describe('DIAN answers', () => {
+  it('records a business rejection with DIAN’s reason and does not retry it', async () => {
+    const document = await invoice();
+    await dianSimulator.behave(cufeOf(document), { mode: 'reject', times: 1, errors: ['Regla: AAH07, Rechazo: El CUFE referenciado no existe en los registros de la DIAN.'] });
+    await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
+    expect(await settled(document, '030')).toMatchObject({ status: 'rejected', issue_date: null, reason: 'Regla: AAH07, Rechazo: El CUFE referenciado no existe en los registros de la DIAN.' });
+    expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(1);
+    expect((await row(document, '030')).attempts).toBe(1);
+  });
+
+  it('retries transient failures with back-off until DIAN answers', async () => {
+    const document = await invoice();
+    await dianSimulator.behave(cufeOf(document), { mode: 'fail', times: 2 });
+    await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
+    expect((await settled(document, '030')).status).toBe('accepted');
+    expect((await dianSimulator.events(cufeOf(document))).received.map((event) => event.answer.status)).toEqual([503, 503, 200]);
+    expect((await row(document, '030')).attempts).toBe(3);
+  });
+
+  it('fails one CUFE of a batch after every retry while the others are accepted', async () => {
+    const [first, broken, last] = await Promise.all([invoice(), invoice(), invoice()]);
+    await dianSimulator.behave(cufeOf(broken!), { mode: 'fail' });
+    const response = await batch({ documents_fiscal_reference: [first, broken, last].map((document) => cufeOf(document!)), events_type: ['030'] });
+    expect(response.status).toBe(200);
+    expect(await settled(broken!, '030')).toMatchObject({ status: 'failed', reason: 'DIAN could not be reached after 3 attempts: DIAN answered HTTP 503' });
+    expect((await settled(first!, '030')).status).toBe('accepted');
+    expect((await settled(last!, '030')).status).toBe('accepted');
+    expect((await dianSimulator.events(cufeOf(broken!))).received).toHaveLength(3);
+  });
+});
+
+describe('sending again', () => {
+  it('changes nothing for an accepted event: no second submission', async () => {
+    const document = await invoice();
+    await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
+    await settled(document, '030');
+    const before = await row(document, '030');
+    const again = await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
+    expect(again.status).toBe(200);
+    expect(again.body.message).toBe('Event 030 was already accepted by DIAN; nothing was sent again');
+    expect(await row(document, '030')).toEqual(before);
+    expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(1);
+  });
+
+  it('does not start a second workflow for an event still processing', async () => {
+    const document = await invoice();
+    await recorded(document, '030', 'processing');
+    await single({ document_fiscal_reference: cufeOf(document), event_type: '032' });
+    const handle = api.client.workflow.getHandle(`reception-event/${company.id}/${cufeOf(document)}/032`);
+    const { runId } = await handle.describe();
+    const again = await Promise.all([single({ document_fiscal_reference: cufeOf(document), event_type: '032' }), batch({ documents_fiscal_reference: [cufeOf(document)], events_type: ['032'] })]);
+    expect(again.map((response) => response.status)).toEqual([200, 200]);
+    expect(again[0].body.message).toBe('Event 032 is already being processed; nothing new was queued');
+    expect(again[1].body.message).toContain('1 already processing');
+    expect((await handle.describe()).runId).toBe(runId);
+    expect((await row(document, '032')).round).toBe(1);
+
+    await companyEm(api.orm, company.id).nativeUpdate(ReceptionEvent, { document: document.id, eventType: '030' }, { status: 'accepted', issueDate: new Date(), completedAt: new Date() });
+    await dianSimulator.register(cufeOf(document), ['030']);
+    expect((await settled(document, '032')).status).toBe('accepted');
+    expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(1);
+  });
+
+  it('submits a rejected event again, as a new round', async () => {
+    const document = await invoice();
+    await dianSimulator.behave(cufeOf(document), { mode: 'reject', times: 1 });
+    await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
+    expect((await settled(document, '030')).status).toBe('rejected');
+    const again = await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
+    expect(again.body.message).toBe('Event 030 was queued again for submission to DIAN (its previous attempt was rejected or failed)');
+    expect(await settled(document, '030')).toMatchObject({ status: 'accepted', reason: null });
+    expect(await row(document, '030')).toMatchObject({ round: 2, attempts: 1, message: null });
+    expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(2);
+  });
+});

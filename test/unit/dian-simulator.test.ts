@@ -1,0 +1,82 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { applicationResponse, DIAN_NIT, type EventRendition } from '../../activities/dian/application-response.ts';
+import { sendEventUpdateStatus } from '../../activities/dian/dian-client.ts';
+import { startDianSimulator, type DianSimulator } from '../../simulators/dian/server.ts';
+
+const CUFE = 'd'.repeat(96);
+let dian: DianSimulator;
+
+beforeAll(async () => {
+  dian = await startDianSimulator();
+});
+afterAll(() => dian.stop());
+beforeEach(() => dian.reset());
+
+const event = (eventCode: EventRendition['eventCode'], overrides: Partial<EventRendition> = {}) =>
+  applicationResponse({
+    eventCode,
+    eventNumber: `${eventCode}-1`,
+    signedAt: new Date('2026-11-20T15:30:00Z'),
+    profileExecutionId: '2',
+    sender: { name: 'Comprador S.A.S.', nit: '900000001' },
+    receiver: eventCode === '034' ? { name: 'DIAN', nit: DIAN_NIT } : { name: 'Proveedor S.A.S.', nit: '800000002' },
+    invoice: { number: 'FE-1', cufe: CUFE },
+    claim: eventCode === '031' ? { code: '01', description: 'Valores errados' } : null,
+    person: null,
+    ...overrides,
+  });
+
+describe('the ApplicationResponse rendition', () => {
+  it('writes the header, the Bogotá time of signature and the claim concept as DIAN examples do', () => {
+    const claim = event('031').ApplicationResponse;
+    expect(claim).toMatchObject({ UBLVersionID: 'UBL 2.1', ID: '031-1', IssueDate: '2026-11-20', IssueTime: '10:30:00-05:00', Note: ['Valores errados'] });
+    expect(claim.DocumentResponse.Response).toEqual({ ResponseCode: { value: '031', listID: '01', name: 'Documento con inconsistencias' }, Description: 'Reclamo de la Factura Electrónica de Venta' });
+    expect(event('030', { person: { firstName: 'Ana', familyName: 'Gómez', jobTitle: 'Representante legal' } }).ApplicationResponse.DocumentResponse).toHaveProperty('IssuerParty.Person.FirstName', 'Ana');
+  });
+});
+
+describe('DIAN simulator and adapter', () => {
+  it('registers a valid event, answers a repeated one with rule 90 (read as already registered)', async () => {
+    const first = await sendEventUpdateStatus(dian.url, event('030'));
+    expect(first).toMatchObject({ accepted: true, alreadyRegistered: false, statusCode: '00', errors: [] });
+    expect(first.registeredAt).toBeInstanceOf(Date);
+    const again = await sendEventUpdateStatus(dian.url, event('030'));
+    expect(again).toMatchObject({ accepted: false, alreadyRegistered: true, errors: ['Regla: 90, Rechazo: Documento procesado anteriormente.'] });
+    expect(dian.registered(CUFE)).toEqual(['030']);
+  });
+
+  it('rejects events out of order or contradicting earlier ones, like DIAN', async () => {
+    expect((await sendEventUpdateStatus(dian.url, event('032'))).errors).toEqual([expect.stringMatching(/^Regla: DC24b, Rechazo: El evento 032 requiere el evento 030/)]);
+    dian.register(CUFE, ['030', '032', '033']);
+    expect((await sendEventUpdateStatus(dian.url, event('031'))).errors).toEqual([expect.stringMatching(/^Regla: LGC02.*031 no es coherente con el evento 033/)]);
+    expect((await sendEventUpdateStatus(dian.url, event('034', { receiver: { name: 'Proveedor', nit: '800000002' } }))).errors).toEqual(
+      expect.arrayContaining([expect.stringContaining('debe ser la DIAN')]),
+    );
+  });
+
+  it('rejects or fails on command, per CUFE and for a number of requests', async () => {
+    dian.behave(CUFE, { mode: 'reject', times: 1, errors: ['Regla: X1, Rechazo: Motivo'] });
+    expect(await sendEventUpdateStatus(dian.url, event('030'))).toMatchObject({ accepted: false, alreadyRegistered: false, statusCode: '99', errors: ['Regla: X1, Rechazo: Motivo'] });
+    dian.behave(CUFE, { mode: 'fail', times: 1 });
+    const transient = await sendEventUpdateStatus(dian.url, event('030')).catch((error: unknown) => error);
+    expect(transient).toBeInstanceOf(ApplicationFailure);
+    expect(transient).toMatchObject({ type: 'DianUnavailable', nonRetryable: false, message: 'DIAN answered HTTP 503' });
+    expect((await sendEventUpdateStatus(dian.url, event('030'))).accepted).toBe(true);
+    expect(dian.received(CUFE).map((request) => request.answer.status)).toEqual([200, 503, 200]);
+  });
+
+  it('treats a wrong address as a refusal, not as a transient failure', async () => {
+    const refused = await sendEventUpdateStatus(`${dian.url}/nowhere/`, event('030')).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ type: 'DianRequestRefused', nonRetryable: true });
+  });
+
+  it('is steered over HTTP and checks what it is told', async () => {
+    const control = (path: string, body: unknown) => fetch(`${dian.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await control('/_control/behave', { cufe: CUFE, mode: 'explode' })).status).toBe(400);
+    expect((await control('/_control/behave', { cufe: CUFE.toUpperCase(), mode: 'fail', event_type: '032', times: 2 })).status).toBe(200);
+    expect((await control('/_control/register', { cufe: CUFE, events_type: ['030'] })).status).toBe(200);
+    const state = (await (await fetch(`${dian.url}/_control/events/${CUFE}`)).json()) as { registered: string[]; behaviour: { mode: string; eventType: string } };
+    expect(state).toMatchObject({ registered: ['030'], behaviour: { mode: 'fail', eventType: '032' } });
+  });
+});

@@ -1,0 +1,27 @@
+import { WithStartWorkflowOperation, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { beginFiscalSyncUpdate, type FiscalSyncBegun, type FiscalSyncInput, type fiscalSync } from '../workflows/fiscal-sync.ts';
+import { CompanyReference } from '../workflows/search-attributes.ts';
+import type { TemporalHandle } from './processes.ts';
+
+/** `fiscal-sync/<companyRef>/<startedAt>`: one workflow per accepted POST /fiscal-sync. */
+export const fiscalSyncWorkflowId = (companyId: string, startedAt: string) => `fiscal-sync/${companyId}/${startedAt}`;
+
+/** How long POST /fiscal-sync waits for the extraction (or DIAN's token) before answering 503. */
+const BEGIN_DEADLINE_MS = 20_000;
+
+/**
+ * Starts a sync's workflow and waits for its first step (update-with-start): the SAT extraction created, or DIAN's
+ * token requested. Resolves with the extraction id; a refusal of the outside system arrives as WorkflowUpdateFailedError.
+ */
+export async function beginFiscalSync(temporal: TemporalHandle, input: FiscalSyncInput): Promise<FiscalSyncBegun> {
+  const start = new WithStartWorkflowOperation<typeof fiscalSync>('fiscalSync', {
+    workflowId: fiscalSyncWorkflowId(input.companyId, input.startedAt),
+    taskQueue: temporal.taskQueue,
+    args: [input],
+    typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+  });
+  return temporal.client.withDeadline(Date.now() + BEGIN_DEADLINE_MS, () => temporal.client.workflow.executeUpdateWithStart(beginFiscalSyncUpdate, { args: [], startWorkflowOperation: start }));
+}

@@ -1,0 +1,48 @@
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import type { BankAccountValidationInput, bankAccountValidation } from '../workflows/bank-account-validation.ts';
+import { createPaymentUpdate, type NewPaymentCommand, type PaymentProcessInput, type paymentProcess } from '../workflows/payment.ts';
+import { CompanyReference } from '../workflows/search-attributes.ts';
+import type { TemporalHandle } from './processes.ts';
+
+/** Business-keyed ids of the payment processes. */
+export const paymentWorkflowIds = {
+  payment: (paymentId: string) => `payment/${paymentId}`,
+  bankAccountValidation: (accountId: string, attempt: number) => `bank-account-validation/${accountId}/${attempt}`,
+};
+
+/** How long an API request waits for the payment to be written before answering 503. */
+const COMMAND_DEADLINE_MS = 20_000;
+
+/**
+ * Creates a payment through its own `payment/<reference>` workflow (update-with-start): the workflow starts and
+ * its update writes the payment, so no payment exists without the process that pays it. Resolves once written.
+ */
+export async function createPaymentThroughProcess(temporal: TemporalHandle, input: PaymentProcessInput, command: NewPaymentCommand): Promise<{ paymentId: string }> {
+  const start = new WithStartWorkflowOperation<typeof paymentProcess>('paymentProcess', {
+    workflowId: paymentWorkflowIds.payment(input.paymentId),
+    taskQueue: temporal.taskQueue,
+    args: [input],
+    typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+  });
+  return temporal.client.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
+    temporal.client.workflow.executeUpdateWithStart(createPaymentUpdate, { args: [command], startWorkflowOperation: start }),
+  );
+}
+
+/** Starts `bank-account-validation/<account>/<attempt>` once: starting the same attempt again is a no-op. */
+export async function startBankAccountValidation(temporal: TemporalHandle, input: BankAccountValidationInput): Promise<void> {
+  try {
+    await temporal.client.workflow.start<typeof bankAccountValidation>('bankAccountValidation', {
+      workflowId: paymentWorkflowIds.bankAccountValidation(input.accountId, input.attempt),
+      taskQueue: temporal.taskQueue,
+      args: [input],
+      typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}

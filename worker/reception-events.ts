@@ -1,0 +1,51 @@
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
+import { RESOLUTION_ORDER } from '../fiscal/radian-rules.ts';
+import type { ReceptionEventTiming, receptionEvent } from '../workflows/reception-event.ts';
+import { CompanyReference, DocumentReference, FiscalReference } from '../workflows/search-attributes.ts';
+import { workflowIds, type TemporalHandle } from './processes.ts';
+
+/** How many workflow starts are in flight at once: a batch of 800 starts in well under a second, without flooding Temporal. */
+const START_CONCURRENCY = 32;
+
+/** Runs `work` over every item with at most `limit` in flight; the first failure is thrown once all have settled. */
+async function eachWithConcurrency<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: unknown = null;
+  const lane = async () => {
+    while (next < items.length && failure === null) {
+      const item = items[next++]!;
+      await work(item).catch((error: unknown) => {
+        failure ??= error;
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failure !== null) throw failure;
+}
+
+/**
+ * Starts (or ensures) the `reception-event/<company>/<cufe>/<type>` workflow of each queued event, in parallel. A running
+ * one is kept (a resend never starts a second); a resubmitted event replaces the closing run of its previous round.
+ */
+export async function startReceptionEvents(temporal: TemporalHandle, companyId: string, events: readonly QueuedReceptionEvent[], timing: ReceptionEventTiming): Promise<void> {
+  // An event queued behind an earlier one of its document starts by waiting to be woken, rather than by a check that
+  // could only say "wait".
+  const firstRank = new Map<string, number>();
+  for (const event of events) firstRank.set(event.documentId, Math.min(firstRank.get(event.documentId) ?? Infinity, RESOLUTION_ORDER.indexOf(event.eventType)));
+  await eachWithConcurrency(events, START_CONCURRENCY, async (event) => {
+    await temporal.client.workflow.start<typeof receptionEvent>('receptionEvent', {
+      workflowId: workflowIds.receptionEvent(companyId, event.cufe, event.eventType),
+      taskQueue: temporal.taskQueue,
+      args: [{ companyId, eventId: event.id, round: event.round, cufe: event.cufe, eventType: event.eventType, startWaiting: RESOLUTION_ORDER.indexOf(event.eventType) > firstRank.get(event.documentId)!, timing }],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      workflowIdConflictPolicy: event.resubmitted ? WorkflowIdConflictPolicy.TERMINATE_EXISTING : WorkflowIdConflictPolicy.USE_EXISTING,
+      typedSearchAttributes: new TypedSearchAttributes([
+        { key: CompanyReference, value: companyId },
+        { key: DocumentReference, value: event.documentId },
+        { key: FiscalReference, value: event.cufe },
+      ]),
+    });
+  });
+}

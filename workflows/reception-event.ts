@@ -1,0 +1,88 @@
+import { ActivityFailure, ApplicationFailure, condition, continueAsNew, defineSignal, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import type { ReceptionEventStatus, ReceptionEventType } from '../db/reception-events/reception-event.entity.ts';
+
+/** How long to wait and retry; from the API's configuration, so tests shorten them without mocking time. */
+export interface ReceptionEventTiming {
+  /** Waiting for an earlier event of the same document: re-check from initialMs, doubling up to maxMs; give up after giveUpMs. */
+  wait: { initialMs: number; maxMs: number; giveUpMs: number };
+  /** Transient DIAN failures: retry from initialMs, doubling up to maxMs, at most `attempts` tries of `timeoutMs` each. */
+  submit: { initialMs: number; maxMs: number; attempts: number; timeoutMs: number };
+}
+
+export interface ReceptionEventInput {
+  companyId: string;
+  eventId: string;
+  /** The row's submission round this run serves; a later round makes it stand down. */
+  round: number;
+  /** The document's CUFE and the event type, which (with the company) name this workflow and its siblings. */
+  cufe: string;
+  eventType: ReceptionEventType;
+  /** An earlier event of the same document was queued with this one: wait to be woken (or for the first re-check) first. */
+  startWaiting?: boolean;
+  /** When the wait began (epoch ms), carried across continue-as-new so that giving up still counts from it. */
+  waitingSince?: number;
+  timing: ReceptionEventTiming;
+}
+
+/** The read-state key of the workflows of one event: `reception-event/<company>/<cufe>/<type>`. */
+export const receptionEventWorkflowId = (companyId: string, cufe: string, eventType: string) => `reception-event/${companyId}/${cufe}/${eventType}`;
+
+/** A signal, not an update: an earlier event of the same document reached its final state, so check again now. */
+export const earlierEventSettledSignal = defineSignal('earlierEventSettled');
+
+/**
+ * One RADIAN event of one document, as workflow `reception-event/<company>/<cufe>/<type>`: waits while an earlier event
+ * of the same document is still processing, checks DIAN's ordering rules against the read state (recording a
+ * rejection without sending when they are broken), submits it, retrying transient failures with back-off, and records
+ * the final state: accepted, rejected with DIAN's reason, or failed. The activity that records it wakes the next event
+ * of the document.
+ */
+export async function receptionEvent(input: ReceptionEventInput): Promise<ReceptionEventStatus | 'superseded'> {
+  const { wait, submit } = input.timing;
+  // Local activities: each step is one short database read and one DIAN call, and a batch runs hundreds of them, so they
+  // run inside the workflow task instead of a round trip through the server. Business rejections are answers, not
+  // errors: only transient failures are thrown, and retried with back-off.
+  const { advanceReceptionEvent } = proxyLocalActivities<Activities>({
+    startToCloseTimeout: submit.timeoutMs,
+    retry: { initialInterval: submit.initialMs, maximumInterval: submit.maxMs, backoffCoefficient: 2, maximumAttempts: submit.attempts, nonRetryableErrorTypes: ['DianRequestRefused'] },
+  });
+  const { failReceptionEvent } = proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  });
+  const subject = { companyId: input.companyId, eventId: input.eventId, round: input.round };
+
+  let nudged = false;
+  setHandler(earlierEventSettledSignal, () => {
+    nudged = true;
+  });
+  const started = input.waitingSince ?? workflowInfo().startTime.getTime();
+  let delay = wait.initialMs;
+  // Woken by the earlier event's activity when it is final; the timer covers a wake-up that never comes.
+  const waitForEarlier = async () => {
+    await condition(() => nudged, delay);
+    delay = Math.min(delay * 2, wait.maxMs);
+  };
+
+  if (input.startWaiting) await waitForEarlier();
+  for (;;) {
+    nudged = false;
+    let step;
+    try {
+      step = await advanceReceptionEvent(subject);
+    } catch (error) {
+      const cause = error instanceof ActivityFailure ? error.cause : error;
+      const detail = cause instanceof Error ? cause.message : String(cause);
+      const refused = cause instanceof ApplicationFailure && cause.type === 'DianRequestRefused';
+      return failReceptionEvent({ ...subject, reason: refused ? detail : `DIAN could not be reached after ${submit.attempts} attempts: ${detail}` });
+    }
+    if (step.action === 'done') return step.status;
+    if (Date.now() - started >= wait.giveUpMs) {
+      return failReceptionEvent({ ...subject, reason: `Gave up waiting for event ${step.waitingFor.join(', ')} of the same document to reach a final state` });
+    }
+    // A week of re-checks makes a long history: carry on in a fresh run, still waiting.
+    if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof receptionEvent>({ ...input, startWaiting: true, waitingSince: started });
+    await waitForEarlier();
+  }
+}

@@ -1,5 +1,5 @@
 // What the simulators of outside systems share: a JSON-over-HTTP server on loopback with a free port.
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface SimulatorRequest {
@@ -56,6 +56,11 @@ export async function serveJson(handle: (request: SimulatorRequest) => Simulator
       response.end(body);
     });
   });
+  return listen(server, options);
+}
+
+/** Listens on loopback (or `host`), on `port` or a free one; `stop` also drops kept-alive connections. */
+export async function listen(server: Server, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { postIdempotent, readJson, serviceUrl, SERVICE_TIMEOUT_MS } from '../outside-http.ts';
 
 /** A transfer as the gateway reports it. */
 export const TransferView = z.object({
@@ -31,34 +32,15 @@ export class TransferRefused extends Error {
 }
 
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
-const TIMEOUT_MS = 10_000;
-
-async function answer(response: Response): Promise<unknown> {
-  const text = await response.text();
-  try {
-    return text ? JSON.parse(text) : null;
-  } catch {
-    return null;
-  }
-}
 
 /** The payment gateway over fetch: submits transfers (idempotent per key) and reads their status. */
 export function paymentGatewayClient(baseUrl: string) {
-  const url = (path: string) => {
-    // Unset in configuration: retried by Temporal until the operator points PAYMENT_GATEWAY_URL somewhere.
-    if (!baseUrl) throw new Error('PAYMENT_GATEWAY_URL is not set');
-    return `${baseUrl.replace(/\/$/, '')}${path}`;
-  };
+  const url = serviceUrl(baseUrl, 'PAYMENT_GATEWAY_URL');
   return {
     /** Submits a transfer; the same idempotency key always names the same transfer, so a retried call never pays twice. */
     async submitTransfer(idempotencyKey: string, request: TransferRequest): Promise<TransferView> {
-      const response = await fetch(url('/transfers'), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
-        body: JSON.stringify(request),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-      const body = await answer(response);
+      const response = await postIdempotent(url('/transfers'), idempotencyKey, request);
+      const body = await readJson(response);
       if (response.status === 200 || response.status === 201) return TransferView.parse(body);
       if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
         const refusal = ErrorBody.safeParse(body);
@@ -68,8 +50,8 @@ export function paymentGatewayClient(baseUrl: string) {
     },
     /** The transfer's current status; null when the gateway does not know it. */
     async getTransfer(transferId: string): Promise<TransferView | null> {
-      const response = await fetch(url(`/transfers/${encodeURIComponent(transferId)}`), { signal: AbortSignal.timeout(TIMEOUT_MS) });
-      const body = await answer(response);
+      const response = await fetch(url(`/transfers/${encodeURIComponent(transferId)}`), { signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS) });
+      const body = await readJson(response);
       if (response.status === 404) return null;
       if (response.status === 200) return TransferView.parse(body);
       throw new Error(`The payment gateway answered HTTP ${response.status}`);

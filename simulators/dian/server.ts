@@ -4,8 +4,8 @@
 // the CUFE, the claim concept, a repeated event (rule 90), events out of order (DC24b) or contradicting earlier ones.
 // Rule names 90 and DC24x are DIAN's; the others are illustrative. Steered per CUFE, since a whole test suite
 // shares one instance: reject with given messages, or fail transiently (HTTP 503), `times` times or for good.
+import { listen } from '../http.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 export const DIAN_SIMULATOR_MODES = ['accept', 'reject', 'fail'] as const;
 export type DianSimulatorMode = (typeof DIAN_SIMULATOR_MODES)[number];
@@ -264,24 +264,14 @@ export async function startDianSimulator(options: { port?: number; host?: string
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => handle(request, Buffer.concat(chunks).toString('utf8'), response));
   });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const running = await listen(server, options);
   return {
-    url: `http://${urlHost}:${port}`,
+    url: running.url,
     received: (cufe) => (cufe === undefined ? [...received] : received.filter((entry) => entry.cufe === key(cufe))),
     registered: (cufe) => [...(registered.get(key(cufe)) ?? [])].sort(),
     behave: (cufe, behaviour) => behaviours.set(key(cufe), toBehaviour({ ...behaviour })),
     register,
     reset,
-    stop: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((cause) => (cause ? reject(cause) : resolve()));
-        server.closeAllConnections();
-      }),
+    stop: running.stop,
   };
 }

@@ -2,8 +2,8 @@
 // registers `document.accounted` vouchers once per document reference, acknowledges other events once per
 // delivery id, and can be told to misbehave (reject, fail, stall, answer garbage) from code or over HTTP.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { listen } from '../http.ts';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 export interface ErpReceiverOptions {
   port?: number;
@@ -244,15 +244,9 @@ export async function startErpReceiver(options: ErpReceiverOptions): Promise<Erp
     request.on('end', () => void handle(request, Buffer.concat(chunks), response));
   });
 
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const running = await listen(server, options);
   return {
-    url: `http://${urlHost}:${port}`,
+    url: running.url,
     received,
     registered,
     get duplicates() {
@@ -260,11 +254,10 @@ export async function startErpReceiver(options: ErpReceiverOptions): Promise<Erp
     },
     behave,
     reset,
-    stop: () => new Promise<void>((resolve, reject) => {
+    stop: () => {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      server.close((cause) => (cause ? reject(cause) : resolve()));
-      server.closeAllConnections();
-    }),
+      return running.stop();
+    },
   };
 }

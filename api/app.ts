@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import packageJson from '../package.json' with { type: 'json' };
 import type { AppDeps } from './deps.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, validationError } from './errors.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { mountRoutes } from './router.ts';
@@ -28,6 +28,7 @@ export function createApp(deps: AppDeps): Koa {
   const publicBody = bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.jsonBodyLimit, onError: rethrow });
   const erpBody = bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.erpJsonBodyLimit, onError: rethrow });
   app.use((ctx, next) => (ctx.path.startsWith(ERP_PREFIX) ? erpBody(ctx, next) : publicBody(ctx, next)));
+  app.use(refuseNulCharacters);
 
   const root = new Router();
   mountHealth(root, deps);
@@ -42,7 +43,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(root.routes());
 
   let openApi: unknown;
-  const documentation = () => (openApi ??= buildOpenApiDocument(ROUTE_GROUPS, { version: packageJson.version, serverUrl: `${deps.config.publicUrl}${PUBLIC_PREFIX}` }));
+  // Paths carry their full prefix (/public/api/v1, /api/v1/erp), so the server is the host itself.
+  const documentation = () => (openApi ??= buildOpenApiDocument(ROUTE_GROUPS, { version: packageJson.version, serverUrl: deps.config.publicUrl }));
   for (const group of ROUTE_GROUPS) {
     const router = new Router({ prefix: group.prefix });
     if (group.prefix === PUBLIC_PREFIX) {
@@ -50,18 +52,30 @@ export function createApp(deps: AppDeps): Koa {
       mountFiles(router, deps);
     }
     mountRoutes(router, group.routes, deps);
-    app.use(router.routes()).use(router.allowedMethods({ throw: true, methodNotAllowed: () => methodNotAllowed(), notImplemented: () => methodNotAllowed() }));
+    app.use(router.routes()).use(router.allowedMethods());
   }
 
   return app;
 }
 
-/** Whatever no router answered (and no router refused by method) is an unknown endpoint. */
-const routeNotFound: Koa.Middleware = async (ctx, next) => {
-  await next();
-  if (ctx.status === 404 && ctx.body == null) throw new ApiError(404, 'route_not_found', 'No such endpoint');
+/** PostgreSQL text cannot hold U+0000: refuse it up front as bad input rather than fail deep in a query. */
+const refuseNulCharacters: Koa.Middleware = (ctx, next) => {
+  if (/%00/.test(ctx.querystring) || /\\u0000|\u0000/.test(ctx.request.rawBody ?? '')) {
+    throw validationError({ body: ['NUL characters (U+0000) are not accepted'] });
+  }
+  return next();
 };
 
-function methodNotAllowed(): ApiError {
-  return new ApiError(405, 'method_not_allowed', 'This endpoint does not accept this method');
-}
+/**
+ * Whatever no router answered is an unknown endpoint; a known path asked with another method is 405 with `Allow`
+ * (the routers' answer, given the flat error body).
+ */
+const routeNotFound: Koa.Middleware = async (ctx, next) => {
+  await next();
+  if (ctx.body != null) return;
+  if (ctx.status === 404) throw new ApiError(404, 'route_not_found', 'No such endpoint');
+  if (ctx.status === 405 || ctx.status === 501) {
+    const allow = ctx.response.get('Allow');
+    throw new ApiError(405, 'method_not_allowed', 'This endpoint does not accept this method', { headers: allow ? { allow } : {} });
+  }
+};

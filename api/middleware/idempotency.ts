@@ -15,8 +15,9 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
  * the first still runs answers 409 `idempotency_key_in_progress`. Server errors are not kept: the client may retry.
  */
 export async function idempotent(ctx: Context, orm: Orm, caller: Caller, run: () => Promise<Reply>): Promise<Reply> {
-  const key = ctx.get('idempotency-key');
-  if (!key || ctx.method !== 'POST') return run();
+  const key = ctx.request.headers['idempotency-key'];
+  if (key === undefined || ctx.method !== 'POST') return run();
+  if (typeof key !== 'string') throw validationError({ 'Idempotency-Key': ['Send one Idempotency-Key header'] });
   if (!KEY.test(key)) throw validationError({ 'Idempotency-Key': ['Must be 1 to 255 visible ASCII characters'] });
   const em = companyEm(orm, caller.company.id);
   const requestHash = createHash('sha256').update(`${ctx.method} ${ctx.path}\n`).update(ctx.request.rawBody ?? '').digest('hex');

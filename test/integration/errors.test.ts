@@ -34,12 +34,23 @@ describe('error shapes', () => {
     const response = await api.call('DELETE', '/public/api/v1/banks', { apiKey });
     expect(response.status).toBe(405);
     expect(response.body.code).toBe('method_not_allowed');
+    expect(response.headers.get('allow')).toContain('GET');
+    const trace = await api.call('PATCH', '/public/api/v1/documents', { apiKey });
+    expect(trace.status).toBe(405);
+    expect(trace.headers.get('allow')).toContain('GET');
   });
 
   it('answers malformed JSON with a 400 validation envelope', async () => {
     const response = await api.call('POST', '/public/api/v1/banks', { apiKey, rawBody: '{"tags_text": [', headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { body: ['Malformed JSON'] } });
+  });
+
+  it('refuses NUL characters in a body or query as bad input, never as a server error', async () => {
+    const inBody = await api.call('POST', '/api/v1/erp/cost-centers', { headers: { authorization: `ApiKey ${apiKey}`, 'content-type': 'application/json' }, rawBody: '{"external_id":"a\\u0000b","name":"x"}' });
+    const inQuery = await api.call('GET', '/public/api/v1/documents?search=a%00b', { apiKey });
+    expect([inBody.status, inQuery.status]).toEqual([400, 400]);
+    expect(inBody.body.error.details.body[0]).toContain('NUL');
   });
 
   it('answers a body over the limit with a flat 413', async () => {

@@ -31,6 +31,15 @@ describe('Idempotency-Key', () => {
     expect(await companyEm(api.orm, company.id).count(DocumentNote, { document })).toBe(1);
   });
 
+  it('refuses an empty or overlong key', async () => {
+    const document = await seedDocument(api.orm, company);
+    for (const key of ['', 'k'.repeat(256)]) {
+      const response = await note(document.id, key, 'x');
+      expect(response.status, JSON.stringify(key)).toBe(400);
+      expect(response.body.error.details).toHaveProperty(['Idempotency-Key']);
+    }
+  });
+
   it('refuses the same key with another body', async () => {
     const document = await seedDocument(api.orm, company);
     await note(document.id, 'k-reused', 'primero');

@@ -9,7 +9,8 @@ import type { ReceptionEventType } from '../../db/reception-events/reception-eve
 import { ADMITTED_TAG } from '../../db/tags/tag.entity.ts';
 import type { BeneficiaryBody, DocumentDetail, DocumentListItem, Expansion, LineItemBody, NoteBody, PayableBody } from '../schemas/documents.ts';
 import { fileUrl } from './files.ts';
-import { centsToAmount, decimalToNumber, isoDate, isoDateTime } from './money.ts';
+import { presentPayable } from './payment.ts';
+import { centsToAmount, decimalToNumber, isoDateTime } from './money.ts';
 
 /** Which relations each expansion needs; tags are always needed for `tags` and `is_admited`. */
 export const EXPANSION_RELATIONS: Record<Expansion, Relation[]> = {
@@ -79,7 +80,7 @@ const expansions: { [K in Expansion]: (document: Document, relations: DocumentRe
       status: payment.status,
     })),
   }),
-  payables: (document, relations) => ({ payables: (relations.payables.get(document.id) ?? []).map(presentPayable) }),
+  payables: (document, relations) => ({ payables: (relations.payables.get(document.id) ?? []).map(presentDocumentPayable) }),
   document_support: (document) => ({
     document_support: document.documentSupport ? { issue_date: document.documentSupport.issueDate, document_number: document.documentSupport.documentNumber } : null,
   }),
@@ -149,23 +150,8 @@ export function presentBeneficiary(beneficiary: Beneficiary): z.input<typeof Ben
   };
 }
 
-export function presentPayable(payable: Payable): z.input<typeof PayableBody> {
-  return {
-    reference: payable.id,
-    type: payable.type,
-    status: payable.status,
-    amount: centsToAmount(payable.amountCents),
-    amount_currency: payable.currency,
-    balance: centsToAmount(payable.balanceCents),
-    file_path: payable.filePath ?? null,
-    issue_date: isoDate(payable.issueDate),
-    expiration_date: isoDate(payable.expirationDate),
-    concept: payable.concept ?? null,
-    origin: payable.origin,
-    installment_number: payable.installmentNumber,
-    projects: payable.projects ?? [],
-    cost_center: payable.costCenter ?? null,
-  };
+export function presentDocumentPayable(payable: Payable): z.input<typeof PayableBody> {
+  return { ...presentPayable(payable), installment_number: payable.installmentNumber, cost_center: payable.costCenter ?? null };
 }
 
 export function presentNote(note: DocumentNote, publicUrl: string): z.input<typeof NoteBody> {

@@ -27,7 +27,8 @@ function presentDocument(document: Document | null | undefined): ListItem['docum
   };
 }
 
-function presentPayable(payable: Payable): ListItem['payable'] {
+/** A payable as a payment shows it; the document's payables add their installment and cost center. */
+export function presentPayable(payable: Payable): ListItem['payable'] {
   return {
     reference: payable.id,
     type: payable.type,

@@ -1,13 +1,12 @@
-import { DefaultLogger, type LoggerOptions } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { EXPANSIONS } from '../../api/schemas/documents.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
-import { companyEm, initORM, type Orm } from '../../db/orm.ts';
+import { companyEm } from '../../db/orm.ts';
 import { ensureTags } from '../../db/tags/tag.repository.ts';
 import { seedDocument } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
+import { countingOrm } from '../helpers/query-counter.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
 let api: TestApi;
@@ -109,13 +108,7 @@ describe('GET /documents', () => {
 
 describe('query count', () => {
   it('serves a page of 100 documents with every expansion in a bounded number of queries', async () => {
-    const queries: string[] = [];
-    class Counting extends DefaultLogger {
-      override logQuery(context: Parameters<DefaultLogger['logQuery']>[0]) {
-        queries.push(String(context.query));
-      }
-    }
-    const counted: Orm = await initORM({ url: inject('databaseUrl'), poolMax: 5, statementTimeoutMs: 30_000, debug: false }, { debug: ['query'], loggerFactory: (options: LoggerOptions) => new Counting(options) });
+    const { orm: counted, queries } = await countingOrm();
     const { company: busy, apiKey: busyKey } = await makeCompany(api.orm, { country: 'COL' });
     for (let index = 0; index < 100; index++) await seedDocument(api.orm, busy, { payments: 1, notes: 1, tags: ['x'] });
     const counting = await startTestApi({ orm: counted });

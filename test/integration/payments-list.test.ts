@@ -1,10 +1,8 @@
-import { DefaultLogger, type LoggerOptions } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { BeneficiaryContact } from '../../db/beneficiaries/contact.entity.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
-import { companyEm, initORM, type Orm } from '../../db/orm.ts';
+import { companyEm } from '../../db/orm.ts';
 import type { PaymentBatch } from '../../db/payments/payment-batch.entity.ts';
 import type { Payable } from '../../db/payments/payable.entity.ts';
 import type { Payment } from '../../db/payments/payment.entity.ts';
@@ -12,6 +10,7 @@ import { Tag } from '../../db/tags/tag.entity.ts';
 import { seedDocument } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { seedBatch, seedBeneficiary, seedPayable, seedPayment } from '../helpers/payments.ts';
+import { countingOrm } from '../helpers/query-counter.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
 let api: TestApi;
@@ -272,13 +271,7 @@ describe('scopes', () => {
 
 describe('query count', () => {
   it('serves a page of payments in a bounded number of queries, whatever its size', async () => {
-    const queries: string[] = [];
-    class Counting extends DefaultLogger {
-      override logQuery(context: Parameters<DefaultLogger['logQuery']>[0]) {
-        queries.push(String(context.query));
-      }
-    }
-    const counted: Orm = await initORM({ url: inject('databaseUrl'), poolMax: 5, statementTimeoutMs: 30_000, debug: false }, { debug: ['query'], loggerFactory: (options: LoggerOptions) => new Counting(options) });
+    const { orm: counted, queries } = await countingOrm();
     const { company: busy, apiKey: busyKey } = await makeCompany(api.orm, { country: 'COL' });
     const batchOf = await seedBatch(api.orm, busy, 'Lote');
     for (let index = 0; index < 40; index++) {

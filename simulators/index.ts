@@ -15,26 +15,23 @@ export interface RunningSimulators {
  * and the test suite run against them through the same adapters production uses.
  */
 export async function startSimulators(): Promise<RunningSimulators> {
-  const stops: (() => Promise<void>)[] = [];
-  const urls: OutsideSystems = { paymentGatewayUrl: '', bankValidationUrl: '', dianUrl: '', satProviderUrl: '' };
-  // Each simulator registers here: start it, record its URL, and how to stop it.
-  const gateway = await startPaymentGatewaySimulator();
-  urls.paymentGatewayUrl = gateway.url;
-  stops.push(gateway.stop);
-  const bankValidation = await startBankValidationSimulator();
-  urls.bankValidationUrl = bankValidation.url;
-  stops.push(bankValidation.stop);
-  const dian = await startDianSimulator();
-  urls.dianUrl = dian.url;
-  stops.push(dian.stop);
-  const satProvider = await startSatProviderSimulator();
-  urls.satProviderUrl = satProvider.url;
-  stops.push(satProvider.stop);
-  // DIAN's access tokens and the Maildir its forwarded e-mail lands in (DIAN_MAILBOX_DIR keeps it where you want it).
-  const dianMailbox = await startDianMailboxSimulator(process.env.DIAN_MAILBOX_DIR ? { mailboxDir: process.env.DIAN_MAILBOX_DIR } : {});
-  urls.dianAuthUrl = dianMailbox.url;
-  urls.dianMailboxDir = dianMailbox.mailboxDir;
-  stops.push(dianMailbox.stop);
+  // Independent servers: start them together. DIAN_MAILBOX_DIR keeps the Maildir of forwarded DIAN e-mail where you want it.
+  const [gateway, bankValidation, dian, satProvider, dianMailbox] = await Promise.all([
+    startPaymentGatewaySimulator(),
+    startBankValidationSimulator(),
+    startDianSimulator(),
+    startSatProviderSimulator(),
+    startDianMailboxSimulator(process.env.DIAN_MAILBOX_DIR ? { mailboxDir: process.env.DIAN_MAILBOX_DIR } : {}),
+  ]);
+  const urls: OutsideSystems = {
+    paymentGatewayUrl: gateway.url,
+    bankValidationUrl: bankValidation.url,
+    dianUrl: dian.url,
+    satProviderUrl: satProvider.url,
+    dianAuthUrl: dianMailbox.url,
+    dianMailboxDir: dianMailbox.mailboxDir,
+  };
+  const stops = [gateway.stop, bankValidation.stop, dian.stop, satProvider.stop, dianMailbox.stop];
   return {
     urls,
     async stop() {

@@ -5,6 +5,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import type { AppDeps } from './deps.ts';
 import { ApiError, validationError } from './errors.ts';
 import { errorHandler } from './middleware/errors.ts';
+import { rateLimiter } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { mountRoutes } from './router.ts';
 import { mountAssets } from './routes/assets.ts';
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps): Koa {
   mountAssets(root);
   app.use(root.routes());
 
+  const limiter = deps.config.rateLimit ? rateLimiter(deps.config.rateLimit) : undefined;
   let openApi: unknown;
   // Paths carry their full prefix (/public/api/v1, /api/v1/erp), so the server is the host itself.
   const documentation = () => (openApi ??= buildOpenApiDocument(ROUTE_GROUPS, { version: packageJson.version, serverUrl: deps.config.publicUrl }));
@@ -51,7 +53,7 @@ export function createApp(deps: AppDeps): Koa {
       mountDocs(router, documentation);
       mountFiles(router, deps);
     }
-    mountRoutes(router, group.routes, deps);
+    mountRoutes(router, group.routes, deps, limiter);
     app.use(router.routes()).use(router.allowedMethods());
   }
 

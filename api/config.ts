@@ -1,5 +1,6 @@
 import { receptionEventTimingFromEnv, type ReceptionEventTiming } from '../worker/reception-event-timing.ts';
 import { fiscalSyncTimingFromEnv, type FiscalSyncTiming } from '../worker/fiscal-sync-timing.ts';
+import type { RateLimit } from './middleware/rate-limit.ts';
 
 /** Settings of the HTTP API process, read and checked once at boot. */
 export interface ApiConfig {
@@ -20,6 +21,8 @@ export interface ApiConfig {
   metricsPort: number | null;
   /** Also serve /metrics on the API port (off: the public port does not expose metrics). */
   metricsOnApiPort: boolean;
+  /** Requests per API key; null: unlimited (the development default). */
+  rateLimit: RateLimit | null;
   /** Pacing of reception-event workflows (waits for earlier events, DIAN retries); tests shorten it. */
   receptionEvents?: ReceptionEventTiming;
   /** How often a payment's workflow asks the gateway about its transfer. */
@@ -45,9 +48,20 @@ export function apiConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ApiConfi
     requestTimeoutMs: Number(env.REQUEST_TIMEOUT_MS ?? 30_000),
     metricsPort: env.METRICS_PORT ? Number(env.METRICS_PORT) : null,
     metricsOnApiPort: env.METRICS_ON_API_PORT === 'true',
+    rateLimit: rateLimitFromEnv(env, environment),
     receptionEvents: receptionEventTimingFromEnv(env),
     paymentPollIntervalMs: Number(env.PAYMENT_POLL_INTERVAL_MS ?? 30_000),
     bankValidationPollIntervalMs: Number(env.BANK_VALIDATION_POLL_INTERVAL_MS ?? 30_000),
     fiscalSync: fiscalSyncTimingFromEnv(env),
   };
+}
+
+/** On in production (1,200 requests a minute per key, bursts of 120), off in development; `0` turns it off. */
+function rateLimitFromEnv(env: NodeJS.ProcessEnv, environment: ApiConfig['environment']): RateLimit | null {
+  const perMinute = Number(env.RATE_LIMIT_PER_MINUTE ?? (environment === 'production' ? 1_200 : 0));
+  if (!Number.isFinite(perMinute) || perMinute < 0) throw new Error('RATE_LIMIT_PER_MINUTE must be a number of requests (0: unlimited)');
+  if (perMinute === 0) return null;
+  const burst = Number(env.RATE_LIMIT_BURST ?? Math.max(1, Math.ceil(perMinute / 10)));
+  if (!Number.isInteger(burst) || burst < 1) throw new Error('RATE_LIMIT_BURST must be a whole number of requests, at least 1');
+  return { perMinute, burst };
 }

@@ -6,15 +6,19 @@ import type { AppDeps } from './deps.ts';
 import { ApiError, validationError } from './errors.ts';
 import { authenticate, authorize } from './middleware/auth.ts';
 import { idempotent } from './middleware/idempotency.ts';
+import type { RateLimiter } from './middleware/rate-limit.ts';
 import { Reply, type AnyRoute, type Caller, type RouteRequest } from './route.ts';
 
-/** Mounts declared routes on a router: authenticate, authorise, validate, run, check the response. */
-export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: AppDeps): void {
+/** Mounts declared routes on a router: authenticate, limit, authorise, validate, run, check the response. */
+export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: AppDeps, limiter?: RateLimiter): void {
   for (const route of routes) {
     router[route.method](route.path, async (ctx: Context) => {
       ctx.state.routePath = `${router.opts.prefix ?? ''}${route.path}`;
       const caller = route.auth === 'none' ? undefined : await authenticate(ctx, deps.orm, route.auth);
-      if (caller) authorize(caller, route.scope, route.feature);
+      if (caller) {
+        limiter?.take(caller.apiKeyId);
+        authorize(caller, route.scope, route.feature);
+      }
       const execute = async (): Promise<Reply> => {
         const params = parse(route.params, ctx.params);
         const query = parse(route.query, ctx.query);

@@ -93,6 +93,7 @@ function implicitErrors(route: AnyRoute): DocumentedError[] {
   if (route.params || route.query || route.body) errors.push({ status: 400, code: 'VALIDATION_ERROR', description: 'the request is not valid', shape: 'validation' });
   if (route.auth !== 'none') errors.push({ status: 401, code: 'unauthorized', description: 'missing or invalid API key' });
   if (route.auth !== 'none') errors.push({ status: 403, code: 'insufficient_scope', description: route.scope ? `a scoped key without \`${route.scope}\`` : 'a scoped key (no scope covers this endpoint)' });
+  if (route.auth !== 'none') errors.push({ status: 429, code: 'rate_limited', description: 'this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry' });
   if (route.method === 'post' && route.auth !== 'none') {
     errors.push({ status: 409, code: 'idempotency_key_in_progress', description: 'a request with this Idempotency-Key is still running' });
     errors.push({ status: 422, code: 'idempotency_key_reused', description: 'this Idempotency-Key was used with another request' });

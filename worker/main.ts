@@ -10,13 +10,16 @@ import { databaseConfigFromEnv } from '../db/config.ts';
 import { initORM } from '../db/orm.ts';
 import { temporalConfigFromEnv } from './config.ts';
 import { registerSearchAttributes } from './search-attributes.ts';
+import { sdkLogger } from './sdk-logger.ts';
 import { createWorker } from './worker.ts';
 
 const logger = createLogger('worker');
 // The SDK's own telemetry (workflow and activity task metrics, and ours recorded through the activity meter).
-if (process.env.WORKER_METRICS_ADDRESS) {
-  Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: process.env.WORKER_METRICS_ADDRESS, countersTotalSuffix: true, useSecondsForDurations: true } } } });
-}
+const metricsAddress = process.env.WORKER_METRICS_ADDRESS;
+Runtime.install({
+  logger: sdkLogger(logger),
+  ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true, useSecondsForDurations: true } } } } : {}),
+});
 const api = apiConfigFromEnv();
 const config = temporalConfigFromEnv();
 const orm = await initORM(databaseConfigFromEnv());

@@ -6,6 +6,8 @@ export interface WorkerProcess {
   process: ChildProcess;
   /** Resolves once the worker polls its task queue. */
   ready: Promise<void>;
+  /** Everything it wrote (its JSON logs on stdout, anything on stderr). */
+  output(): string;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -23,6 +25,7 @@ export function spawnWorker(taskQueue: string, env: Record<string, string> = {})
   return {
     process: child,
     ready,
+    output: () => output,
     kill: (signal = 'SIGKILL') =>
       new Promise((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -3,6 +3,8 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+# npm ci links the workspaces the lockfile names (the typed client), so their manifests come first.
+COPY clients/typescript/package.json clients/typescript/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY . .
 USER node

@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The workspace client is imported from its TypeScript source (the `@accounts-payable/source` export), never from a build.
+  ssr: { resolve: { conditions: ['@accounts-payable/source'] } },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],

@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
+import { FISCAL_SYNC_DURATION_BUCKETS } from '../activities/fiscal-sync/metrics.ts';
 import { outsideSystemsFromEnv } from '../activities/outside-systems.ts';
 import { fileStorageFromEnv } from '../activities/storage/file-storage.ts';
 import { retryScheduleFromEnv } from '../activities/webhooks/events.ts';
@@ -14,11 +15,12 @@ import { sdkLogger } from './sdk-logger.ts';
 import { createWorker } from './worker.ts';
 
 const logger = createLogger('worker');
+const WORKER_HISTOGRAM_BUCKETS = { fiscal_sync_duration: FISCAL_SYNC_DURATION_BUCKETS };
 // The SDK's own telemetry (workflow and activity task metrics, and ours recorded through the activity meter).
 const metricsAddress = process.env.WORKER_METRICS_ADDRESS;
 Runtime.install({
   logger: sdkLogger(logger),
-  ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true, useSecondsForDurations: true } } } } : {}),
+  ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true, useSecondsForDurations: true, histogramBucketOverrides: WORKER_HISTOGRAM_BUCKETS } } } } : {}),
 });
 const api = apiConfigFromEnv();
 const config = temporalConfigFromEnv();

@@ -1,6 +1,8 @@
+import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from '../index.ts';
 import { requestDianAccess, importMailboxWindow, type DianSyncDeps } from './dian-sync.ts';
 import { heartbeating } from './import-files.ts';
+import { countSyncOutcome } from './metrics.ts';
 import { recordSyncOutcome, recordSyncProgress } from './runs.ts';
 import { satProviderClient } from './sat-provider-client.ts';
 import { checkSatExtraction, createSatExtraction, importSatPackage, type SatSyncDeps } from './sat-sync.ts';
@@ -22,7 +24,10 @@ export function fiscalSyncActivities(deps: ActivityDeps) {
     importMailboxWindow: (input: Parameters<typeof importMailboxWindow>[1]) => importMailboxWindow(dian(), input),
     /** Moves a sync's status on. */
     recordSyncProgress: (input: Parameters<typeof recordSyncProgress>[1]) => heartbeating(() => recordSyncProgress(deps.orm, input)),
-    /** Records how a sync ended and what it imported. */
-    recordSyncOutcome: (input: Parameters<typeof recordSyncOutcome>[1]) => heartbeating(() => recordSyncOutcome(deps.orm, input)),
+    /** Records how a sync ended and what it imported, and counts it in the worker's metrics. */
+    recordSyncOutcome: async (input: Parameters<typeof recordSyncOutcome>[1]): Promise<void> => {
+      const recorded = await heartbeating(() => recordSyncOutcome(deps.orm, input));
+      if (recorded) countSyncOutcome(Context.current().metricMeter, recorded);
+    },
   };
 }

@@ -56,11 +56,24 @@ export interface SyncOutcome extends SyncSubject {
   advanceLastSync?: boolean;
 }
 
-/** Records how a sync ended, with what it imported; idempotent (a retried write changes nothing more). */
-export async function recordSyncOutcome(orm: Orm, input: SyncOutcome): Promise<void> {
+/** A sync's end as this call wrote it, for the worker's metrics. */
+export interface RecordedOutcome {
+  country: FiscalSyncRun['country'];
+  status: SyncOutcome['status'];
+  errorCode: string | null;
+  documentsImported: number;
+  /** From the request (started_at) to the outcome. */
+  seconds: number;
+}
+
+/**
+ * Records how a sync ended, with what it imported; idempotent (a retried write changes nothing more). Answers what it
+ * wrote, or null when the outcome was already there, so that each sync is counted once.
+ */
+export async function recordSyncOutcome(orm: Orm, input: SyncOutcome): Promise<RecordedOutcome | null> {
   const { em, run } = await loadRun(orm, input);
-  if (TERMINAL.includes(run.status)) return;
-  await em.transactional(async (tx) => {
+  if (TERMINAL.includes(run.status)) return null;
+  return em.transactional(async (tx) => {
     const current = await tx.findOneOrFail(FiscalSyncRun, { id: run.id });
     current.status = input.status;
     if (input.fetchingStatus !== undefined) current.fetchingStatus = input.fetchingStatus;
@@ -76,5 +89,12 @@ export async function recordSyncOutcome(orm: Orm, input: SyncOutcome): Promise<v
       const credential = await tx.findOne(FiscalCredential, { company: input.companyId });
       if (credential && (!credential.lastSyncAt || credential.lastSyncAt < current.startedAt)) credential.lastSyncAt = current.startedAt;
     }
+    return {
+      country: current.country,
+      status: input.status,
+      errorCode: current.errorCode,
+      documentsImported: input.counts?.created ?? 0,
+      seconds: (current.finishedAt.getTime() - current.startedAt.getTime()) / 1000,
+    };
   });
 }

@@ -1,3 +1,4 @@
+import { createClient, type Client as ApiClient } from '@accounts-payable/client';
 import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { inject } from 'vitest';
@@ -12,8 +13,11 @@ import { initORM, type Orm } from '../../db/orm.ts';
 export interface TestApi {
   url: string;
   orm: Orm;
+  /** The Temporal client the API starts and updates workflows with. */
   client: Client;
-  /** `fetch` against the API, JSON in and out. */
+  /** The typed client (`@accounts-payable/client`) against this API, authenticated with the key: for every well-formed request. */
+  sdk(apiKey?: string): ApiClient;
+  /** `fetch` against the API, JSON in and out: for requests the typed client cannot make (malformed bodies, wrong headers). */
   call(method: string, path: string, options?: { apiKey?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string | Uint8Array | FormData }): Promise<{ status: number; headers: Headers; body: any; text: string }>;
   close(): Promise<void>;
 }
@@ -43,6 +47,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     url: running.url,
     orm,
     client,
+    sdk: (apiKey) => createClient({ baseUrl: running.url, apiKey }),
     async call(method, path, callOptions = {}) {
       const headers: Record<string, string> = { ...(callOptions.apiKey ? { 'api-key': callOptions.apiKey } : {}), ...callOptions.headers };
       let body: string | Uint8Array | FormData | undefined = callOptions.rawBody;

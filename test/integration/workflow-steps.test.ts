@@ -1,3 +1,4 @@
+import { expectStatus, type Client, type CompleteWorkflowStep, type WorkflowStep } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
@@ -14,6 +15,7 @@ import { startTestApi, type TestApi } from '../helpers/stack.ts';
 let api: TestApi;
 let company: Company;
 let apiKey: string;
+let sdk: Client;
 const members = [
   { email: 'ana@example.co', name: 'Ana Gómez' },
   { email: 'luis@example.co', name: 'Luis Pérez' },
@@ -33,26 +35,27 @@ const FULL_FLOW = {
 beforeAll(async () => {
   api = await startTestApi();
   ({ company, apiKey } = await makeCompany(api.orm, { country: 'COL', features: ['workflow_api'], members }));
+  sdk = api.sdk(apiKey);
   await setFlow(api.orm, company, FULL_FLOW);
 });
 afterAll(() => api.close());
 
 const temporal = () => ({ client: api.client, taskQueue: inject('taskQueue') });
-const current = (documentId: string, key = apiKey) => api.call('GET', `/public/api/v1/workflow-steps/current?entity_reference=${documentId}`, { apiKey: key });
-const complete = (stepId: string, body: unknown, key = apiKey) => api.call('POST', `/public/api/v1/workflow-steps/${stepId}/complete`, { apiKey: key, body });
-const documentOf = async (documentId: string) => (await api.call('GET', `/public/api/v1/documents/${documentId}`, { apiKey })).body;
+const current = (documentId: string, key = apiKey) => api.sdk(key).getCurrentWorkflowStep({ query: { entity_reference: documentId } });
+const complete = (stepId: string, body: CompleteWorkflowStep['request']['body'], key = apiKey) => api.sdk(key).completeWorkflowStep({ params: { reference: stepId }, body });
+const documentOf = async (documentId: string, key = apiKey) => expectStatus(await api.sdk(key).getDocument({ params: { reference: documentId } }), 200);
 
 /** Waits until the document's pending step is the one with this action, and returns it. */
-async function stepWith(documentId: string, action: string) {
-  let step: any;
+async function stepWith(documentId: string, action: string, key = apiKey): Promise<WorkflowStep> {
+  let step: WorkflowStep | undefined;
   await expect
     .poll(async () => {
-      const response = await current(documentId);
-      step = response.body?.step;
+      const response = await current(documentId, key);
+      step = response.status === 200 ? response.body.step : undefined;
       return step?.action;
     }, { timeout: 30_000, interval: 100 })
     .toBe(action);
-  return step;
+  return step!;
 }
 
 async function flowingDocument(seed: Parameters<typeof seedDocument>[2] = {}, owner = company): Promise<Document> {
@@ -84,25 +87,24 @@ describe('a full flow: approval, classification, tagging, accounting', () => {
     const afterApproval = await documentOf(document.id);
     expect(afterApproval.approval_status).toBe('approved');
     expect(afterApproval.payables).toEqual([expect.objectContaining({ amount: 1_190_000, balance: 1_190_000, type: 'supplier', status: 'pending', installment_number: 1 })]);
-    expect(afterApproval.logs.map((log: { event: string }) => log.event)).toEqual(expect.arrayContaining(['document.approved']));
-    expect(afterApproval.logs.find((log: { metadata: { change?: string } }) => log.metadata.change === 'step_completed').actor).toEqual({ type: 'user', name: 'Luis Pérez', email: 'luis@example.co', source: 'integration' });
+    expect(afterApproval.logs.map((log) => log.event)).toEqual(expect.arrayContaining(['document.approved']));
+    expect(afterApproval.logs.find((log) => log.metadata.change === 'step_completed')?.actor).toEqual({ type: 'user', name: 'Luis Pérez', email: 'luis@example.co', source: 'integration' });
 
     const classification = await stepWith(document.id, 'document.classification');
     expect(classification.decision).toEqual({ kind: 'classification', multiple: false, field_name: 'cost_center', options: [{ value: 'cc-ops', label: 'Operations' }, { value: 'cc-adm', label: 'Administration' }], options_complete: true });
     const wrong = await complete(classification.reference, { decision: 'cc-nope', acting_user_email: 'ana@example.co' });
     expect(wrong.status).toBe(422);
     expect(wrong.body).toEqual({ status: 422, code: 'invalid_decision', message: expect.any(String) });
-    const classified = await complete(classification.reference, { decision: 'cc-adm', acting_user_email: 'ana@example.co' });
-    expect(classified.body.step.decision).toEqual({ kind: 'classification', values: ['cc-adm'], labels: ['Administration'] });
+    const classified = expectStatus(await complete(classification.reference, { decision: 'cc-adm', acting_user_email: 'ana@example.co' }), 200);
+    expect(classified.step.decision).toEqual({ kind: 'classification', values: ['cc-adm'], labels: ['Administration'] });
 
     const tagging = await stepWith(document.id, 'document.tagging');
     expect(tagging.decision).toMatchObject({ kind: 'tagging', multiple: true, options_complete: false });
-    expect(tagging.decision.options.map((option: { value: string }) => option.value)).toEqual(expect.arrayContaining(['Proyecto Norte', 'Caja menor']));
+    expect(tagging.decision?.options.map((option) => option.value)).toEqual(expect.arrayContaining(['Proyecto Norte', 'Caja menor']));
     const unknownTag = await complete(tagging.reference, { decision: ['proyecto norte', 'Inventado'], acting_user_email: 'ana@example.co' });
-    expect(unknownTag.status).toBe(422);
-    expect(unknownTag.body.code).toBe('invalid_decision');
-    const tagged = await complete(tagging.reference, { decision: ['proyecto norte'], acting_user_email: 'ana@example.co' });
-    expect(tagged.body.step.decision).toEqual({ kind: 'tagging', values: ['Proyecto Norte'], labels: ['Proyecto Norte'] });
+    expect(unknownTag).toMatchObject({ status: 422, body: { code: 'invalid_decision' } });
+    const tagged = expectStatus(await complete(tagging.reference, { decision: ['proyecto norte'], acting_user_email: 'ana@example.co' }), 200);
+    expect(tagged.step.decision).toEqual({ kind: 'tagging', values: ['Proyecto Norte'], labels: ['Proyecto Norte'] });
     expect((await documentOf(document.id)).tags).toContain('Proyecto Norte');
 
     const accounting = await stepWith(document.id, 'document.accounting');
@@ -119,7 +121,7 @@ describe('a full flow: approval, classification, tagging, accounting', () => {
     const document = await seedDocument(api.orm, company);
     const response = await current(document.id);
     expect(response.status).toBe(204);
-    expect(response.text).toBe('');
+    expect(response.body).toBeUndefined();
   });
 });
 
@@ -128,16 +130,14 @@ describe('assignees', () => {
     const other = await makeCompany(api.orm, { features: ['workflow_api'], members });
     await setFlow(api.orm, other.company, { steps: [{ action: 'document.approval', kind: 'approval', assignees: ['ana@example.co', 'luis@example.co'], require_all: true }] });
     const document = await flowingDocument({}, other.company);
-    let pendingStep: any;
-    await expect.poll(async () => (pendingStep = (await current(document.id, other.apiKey)).body?.step)?.action, { timeout: 30_000 }).toBe('document.approval');
-    const first = await complete(pendingStep.reference, { decision: 'approve', acting_user_email: 'ana@example.co' }, other.apiKey);
-    expect(first.status).toBe(200);
-    expect(first.body.step).toMatchObject({ status: 'pending', assignees: [{ email: 'ana@example.co', acted: true }, { email: 'luis@example.co', acted: false }] });
+    const pendingStep = await stepWith(document.id, 'document.approval', other.apiKey);
+    const first = expectStatus(await complete(pendingStep.reference, { decision: 'approve', acting_user_email: 'ana@example.co' }, other.apiKey), 200);
+    expect(first.step).toMatchObject({ status: 'pending', assignees: [{ email: 'ana@example.co', acted: true }, { email: 'luis@example.co', acted: false }] });
     const again = await complete(pendingStep.reference, { decision: 'approve', acting_user_email: 'ana@example.co' }, other.apiKey);
     expect(again.status).toBe(409);
     const last = await complete(pendingStep.reference, { decision: 'reject', acting_user_email: 'luis@example.co' }, other.apiKey);
-    expect(last.body.step).toMatchObject({ status: 'completed', decision: { values: ['reject'] } });
-    expect((await api.call('GET', `/public/api/v1/documents/${document.id}`, { apiKey: other.apiKey })).body).toMatchObject({ approval_status: 'rejected', payables: [] });
+    expect(last).toMatchObject({ status: 200, body: { step: { status: 'completed', decision: { values: ['reject'] } } } });
+    expect(await documentOf(document.id, other.apiKey)).toMatchObject({ approval_status: 'rejected', payables: [] });
     expect((await current(document.id, other.apiKey)).status).toBe(204);
   });
 
@@ -152,7 +152,7 @@ describe('assignees', () => {
     const loser = ana.status === 409 ? ana : luis;
     expect(loser.body).toEqual({ status: 409, code: 'step_not_pending', message: expect.any(String) });
     const document_ = await documentOf(document.id);
-    expect(document_.logs.filter((log: { metadata: { change?: string } }) => log.metadata.change === 'step_completed')).toHaveLength(1);
+    expect(document_.logs.filter((log) => log.metadata.change === 'step_completed')).toHaveLength(1);
   });
 });
 
@@ -167,16 +167,14 @@ describe('errors', () => {
     expect(notAssigned.status).toBe(403);
     expect(notAssigned.body).toEqual({ status: 403, code: 'not_assigned', message: expect.any(String) });
     const notOffered = await complete(step.reference, { decision: 'maybe', acting_user_email: 'ana@example.co' });
-    expect(notOffered.body.code).toBe('invalid_decision');
+    expect(notOffered).toMatchObject({ status: 422, body: { code: 'invalid_decision' } });
     const twoValues = await complete(step.reference, { decision: ['approve', 'reject'], acting_user_email: 'ana@example.co' });
-    expect(twoValues.body.code).toBe('invalid_decision');
+    expect(twoValues).toMatchObject({ status: 422, body: { code: 'invalid_decision' } });
     const longComment = await complete(step.reference, { decision: 'approve', acting_user_email: 'ana@example.co', comment: 'x'.repeat(2001) });
-    expect(longComment.status).toBe(400);
-    expect(longComment.body.error.details).toHaveProperty('comment');
+    expect(longComment).toMatchObject({ status: 400, body: { error: { details: { comment: expect.any(Array) } } } });
     expect((await complete(step.reference, { decision: 'approve', acting_user_email: 'ana@example.co' })).status).toBe(200);
     const done = await complete(step.reference, { decision: 'approve', acting_user_email: 'luis@example.co' });
-    expect(done.status).toBe(409);
-    expect(done.body.code).toBe('step_not_pending');
+    expect(done).toMatchObject({ status: 409, body: { code: 'step_not_pending' } });
     const unknown = await complete('01a1fd1b-78d3-7a06-918e-b55b593118bf', { decision: 'approve', acting_user_email: 'ana@example.co' });
     expect(unknown.status).toBe(404);
   });
@@ -187,7 +185,7 @@ describe('errors', () => {
     const response = await current(document.id, plain.apiKey);
     expect(response.status).toBe(403);
     expect(response.body).toEqual({ status: 403, code: 'feature_not_enabled', message: expect.any(String) });
-    expect((await complete('01a1fd1b-78d3-7a06-918e-b55b593118bf', { decision: 'approve', acting_user_email: 'a@b.co' }, plain.apiKey)).body.code).toBe('feature_not_enabled');
+    expect(await complete('01a1fd1b-78d3-7a06-918e-b55b593118bf', { decision: 'approve', acting_user_email: 'a@b.co' }, plain.apiKey)).toMatchObject({ status: 403, body: { code: 'feature_not_enabled' } });
   });
 
   it("answers 404 for another company's step and document", async () => {
@@ -196,8 +194,8 @@ describe('errors', () => {
     const other = await makeCompany(api.orm, { features: ['workflow_api'], members });
     expect((await current(document.id, other.apiKey)).status).toBe(404);
     expect((await complete(step.reference, { decision: 'approve', acting_user_email: 'ana@example.co' }, other.apiKey)).status).toBe(404);
-    expect((await api.call('POST', `/public/api/v1/documents/${document.id}/approve`, { apiKey: other.apiKey })).status).toBe(404);
-    expect((await current(document.id)).body.step.status).toBe('pending');
+    expect((await api.sdk(other.apiKey).approveDocument({ params: { reference: document.id } })).status).toBe(404);
+    expect(await current(document.id)).toMatchObject({ status: 200, body: { step: { status: 'pending' } } });
   });
 });
 
@@ -205,10 +203,9 @@ describe('POST /documents/{reference}/approve', () => {
   it('approves by internal reference, resolving the open approval step, and stores the ERP reference', async () => {
     const document = await flowingDocument();
     const step = await stepWith(document.id, 'document.approval');
-    const response = await api.call('POST', `/public/api/v1/documents/${document.id}/approve`, { apiKey, body: { erp_document_reference: 'ERP-7781' } });
-    expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ reference: document.id, approval_status: 'approved', payables: [expect.objectContaining({ status: 'pending' })] });
-    expect(response.body.logs.find((log: { event: string }) => log.event === 'document.approved').metadata).toEqual({ erp_reference: 'ERP-7781' });
+    const approved = expectStatus(await sdk.approveDocument({ params: { reference: document.id }, body: { erp_document_reference: 'ERP-7781' } }), 200);
+    expect(approved).toMatchObject({ reference: document.id, approval_status: 'approved', payables: [expect.objectContaining({ status: 'pending' })] });
+    expect(approved.logs.find((log) => log.event === 'document.approved')?.metadata).toEqual({ erp_reference: 'ERP-7781' });
     expect((await complete(step.reference, { decision: 'reject', acting_user_email: 'ana@example.co' })).status).toBe(409);
     await stepWith(document.id, 'document.classification');
   });
@@ -216,21 +213,20 @@ describe('POST /documents/{reference}/approve', () => {
   it('approves by CUFE and by SAT fiscal UUID, with or without a flow, and without a body', async () => {
     const cufe = `${'b'.repeat(90)}${Date.now().toString(16).slice(-6)}`;
     const colombian = await flowingDocument({ fiscalReference: cufe });
-    const byCufe = await api.call('POST', `/public/api/v1/documents/${cufe.toUpperCase()}/approve`, { apiKey });
-    expect(byCufe.status).toBe(200);
-    expect(byCufe.body).toMatchObject({ reference: colombian.id, approval_status: 'approved' });
+    const byCufe = await sdk.approveDocument({ params: { reference: cufe.toUpperCase() } });
+    expect(byCufe).toMatchObject({ status: 200, body: { reference: colombian.id, approval_status: 'approved' } });
 
     const mexico = await makeCompany(api.orm, { country: 'MEX' });
     const satUuid = '6d7434a6-e3f2-47ad-9e4c-08849946afa0';
     const mexican = await seedDocument(api.orm, mexico.company, { fiscalReference: satUuid });
     await startLifecycle(temporal(), mexican);
-    const bySat = await api.call('POST', `/public/api/v1/documents/${satUuid.toUpperCase()}/approve`, { apiKey: mexico.apiKey });
-    expect(bySat.status).toBe(200);
-    expect(bySat.body).toMatchObject({ reference: mexican.id, approval_status: 'approved', payables: [expect.objectContaining({ amount_currency: 'MXN' })] });
+    const mexicanSdk = api.sdk(mexico.apiKey);
+    const bySat = await mexicanSdk.approveDocument({ params: { reference: satUuid.toUpperCase() } });
+    expect(bySat).toMatchObject({ status: 200, body: { reference: mexican.id, approval_status: 'approved', payables: [expect.objectContaining({ amount_currency: 'MXN' })] } });
 
-    const again = await api.call('POST', `/public/api/v1/documents/${mexican.id}/approve`, { apiKey: mexico.apiKey });
-    expect(again.body.payables).toHaveLength(1);
-    expect(again.body.logs.filter((log: { event: string }) => log.event === 'document.approved')).toHaveLength(1);
+    const again = expectStatus(await mexicanSdk.approveDocument({ params: { reference: mexican.id } }), 200);
+    expect(again.payables).toHaveLength(1);
+    expect(again.logs.filter((log) => log.event === 'document.approved')).toHaveLength(1);
   });
 
   it("generates one payable per installment of the supplier's ERP payment term, the cents split exactly", async () => {
@@ -242,15 +238,15 @@ describe('POST /documents/{reference}/approve', () => {
     em.create(ErpVendor, { company: erpCompany, externalId: 'v-1', name: beneficiary.name, identifierType: 'NIT', identifierNumber: beneficiary.identifierNumber, paymentTermExternalId: 'pt-30-60', raw: {} });
     await em.flush();
     await startLifecycle(temporal(), document);
-    const { body } = await api.call('POST', `/public/api/v1/documents/${document.id}/approve`, { apiKey: erpKey });
-    expect(body.payables.map((payable: { installment_number: number; amount: number; expiration_date: string; issue_date: string }) => [payable.installment_number, payable.amount, payable.issue_date, payable.expiration_date])).toEqual([
+    const body = expectStatus(await api.sdk(erpKey).approveDocument({ params: { reference: document.id } }), 200);
+    expect(body.payables.map((payable) => [payable.installment_number, payable.amount, payable.issue_date, payable.expiration_date])).toEqual([
       [1, 50_000, '2026-03-10', '2026-04-09'],
       [2, 50_000.01, '2026-03-10', '2026-05-09'],
     ]);
   });
 
   it('refuses a malformed reference and answers 404 for an unknown one', async () => {
-    expect((await api.call('POST', '/public/api/v1/documents/abc/approve', { apiKey })).status).toBe(400);
-    expect((await api.call('POST', `/public/api/v1/documents/${'c'.repeat(96)}/approve`, { apiKey })).body.code).toBe('document_not_found');
+    expect((await sdk.approveDocument({ params: { reference: 'abc' } })).status).toBe(400);
+    expect(await sdk.approveDocument({ params: { reference: 'c'.repeat(96) } })).toMatchObject({ status: 404, body: { code: 'document_not_found' } });
   });
 });

@@ -1,3 +1,4 @@
+import { expectStatus, type Client, type CreatePayment, type Payment } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
@@ -12,27 +13,31 @@ import { startTestApi, type TestApi } from '../helpers/stack.ts';
 let api: TestApi;
 let company: Company;
 let apiKey: string;
+let sdk: Client;
 
 beforeAll(async () => {
   api = await startTestApi({ config: { paymentPollIntervalMs: 100 } });
   ({ company, apiKey } = await makeCompany(api.orm, { country: 'COL' }));
+  sdk = api.sdk(apiKey);
 });
 afterAll(() => api.close());
 
-const pay = (body: unknown) => api.call('POST', '/public/api/v1/payments', { apiKey, body });
-const detail = async (reference: string) => (await api.call('GET', `/public/api/v1/payments/${reference}`, { apiKey })).body;
-const documentOf = async (reference: string) => (await api.call('GET', `/public/api/v1/documents/${reference}`, { apiKey })).body;
+type NewPayment = CreatePayment['request']['body'];
+const pay = (body: NewPayment) => sdk.createPayment({ body });
+const create = async (body: NewPayment) => expectStatus(await pay(body), 201);
+const detail = async (reference: string) => expectStatus(await sdk.getPayment({ params: { reference } }), 200);
+const documentOf = async (reference: string) => expectStatus(await sdk.getDocument({ params: { reference } }), 200);
 
 /** Waits until the payment reaches a final status (or the one asked for), and returns its detail. */
-async function settled(reference: string, status: string = 'processed') {
-  let body: any;
+async function settled(reference: string, status: Payment['status'] = 'processed'): Promise<Payment> {
+  let body: Payment | undefined;
   await expect
     .poll(async () => {
       body = await detail(reference);
       return body.status;
     }, { timeout: 30_000, interval: 100 })
     .toBe(status);
-  return body;
+  return body!;
 }
 
 describe('a manual payment', () => {
@@ -67,50 +72,48 @@ describe('a manual payment', () => {
       is_archived: false,
       tags: [],
     });
-    const paid = await settled(created.body.reference);
-    expect(paid.paid_at).toEqual(expect.any(String));
-    expect(paid.payment_method).toBe('bank_transfer');
-    expect(paid.payable).toMatchObject({ status: 'paid', balance: 0 });
-    expect(paid.payment_gateway).toMatchObject({ provider: 'gateway', transfer_id: expect.stringMatching(/^trf_/), status: 'settled' });
-    expect(await api.client.workflow.getHandle(`payment/${created.body.reference}`).result()).toBe('processed');
+    const processed = await settled(expectStatus(created, 201).reference);
+    expect(processed.paid_at).toEqual(expect.any(String));
+    expect(processed.payment_method).toBe('bank_transfer');
+    expect(processed.payable).toMatchObject({ status: 'paid', balance: 0 });
+    expect(processed.payment_gateway).toMatchObject({ provider: 'gateway', transfer_id: expect.stringMatching(/^trf_/), status: 'settled' });
+    expect(await api.client.workflow.getHandle(`payment/${processed.reference}`).result()).toBe('processed');
   });
 
   it('shows in_process while the gateway holds the transfer', async () => {
     await steerGateway({ amount_cents: '77731', outcome: 'hold' });
-    const created = await pay({ beneficiary_reference: beneficiary.id, amount: '777.31', amount_currency: 'COP', payable_payload: { expiration_date: '2026-12-20' } });
-    expect(created.status).toBe(201);
-    await settled(created.body.reference, 'in_process');
-    await steerGateway({ reference: created.body.reference, outcome: 'settle' });
-    await settled(created.body.reference, 'processed');
+    const created = await create({ beneficiary_reference: beneficiary.id, amount: '777.31', amount_currency: 'COP', payable_payload: { expiration_date: '2026-12-20' } });
+    await settled(created.reference, 'in_process');
+    await steerGateway({ reference: created.reference, outcome: 'settle' });
+    await settled(created.reference, 'processed');
   });
 
   it('fails a transfer the gateway refuses outright, with its reason', async () => {
     await steerGateway({ amount_cents: '88817', outcome: 'refuse', reason: 'Account blocked' });
-    const created = await pay({ beneficiary_reference: beneficiary.id, amount: 888.17, amount_currency: 'COP', payable_payload: { expiration_date: '2026-12-20', type: 'advance' } });
-    const failed = await settled(created.body.reference, 'failed');
+    const created = await create({ beneficiary_reference: beneficiary.id, amount: 888.17, amount_currency: 'COP', payable_payload: { expiration_date: '2026-12-20', type: 'advance' } });
+    const failed = await settled(created.reference, 'failed');
     expect(failed.payable).toMatchObject({ type: 'advance', status: 'pending', balance: 888.17 });
     expect(failed.paid_at).toBeNull();
-    expect(failed.payment_gateway.failure_reason).toContain('Account blocked');
+    expect(failed.payment_gateway?.failure_reason).toContain('Account blocked');
   });
 
   it('converts with the exchange rate, exactly', async () => {
-    const created = await pay({ beneficiary_reference: beneficiary.id, amount: 100.01, amount_currency: 'USD', exchange_rate: '4012.3456', exchange_currency: 'COP', payable_payload: { expiration_date: '2026-12-31' } });
-    expect(created.status).toBe(201);
+    const created = await create({ beneficiary_reference: beneficiary.id, amount: 100.01, amount_currency: 'USD', exchange_rate: '4012.3456', exchange_currency: 'COP', payable_payload: { expiration_date: '2026-12-31' } });
     // 100.01 × 4012.3456 = 401274.683456 → 401274.68
-    expect(created.body).toMatchObject({ amount: 100.01, amount_currency: 'USD', exchange_rate: 4012.3456, exchange_currency: 'COP', exchange_amount: 401274.68 });
+    expect(created).toMatchObject({ amount: 100.01, amount_currency: 'USD', exchange_rate: 4012.3456, exchange_currency: 'COP', exchange_amount: 401274.68 });
   });
 
   it('makes an employee payment a payroll payment, hidden from the default list', async () => {
     const employee = await seedBeneficiary(api.orm, company, { name: 'Laura Méndez', type: 'employee' });
-    const created = await pay({ beneficiary_reference: employee.id, amount: 2_500_000, amount_currency: 'COP', payable_payload: { expiration_date: '2026-12-30', concept: 'Nómina diciembre' } });
-    expect(created.body.payable.type).toBe('payroll');
+    const created = await create({ beneficiary_reference: employee.id, amount: 2_500_000, amount_currency: 'COP', payable_payload: { expiration_date: '2026-12-30', concept: 'Nómina diciembre' } });
+    expect(created.payable.type).toBe('payroll');
     const advance = await pay({ beneficiary_reference: employee.id, amount: 10, amount_currency: 'COP', payable_payload: { expiration_date: '2026-12-30', type: 'advance' } });
     expect(advance.status).toBe(422);
     expect(advance.body).toEqual({ code: 'invalid_payable_type', message: expect.any(String) });
-    const list = await api.call('GET', `/public/api/v1/payments?beneficiary_reference=${employee.id}`, { apiKey });
-    expect(list.body.total).toBe(0);
-    const withPayroll = await api.call('GET', `/public/api/v1/payments?beneficiary_reference=${employee.id}&include_payroll=true`, { apiKey });
-    expect(withPayroll.body.items.map((item: { reference: string }) => item.reference)).toEqual([created.body.reference]);
+    const list = expectStatus(await sdk.listPayments({ query: { beneficiary_reference: employee.id } }), 200);
+    expect(list.total).toBe(0);
+    const withPayroll = expectStatus(await sdk.listPayments({ query: { beneficiary_reference: employee.id, include_payroll: 'true' } }), 200);
+    expect(withPayroll.items.map((item) => item.reference)).toEqual([created.reference]);
   });
 });
 
@@ -129,70 +132,69 @@ describe('payments of a document', () => {
 
   it('fails one payment, then pays with new ones: the document goes pending → partial → paid, per payable', async () => {
     await steerGateway({ amount_cents: '600137', outcome: 'fail', reason: 'Cuenta inexistente' });
-    const failing = await pay({ payable_reference: first.id, amount: 6_001.37, amount_currency: 'COP' });
-    expect(failing.status).toBe(201);
-    expect(failing.body).toMatchObject({
+    const failing = await create({ payable_reference: first.id, amount: 6_001.37, amount_currency: 'COP' });
+    expect(failing).toMatchObject({
       document: { reference: document.id, type: 'invoice', document_number: 'FE-PAY-1', origin: 'fiscal_entity', amount: 10_003.96, amount_currency: 'COP', is_canceled: false },
       payable: { reference: first.id, origin: 'document', amount: 6001.37 },
       tags: ['Proyecto Norte'],
     });
-    const failed = await settled(failing.body.reference, 'failed');
-    expect(failed.payment_gateway.failure_reason).toBe('Cuenta inexistente');
+    const failed = await settled(failing.reference, 'failed');
+    expect(failed.payment_gateway?.failure_reason).toBe('Cuenta inexistente');
     expect(failed.payable).toMatchObject({ status: 'pending', balance: 6001.37 });
     expect((await documentOf(document.id)).payment_status).toBe('pending');
 
-    const part = await pay({ payable_reference: first.id, amount: 2_001.37, amount_currency: 'COP' });
-    expect((await settled(part.body.reference)).payable).toMatchObject({ status: 'partial', balance: 4000 });
+    const part = await create({ payable_reference: first.id, amount: 2_001.37, amount_currency: 'COP' });
+    expect((await settled(part.reference)).payable).toMatchObject({ status: 'partial', balance: 4000 });
     expect((await documentOf(document.id)).payment_status).toBe('partial');
 
     const tooMuch = await pay({ payable_reference: first.id, amount: 4_000.01, amount_currency: 'COP' });
     expect(tooMuch.status).toBe(422);
     expect(tooMuch.body).toEqual({ code: 'amount_exceeds_balance', message: expect.stringContaining('4000.00') });
 
-    const rest = await pay({ payable_reference: first.id, amount: 4_000, amount_currency: 'COP' });
-    expect((await settled(rest.body.reference)).payable).toMatchObject({ status: 'paid', balance: 0 });
+    const rest = await create({ payable_reference: first.id, amount: 4_000, amount_currency: 'COP' });
+    expect((await settled(rest.reference)).payable).toMatchObject({ status: 'paid', balance: 0 });
     // The first payable is paid in full, but the second is not: still partial.
     expect((await documentOf(document.id)).payment_status).toBe('partial');
 
-    const last = await pay({ payable_reference: second.id, beneficiary_reference: document.beneficiary!.id, amount: 4_002.59, amount_currency: 'COP' });
-    await settled(last.body.reference);
-    const paid = await documentOf(document.id);
-    expect(paid.payment_status).toBe('paid');
-    expect(paid.payables.map((payable: { status: string; balance: number }) => [payable.status, payable.balance])).toEqual([['paid', 0], ['paid', 0]]);
-    expect(paid.payments.map((payment: { status: string }) => payment.status)).toEqual(['failed', 'processed', 'processed', 'processed']);
-    expect(paid.logs.filter((log: { metadata: { change?: string } }) => log.metadata.change === 'payment_status').map((log: { metadata: { payment_status: string } }) => log.metadata.payment_status)).toEqual(['partial', 'paid']);
+    const last = await create({ payable_reference: second.id, beneficiary_reference: document.beneficiary!.id, amount: 4_002.59, amount_currency: 'COP' });
+    await settled(last.reference);
+    const settledDocument = await documentOf(document.id);
+    expect(settledDocument.payment_status).toBe('paid');
+    expect(settledDocument.payables.map((payable) => [payable.status, payable.balance])).toEqual([['paid', 0], ['paid', 0]]);
+    expect(settledDocument.payments.map((payment) => payment.status)).toEqual(['failed', 'processed', 'processed', 'processed']);
+    expect(settledDocument.logs.filter((log) => log.metadata.change === 'payment_status').map((log) => log.metadata.payment_status)).toEqual(['partial', 'paid']);
 
     const again = await pay({ payable_reference: second.id, amount: 1, amount_currency: 'COP' });
-    expect(again.status).toBe(422);
-    expect(again.body.code).toBe('payable_not_payable');
+    expect(again).toMatchObject({ status: 422, body: { code: 'payable_not_payable' } });
   });
 
   it("propagates the document's later tags to its payments", async () => {
-    await api.call('POST', `/public/api/v1/documents/${document.id}/tags`, { apiKey, body: { tags_text: ['Revisado'] } });
-    const list = await api.call('GET', `/public/api/v1/payments?document_reference=${document.id}`, { apiKey });
-    expect(list.body.total).toBe(4);
-    for (const item of list.body.items) expect(item.tags).toEqual(['Proyecto Norte', 'Revisado']);
+    await sdk.tagDocument({ params: { reference: document.id }, body: { tags_text: ['Revisado'] } });
+    const list = expectStatus(await sdk.listPayments({ query: { document_reference: document.id } }), 200);
+    expect(list.total).toBe(4);
+    for (const item of list.items) expect(item.tags).toEqual(['Proyecto Norte', 'Revisado']);
   });
 
   it('refuses a payable of another company, another currency, or the wrong beneficiary', async () => {
     const other = await makeCompany(api.orm, { country: 'COL' });
-    const asOther = await api.call('POST', '/public/api/v1/payments', { apiKey: other.apiKey, body: { payable_reference: first.id, amount: 1, amount_currency: 'COP' } });
+    const asOther = await api.sdk(other.apiKey).createPayment({ body: { payable_reference: first.id, amount: 1, amount_currency: 'COP' } });
     expect(asOther.status).toBe(404);
     expect(asOther.body).toEqual({ code: 'payable_not_found', message: expect.any(String) });
     const fresh = await seedPayable(api.orm, company, { beneficiary: (await seedBeneficiary(api.orm, company, { name: 'Otro' })), amountCents: 1_000_00n });
     const currency = await pay({ payable_reference: fresh.id, amount: 1, amount_currency: 'USD' });
-    expect(currency.body.code).toBe('currency_mismatch');
+    expect(currency).toMatchObject({ status: 422, body: { code: 'currency_mismatch' } });
     const mismatch = await pay({ payable_reference: fresh.id, beneficiary_reference: document.beneficiary!.id, amount: 1, amount_currency: 'COP' });
-    expect(mismatch.body.code).toBe('beneficiary_mismatch');
+    expect(mismatch).toMatchObject({ status: 422, body: { code: 'beneficiary_mismatch' } });
   });
 });
 
 describe('POST /payments validation', () => {
   it('enforces the required fields and limits with the validation envelope', async () => {
     const beneficiary = await seedBeneficiary(api.orm, company, { name: 'Validaciones S.A.S.' });
-    const base = { beneficiary_reference: beneficiary.id, amount: 10, amount_currency: 'COP', payable_payload: { expiration_date: '2026-12-01' } };
+    const base: NewPayment = { beneficiary_reference: beneficiary.id, amount: 10, amount_currency: 'COP', payable_payload: { expiration_date: '2026-12-01' } };
+    // Some of these bodies break the types on purpose: they are sent raw.
     const details = async (body: unknown) => {
-      const response = await pay(body);
+      const response = await api.call('POST', '/public/api/v1/payments', { apiKey, body });
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('VALIDATION_ERROR');
       return Object.keys(response.body.error.details);

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { FileStorage } from '../activities/storage/file-storage.ts';
@@ -14,4 +15,6 @@ export interface AppDeps {
   /** Documents' XML and notes' attachments. */
   storage: FileStorage;
   metrics?: HttpMetrics;
+  /** Set when tracing is on: a span per request, and the current span of its Temporal calls. */
+  tracer?: Tracer;
 }

@@ -3,21 +3,25 @@ import { databaseConfigFromEnv } from '../db/config.ts';
 import { initORM } from '../db/orm.ts';
 import { createTemporalClient } from '../worker/client.ts';
 import { temporalConfigFromEnv } from '../worker/config.ts';
+import { tracingClientInterceptors } from '../worker/tracing.ts';
 import { createApp } from './app.ts';
 import { apiConfigFromEnv } from './config.ts';
 import { createLogger } from './logger.ts';
 import { createHttpMetrics, serveMetrics } from './metrics.ts';
 import { listen } from './server.ts';
+import { startTracing } from './tracing.ts';
 
 const logger = createLogger('api');
+// First, so that the SDK's context manager is in place before anything runs under a span.
+const tracing = startTracing('accounts-payable-api');
 const config = apiConfigFromEnv();
 const temporalConfig = temporalConfigFromEnv();
 const orm = await initORM(databaseConfigFromEnv());
-const client = createTemporalClient(temporalConfig);
+const client = createTemporalClient(temporalConfig, tracing ? tracingClientInterceptors() : undefined);
 const metrics = createHttpMetrics();
-const app = createApp({ orm, temporal: { client, taskQueue: temporalConfig.taskQueue }, config, logger, storage: fileStorageFromEnv(), metrics });
+const app = createApp({ orm, temporal: { client, taskQueue: temporalConfig.taskQueue }, config, logger, storage: fileStorageFromEnv(), metrics, ...(tracing ? { tracer: tracing.tracer } : {}) });
 const running = await listen(app, config);
-logger.info({ url: running.url }, 'api listening');
+logger.info({ url: running.url, tracing: tracing !== null }, 'api listening');
 const metricsServer = config.metricsPort === null ? null : await serveMetrics(metrics, config.host, config.metricsPort);
 if (metricsServer) logger.info({ port: config.metricsPort }, 'metrics on their own port');
 
@@ -28,7 +32,8 @@ async function shutdown(signal: string): Promise<void> {
   logger.info({ signal }, 'api stopping: finishing in-flight requests');
   metricsServer?.close();
   await running.stop();
-  await Promise.allSettled([orm.close(), client.connection.close()]);
+  // The last spans (those of the requests just finished) are exported before the process ends.
+  await Promise.allSettled([orm.close(), client.connection.close(), tracing?.shutdown()]);
   logger.info('api stopped');
   process.exit(0);
 }

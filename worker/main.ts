@@ -7,14 +7,18 @@ import { retryScheduleFromEnv } from '../activities/webhooks/events.ts';
 import { secretBoxFromEnv } from '../activities/webhooks/secret-box.ts';
 import { apiConfigFromEnv } from '../api/config.ts';
 import { createLogger } from '../api/logger.ts';
+import { startTracing } from '../api/tracing.ts';
 import { databaseConfigFromEnv } from '../db/config.ts';
 import { initORM } from '../db/orm.ts';
 import { temporalConfigFromEnv } from './config.ts';
 import { registerSearchAttributes } from './search-attributes.ts';
 import { sdkLogger } from './sdk-logger.ts';
+import { tracingClientInterceptors } from './tracing.ts';
 import { createWorker } from './worker.ts';
 
 const logger = createLogger('worker');
+// First, so that the SDK's context manager is in place before anything runs under a span.
+const tracing = startTracing('accounts-payable-worker');
 const WORKER_HISTOGRAM_BUCKETS = { fiscal_sync_duration: FISCAL_SYNC_DURATION_BUCKETS };
 // The SDK's own telemetry (workflow and activity task metrics, and ours recorded through the activity meter).
 const metricsAddress = process.env.WORKER_METRICS_ADDRESS;
@@ -29,12 +33,13 @@ const orm = await initORM(databaseConfigFromEnv());
 // Activities start workflows of their own (a document's lifecycle, its webhooks) through a client.
 const clientConnection = await Connection.connect({ address: config.address });
 await registerSearchAttributes(clientConnection, config.namespace);
-const client = new Client({ connection: clientConnection, namespace: config.namespace });
+const client = new Client({ connection: clientConnection, namespace: config.namespace, ...(tracing ? { interceptors: tracingClientInterceptors() } : {}) });
 
 const connection = await NativeConnection.connect({ address: config.address });
 const worker = await createWorker({
   config,
   connection,
+  tracing,
   deps: {
     orm,
     logger,
@@ -47,8 +52,8 @@ const worker = await createWorker({
     outside: outsideSystemsFromEnv(),
   },
 });
-logger.info({ taskQueue: config.taskQueue, namespace: config.namespace }, 'worker running');
+logger.info({ taskQueue: config.taskQueue, namespace: config.namespace, tracing: tracing !== null }, 'worker running');
 // The SDK drains in-flight tasks on SIGINT/SIGTERM before run() resolves.
 await worker.run();
-await Promise.allSettled([orm.close(), connection.close(), clientConnection.close()]);
+await Promise.allSettled([orm.close(), connection.close(), clientConnection.close(), tracing?.shutdown()]);
 logger.info('worker stopped');

@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
+import type { Tracing } from '../api/tracing.ts';
 import type { TemporalConfig } from './config.ts';
+import { tracingWorkerOptions } from './tracing.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -11,6 +13,8 @@ export interface WorkerSetup {
   /** A prebuilt workflow bundle (tests build it once for all their workers). */
   workflowBundle?: WorkerOptions['workflowBundle'];
   connection?: NativeConnection;
+  /** Set when tracing is on: the workflow and activity interceptors go into the worker (and its bundle). */
+  tracing?: Tracing | null;
 }
 
 /** Creates the worker that runs every workflow and activity of the product on its task queue. */
@@ -22,5 +26,6 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     taskQueue: setup.config.taskQueue,
     ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities(setup.deps),
+    ...(setup.tracing ? tracingWorkerOptions(setup.tracing) : {}),
   });
 }

@@ -12,15 +12,30 @@ export interface WorkerProcess {
 }
 
 export function spawnWorker(taskQueue: string, env: Record<string, string> = {}): WorkerProcess {
-  const child = spawn(process.execPath, ['worker/main.ts'], { env: { ...suiteEnv(), TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawnProduct('worker/main.ts', 'worker running', { TEMPORAL_TASK_QUEUE: taskQueue, ...env });
+}
+
+/** An API as its own process (`node api/main.ts`) on a port of its own. */
+export interface ApiProcess extends WorkerProcess {
+  url: string;
+}
+
+/** Starts the API on `port`, against the suite's services (starting workflows on the suite's task queue unless `env` says otherwise). */
+export function spawnApi(port: number, env: Record<string, string> = {}): ApiProcess {
+  return { ...spawnProduct('api/main.ts', 'api listening', { PORT: String(port), HOST: '127.0.0.1', ...env }), url: `http://127.0.0.1:${port}` };
+}
+
+/** Runs one of the product's entry points with the suite's environment; ready once it logged `readyText`. */
+function spawnProduct(script: string, readyText: string, env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, [script], { env: { ...suiteEnv(), LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const ready = new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('worker running')) resolve();
+      if (output.includes(readyText)) resolve();
     });
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before running:\n${output.slice(-2000)}`)));
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before running:\n${output.slice(-2000)}`)));
   });
   return {
     process: child,

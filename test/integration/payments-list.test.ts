@@ -1,3 +1,4 @@
+import { expectStatus, type ListPayments, type PaymentList } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BeneficiaryContact } from '../../db/beneficiaries/contact.entity.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
@@ -60,25 +61,22 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const list = async (query = '', key = apiKey) => api.call('GET', `/public/api/v1/payments${query}`, { apiKey: key });
-const letters = (body: { items: { reference: string }[] }) => body.items.map((item) => Object.entries(payments).find(([, payment]) => payment.id === item.reference)?.[0] ?? '?').join('');
-const listed = async (query: string) => {
-  const response = await list(query);
-  expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return letters(response.body);
-};
+type ListQuery = NonNullable<ListPayments['request']['query']>;
+const list = (query: ListQuery = {}, key = apiKey) => api.sdk(key).listPayments({ query });
+const page = async (query: ListQuery = {}, key = apiKey) => expectStatus(await list(query, key), 200);
+const letters = (body: PaymentList) => body.items.map((item) => Object.entries(payments).find(([, payment]) => payment.id === item.reference)?.[0] ?? '?').join('');
+const listed = async (query: ListQuery) => letters(await page(query));
 
 describe('GET /payments', () => {
   it('lists active payments without payroll, newest first, in the list envelope', async () => {
-    const { status, body } = await list();
-    expect(status).toBe(200);
+    const body = await page();
     expect(body).toMatchObject({ total: 4, current_page: 1, page_size: 20, total_pages: 1 });
     expect(letters(body)).toBe('dcba');
   });
 
   it('shows each item in the list shape', async () => {
-    const { body } = await list(`?payable_reference=${payables.a!.id}`);
-    expect(body.items).toEqual([
+    const { items } = await page({ payable_reference: payables.a!.id });
+    expect(items).toEqual([
       {
         reference: payments.a!.id,
         beneficiary: { reference: beneficiaries.alfa, name: 'Alfa Ltda', identifier_type: 'NIT', identifier_number: '800111001', is_deleted: false, deleted_at: null, contact_information: [{ type: 'phone', value: '+57 601 555 0101' }] },
@@ -107,77 +105,79 @@ describe('GET /payments', () => {
   });
 
   it('filters by beneficiary, document and batch references, several comma-separated', async () => {
-    expect(await listed(`?beneficiary_reference=${beneficiaries.alfa}`)).toBe('ca');
-    expect(await listed(`?beneficiary_reference=${beneficiaries.alfa},${beneficiaries.beta}`)).toBe('dcba');
-    expect(await listed(`?document_reference=${docs.fe1!.id}`)).toBe('a');
-    expect(await listed(`?document_reference=${docs.fe1!.id},${docs.gx2!.id}`)).toBe('ba');
-    expect(await listed(`?batch_reference=${batch.id}`)).toBe('da');
-    expect(await listed(`?payable_reference=${payables.b!.id}`)).toBe('b');
-    expect(await listed('?batch_reference=00000000-0000-4000-8000-000000000000')).toBe('');
+    expect(await listed({ beneficiary_reference: beneficiaries.alfa })).toBe('ca');
+    expect(await listed({ beneficiary_reference: `${beneficiaries.alfa},${beneficiaries.beta}` })).toBe('dcba');
+    expect(await listed({ document_reference: docs.fe1!.id })).toBe('a');
+    expect(await listed({ document_reference: `${docs.fe1!.id},${docs.gx2!.id}` })).toBe('ba');
+    expect(await listed({ batch_reference: batch.id })).toBe('da');
+    expect(await listed({ payable_reference: payables.b!.id })).toBe('b');
+    expect(await listed({ batch_reference: '00000000-0000-4000-8000-000000000000' })).toBe('');
   });
 
   it('filters by status, and by state (archived ignores status)', async () => {
-    expect(await listed('?status=processed')).toBe('a');
-    expect(await listed('?status=pending,in_process')).toBe('db');
-    expect(await listed('?state=active&status=failed')).toBe('c');
-    expect(await listed('?state=archived')).toBe('f');
-    expect(await listed('?state=archived&status=pending')).toBe('f');
+    expect(await listed({ status: 'processed' })).toBe('a');
+    expect(await listed({ status: 'pending,in_process' })).toBe('db');
+    expect(await listed({ state: 'active', status: 'failed' })).toBe('c');
+    expect(await listed({ state: 'archived' })).toBe('f');
+    expect(await listed({ state: 'archived', status: 'pending' })).toBe('f');
   });
 
   it("filters by the payable's due date, both ends inclusive", async () => {
-    expect(await listed('?expiration_date_from=2026-11-10&expiration_date_to=2026-11-20')).toBe('ba');
-    expect(await listed('?expiration_date_from=2026-11-21')).toBe('c');
-    expect(await listed('?expiration_date_to=2026-10-15')).toBe('d');
+    expect(await listed({ expiration_date_from: '2026-11-10', expiration_date_to: '2026-11-20' })).toBe('ba');
+    expect(await listed({ expiration_date_from: '2026-11-21' })).toBe('c');
+    expect(await listed({ expiration_date_to: '2026-10-15' })).toBe('d');
   });
 
   it('filters by tags (names or ids), payment methods, expenses and payroll', async () => {
-    expect(await listed('?tags=urgente')).toBe('a');
+    expect(await listed({ tags: 'urgente' })).toBe('a');
     const urgent = await companyEm(api.orm, company.id).findOneOrFail(Tag, { normalizedName: 'urgente' });
-    expect(await listed(`?tags=${urgent.id},nada`)).toBe('a');
-    expect(await listed('?payment_method=cash,card')).toBe('dc');
-    expect(await listed('?only_expenses=true')).toBe('b');
-    expect(await listed('?only_expenses=false')).toBe('dcba');
-    expect(await listed('?include_payroll=true')).toBe('edcba');
-    expect(await listed('?include_payroll=true&status=processed')).toBe('ea');
+    expect(await listed({ tags: `${urgent.id},nada` })).toBe('a');
+    expect(await listed({ payment_method: 'cash,card' })).toBe('dc');
+    expect(await listed({ only_expenses: 'true' })).toBe('b');
+    expect(await listed({ only_expenses: 'false' })).toBe('dcba');
+    expect(await listed({ include_payroll: 'true' })).toBe('edcba');
+    expect(await listed({ include_payroll: 'true', status: 'processed' })).toBe('ea');
   });
 
   it("searches the beneficiary's name and identifier, the payable's concept and the document number", async () => {
-    expect(await listed('?search=beta')).toBe('db');
-    expect(await listed('?search=800111')).toBe('ca');
-    expect(await listed('?search=arriendo')).toBe('c');
-    expect(await listed('?search=GX-2')).toBe('b');
-    expect(await listed('?search=100%25')).toBe('');
+    expect(await listed({ search: 'beta' })).toBe('db');
+    expect(await listed({ search: '800111' })).toBe('ca');
+    expect(await listed({ search: 'arriendo' })).toBe('c');
+    expect(await listed({ search: 'GX-2' })).toBe('b');
+    expect(await listed({ search: '100%' })).toBe('');
   });
 
   it('sorts by each field in both directions', async () => {
-    expect(await listed('?sort_by=created_at&sort_order=asc')).toBe('abcd');
-    expect(await listed('?sort_by=amount&sort_order=asc')).toBe('cabd');
-    expect(await listed('?sort_by=amount&sort_order=desc')).toBe('dbac');
-    expect(await listed('?sort_by=expiration_date&sort_order=asc')).toBe('dabc');
-    expect(await listed('?sort_by=expiration_date&sort_order=desc')).toBe('cbad');
+    expect(await listed({ sort_by: 'created_at', sort_order: 'asc' })).toBe('abcd');
+    expect(await listed({ sort_by: 'amount', sort_order: 'asc' })).toBe('cabd');
+    expect(await listed({ sort_by: 'amount', sort_order: 'desc' })).toBe('dbac');
+    expect(await listed({ sort_by: 'expiration_date', sort_order: 'asc' })).toBe('dabc');
+    expect(await listed({ sort_by: 'expiration_date', sort_order: 'desc' })).toBe('cbad');
     // Unpaid payments come last either way (ties by reference, in the same direction).
-    expect(await listed('?sort_by=paid_at&sort_order=desc')).toBe('adcb');
-    expect(await listed('?sort_by=paid_at&sort_order=asc')).toBe('abcd');
-    expect(await listed('?sort_by=beneficiary&sort_order=asc')).toBe('acbd');
-    expect(await listed('?sort_by=beneficiary&sort_order=desc')).toBe('dbca');
+    expect(await listed({ sort_by: 'paid_at', sort_order: 'desc' })).toBe('adcb');
+    expect(await listed({ sort_by: 'paid_at', sort_order: 'asc' })).toBe('abcd');
+    expect(await listed({ sort_by: 'beneficiary', sort_order: 'asc' })).toBe('acbd');
+    expect(await listed({ sort_by: 'beneficiary', sort_order: 'desc' })).toBe('dbca');
   });
 
   it('paginates: a partial last page, an empty page past the end', async () => {
-    const first = (await list('?page_size=3&sort_by=created_at&sort_order=asc')).body;
-    const second = (await list('?page_size=3&page=2&sort_by=created_at&sort_order=asc')).body;
-    const beyond = (await list('?page_size=3&page=3')).body;
+    const oldestFirst = { sort_by: 'created_at', sort_order: 'asc' } as const;
+    const first = await page({ page_size: 3, ...oldestFirst });
+    const second = await page({ page_size: 3, page: 2, ...oldestFirst });
+    const beyond = await page({ page_size: 3, page: 3 });
     expect(letters(first)).toBe('abc');
     expect(first).toMatchObject({ total: 4, current_page: 1, page_size: 3, total_pages: 2 });
     expect(letters(second)).toBe('d');
     expect(second).toMatchObject({ total: 4, current_page: 2, page_size: 3, total_pages: 2 });
     expect(beyond).toMatchObject({ items: [], total: 4, current_page: 3 });
-    expect(letters((await list('?page_size=1&page=4&sort_by=created_at&sort_order=asc')).body)).toBe('d');
-    expect((await list('?page_size=100')).body.page_size).toBe(100);
+    expect(await listed({ page_size: 1, page: 4, ...oldestFirst })).toBe('d');
+    expect((await page({ page_size: 100 })).page_size).toBe(100);
   });
 
   it('refuses what is out of bounds with the validation envelope', async () => {
+    // Out-of-bounds and out-of-enum values on purpose: sent as raw query strings.
     const field = async (query: string) => {
-      const response = await list(query);
+      const response = await api.call('GET', `/public/api/v1/payments${query}`, { apiKey });
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('VALIDATION_ERROR');
       return Object.keys(response.body.error.details);
@@ -186,7 +186,7 @@ describe('GET /payments', () => {
     expect(await field('?page_size=0')).toEqual(['page_size']);
     expect(await field('?page_size=101')).toEqual(['page_size']);
     expect(await field(`?search=${'x'.repeat(51)}`)).toEqual(['search']);
-    expect((await list(`?search=${'x'.repeat(50)}`)).status).toBe(200);
+    expect((await list({ search: 'x'.repeat(50) })).status).toBe(200);
     expect(await field('?status=paid')).toEqual(['status.0']);
     expect(await field('?state=deleted')).toEqual(['state']);
     expect(await field('?beneficiary_reference=abc')).toEqual(['beneficiary_reference.0']);
@@ -197,18 +197,16 @@ describe('GET /payments', () => {
 
   it("never lists another company's payments", async () => {
     const other = await makeCompany(api.orm, { country: 'COL' });
-    const theirs = await list('', other.apiKey);
-    expect(theirs.body.total).toBe(0);
-    expect(await listed(`?beneficiary_reference=${beneficiaries.alfa}`)).toBe('ca');
-    const crossed = await list(`?beneficiary_reference=${beneficiaries.alfa}`, other.apiKey);
-    expect(crossed.body.total).toBe(0);
+    expect((await page({}, other.apiKey)).total).toBe(0);
+    expect(await listed({ beneficiary_reference: beneficiaries.alfa })).toBe('ca');
+    expect((await page({ beneficiary_reference: beneficiaries.alfa }, other.apiKey)).total).toBe(0);
   });
 });
 
 describe('GET /payments/{reference}', () => {
   it('answers the detail with every detail-only field', async () => {
-    const { status, body } = await api.call('GET', `/public/api/v1/payments/${payments.a!.id}`, { apiKey });
-    expect(status).toBe(200);
+    const detail = async (reference: string) => expectStatus(await api.sdk(apiKey).getPayment({ params: { reference } }), 200);
+    const body = await detail(payments.a!.id);
     expect(body).not.toHaveProperty('email');
     expect(body.beneficiary).toEqual({
       reference: beneficiaries.alfa,
@@ -233,19 +231,19 @@ describe('GET /payments/{reference}', () => {
       erp_payment: null,
       tags: ['Urgente'],
     });
-    const manual = (await api.call('GET', `/public/api/v1/payments/${payments.c!.id}`, { apiKey })).body;
-    expect(manual).toMatchObject({ document: null, is_fiscal_entity: false, payable: { origin: 'manual', concept: 'Arriendo diciembre' } });
+    expect(await detail(payments.c!.id)).toMatchObject({ document: null, is_fiscal_entity: false, payable: { origin: 'manual', concept: 'Arriendo diciembre' } });
   });
 
   it('answers 400 invalid_input for a malformed reference and 404 payment_not_found for an unknown one, in the flat shape', async () => {
-    const malformed = await api.call('GET', '/public/api/v1/payments/not-a-uuid', { apiKey });
+    const get = (reference: string, key = apiKey) => api.sdk(key).getPayment({ params: { reference } });
+    const malformed = await get('not-a-uuid');
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ code: 'invalid_input', message: expect.any(String) });
-    const unknown = await api.call('GET', '/public/api/v1/payments/00000000-0000-4000-8000-000000000000', { apiKey });
+    const unknown = await get('00000000-0000-4000-8000-000000000000');
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ code: 'payment_not_found', message: expect.any(String) });
     const other = await makeCompany(api.orm, { country: 'COL' });
-    expect((await api.call('GET', `/public/api/v1/payments/${payments.a!.id}`, { apiKey: other.apiKey })).status).toBe(404);
+    expect((await get(payments.a!.id, other.apiKey)).status).toBe(404);
   });
 });
 
@@ -255,17 +253,16 @@ describe('scopes', () => {
     const read = await scopedKey(['payments:read']);
     const write = await scopedKey(['payments:write']);
     const beneficiariesOnly = await scopedKey(['beneficiaries:read']);
-    const body = { beneficiary_reference: '00000000-0000-4000-8000-000000000000', amount: 10, amount_currency: 'COP', payable_payload: { expiration_date: '2026-12-01' } };
-    expect((await list('', read)).status).toBe(200);
-    expect((await api.call('GET', `/public/api/v1/payments/${payments.a!.id}`, { apiKey: read })).status).toBe(404);
-    const readPost = await api.call('POST', '/public/api/v1/payments', { apiKey: read, body });
-    expect(readPost.status).toBe(403);
-    expect(readPost.body).toMatchObject({ code: 'insufficient_scope', required_scope: 'payments:write' });
+    const body = { beneficiary_reference: '00000000-0000-4000-8000-000000000000', amount: 10, amount_currency: 'COP', payable_payload: { expiration_date: '2026-12-01' } } as const;
+    expect((await list({}, read)).status).toBe(200);
+    expect((await api.sdk(read).getPayment({ params: { reference: payments.a!.id } })).status).toBe(404);
+    const readPost = await api.sdk(read).createPayment({ body });
+    expect(readPost).toMatchObject({ status: 403, body: { code: 'insufficient_scope', required_scope: 'payments:write' } });
     // With the write scope the request gets past authorisation (and meets the unknown beneficiary).
-    expect((await api.call('POST', '/public/api/v1/payments', { apiKey: write, body })).body.code).toBe('beneficiary_not_found');
-    expect((await list('', write)).body).toMatchObject({ code: 'insufficient_scope', required_scope: 'payments:read' });
-    expect((await list('', beneficiariesOnly)).status).toBe(403);
-    expect((await api.call('GET', '/public/api/v1/beneficiaries', { apiKey: read })).body).toMatchObject({ code: 'insufficient_scope', required_scope: 'beneficiaries:read' });
+    expect(await api.sdk(write).createPayment({ body })).toMatchObject({ status: 404, body: { code: 'beneficiary_not_found' } });
+    expect(await list({}, write)).toMatchObject({ status: 403, body: { code: 'insufficient_scope', required_scope: 'payments:read' } });
+    expect((await list({}, beneficiariesOnly)).status).toBe(403);
+    expect(await api.sdk(read).listBeneficiaries()).toMatchObject({ status: 403, body: { code: 'insufficient_scope', required_scope: 'beneficiaries:read' } });
   });
 });
 
@@ -281,11 +278,11 @@ describe('query count', () => {
       await seedPayment(api.orm, busy, { payable, amountCents: 10_00n, batch: batchOf, tags: ['x'] });
     }
     const counting = await startTestApi({ orm: counted });
-    const countFor = async (pageSize: number, query = '') => {
+    const countFor = async (pageSize: number, query: ListQuery = {}) => {
       queries.length = 0;
-      const { body } = await counting.call('GET', `/public/api/v1/payments?page_size=${pageSize}${query}`, { apiKey: busyKey });
+      const body = expectStatus(await counting.sdk(busyKey).listPayments({ query: { page_size: pageSize, ...query } }), 200);
       expect(body.items).toHaveLength(pageSize);
-      expect(body.items.every((item: { tags: string[]; document: unknown; batch: unknown }) => item.tags.length === 1 && item.document && item.batch)).toBe(true);
+      expect(body.items.every((item) => item.tags.length === 1 && item.document && item.batch)).toBe(true);
       return queries.filter((query) => !query.includes('"api_keys"')).length;
     };
     try {
@@ -295,7 +292,7 @@ describe('query count', () => {
       expect(forForty).toBe(forFive);
       expect(forForty).toBeLessThanOrEqual(8);
       // Filters add no per-row queries: tags add one lookup of the tags named, search none (subqueries).
-      expect(await countFor(40, '&sort_by=beneficiary&search=proveedor&tags=x')).toBe(forForty + 1);
+      expect(await countFor(40, { sort_by: 'beneficiary', search: 'proveedor', tags: 'x' })).toBe(forForty + 1);
     } finally {
       await counting.close();
       await counted.close();

@@ -1,3 +1,4 @@
+import { expectStatus, type DocumentListItem, type SendReceptionEvent, type SendReceptionEventsBatch } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
@@ -20,28 +21,30 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const single = (body: unknown, key = apiKey) => api.call('POST', '/public/api/v1/events/single', { apiKey: key, body });
-const batch = (body: unknown, key = apiKey) => api.call('POST', '/public/api/v1/events/batch', { apiKey: key, body });
+const single = (body: SendReceptionEvent['request']['body'], key = apiKey) => api.sdk(key).sendReceptionEvent({ body });
+const batch = (body: SendReceptionEventsBatch['request']['body'], key = apiKey) => api.sdk(key).sendReceptionEventsBatch({ body });
+/** For bodies that break the documented types on purpose. */
+const raw = (endpoint: 'single' | 'batch', body: unknown) => api.call('POST', `/public/api/v1/events/${endpoint}`, { apiKey, body });
+type ReceptionEventEntry = NonNullable<DocumentListItem['invoice_reception_events']>[number];
 const invoice = (seed: DocumentSeed = {}) => seedDocument(api.orm, company, { issueDate: new Date(Date.now() - 2 * DAY), ...seed });
 const cufeOf = (document: Document) => document.fiscalReference!;
 
 /** The document's invoice_reception_events, as GET /documents?fields=invoice_reception_events shows them. */
-async function receptionEvents(document: Document): Promise<any[]> {
-  const response = await api.call('GET', `/public/api/v1/documents?fields=invoice_reception_events&fiscal_reference=${cufeOf(document)}`, { apiKey });
-  expect(response.status).toBe(200);
-  return response.body.items[0].invoice_reception_events;
+async function receptionEvents(document: Document): Promise<ReceptionEventEntry[]> {
+  const page = expectStatus(await api.sdk(apiKey).listDocuments({ query: { fields: 'invoice_reception_events', fiscal_reference: cufeOf(document) } }), 200);
+  return page.items[0]!.invoice_reception_events!;
 }
 
 /** Waits until the event has left `processing`, and returns its entry. */
-async function settled(document: Document, eventType: ReceptionEventType): Promise<any> {
-  let entry: any;
+async function settled(document: Document, eventType: ReceptionEventType): Promise<ReceptionEventEntry> {
+  let entry: ReceptionEventEntry | undefined;
   await expect
     .poll(async () => {
       entry = (await receptionEvents(document)).find((event) => event.event_type === eventType);
       return entry?.status;
     }, { timeout: 30_000, interval: 100 })
     .toMatch(/^(accepted|rejected|failed)$/);
-  return entry;
+  return entry!;
 }
 
 async function row(document: Document, eventType: ReceptionEventType): Promise<ReceptionEvent> {
@@ -57,37 +60,36 @@ async function recorded(document: Document, eventType: ReceptionEventType, statu
 
 describe('validation', () => {
   it('names each invalid field of a single event', async () => {
-    const missing = await single({});
+    const missing = await raw('single', {});
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
     expect(Object.keys(missing.body.error.details).sort()).toEqual(['document_fiscal_reference', 'event_type']);
 
     for (const cufe of ['abc', 'g'.repeat(96), 'a'.repeat(95), 'a'.repeat(97), 42]) {
-      const response = await single({ document_fiscal_reference: cufe, event_type: '030' });
+      const response = await raw('single', { document_fiscal_reference: cufe, event_type: '030' });
       expect(response.status, String(cufe)).toBe(400);
       expect(Object.keys(response.body.error.details)).toEqual(['document_fiscal_reference']);
     }
-    const badType = await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '035' });
+    const badType = await raw('single', { document_fiscal_reference: 'a'.repeat(96), event_type: '035' });
     expect(badType.body.error.details).toEqual({ event_type: ['Must be one of 030, 031, 032, 033, 034'] });
 
-    const claimWithout = await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '031' });
-    expect(claimWithout.body.error.details).toEqual({ response_code_list_id: ['Required when event_type is 031'], description_claim: ['Required when event_type is 031'] });
-    const badConcept = await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '031', response_code_list_id: '05', description_claim: 'x' });
+    const claimWithout = expectStatus(await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '031' }), 400);
+    expect(claimWithout.error.details).toEqual({ response_code_list_id: ['Required when event_type is 031'], description_claim: ['Required when event_type is 031'] });
+    const badConcept = await raw('single', { document_fiscal_reference: 'a'.repeat(96), event_type: '031', response_code_list_id: '05', description_claim: 'x' });
     expect(badConcept.body.error.details).toEqual({ response_code_list_id: ['Must be one of 01, 02, 03, 04'] });
-    const emptyClaim = await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '031', response_code_list_id: '01', description_claim: '   ' });
-    expect(Object.keys(emptyClaim.body.error.details)).toEqual(['description_claim']);
+    const emptyClaim = expectStatus(await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '031', response_code_list_id: '01', description_claim: '   ' }), 400);
+    expect(Object.keys(emptyClaim.error.details)).toEqual(['description_claim']);
   });
 
   it('names each invalid field of a batch, and refuses a claim in a batch', async () => {
     const cufe = 'b'.repeat(96);
-    const empty = await batch({ documents_fiscal_reference: [], events_type: [] });
-    expect(empty.status).toBe(400);
-    expect(empty.body.error.details).toEqual({ documents_fiscal_reference: ['At least one CUFE is required'], events_type: ['At least one event type is required'] });
-    const tooMany = await batch({ documents_fiscal_reference: Array.from({ length: 201 }, () => cufe), events_type: ['030'] });
-    expect(tooMany.body.error.details).toEqual({ documents_fiscal_reference: ['At most 200 CUFEs per request'] });
-    const badItem = await batch({ documents_fiscal_reference: [cufe, 'nope'], events_type: ['030', '099'] });
+    const empty = expectStatus(await batch({ documents_fiscal_reference: [], events_type: [] }), 400);
+    expect(empty.error.details).toEqual({ documents_fiscal_reference: ['At least one CUFE is required'], events_type: ['At least one event type is required'] });
+    const tooMany = expectStatus(await batch({ documents_fiscal_reference: Array.from({ length: 201 }, () => cufe), events_type: ['030'] }), 400);
+    expect(tooMany.error.details).toEqual({ documents_fiscal_reference: ['At most 200 CUFEs per request'] });
+    const badItem = await raw('batch', { documents_fiscal_reference: [cufe, 'nope'], events_type: ['030', '099'] });
     expect(badItem.body.error.details).toEqual({ 'documents_fiscal_reference.1': ['Must be a CUFE: 96 hexadecimal characters'], 'events_type.1': ['Must be one of 030, 031, 032, 033, 034'] });
-    const notLists = await batch({ documents_fiscal_reference: cufe, events_type: '030' });
+    const notLists = await raw('batch', { documents_fiscal_reference: cufe, events_type: '030' });
     expect(Object.keys(notLists.body.error.details).sort()).toEqual(['documents_fiscal_reference', 'events_type']);
 
     const claim = await batch({ documents_fiscal_reference: [cufe], events_type: ['030', '031'] });
@@ -116,7 +118,7 @@ describe('validation', () => {
     const response = await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '030' }, mexican.apiKey);
     expect(response.status).toBe(422);
     expect(response.body).toEqual({ code: 'reception_events_not_supported_for_country', message: expect.stringContaining('Colombian') });
-    expect((await batch({ documents_fiscal_reference: ['a'.repeat(96)], events_type: ['030'] }, mexican.apiKey)).body.code).toBe('reception_events_not_supported_for_country');
+    expect(await batch({ documents_fiscal_reference: ['a'.repeat(96)], events_type: ['030'] }, mexican.apiKey)).toMatchObject({ status: 422, body: { code: 'reception_events_not_supported_for_country' } });
   });
 });
 
@@ -273,9 +275,8 @@ describe('sending again', () => {
     await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
     await settled(document, '030');
     const before = await row(document, '030');
-    const again = await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
-    expect(again.status).toBe(200);
-    expect(again.body.message).toBe('Event 030 was already accepted by DIAN; nothing was sent again');
+    const again = expectStatus(await single({ document_fiscal_reference: cufeOf(document), event_type: '030' }), 200);
+    expect(again.message).toBe('Event 030 was already accepted by DIAN; nothing was sent again');
     expect(await row(document, '030')).toEqual(before);
     expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(1);
   });
@@ -286,10 +287,9 @@ describe('sending again', () => {
     await single({ document_fiscal_reference: cufeOf(document), event_type: '032' });
     const handle = api.client.workflow.getHandle(`reception-event/${company.id}/${cufeOf(document)}/032`);
     const { runId } = await handle.describe();
-    const again = await Promise.all([single({ document_fiscal_reference: cufeOf(document), event_type: '032' }), batch({ documents_fiscal_reference: [cufeOf(document)], events_type: ['032'] })]);
-    expect(again.map((response) => response.status)).toEqual([200, 200]);
-    expect(again[0].body.message).toBe('Event 032 is already being processed; nothing new was queued');
-    expect(again[1].body.message).toContain('1 already processing');
+    const [againSingle, againBatch] = await Promise.all([single({ document_fiscal_reference: cufeOf(document), event_type: '032' }), batch({ documents_fiscal_reference: [cufeOf(document)], events_type: ['032'] })]);
+    expect(expectStatus(againSingle, 200).message).toBe('Event 032 is already being processed; nothing new was queued');
+    expect(expectStatus(againBatch, 200).message).toContain('1 already processing');
     expect((await handle.describe()).runId).toBe(runId);
     expect((await row(document, '032')).round).toBe(1);
 
@@ -304,8 +304,8 @@ describe('sending again', () => {
     await dianSimulator.behave(cufeOf(document), { mode: 'reject', times: 1 });
     await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
     expect((await settled(document, '030')).status).toBe('rejected');
-    const again = await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
-    expect(again.body.message).toBe('Event 030 was queued again for submission to DIAN (its previous attempt was rejected or failed)');
+    const again = expectStatus(await single({ document_fiscal_reference: cufeOf(document), event_type: '030' }), 200);
+    expect(again.message).toBe('Event 030 was queued again for submission to DIAN (its previous attempt was rejected or failed)');
     expect(await settled(document, '030')).toMatchObject({ status: 'accepted', reason: null });
     expect(await row(document, '030')).toMatchObject({ round: 2, attempts: 1, message: null });
     expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(2);

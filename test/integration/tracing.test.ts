@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { trace } from '@opentelemetry/api';
+import { Resource } from '@opentelemetry/resources';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTracing } from '../../api/tracing.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
@@ -8,6 +12,10 @@ import { freePort } from '../../dev/ports.ts';
 import { startOtlpCollector, type OtlpCollector, type ReceivedSpan } from '../../simulators/otlp-collector/server.ts';
 import { seedDocument, setFlow, startLifecycle } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
+import { completeStepThroughLifecycle } from '../../worker/processes.ts';
+import { tracingWorkerOptions } from '../../worker/tracing.ts';
+import { WORKFLOWS_PATH } from '../../worker/worker.ts';
+import { currentStepQuery } from '../../workflows/document.ts';
 import { spawnApi, spawnWorker, type ApiProcess, type WorkerProcess } from '../helpers/processes.ts';
 
 const queue = `tracing-${process.pid}`;
@@ -25,6 +33,8 @@ let company: Company;
 let apiKey: string;
 
 beforeAll(async () => {
+  // The replay workers of this file log at the suite's level.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   collector = await startOtlpCollector();
   const exporting = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url };
   // The worker exports every 100 ms; the traced API only when it stops, so the test sees its shutdown flush the spans.
@@ -120,5 +130,26 @@ describe('tracing', () => {
     expect(activity!.traceId).not.toBe(traceId);
     expect(spansOf(activity!.traceId).map((span) => span.service)).not.toContain('accounts-payable-api');
     expect(spansOf(traceId)).toEqual([]);
+  });
+
+  it('keeps workflows replayable when tracing is turned on or off while they run', async () => {
+    const client = new Client({ connection });
+    /** A document approved on `taskQueue` through the client alone: its workflow's history. */
+    const approvedOn = async (taskQueue: string) => {
+      const document = await seedDocument(orm, company);
+      await startLifecycle({ client, taskQueue }, document);
+      const handle = client.workflow.getHandle(`document/${document.id}`);
+      let stepId: string | undefined;
+      await expect.poll(async () => (stepId = (await handle.query(currentStepQuery))?.id)).toEqual(expect.any(String));
+      await completeStepThroughLifecycle({ client, taskQueue }, document.id, { stepId: stepId!, actor: ana, values: ['approve'], comment: null });
+      return handle.fetchHistory();
+    };
+    // Recorded without tracing (the suite's worker), replayed with it: replay records no span.
+    const spans = new InMemorySpanExporter();
+    const tracing = { tracer: trace.getTracer('replay'), processor: new SimpleSpanProcessor(spans), resource: Resource.default(), shutdown: async () => {} };
+    await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH, ...tracingWorkerOptions(tracing) }, await approvedOn(inject('taskQueue')));
+    expect(spans.getFinishedSpans()).toEqual([]);
+    // Recorded with tracing (this file's worker), replayed without.
+    await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, await approvedOn(queue));
   });
 });

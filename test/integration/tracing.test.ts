@@ -95,6 +95,7 @@ describe('tracing', () => {
     // The API's spans are still in its batch: a graceful stop exports them.
     await tracedApi.kill('SIGTERM');
     const spans = spansOf(traceId);
+    expect(tracedApi.output()).toContain(`"traceId":"${traceId}"`);
 
     const server = named(spans, `POST ${COMPLETE_ROUTE}`);
     expect(server).toMatchObject({

@@ -14,6 +14,10 @@ export interface DevTemporal {
   /** How the server was found. */
   source: CliSource | 'download';
   stop(): Promise<void>;
+  /** SIGKILL, as a crash would; with `dbFile` the state survives for `start` (needs the CLI, not the download). */
+  kill(): Promise<void>;
+  /** Starts the server again on the same port (and state, with `dbFile`) after `stop` or `kill` (needs the CLI). */
+  start(): Promise<void>;
 }
 
 export interface DevTemporalOptions {
@@ -78,17 +82,24 @@ export async function startDevTemporal(options: DevTemporalOptions = {}): Promis
   args.push(...(uiPort ? ['--ui-port', String(uiPort)] : ['--headless']));
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   for (const key of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${key.name}=${key.type === 'KEYWORD' ? 'Keyword' : key.type}`);
-  // Its own process group: a Ctrl-C meant for the launcher must not stop Temporal before the worker drains.
-  const child = spawn(cli.path, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  child.stdout?.on('data', (chunk: Buffer) => log(chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => log(chunk.toString()));
   const address = `127.0.0.1:${port}`;
-  await waitUntilServing(address, child);
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    // Its own process group: a Ctrl-C meant for the launcher must not stop Temporal before the worker drains.
+    const started = spawn(cli.path, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    started.stdout?.on('data', (chunk: Buffer) => log(chunk.toString()));
+    started.stderr?.on('data', (chunk: Buffer) => log(chunk.toString()));
+    child = started;
+    await waitUntilServing(address, started);
+  };
+  await start();
   return {
     address,
     uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : null,
     source: cli.source,
-    stop: () => stopChild(child),
+    start,
+    stop: () => (child ? stopChild(child) : Promise.resolve()),
+    kill: () => (child ? killChild(child) : Promise.resolve()),
   };
 }
 
@@ -104,7 +115,8 @@ async function downloadAndStart(port: number, uiPort: number | undefined, namesp
       searchAttributes: SEARCH_ATTRIBUTES,
     },
   });
-  return { address: env.address, uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : null, source: 'download', stop: () => env.teardown() };
+  const restartUnsupported = () => Promise.reject(new Error('Restarting the Temporal dev server needs the Temporal CLI (TEMPORAL_CLI_PATH)'));
+  return { address: env.address, uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : null, source: 'download', stop: () => env.teardown(), kill: restartUnsupported, start: restartUnsupported };
 }
 
 async function waitUntilServing(address: string, child: ChildProcess): Promise<void> {
@@ -127,6 +139,14 @@ async function waitUntilServing(address: string, child: ChildProcess): Promise<v
   }
   child.kill('SIGKILL');
   throw new Error(`Temporal dev server did not answer on ${address} within 60 s`);
+}
+
+function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

@@ -10,6 +10,7 @@ import { createLogger } from '../api/logger.ts';
 import { startTracing } from '../api/tracing.ts';
 import { databaseConfigFromEnv } from '../db/config.ts';
 import { initORM } from '../db/orm.ts';
+import { temporalConnectionOptions } from './client.ts';
 import { temporalConfigFromEnv } from './config.ts';
 import { registerSearchAttributes } from './search-attributes.ts';
 import { sdkLogger } from './sdk-logger.ts';
@@ -31,7 +32,7 @@ const config = temporalConfigFromEnv();
 const orm = await initORM(databaseConfigFromEnv());
 
 // Activities start workflows of their own (a document's lifecycle, its webhooks) through a client.
-const clientConnection = await Connection.connect({ address: config.address });
+const clientConnection = await Connection.connect(temporalConnectionOptions(config.address));
 await registerSearchAttributes(clientConnection, config.namespace);
 const client = new Client({ connection: clientConnection, namespace: config.namespace, ...(tracing ? { interceptors: tracingClientInterceptors() } : {}) });
 

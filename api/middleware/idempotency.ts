@@ -8,11 +8,18 @@ import type { Caller, Reply } from '../route.ts';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
+/**
+ * A claim still in progress after this long was abandoned: its process died mid-request, or could not release it
+ * while the database was down. No request runs this long (Temporal commands give up after 20 s), so the next
+ * attempt with the key takes it over instead of being told "in progress" for 24 hours.
+ */
+const ABANDONED_AFTER_MS = 30_000;
 
 /**
  * `Idempotency-Key` on a POST: the first request runs and its answer is kept for 24 hours; the same key with the
  * same body replays it (status and body), with another body is refused (422 `idempotency_key_reused`), and while
- * the first still runs answers 409 `idempotency_key_in_progress`. Server errors are not kept: the client may retry.
+ * the first still runs answers 409 `idempotency_key_in_progress`. Server errors are not kept: the client may retry;
+ * nor is a claim its request abandoned (see ABANDONED_AFTER_MS).
  */
 export async function idempotent(ctx: Context, orm: Orm, caller: Caller, run: () => Promise<Reply>): Promise<Reply> {
   const key = ctx.request.headers['idempotency-key'];
@@ -30,7 +37,8 @@ export async function idempotent(ctx: Context, orm: Orm, caller: Caller, run: ()
       throw error;
     },
   );
-  if (!claimed) return replay(ctx, await em.findOneOrFail(IdempotencyKey, { key }), requestHash);
+  const takenOver = !claimed && (await em.nativeUpdate(IdempotencyKey, { key, requestHash, status: 'in_progress', createdAt: { $lt: new Date(now.getTime() - ABANDONED_AFTER_MS) } }, { createdAt: now })) === 1;
+  if (!claimed && !takenOver) return replay(ctx, await em.findOneOrFail(IdempotencyKey, { key }), requestHash);
 
   let reply: Reply;
   try {

@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import { DocumentNote } from '../../db/documents/note.entity.ts';
+import { uuidv7 } from '../../db/ids.ts';
+import { IdempotencyKey } from '../../db/idempotency/idempotency-key.entity.ts';
 import { companyEm } from '../../db/orm.ts';
 import { seedDocument } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
@@ -68,5 +71,26 @@ describe('Idempotency-Key', () => {
     const otherDocument = await seedDocument(api.orm, other.company);
     expect((await note(document.id, 'k-shared', 'mine')).status).toBe(201);
     expect((await note(otherDocument.id, 'k-shared', 'theirs', other.apiKey)).status).toBe(201);
+  });
+
+  it('takes over a claim its request abandoned (its process killed mid-request) once no request could still be running', async () => {
+    const document = await seedDocument(api.orm, company);
+    const path = `/public/api/v1/documents/${document.id}/notes`;
+    const requestHash = createHash('sha256').update(`POST ${path}\n`).update(JSON.stringify({ comment: 'tras la caída' })).digest('hex');
+    const em = companyEm(api.orm, company.id);
+    const abandon = (key: string, ageMs: number) =>
+      em.insert(IdempotencyKey, { id: uuidv7(), company, key, method: 'POST', path, requestHash, status: 'in_progress', responseStatus: null, responseBody: null, createdAt: new Date(Date.now() - ageMs), expiresAt: new Date(Date.now() + 3_600_000) });
+    await abandon('k-claimed-just-now', 5_000);
+    await abandon('k-claimed-long-ago', 31_000);
+
+    const stillRunning = await note(document.id, 'k-claimed-just-now', 'tras la caída');
+    expect(stillRunning.status).toBe(409);
+    expect(stillRunning.body.code).toBe('idempotency_key_in_progress');
+    const takenOver = await note(document.id, 'k-claimed-long-ago', 'tras la caída');
+    expect(takenOver.status).toBe(201);
+    const replayed = await note(document.id, 'k-claimed-long-ago', 'tras la caída');
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(await companyEm(api.orm, company.id).count(DocumentNote, { document })).toBe(1);
   });
 });

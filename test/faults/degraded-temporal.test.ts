@@ -1,0 +1,101 @@
+// With the Temporal server down, the API keeps answering: what needs Temporal is refused at once with a flat 503
+// `service_unavailable`, what needs only PostgreSQL still works, /readyz names Temporal, and once the server is back
+// the same API process serves again. Real processes: the API and worker of the fault harness, its own Temporal server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MEMBER, setUpCompany } from './harness/company.ts';
+import { writeInvoices } from './harness/invoices.ts';
+import { operatorClient, type Operator } from './harness/operator.ts';
+import { RetryStats } from './harness/retry-stats.ts';
+import { startFaultStack, type FaultStack } from './harness/stack.ts';
+import { join } from 'node:path';
+
+/** Generous for a loaded 2-core machine, and far below the Temporal client's own retries (about 20 s). */
+const REFUSED_WITHIN_MS = 10_000;
+
+let stack: FaultStack;
+let ops: Operator;
+let apiKey: string;
+let documents: { reference: string; cufe: string }[];
+
+beforeAll(async () => {
+  stack = await startFaultStack();
+  ops = operatorClient(stack.env, new RetryStats(), 60_000);
+  let company: string;
+  ({ company, apiKey } = await setUpCompany(stack, ops));
+  const invoices = writeInvoices(join(stack.dir, 'invoices'), 2, company);
+  const imported = await ops('documents', 'import', '--company', company, ...invoices.map((invoice) => invoice.path));
+  documents = imported.stdout.documents.map((document: { reference: string; fiscal_reference: string }) => ({ reference: document.reference, cufe: document.fiscal_reference }));
+  const forwarding = await ops('fiscal', 'credentials', '--company', company, '--dian-forwarding', 'on', '--dian-nit', '900111222', '--dian-legal-representative', 'Ana Gómez');
+  expect(forwarding.code).toBe(0);
+}, 300_000);
+
+afterAll(() => stack?.stop());
+
+const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+  const started = performance.now();
+  const response = await fetch(`${stack.apiUrl}${path}`, {
+    method,
+    headers: { 'api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, ms: performance.now() - started };
+};
+
+const currentStep = async (reference: string) => (await call('GET', `/public/api/v1/workflow-steps/current?entity_reference=${reference}`)).body?.step;
+const approve = { decision: 'approve', acting_user_email: MEMBER };
+
+describe('with the Temporal server down', () => {
+  it('refuses what needs Temporal with a flat 503 at once, serves what needs only PostgreSQL, and recovers without a restart', async () => {
+    const [first, second] = documents as [{ reference: string; cufe: string }, { reference: string; cufe: string }];
+    await expect.poll(async () => (await currentStep(first.reference))?.action, { timeout: 60_000, interval: 250 }).toBe('document.approval');
+    await expect.poll(async () => (await currentStep(second.reference))?.action, { timeout: 60_000, interval: 250 }).toBe('document.approval');
+    const step = await currentStep(first.reference);
+
+    await stack.temporal.kill();
+
+    const readiness = await call('GET', '/readyz');
+    expect(readiness.status).toBe(503);
+    expect(readiness.body).toEqual({ status: 'unavailable', checks: { database: 'up', temporal: 'down' } });
+    expect(readiness.ms).toBeLessThan(REFUSED_WITHIN_MS);
+
+    const commands = {
+      'complete a step': () => call('POST', `/public/api/v1/workflow-steps/${step.reference}/complete`, approve),
+      approve: () => call('POST', `/public/api/v1/documents/${second.reference}/approve`, {}),
+      'events batch': () => call('POST', '/public/api/v1/events/batch', { documents_fiscal_reference: [first.cufe], events_type: ['030'] }),
+      'start a fiscal sync': () => call('POST', '/public/api/v1/fiscal-sync'),
+    };
+    const refusedIn: string[] = [`readyz ${Math.round(readiness.ms)} ms`];
+    for (const [name, command] of Object.entries(commands)) {
+      const refused = await command();
+      refusedIn.push(`${name} ${Math.round(refused.ms)} ms`);
+      expect(refused.status, name).toBe(503);
+      expect(refused.body, name).toEqual({ message: expect.any(String), code: 'service_unavailable' });
+      expect(refused.ms, name).toBeLessThan(REFUSED_WITHIN_MS);
+    }
+
+    console.log(`[degraded] Temporal down: 503 service_unavailable in ${refusedIn.join(', ')}`);
+
+    const reads = [`/public/api/v1/documents/${first.reference}`, '/public/api/v1/documents?page_size=5', `/public/api/v1/workflow-steps/current?entity_reference=${first.reference}`, '/public/api/v1/fiscal-sync/status', '/public/api/v1/banks?page_size=1'];
+    for (const path of reads) expect((await call('GET', path)).status, path).toBe(200);
+
+    const restartedAt = performance.now();
+    await stack.temporal.start();
+    await expect.poll(async () => (await call('GET', '/readyz')).status, { timeout: 60_000, interval: 250 }).toBe(200);
+    console.log(`[degraded] ready again ${Math.round(performance.now() - restartedAt)} ms after the Temporal server was started`);
+    // The same API process, not restarted: it reconnected by itself.
+    expect(stack.api.unexpectedExits).toBe(0);
+
+    const completed = await call('POST', `/public/api/v1/workflow-steps/${step.reference}/complete`, approve);
+    expect(completed.status).toBe(200);
+    expect(completed.body.step).toMatchObject({ reference: step.reference, status: 'completed' });
+    expect((await call('POST', `/public/api/v1/documents/${second.reference}/approve`, {})).body).toMatchObject({ approval_status: 'approved' });
+    // The refused sync did not count against the hour: a new one is accepted.
+    expect((await call('POST', '/public/api/v1/fiscal-sync')).status).toBe(202);
+    // The refused batch left its event queued; sent again, it runs to a final state.
+    expect((await call('POST', '/public/api/v1/events/batch', { documents_fiscal_reference: [first.cufe], events_type: ['030'] })).status).toBe(200);
+    await expect
+      .poll(async () => (await call('GET', `/public/api/v1/documents?fields=invoice_reception_events&fiscal_reference=${first.cufe}`)).body.items[0].invoice_reception_events[0]?.status, { timeout: 60_000, interval: 250 })
+      .toBe('accepted');
+  }, 300_000);
+});

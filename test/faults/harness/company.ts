@@ -1,0 +1,35 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Operator } from './operator.ts';
+import type { FaultStack } from './stack.ts';
+
+/** The company member who decides every step. */
+export const MEMBER = 'ana@example.co';
+/** Approval, classification and tagging decided through the API; accounting closed by the ERP's registration. */
+export const FLOW = {
+  steps: [
+    { action: 'document.approval', kind: 'approval', assignees: [MEMBER], require_all: false },
+    { action: 'document.classification', kind: 'classification', field_name: 'cost_center', options: [{ value: 'cc-ops', label: 'Operaciones' }], assignees: [MEMBER] },
+    { action: 'document.tagging', kind: 'tagging', tags: ['revisado'], assignees: [MEMBER] },
+    { action: 'document.accounting', actionable: false },
+  ],
+};
+
+/** A Colombian company with the workflow API, one member, the flow above, and both webhooks to the ERP receiver. */
+export async function setUpCompany(stack: FaultStack, ops: Operator): Promise<{ company: string; apiKey: string }> {
+  const must = async (...args: string[]) => {
+    const answer = await ops(...args);
+    if (answer.code !== 0) throw new Error(`ops ${args.join(' ')}: ${JSON.stringify(answer.error)}`);
+    return answer.stdout;
+  };
+  const { reference: company, api_key: apiKey } = await must('companies', 'create', '--name', 'Ferretería La Falla S.A.S.', '--country', 'COL', '--tax-id', '900111222');
+  await must('members', 'add', '--company', company, '--email', MEMBER, '--name', 'Ana Gómez');
+  await must('features', 'enable', '--company', company, '--feature', 'workflow_api');
+  const flowFile = join(stack.dir, 'flow.json');
+  writeFileSync(flowFile, JSON.stringify(FLOW));
+  await must('flows', 'set', '--company', company, '--file', flowFile);
+  for (const event of ['document.created', 'document.accounted']) {
+    await must('webhooks', 'add', '--company', company, '--event', event, '--url', `${stack.receiver.url}/erp`, '--secret', stack.receiverSecret, '--retries', '10', '--timeout', '10');
+  }
+  return { company, apiKey };
+}

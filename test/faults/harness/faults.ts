@@ -1,0 +1,55 @@
+import type { Random } from './random.ts';
+import type { FaultStack } from './stack.ts';
+
+export const FAULT_KINDS = ['worker', 'api', 'temporal', 'postgres'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface FaultPlan {
+  /** How many times each kind is injected; the order is shuffled by the seed. */
+  rounds: number;
+  /** Quiet time before each fault, in ms: a random moment within [min, max]. */
+  gapMs: [number, number];
+  /** How long the killed part stays down before it is started again. */
+  downMs: [number, number];
+}
+
+export interface InjectedFault {
+  kind: FaultKind;
+  /** Since the start of the run. */
+  atMs: number;
+  downMs: number;
+  /** From the kill until the part served again. */
+  recoveredAfterMs: number;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The seeded schedule: every kind `rounds` times, shuffled, with random gaps and downtimes. */
+export function faultSchedule(plan: FaultPlan, random: Random): { kind: FaultKind; gapMs: number; downMs: number }[] {
+  const kinds = random.shuffle(Array.from({ length: plan.rounds }, () => FAULT_KINDS).flat());
+  return kinds.map((kind) => ({ kind, gapMs: random.int(...plan.gapMs), downMs: random.int(...plan.downMs) }));
+}
+
+/**
+ * Kills one part of the stack with SIGKILL and starts it again on the same port and data, one fault at a time,
+ * following the schedule. Resolves with what was injected once the last part serves again.
+ */
+export async function injectFaults(stack: FaultStack, schedule: ReturnType<typeof faultSchedule>, startedAt: number, log: (line: string) => void): Promise<InjectedFault[]> {
+  const injected: InjectedFault[] = [];
+  for (const { kind, gapMs, downMs } of schedule) {
+    // The point of the gap is a random moment in the load: a schedule, not a wait for a condition.
+    await pause(gapMs);
+    const killedAt = Date.now();
+    log(`fault ${injected.length + 1}/${schedule.length}: SIGKILL ${kind} at ${((killedAt - startedAt) / 1000).toFixed(1)} s, down ${(downMs / 1000).toFixed(1)} s`);
+    const part = parts(stack)[kind];
+    await part.kill();
+    await pause(downMs);
+    await part.start();
+    injected.push({ kind, atMs: killedAt - startedAt, downMs, recoveredAfterMs: Date.now() - killedAt });
+  }
+  return injected;
+}
+
+function parts(stack: FaultStack): Record<FaultKind, { kill(): Promise<void>; start(): Promise<void> }> {
+  return { worker: stack.worker, api: stack.api, temporal: stack.temporal, postgres: stack.database };
+}

@@ -1,0 +1,56 @@
+import type { FaultKind, InjectedFault } from './faults.ts';
+import type { OperationKind } from './load.ts';
+import type { Checked } from './promises.ts';
+import type { RetryReason } from './retry-stats.ts';
+
+export interface Figures {
+  profile: string;
+  seed: number;
+  durationMs: number;
+  /** Load and fault window, then the wait for every promise to hold. */
+  settleMs: number;
+  accepted: Record<OperationKind, number>;
+  doneByEarlierAttempt: number;
+  faults: InjectedFault[];
+  retries: Record<RetryReason, number>;
+  serverErrors: string[];
+  unexpectedExits: { api: number; worker: number };
+  checked: Checked;
+}
+
+const list = (entries: [string, number][]) => entries.map(([name, count]) => `${name} ${count}`).join(', ');
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** The run as a table an operator can paste into an incident review. */
+export function formatFigures(figures: Figures): string {
+  const { checked, faults } = figures;
+  const byKind = new Map<FaultKind, InjectedFault[]>();
+  for (const fault of faults) byKind.set(fault.kind, [...(byKind.get(fault.kind) ?? []), fault]);
+  const recovery = [...byKind].map(([kind, all]) => [kind, Math.max(...all.map((fault) => fault.recoveredAfterMs))] as const);
+  const rows: [string, string][] = [
+    ['seed', `${figures.seed} (FAULT_SEED=${figures.seed} replays the schedule)`],
+    ['duration', `${seconds(figures.durationMs)} (promises held ${seconds(figures.settleMs)} after the last fault)`],
+    ['operations accepted', `${sum(Object.values(figures.accepted))}: ${list(Object.entries(figures.accepted))}`],
+    ['done by an earlier attempt', String(figures.doneByEarlierAttempt)],
+    ['faults injected', `${faults.length}: ${list([...byKind].map(([kind, all]) => [kind, all.length]))}`],
+    ['slowest recovery', recovery.map(([kind, ms]) => `${kind} ${seconds(ms)}`).join(', ')],
+    ['client retries', `${sum(Object.values(figures.retries))}: ${list(Object.entries(figures.retries).filter(([, count]) => count > 0))}`],
+    ['unexpected exits', list(Object.entries(figures.unexpectedExits))],
+    ['events delivered', `${checked.deliveries.created + checked.deliveries.accounted}: document.created ${checked.deliveries.created}, document.accounted ${checked.deliveries.accounted} (${checked.deliveries.requests} requests)`],
+    ['duplicates seen by receiver', String(checked.deliveries.duplicates)],
+    ['reception events', list(Object.entries(checked.receptionEvents))],
+    ['lost', String(checked.findings.lost.length)],
+    ['stuck', String(checked.findings.stuck.length)],
+    ['done twice', String(checked.findings.doubled.length)],
+    ['5xx other than 503', String(figures.serverErrors.length)],
+  ];
+  const width = Math.max(...rows.map(([name]) => name.length));
+  const findings = [...checked.findings.lost.map((line) => `lost: ${line}`), ...checked.findings.stuck.map((line) => `stuck: ${line}`), ...checked.findings.doubled.map((line) => `twice: ${line}`), ...figures.serverErrors.map((line) => `5xx: ${line}`)];
+  return [
+    `Crash and restart (${figures.profile})`,
+    ...rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`),
+    ...findings.slice(0, 40).map((line) => `  ! ${line}`),
+    ...(findings.length > 40 ? [`  ! … ${findings.length - 40} more`] : []),
+  ].join('\n');
+}

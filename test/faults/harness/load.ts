@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import type { Integrator } from './integrator.ts';
+import type { InvoiceFile } from './invoices.ts';
+import type { Operator } from './operator.ts';
+import type { Random } from './random.ts';
+
+export interface LoadPlan {
+  /** Invoices imported, each followed through its whole flow. */
+  documents: number;
+  /** Integrators deciding steps at once. */
+  lanes: number;
+  /** Files per `documents import` run; each imported batch is followed by a reception-events batch. */
+  importBatch: number;
+  /** Imports are spread over this long, so that the load outlasts the fault schedule. */
+  spreadMs: number;
+  /** Share of approval steps resolved through POST /documents/{ref}/approve rather than through the step. */
+  approveShare: number;
+  /** A document whose flow has not ended by then is left for the checks, which will call it stuck. */
+  documentTimeoutMs: number;
+}
+
+export const OPERATION_KINDS = ['import', 'step', 'approve', 'events', 'account', 'read'] as const;
+export type OperationKind = (typeof OPERATION_KINDS)[number];
+
+/** The reception events every imported batch asks for: DIAN's receipt of the invoice, then of the goods. */
+export const EVENT_TYPES = ['030', '032'] as const;
+
+/** What the service accepted (a 2xx, or a CLI run that exited 0): all of it must be in the read state afterwards. */
+export interface Ledger {
+  documents: Map<string, InvoiceFile>;
+  /** Step reference → the decision the API answered as completed. */
+  stepDecisions: Map<string, { document: string; action: string; values: string[] }>;
+  approvals: Set<string>;
+  eventBatches: string[][];
+  accounted: Set<string>;
+  /** Documents whose flow the integrator saw end. */
+  finished: Set<string>;
+  accepted: Record<OperationKind, number>;
+  /**
+   * Final answers that were not a success because an earlier attempt of the same request had already done the work
+   * (a step no longer pending, a voucher already posted): the caller cannot know which attempt did it.
+   */
+  doneByEarlierAttempt: number;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const POLL_MS = 400;
+
+/**
+ * Drives the service as an operator and integrators would: imports invoices in batches with the CLI, asks for their
+ * reception events, and follows each document's flow (approval, classification, tagging), approving some through
+ * POST /approve; once the accounting step opens, the operator accounts the document, and its `document.accounted`
+ * webhook, registered by the ERP, closes the flow.
+ */
+export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; company: string; member: string; api: Integrator; ops: Operator; random: Random }): Promise<Ledger> {
+  const { plan, api, ops, random } = input;
+  const ledger: Ledger = {
+    documents: new Map(),
+    stepDecisions: new Map(),
+    approvals: new Set(),
+    eventBatches: [],
+    accounted: new Set(),
+    finished: new Set(),
+    accepted: Object.fromEntries(OPERATION_KINDS.map((kind) => [kind, 0])) as Record<OperationKind, number>,
+    doneByEarlierAttempt: 0,
+  };
+  const waiting: { reference: string; approveDirectly: boolean }[] = [];
+  let importing = true;
+  let arrived = Promise.withResolvers<void>();
+  const eventRequests: Promise<void>[] = [];
+
+  const importAll = async () => {
+    const batches = Array.from({ length: Math.ceil(input.invoices.length / plan.importBatch) }, (_, index) => input.invoices.slice(index * plan.importBatch, (index + 1) * plan.importBatch));
+    const every = plan.spreadMs / batches.length;
+    const startedAt = Date.now();
+    for (const [index, batch] of batches.entries()) {
+      await pause(Math.max(0, startedAt + index * every - Date.now()));
+      const answer = await ops('documents', 'import', '--company', input.company, ...batch.map((invoice) => invoice.path));
+      if (answer.code !== 0) throw new Error(`documents import refused: ${JSON.stringify(answer.error)}`);
+      ledger.accepted.import += 1;
+      for (const imported of answer.stdout.documents as { reference: string; fiscal_reference: string }[]) {
+        const invoice = batch.find((file) => file.cufe === imported.fiscal_reference)!;
+        ledger.documents.set(imported.reference, invoice);
+        waiting.push({ reference: imported.reference, approveDirectly: random.next() < plan.approveShare });
+      }
+      arrived.resolve();
+      arrived = Promise.withResolvers<void>();
+      eventRequests.push(askForReceptionEvents(batch.map((invoice) => invoice.cufe)));
+    }
+    importing = false;
+    arrived.resolve();
+  };
+
+  const askForReceptionEvents = async (cufes: string[]) => {
+    const answer = await api('POST', '/public/api/v1/events/batch', { body: { documents_fiscal_reference: cufes, events_type: EVENT_TYPES } });
+    if (answer.status !== 200) throw new Error(`events batch refused: ${answer.status} ${JSON.stringify(answer.body)}`);
+    ledger.accepted.events += 1;
+    ledger.eventBatches.push(cufes);
+  };
+
+  const follow = async (document: { reference: string; approveDirectly: boolean }) => {
+    const deadline = Date.now() + plan.documentTimeoutMs;
+    let accountingAsked = false;
+    while (Date.now() < deadline) {
+      const current = await api('GET', `/public/api/v1/workflow-steps/current?entity_reference=${document.reference}`);
+      ledger.accepted.read += 1;
+      if (current.status === 204 && accountingAsked) {
+        ledger.finished.add(document.reference);
+        return;
+      }
+      const step = current.status === 200 ? current.body.step : null;
+      if (step?.action === 'document.accounting' && !accountingAsked) {
+        await account(document.reference);
+        accountingAsked = true;
+      } else if (step?.actionable) {
+        await decide(document, step);
+      } else if (current.status !== 200 && current.status !== 204) {
+        throw new Error(`GET current step of ${document.reference}: ${current.status} ${JSON.stringify(current.body)}`);
+      }
+      // A client polls: nothing announces the next step.
+      await pause(POLL_MS);
+    }
+  };
+
+  const decide = async (document: { reference: string; approveDirectly: boolean }, step: { reference: string; action: string; decision: { kind: string; options: { value: string }[] } }) => {
+    if (step.decision.kind === 'approval' && document.approveDirectly) {
+      const answer = await api('POST', `/public/api/v1/documents/${document.reference}/approve`, { body: { erp_document_reference: `ERP-${document.reference.slice(0, 8)}` } });
+      if (answer.status !== 200) throw new Error(`approve ${document.reference}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      ledger.accepted.approve += 1;
+      ledger.approvals.add(document.reference);
+      return;
+    }
+    const values = step.decision.kind === 'approval' ? ['approve'] : [step.decision.options[0]!.value];
+    const body = { decision: step.decision.kind === 'tagging' ? values : values[0], acting_user_email: input.member };
+    const answer = await api('POST', `/public/api/v1/workflow-steps/${step.reference}/complete`, { body, idempotencyKey: randomUUID() });
+    if (answer.status === 200) {
+      ledger.accepted.step += 1;
+      ledger.stepDecisions.set(step.reference, { document: document.reference, action: step.action, values });
+    } else if (answer.status === 409 && answer.body?.code === 'step_not_pending') {
+      // After a dropped answer, the retry finds the step decided by its own first attempt.
+      ledger.doneByEarlierAttempt += 1;
+    } else {
+      throw new Error(`complete ${step.action} of ${document.reference}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    }
+  };
+
+  const account = async (reference: string) => {
+    const answer = await ops('documents', 'account', '--document', reference);
+    if (answer.code === 0) {
+      ledger.accepted.account += 1;
+      ledger.accounted.add(reference);
+    } else if (answer.error?.code === 'already_accounted' || answer.error?.code === 'registration_in_progress') {
+      ledger.doneByEarlierAttempt += 1;
+    } else {
+      throw new Error(`documents account ${reference}: ${JSON.stringify(answer.error)}`);
+    }
+  };
+
+  const lane = async () => {
+    for (;;) {
+      const next = waiting.shift();
+      if (next) {
+        await follow(next);
+        continue;
+      }
+      if (!importing) return;
+      await arrived.promise;
+    }
+  };
+
+  await Promise.all([importAll(), ...Array.from({ length: plan.lanes }, lane)]);
+  await Promise.all(eventRequests);
+  return ledger;
+}

@@ -1,0 +1,90 @@
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { MEMBER, setUpCompany } from './company.ts';
+import { faultSchedule, injectFaults, type FaultPlan } from './faults.ts';
+import type { Figures } from './figures.ts';
+import { integratorClient } from './integrator.ts';
+import { writeInvoices } from './invoices.ts';
+import { runLoad, type LoadPlan } from './load.ts';
+import { operatorClient } from './operator.ts';
+import { checkPromises, noFindings, type Checked } from './promises.ts';
+import { seededRandom } from './random.ts';
+import { RetryStats } from './retry-stats.ts';
+import { startFaultStack } from './stack.ts';
+
+export interface CrashProfile {
+  name: string;
+  load: LoadPlan;
+  faults: FaultPlan;
+  /** After the load and the last fault: how long every promise may take to hold (timers, retries, timeouts). */
+  settleTimeoutMs: number;
+}
+
+/** Polls until every promise holds, or the time is up; answers the last check either way. */
+async function settle(check: () => Promise<Checked>, timeoutMs: number): Promise<Checked> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const checked = await check().catch((error: Error) => ({ error }));
+    if (!('error' in checked) && (noFindings(checked.findings) || Date.now() > deadline)) return checked;
+    if ('error' in checked && Date.now() > deadline) throw checked.error;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
+/**
+ * One crash-and-restart run: the whole product under load while its worker, API, Temporal server and PostgreSQL are
+ * killed and restarted at seeded random moments; then, with everything up, every promise is checked.
+ */
+/** FAULT_KEEP=1 keeps the run's directory even when every promise held. */
+const keepAnyway = process.env.FAULT_KEEP === '1';
+
+export async function runCrashRestart(profile: CrashProfile, seed: number, log: (line: string) => void): Promise<{ figures: Figures; held: boolean; logs: string | null }> {
+  const random = seededRandom(seed);
+  const startedAt = Date.now();
+  const stack = await startFaultStack();
+  log(`stack up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (${stack.dir}); seed ${seed}`);
+  let connection: Connection | undefined;
+  let held = false;
+  try {
+    const stats = new RetryStats();
+    const giveUpAfterMs = profile.settleTimeoutMs;
+    const ops = operatorClient(stack.env, stats, giveUpAfterMs);
+    const { company, apiKey } = await setUpCompany(stack, ops);
+    const api = integratorClient({ baseUrl: stack.apiUrl, apiKey, stats, giveUpAfterMs });
+    const invoices = writeInvoices(join(stack.dir, 'invoices'), profile.load.documents, `${seed}-${company}`);
+
+    const loadStartedAt = Date.now();
+    const schedule = faultSchedule(profile.faults, random);
+    const [ledger, faults] = await Promise.all([
+      runLoad({ plan: profile.load, invoices, company, member: MEMBER, api, ops, random }),
+      injectFaults(stack, schedule, loadStartedAt, log),
+    ]);
+    const quietSince = Date.now();
+    log(`load done: ${ledger.documents.size} documents, ${ledger.finished.size} flows seen ending; checking promises`);
+
+    connection = await Connection.connect({ address: stack.temporal.address });
+    const temporal = new Client({ connection, namespace: 'default' });
+    const checked = await settle(() => checkPromises(stack, temporal, company, ledger), profile.settleTimeoutMs);
+    held = noFindings(checked.findings) && stats.serverErrors.length === 0;
+    const figures: Figures = {
+      profile: profile.name,
+      seed,
+      durationMs: Date.now() - startedAt,
+      settleMs: Date.now() - quietSince,
+      accepted: ledger.accepted,
+      doneByEarlierAttempt: ledger.doneByEarlierAttempt,
+      faults,
+      retries: stats.retries,
+      serverErrors: stats.serverErrors,
+      unexpectedExits: { api: stack.api.unexpectedExits, worker: stack.worker.unexpectedExits },
+      checked,
+    };
+    return { figures, held, logs: held && !keepAnyway ? null : join(stack.dir, 'logs') };
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n(logs kept in ${join(stack.dir, 'logs')})`, { cause: error });
+  } finally {
+    await connection?.close().catch(() => {});
+    // A failed run keeps its directory: the processes' logs, the database and Temporal's state.
+    await stack.stop({ keep: !held || keepAnyway });
+  }
+}

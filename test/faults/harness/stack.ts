@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { outsideSystemsEnv } from '../../../activities/outside-systems.ts';
+import { initORM } from '../../../db/orm.ts';
+import { migrateAndSeed } from '../../../db/schema.ts';
+import { freePort } from '../../../dev/ports.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../../dev/postgres.ts';
+import { tempDir } from '../../../dev/temp-dir.ts';
+import { startDevTemporal, type DevTemporal } from '../../../dev/temporal.ts';
+import { startErpReceiver, type ErpReceiver } from '../../../simulators/erp-receiver/server.ts';
+import { startSimulators, type RunningSimulators } from '../../../simulators/index.ts';
+import { productProcess, type ProductProcess } from './product-process.ts';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * The whole product on one machine, every part restartable where it stood: PostgreSQL on its on-disk cluster and
+ * port, the Temporal dev server on its SQLite file and port, and the API and the worker as separate processes.
+ * The outside systems (DIAN, an integrator's ERP receiver) are simulators in the harness's own process.
+ */
+export interface FaultStack {
+  dir: string;
+  apiUrl: string;
+  database: EmbeddedDatabase;
+  temporal: DevTemporal;
+  api: ProductProcess;
+  worker: ProductProcess;
+  /** Records every webhook request and dedupes: vouchers by document reference, other events by delivery id. */
+  receiver: ErpReceiver;
+  receiverSecret: string;
+  /** The environment of the product processes, which the operator CLI shares. */
+  env: NodeJS.ProcessEnv;
+  /** Reads the read state directly, to check what the service promised. */
+  query<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Stops everything; the directory (logs, data) is kept when asked, to look into a failure. */
+  stop(options?: { keep?: boolean }): Promise<void>;
+}
+
+/** The pacing a fault run needs: short retry waits, and enough DIAN attempts to outlast a database restart. */
+const FAST_PACING: Record<string, string> = {
+  WEBHOOK_RETRY_INITIAL_MS: '200',
+  WEBHOOK_RETRY_MAX_MS: '2000',
+  RECEPTION_EVENT_WAIT_MS: '500',
+  RECEPTION_EVENT_WAIT_MAX_MS: '2000',
+  RECEPTION_EVENT_RETRY_MS: '250',
+  RECEPTION_EVENT_RETRY_MAX_MS: '5000',
+  RECEPTION_EVENT_ATTEMPTS: '30',
+};
+
+export async function startFaultStack(): Promise<FaultStack> {
+  const dir = tempDir('ap-faults-');
+  const logs = join(dir, 'logs');
+  mkdirSync(logs, { recursive: true });
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    const [database, temporal] = await Promise.all([
+      startEmbeddedPostgres({ dataDir: join(dir, 'postgres') }),
+      startDevTemporal({ dbFile: join(dir, 'temporal', 'temporal.db') }),
+    ]);
+    stops.push(() => database.stop(), () => temporal.stop());
+    const orm = await initORM({ url: database.url, poolMax: 2, statementTimeoutMs: 60_000, debug: false });
+    await migrateAndSeed(orm).finally(() => orm.close());
+
+    const simulators: RunningSimulators = await startSimulators();
+    stops.push(() => simulators.stop());
+    const receiverSecret = randomBytes(18).toString('base64url');
+    const receiver = await startErpReceiver({ secret: receiverSecret });
+    stops.push(() => receiver.stop());
+
+    const port = await freePort();
+    const apiUrl = `http://127.0.0.1:${port}`;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: apiUrl,
+      DATABASE_URL: database.url,
+      DATABASE_POOL_MAX: '8',
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TASK_QUEUE: 'accounts-payable',
+      STORAGE_DIR: join(dir, 'files'),
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+      ...FAST_PACING,
+      ...outsideSystemsEnv(simulators.urls),
+    };
+    const api = productProcess({ name: 'api', script: join(REPO, 'api/main.ts'), env, readyLine: 'api listening', logFile: join(logs, 'api.log') });
+    const worker = productProcess({ name: 'worker', script: join(REPO, 'worker/main.ts'), env, readyLine: 'worker running', logFile: join(logs, 'worker.log') });
+    stops.push(() => worker.stop(), () => api.stop());
+    await Promise.all([worker.start(), api.start()]);
+
+    const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    // PostgreSQL is killed on purpose: a dropped idle connection is expected, not a failure of the harness.
+    pool.on('error', () => {});
+    stops.push(() => pool.end());
+
+    return {
+      dir,
+      apiUrl,
+      database,
+      temporal,
+      api,
+      worker,
+      receiver,
+      receiverSecret,
+      env,
+      query: async (sql, params) => (await pool.query(sql, params)).rows,
+      async stop(options = {}) {
+        for (const stop of stops.reverse()) await stop().catch(() => {});
+        if (!options.keep) rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}

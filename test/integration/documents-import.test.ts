@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expectStatus } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Document } from '../../db/documents/document.entity.ts';
 import { companyEm } from '../../db/orm.ts';
@@ -31,8 +32,7 @@ describe('documents import (operator CLI)', () => {
     expect(result.stdout.documents).toEqual([{ reference: expect.any(String), document_number: 'SETP990000008', fiscal_reference: INVOICE_CUFE, created: true }]);
     const reference = result.stdout.documents[0].reference;
 
-    const { status, body } = await api.call('GET', `/public/api/v1/documents/${reference}`, { apiKey });
-    expect(status).toBe(200);
+    const body = expectStatus(await api.sdk(apiKey).getDocument({ params: { reference } }), 200);
     expect(body).toMatchObject({
       reference,
       document_number: 'SETP990000008',
@@ -50,13 +50,13 @@ describe('documents import (operator CLI)', () => {
       payables: [],
       payments: [],
     });
-    expect(body.fiscal_metadata.final_notes.length).toBeGreaterThan(0);
+    expect(body.fiscal_metadata?.final_notes.length).toBeGreaterThan(0);
     expect(body.beneficiary).toMatchObject({ name: 'FACTURADOR DE EJEMPLO', identifier_type: 'NIT', type: 'supplier' });
     expect(body.line_items).toHaveLength(6);
-    expect(body.line_items.map((line: { position: number }) => line.position)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(body.line_items.map((line) => line.position)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(body.logs).toEqual([expect.objectContaining({ event: 'document.created', actor: { type: 'system', source: 'fiscal' } })]);
 
-    const xml = await fetch(body.file_path.replace(/^https?:\/\/[^/]+/, api.url), { headers: { 'api-key': apiKey } });
+    const xml = await fetch(body.file_path!.replace(/^https?:\/\/[^/]+/, api.url), { headers: { 'api-key': apiKey } });
     expect(xml.status).toBe(200);
     expect(xml.headers.get('content-type')).toContain('xml');
     expect(await xml.text()).toBe(readFileSync(DIAN_INVOICE, 'utf8'));

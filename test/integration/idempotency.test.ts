@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { expectStatus } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import { DocumentNote } from '../../db/documents/note.entity.ts';
@@ -19,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const note = (documentId: string, key: string, comment: string, caller = apiKey) =>
-  api.call('POST', `/public/api/v1/documents/${documentId}/notes`, { apiKey: caller, headers: { 'idempotency-key': key }, body: { comment } });
+  api.sdk(caller).addDocumentNote({ params: { reference: documentId }, body: { comment }, idempotencyKey: key });
 
 describe('Idempotency-Key', () => {
   it('replays the first answer (status and body) for the same key and body, executing once', async () => {
@@ -39,7 +40,7 @@ describe('Idempotency-Key', () => {
     for (const key of ['', 'k'.repeat(256)]) {
       const response = await note(document.id, key, 'x');
       expect(response.status, JSON.stringify(key)).toBe(400);
-      expect(response.body.error.details).toHaveProperty(['Idempotency-Key']);
+      expect(expectStatus(response, 400).error.details).toHaveProperty(['Idempotency-Key']);
     }
   });
 
@@ -57,14 +58,14 @@ describe('Idempotency-Key', () => {
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
     expect(statuses.filter((status) => status === 201).length).toBeGreaterThanOrEqual(1);
-    for (const answer of answers.filter((candidate) => candidate.status === 409)) expect(answer.body.code).toBe('idempotency_key_in_progress');
+    for (const answer of answers.filter((candidate) => candidate.status === 409)) expect(answer.body).toMatchObject({ code: 'idempotency_key_in_progress' });
     expect(await companyEm(api.orm, company.id).count(DocumentNote, { document })).toBe(1);
   });
 
   it('keeps client errors, and keys are per company', async () => {
     const document = await seedDocument(api.orm, company);
-    const missing = await api.call('POST', '/public/api/v1/documents/01a1fd1b-78d3-7a06-918e-b55b593118bf/notes', { apiKey, headers: { 'idempotency-key': 'k-404' }, body: { comment: 'x' } });
-    const replayed = await api.call('POST', '/public/api/v1/documents/01a1fd1b-78d3-7a06-918e-b55b593118bf/notes', { apiKey, headers: { 'idempotency-key': 'k-404' }, body: { comment: 'x' } });
+    const missing = await note('01a1fd1b-78d3-7a06-918e-b55b593118bf', 'k-404', 'x');
+    const replayed = await note('01a1fd1b-78d3-7a06-918e-b55b593118bf', 'k-404', 'x');
     expect([missing.status, replayed.status]).toEqual([404, 404]);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     const other = await makeCompany(api.orm);
@@ -84,8 +85,7 @@ describe('Idempotency-Key', () => {
     await abandon('k-claimed-long-ago', 31_000);
 
     const stillRunning = await note(document.id, 'k-claimed-just-now', 'tras la caída');
-    expect(stillRunning.status).toBe(409);
-    expect(stillRunning.body.code).toBe('idempotency_key_in_progress');
+    expect(stillRunning).toMatchObject({ status: 409, body: { code: 'idempotency_key_in_progress' } });
     const takenOver = await note(document.id, 'k-claimed-long-ago', 'tras la caída');
     expect(takenOver.status).toBe(201);
     const replayed = await note(document.id, 'k-claimed-long-ago', 'tras la caída');

@@ -1,3 +1,4 @@
+import { expectStatus } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankReference } from '../../db/banks/bank-catalog.ts';
 import { BeneficiaryBankAccount } from '../../db/beneficiaries/bank-account.entity.ts';
@@ -51,10 +52,10 @@ describe('ops payments reschedule', () => {
     expect(delivery!.json).toMatchObject({ event: 'payment.rescheduled', payment_id: payment.id, previous_due_date: '2026-11-30', new_due_date: '2026-12-24' });
     expect(receiver.received.filter((request) => request.path === '/other')).toEqual([]);
 
-    const shown = await api.call('GET', `/public/api/v1/payments/${payment.id}`, { apiKey });
-    expect(shown.body.payable.expiration_date).toBe('2026-12-24');
-    const listed = await api.call('GET', '/public/api/v1/payments?expiration_date_from=2026-12-24&expiration_date_to=2026-12-24', { apiKey });
-    expect(listed.body.items.map((item: { reference: string }) => item.reference)).toEqual([payment.id]);
+    const shown = expectStatus(await api.sdk(apiKey).getPayment({ params: { reference: payment.id } }), 200);
+    expect(shown.payable.expiration_date).toBe('2026-12-24');
+    const listed = expectStatus(await api.sdk(apiKey).listPayments({ query: { expiration_date_from: '2026-12-24', expiration_date_to: '2026-12-24' } }), 200);
+    expect(listed.items.map((item) => item.reference)).toEqual([payment.id]);
 
     // The same date again changes nothing and notifies no one.
     const again = await ops('payments', 'reschedule', '--payment', payment.id, '--due-date', '2026-12-24');
@@ -89,8 +90,8 @@ describe('ops bank-accounts add', () => {
       .toBe('validated');
     const account = await companyEm(api.orm, company.id).findOneOrFail(BeneficiaryBankAccount, { id: added.stdout.reference });
     expect(account).toMatchObject({ accountRecipientName: 'Agrícola San Juan S.A.S.', accountRecipientDocumentType: 'NIT', accountRecipientDocumentNumber: beneficiary.identifierNumber, validationAttempt: 1 });
-    const listed = await api.call('GET', '/public/api/v1/beneficiaries?search=san juan', { apiKey });
-    expect(listed.body.items[0].bank_accounts).toEqual([{ reference: added.stdout.reference, bank_reference: bankReference('COL', '1007'), bank_name: 'Bancolombia', account_number: number }]);
+    const listed = expectStatus(await api.sdk(apiKey).listBeneficiaries({ query: { search: 'san juan' } }), 200);
+    expect(listed.items[0]?.bank_accounts).toEqual([{ reference: added.stdout.reference, bank_reference: bankReference('COL', '1007'), bank_name: 'Bancolombia', account_number: number }]);
 
     const twice = await ops('bank-accounts', 'add', '--beneficiary', beneficiary.id, '--bank', bankReference('COL', '1007'), '--account-number', number, '--account-type', 'checking');
     expect(twice.stderr.error.code).toBe('bank_account_exists');

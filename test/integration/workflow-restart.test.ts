@@ -1,4 +1,5 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import { expectStatus } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createWorker } from '../../worker/worker.ts';
@@ -40,28 +41,30 @@ describe('worker restart', () => {
         { action: 'document.classification', kind: 'classification', field_name: 'cost_center', options: [{ value: 'cc-1', label: 'Uno' }], assignees: ['ana@example.co'] },
       ],
     });
-    const current = async () => (await api.call('GET', `/public/api/v1/workflow-steps/current?entity_reference=${document.id}`, { apiKey })).body?.step;
+    const sdk = api.sdk(apiKey);
+    const current = async () => {
+      const answer = await sdk.getCurrentWorkflowStep({ query: { entity_reference: document.id } });
+      return answer.status === 200 ? answer.body.step : undefined;
+    };
 
     const first = await runWorker();
     const document = await seedDocument(api.orm, company);
     await startLifecycle({ client: api.client, taskQueue: TASK_QUEUE }, document);
     await expect.poll(async () => (await current())?.action, { timeout: 30_000 }).toBe('document.approval');
-    const step = await current();
+    const step = (await current())!;
 
     first.worker.shutdown();
     await first.stopped;
 
     // The decision is taken while no worker runs: the request waits for the workflow, which a new worker resumes.
-    const decision = api.call('POST', `/public/api/v1/workflow-steps/${step.reference}/complete`, { apiKey, body: { decision: 'approve', acting_user_email: 'ana@example.co' } });
+    const decision = sdk.completeWorkflowStep({ params: { reference: step.reference }, body: { decision: 'approve', acting_user_email: 'ana@example.co' } });
     const second = await runWorker();
     try {
-      const answer = await decision;
-      expect(answer.status).toBe(200);
-      expect(answer.body.step).toMatchObject({ reference: step.reference, status: 'completed' });
+      expect(expectStatus(await decision, 200).step).toMatchObject({ reference: step.reference, status: 'completed' });
       await expect.poll(async () => (await current())?.action, { timeout: 30_000 }).toBe('document.classification');
-      const detail = await api.call('GET', `/public/api/v1/documents/${document.id}`, { apiKey });
-      expect(detail.body).toMatchObject({ approval_status: 'approved', payables: [expect.anything()] });
-      expect(detail.body.logs.filter((log: { event: string }) => log.event === 'document.approved')).toHaveLength(1);
+      const detail = expectStatus(await sdk.getDocument({ params: { reference: document.id } }), 200);
+      expect(detail).toMatchObject({ approval_status: 'approved', payables: [expect.anything()] });
+      expect(detail.logs.filter((log) => log.event === 'document.approved')).toHaveLength(1);
     } finally {
       second.worker.shutdown();
       await second.stopped;

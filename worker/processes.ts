@@ -76,8 +76,12 @@ export async function approveThroughLifecycle(temporal: TemporalHandle, document
   );
 }
 
-/** A decision on a step, through the workflow that owns it; the validator refuses what is not allowed. */
-export async function completeStepThroughLifecycle(temporal: TemporalHandle, documentId: string, command: CompleteStepCommand) {
+/**
+ * A decision on a step, through the workflow that owns it; the validator refuses what is not allowed. With an
+ * `updateId`, a repeated request joins the update of the first one (still being written, or done) instead of being
+ * refused as a decision on a step no longer pending.
+ */
+export async function completeStepThroughLifecycle(temporal: TemporalHandle, documentId: string, command: CompleteStepCommand, updateId?: string) {
   const handle = temporal.client.workflow.getHandle(workflowIds.document(documentId));
-  return temporal.client.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () => handle.executeUpdate(completeStepUpdate, { args: [command] }));
+  return temporal.client.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () => handle.executeUpdate(completeStepUpdate, { args: [command], ...(updateId ? { updateId } : {}) }));
 }

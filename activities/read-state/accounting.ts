@@ -11,7 +11,7 @@ import { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import { companyEm, systemEm, type EntityManager, type Orm } from '../../db/orm.ts';
 import { installmentsOf } from '../../db/payments/payable-schedule.ts';
 import type { TemporalHandle } from '../../worker/processes.ts';
-import { recordEvent, startDeliveries, type RetrySchedule } from '../webhooks/events.ts';
+import { recordEvent, startDeliveries, undeliveredEventsOf, type RetrySchedule } from '../webhooks/events.ts';
 import { documentAccountedPayload } from '../webhooks/payloads.ts';
 
 const Cents = z.number().int();
@@ -109,6 +109,10 @@ export async function accountDocument(deps: AccountingDeps, input: { documentId:
   const found = await systemEm(deps.orm).findOne(Document, { id: input.documentId });
   if (!found) throw new AccountingRefused('document_not_found', `No document with reference ${input.documentId}`);
   const em = companyEm(deps.orm, found.company.id);
+  // A run that stopped between its commit and starting the hand-off (Temporal down, a crash) left the delivery
+  // unstarted: any later run starts it (a no-op when it runs), before saying what it thinks of its own request.
+  const handingOver = await em.findOne(AccountingEntry, { document: found.id, status: 'posted', registrationState: 'registering' });
+  if (handingOver) await startDeliveries(deps.temporal, deps.webhookRetry, await undeliveredEventsOf(em, handingOver.id, 'document.accounted'));
   const { entry, deliveries } = await em.transactional(async (tx) => {
     const document = await tx.findOneOrFail(Document, { id: input.documentId }, { populate: ['beneficiary'] });
     const posted = await tx.findOne(AccountingEntry, { document, status: 'posted' });

@@ -54,7 +54,7 @@ export const workflowStepRoutes = [
       step(422, 'invalid_decision', 'a value the step does not offer; in unrestricted tagging, a tag the company does not have'),
       step(422, 'unsupported_step', 'the step is not decided through this API (actionable false)'),
     ],
-    handler: async ({ em, params, body, deps }) => {
+    handler: async ({ em, params, body, deps, ctx }) => {
       const found = await em.findOne(WorkflowStep, { id: params.reference.toLowerCase() });
       if (!found) throw stepError('step_not_found', 404, 'Step not found');
       if (found.status !== 'pending') throw stepError('step_not_pending', 409, 'The step is already completed: query the current step again');
@@ -62,8 +62,10 @@ export const workflowStepRoutes = [
       if (!member) throw stepError('acting_user_not_found_in_company', 400, `${body.acting_user_email} is not a member of the company`);
       let values = Array.isArray(body.decision) ? body.decision : [body.decision];
       if (found.decision?.kind === 'tagging' && !found.decision.optionsComplete) values = await companyTagNames(em, values);
+      // A retry (same Idempotency-Key) of a request whose answer was lost joins its update rather than being refused.
+      const key = ctx.get('idempotency-key');
       await asStepCommand(() =>
-        completeStepThroughLifecycle(deps.temporal, found.document.id, { stepId: found.id, actor: { email: member.email, name: member.name }, values, comment: body.comment ?? null }),
+        completeStepThroughLifecycle(deps.temporal, found.document.id, { stepId: found.id, actor: { email: member.email, name: member.name }, values, comment: body.comment ?? null }, key ? `${found.id}/${key}` : undefined),
       );
       const written = await em.fork().findOneOrFail(WorkflowStep, { id: found.id });
       return { step: written.status === 'completed' ? presentCompletedStep(written) : presentStep(written) };

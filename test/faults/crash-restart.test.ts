@@ -7,8 +7,8 @@ import { runCrashRestart, type CrashProfile } from './harness/scenario.ts';
 
 const SHORT: CrashProfile = {
   name: 'short: one fault of each kind',
-  load: { documents: 12, lanes: 3, importBatch: 3, spreadMs: 20_000, approveShare: 0.5, documentTimeoutMs: 240_000 },
-  faults: { rounds: 1, gapMs: [3_000, 7_000], downMs: [500, 2_500] },
+  load: { documents: 12, lanes: 6, importBatch: 3, spreadMs: 15_000, approveShare: 0.5, documentTimeoutMs: 240_000 },
+  faults: { rounds: 1, gapMs: [2_000, 5_000], downMs: [500, 2_500] },
   settleTimeoutMs: 180_000,
 };
 

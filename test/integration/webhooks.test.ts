@@ -2,7 +2,11 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { accountDocument } from '../../activities/read-state/accounting.ts';
+import { freePort } from '../../dev/ports.ts';
+import { temporalConnectionOptions } from '../../worker/client.ts';
 import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
 import { companyEm } from '../../db/orm.ts';
 import { tempDir } from '../../dev/temp-dir.ts';
@@ -152,6 +156,20 @@ describe('document.accounted', () => {
     const document = (await api.call('GET', `/public/api/v1/documents/${reference}`, { apiKey })).body;
     expect(document.logs.find((log: { metadata: { change?: string } }) => log.metadata.change === 'erp_registered').metadata).toMatchObject({ erp_invoice_id: receiver.registered.get(reference)!.erp_invoice_id });
     void company;
+  });
+
+  it('hands over a voucher whose first run stopped after its commit (Temporal unreachable) when the command runs again', async () => {
+    const { company, reference } = await accountedCompany();
+    const unreachable = new Client({ connection: Connection.lazy(temporalConnectionOptions(`127.0.0.1:${await freePort()}`)) });
+    const deps = { orm: api.orm, webhookRetry: { initialMs: 200, maxMs: 1_000 }, publicUrl: inject('publicUrl') };
+    await expect(accountDocument({ ...deps, temporal: { client: unreachable, taskQueue: inject('taskQueue') } }, { documentId: reference })).rejects.toThrow();
+    await unreachable.connection.close();
+    expect(receiver.registered.has(reference)).toBe(false);
+
+    const again = await ops('documents', 'account', '--document', reference);
+    expect(again.stderr.error.code).toBe('already_accounted');
+    await expect.poll(() => receiver.registered.get(reference)?.times ?? 0, { timeout: 30_000 }).toBe(1);
+    await expect.poll(async () => (await deliveriesOf(company.id)).map((delivery: { status: string }) => delivery.status), { timeout: 30_000 }).toEqual(['delivered']);
   });
 
   it('on a 422 marks the accounting failed without retrying, and an operator retry registers it', async () => {

@@ -11,6 +11,8 @@ export interface Figures {
   settleMs: number;
   accepted: Record<OperationKind, number>;
   doneByEarlierAttempt: number;
+  /** From import to the end of the flow, per document (ms): median and slowest. */
+  flowMs: { median: number; max: number };
   faults: InjectedFault[];
   retries: Record<RetryReason, number>;
   serverErrors: string[];
@@ -33,6 +35,7 @@ export function formatFigures(figures: Figures): string {
     ['duration', `${seconds(figures.durationMs)} (promises held ${seconds(figures.settleMs)} after the last fault)`],
     ['operations accepted', `${sum(Object.values(figures.accepted))}: ${list(Object.entries(figures.accepted))}`],
     ['done by an earlier attempt', String(figures.doneByEarlierAttempt)],
+    ['document flow (import → registered)', `median ${seconds(figures.flowMs.median)}, slowest ${seconds(figures.flowMs.max)}`],
     ['faults injected', `${faults.length}: ${list([...byKind].map(([kind, all]) => [kind, all.length]))}`],
     ['slowest recovery', recovery.map(([kind, ms]) => `${kind} ${seconds(ms)}`).join(', ')],
     ['client retries', `${sum(Object.values(figures.retries))}: ${list(Object.entries(figures.retries).filter(([, count]) => count > 0))}`],

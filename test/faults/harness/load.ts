@@ -33,14 +33,14 @@ export interface Ledger {
   approvals: Set<string>;
   eventBatches: string[][];
   accounted: Set<string>;
-  /** Documents whose flow the integrator saw end. */
-  finished: Set<string>;
+  /** Documents whose flow the integrator saw end, with how long it took from its import. */
+  finished: Map<string, number>;
   accepted: Record<OperationKind, number>;
   /**
-   * Final answers that were not a success because an earlier attempt of the same request had already done the work
-   * (a step no longer pending, a voucher already posted): the caller cannot know which attempt did it.
+   * Steps and vouchers whose request was answered "already done" (a step no longer pending, a voucher already posted)
+   * after an earlier attempt, whose answer was lost, had done it: checked like the accepted ones.
    */
-  doneByEarlierAttempt: number;
+  doneByEarlierAttempt: Set<string>;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -60,11 +60,11 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
     approvals: new Set(),
     eventBatches: [],
     accounted: new Set(),
-    finished: new Set(),
+    finished: new Map(),
     accepted: Object.fromEntries(OPERATION_KINDS.map((kind) => [kind, 0])) as Record<OperationKind, number>,
-    doneByEarlierAttempt: 0,
+    doneByEarlierAttempt: new Set(),
   };
-  const waiting: { reference: string; approveDirectly: boolean }[] = [];
+  const waiting: { reference: string; approveDirectly: boolean; importedAt: number }[] = [];
   let importing = true;
   let arrived = Promise.withResolvers<void>();
   const eventRequests: Promise<void>[] = [];
@@ -81,7 +81,7 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
       for (const imported of answer.stdout.documents as { reference: string; fiscal_reference: string }[]) {
         const invoice = batch.find((file) => file.cufe === imported.fiscal_reference)!;
         ledger.documents.set(imported.reference, invoice);
-        waiting.push({ reference: imported.reference, approveDirectly: random.next() < plan.approveShare });
+        waiting.push({ reference: imported.reference, approveDirectly: random.next() < plan.approveShare, importedAt: Date.now() });
       }
       arrived.resolve();
       arrived = Promise.withResolvers<void>();
@@ -98,14 +98,14 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
     ledger.eventBatches.push(cufes);
   };
 
-  const follow = async (document: { reference: string; approveDirectly: boolean }) => {
+  const follow = async (document: { reference: string; approveDirectly: boolean; importedAt: number }) => {
     const deadline = Date.now() + plan.documentTimeoutMs;
     let accountingAsked = false;
     while (Date.now() < deadline) {
       const current = await api('GET', `/public/api/v1/workflow-steps/current?entity_reference=${document.reference}`);
       ledger.accepted.read += 1;
       if (current.status === 204 && accountingAsked) {
-        ledger.finished.add(document.reference);
+        ledger.finished.set(document.reference, Date.now() - document.importedAt);
         return;
       }
       const step = current.status === 200 ? current.body.step : null;
@@ -137,8 +137,8 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
       ledger.accepted.step += 1;
       ledger.stepDecisions.set(step.reference, { document: document.reference, action: step.action, values });
     } else if (answer.status === 409 && answer.body?.code === 'step_not_pending') {
-      // After a dropped answer, the retry finds the step decided by its own first attempt.
-      ledger.doneByEarlierAttempt += 1;
+      // The read state lags a decision being written (its worker died mid-write): poll again until it moves on.
+      ledger.doneByEarlierAttempt.add(step.reference);
     } else {
       throw new Error(`complete ${step.action} of ${document.reference}: ${answer.status} ${JSON.stringify(answer.body)}`);
     }
@@ -150,7 +150,8 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
       ledger.accepted.account += 1;
       ledger.accounted.add(reference);
     } else if (answer.error?.code === 'already_accounted' || answer.error?.code === 'registration_in_progress') {
-      ledger.doneByEarlierAttempt += 1;
+      // A run before it posted the voucher and then failed (Temporal or PostgreSQL down): this one resumed its hand-off.
+      ledger.doneByEarlierAttempt.add(reference);
     } else {
       throw new Error(`documents account ${reference}: ${JSON.stringify(answer.error)}`);
     }

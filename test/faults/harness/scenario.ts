@@ -35,6 +35,11 @@ async function settle(check: () => Promise<Checked>, timeoutMs: number): Promise
  * One crash-and-restart run: the whole product under load while its worker, API, Temporal server and PostgreSQL are
  * killed and restarted at seeded random moments; then, with everything up, every promise is checked.
  */
+function medianAndMax(values: number[]): { median: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted.at(-1) ?? 0 };
+}
+
 /** FAULT_KEEP=1 keeps the run's directory even when every promise held. */
 const keepAnyway = process.env.FAULT_KEEP === '1';
 
@@ -72,7 +77,8 @@ export async function runCrashRestart(profile: CrashProfile, seed: number, log: 
       durationMs: Date.now() - startedAt,
       settleMs: Date.now() - quietSince,
       accepted: ledger.accepted,
-      doneByEarlierAttempt: ledger.doneByEarlierAttempt,
+      doneByEarlierAttempt: ledger.doneByEarlierAttempt.size,
+      flowMs: medianAndMax([...ledger.finished.values()]),
       faults,
       retries: stats.retries,
       serverErrors: stats.serverErrors,

@@ -2,7 +2,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Tracer } fr
 import type { Middleware } from 'koa';
 
 /**
- * One server span per request, named by its route (`POST /public/api/v1/workflow-steps/{reference}/complete`), that
+ * One server span per request, named by its route (`POST /public/api/v1/workflow-steps/:reference/complete`), that
  * continues the caller's trace (`traceparent`) and is current while the request runs, so that the Temporal calls it
  * makes join the trace. The request's logs carry the trace id. Attribute names follow OpenTelemetry's HTTP conventions.
  */

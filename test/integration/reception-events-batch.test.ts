@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { expectStatus, type DocumentListItem } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
@@ -55,13 +56,12 @@ afterAll(async () => {
 });
 
 /** Every document of the company with its invoice_reception_events, page by page. */
-async function allReceptionEvents(): Promise<Map<string, any[]>> {
-  const byCufe = new Map<string, any[]>();
+async function allReceptionEvents(): Promise<Map<string | null, DocumentListItem['invoice_reception_events']>> {
+  const byCufe = new Map<string | null, DocumentListItem['invoice_reception_events']>();
   for (let page = 1; ; page++) {
-    const response = await api.call('GET', `/public/api/v1/documents?fields=invoice_reception_events&page_size=100&page=${page}`, { apiKey });
-    expect(response.status).toBe(200);
-    for (const item of response.body.items) byCufe.set(item.fiscal_reference, item.invoice_reception_events);
-    if (page >= response.body.total_pages) return byCufe;
+    const body = expectStatus(await api.sdk(apiKey).listDocuments({ query: { fields: 'invoice_reception_events', page_size: 100, page } }), 200);
+    for (const item of body.items) byCufe.set(item.fiscal_reference, item.invoice_reception_events);
+    if (page >= body.total_pages) return byCufe;
   }
 }
 
@@ -76,7 +76,7 @@ describe('a batch of 200 CUFEs × 4 event types', () => {
     await dianSimulator.behave(broken, { mode: 'fail' });
 
     const started = performance.now();
-    const response = await api.call('POST', '/public/api/v1/events/batch', { apiKey, body: { documents_fiscal_reference: cufes, events_type: ['030', '032', '033', '034'] } });
+    const response = await api.sdk(apiKey).sendReceptionEventsBatch({ body: { documents_fiscal_reference: cufes, events_type: ['030', '032', '033', '034'] } });
     const answeredInMs = performance.now() - started;
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ documents_fiscal_reference: cufes, message: '800 events (200 documents × 4 event types): 800 queued, 0 queued again, 0 already processing, 0 already accepted' });
@@ -94,7 +94,7 @@ describe('a batch of 200 CUFEs × 4 event types', () => {
       expect(Object.keys(byType).sort()).toEqual(['030', '032', '033', '034']);
       if (cufe === broken) {
         expect(byType['030']).toMatchObject({ status: 'failed', reason: expect.stringContaining('HTTP 503') });
-        for (const eventType of ['032', '033', '034']) expect(byType[eventType].status, eventType).toBe('rejected');
+        for (const eventType of ['032', '033', '034']) expect(byType[eventType]?.status, eventType).toBe('rejected');
         continue;
       }
       expect(byType['030']).toMatchObject({ event: 'acuse', status: 'accepted', issue_date: expect.any(String) });

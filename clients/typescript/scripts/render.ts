@@ -195,8 +195,21 @@ function union(members: string[]): string {
   return [...new Set(members)].join(' | ');
 }
 
+/** Parenthesises a union or intersection, so that `[]` or `&` applies to all of it. */
 function wrapUnion(type: string): string {
-  return /[|&]/.test(type.replace(/\{[\s\S]*\}/g, '')) ? `(${type})` : type;
+  let depth = 0;
+  let quoted = false;
+  for (let index = 0; index < type.length; index++) {
+    const char = type[index]!;
+    if (quoted) {
+      if (char === '\\') index++;
+      else if (char === "'") quoted = false;
+    } else if (char === "'") quoted = true;
+    else if ('{([<'.includes(char)) depth++;
+    else if ('})]>'.includes(char)) depth--;
+    else if (depth === 0 && (char === '|' || char === '&')) return `(${type})`;
+  }
+  return type;
 }
 
 function literal(value: unknown): string {

@@ -55,7 +55,7 @@ export class UnexpectedResponseError extends Error {
 /** A client with one method per operation of the OpenAPI document, named by its operationId. */
 export function createClient(options: ClientOptions): Client {
   const send = sender(options);
-  const methods = Object.entries(operations).map(([id, spec]) => [id, (request: Request = {}) => send(id, spec, request)] as const);
+  const methods = Object.entries(operations).map(([id, spec]) => [id, (request: RequestParts = {}) => send(id, spec, request)] as const);
   return Object.fromEntries(methods) as unknown as Client;
 }
 
@@ -66,7 +66,7 @@ export function expectStatus<R extends { status: number; body: unknown; headers:
 }
 
 /** A request as the runtime sees it: every field any operation may carry. */
-interface Request extends CallOptions {
+interface RequestParts extends CallOptions {
   params?: Record<string, string | number>;
   query?: Record<string, string | number | boolean | readonly (string | number)[] | null | undefined>;
   body?: unknown;
@@ -77,7 +77,7 @@ interface Request extends CallOptions {
 function sender(options: ClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  return async (operationId: string, spec: OperationSpec, request: Request) => {
+  return async (operationId: string, spec: OperationSpec, request: RequestParts) => {
     const url = new URL(`${baseUrl}${fillPath(spec.path, request.params ?? {})}`);
     for (const [name, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined && value !== null) url.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderClientTypes, typeExpression } from '../../../clients/typescript/scripts/render.ts';
+import { renderClientTypes, typeExpression, type JsonSchema } from '../../../clients/typescript/scripts/render.ts';
 
 describe('JSON Schema as TypeScript', () => {
   it('renders the constructs zod emits', () => {
@@ -11,6 +11,9 @@ describe('JSON Schema as TypeScript', () => {
     expect(typeExpression({ type: 'object', properties: {}, additionalProperties: false }, 0)).toBe('Record<string, never>');
     expect(typeExpression({ $ref: '#/components/schemas/Bank' }, 0)).toBe('Bank');
     expect(typeExpression({}, 0)).toBe('unknown');
+    const either: JsonSchema = { anyOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { type: 'object', properties: { b: { const: 'x|y' } }, required: ['b'] }] };
+    expect(typeExpression({ type: 'array', items: either }, 0)).toBe("({\n  a: string;\n} | {\n  b: 'x|y';\n})[]");
+    expect(typeExpression({ type: 'array', items: { type: 'object', properties: { c: { enum: ['p', 'q'] } } } }, 0)).toBe("{\n  c?: 'p' | 'q';\n}[]");
   });
 
   it('renders objects with optional members, descriptions and open extras', () => {

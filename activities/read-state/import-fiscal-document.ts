@@ -62,7 +62,7 @@ export async function importFiscalDocument(deps: ImportDeps, input: ImportFiscal
   }
   const currency = knownCurrency(normalized, input.fileName);
   const existing = await em.findOne(Document, { fiscalReference: normalized.fiscalReference });
-  const document = existing ?? (await createDocument(deps, em, company, normalized, currency, input).catch((error) => raceLost(error, em, normalized)));
+  const document = existing ?? (await createDocument(deps, em, company, normalized, currency, input).catch((error) => raceLost(error, () => createDocument(deps, em, company, normalized, currency, input), em, normalized)));
   // The event was recorded with the document; on a retried import, start what a crash may have left unstarted.
   await startDeliveries(deps.temporal, deps.webhookRetry, await undeliveredEventsOf(em.fork(), document.id, 'document.created'));
   await startDocumentLifecycle(deps.temporal, {
@@ -135,10 +135,13 @@ async function createDocument(deps: ImportDeps, em: EntityManager, company: Comp
   });
 }
 
-/** Two imports of the same file raced: the loser returns the winner's document. */
-async function raceLost(error: unknown, em: EntityManager, normalized: NormalizedDocument): Promise<Document> {
+/**
+ * Two imports raced. Over the same file, the loser returns the winner's document; over two documents of a supplier
+ * new to the company, both created the beneficiary, and the loser tries again, now finding it.
+ */
+async function raceLost(error: unknown, retry: () => Promise<Document>, em: EntityManager, normalized: NormalizedDocument): Promise<Document> {
   if (!(error instanceof UniqueConstraintViolationException)) throw error;
-  return em.fork().findOneOrFail(Document, { fiscalReference: normalized.fiscalReference });
+  return (await em.fork().findOne(Document, { fiscalReference: normalized.fiscalReference })) ?? retry();
 }
 
 function knownCurrency(normalized: NormalizedDocument, fileName: string): Currency {

@@ -16,7 +16,7 @@ describe('operator CLI', () => {
     const created = await ops('companies', 'create', '--name', 'Ferretería El Tornillo S.A.S.', '--country', 'COL', '--tax-id', '900111222');
     expect(created.code).toBe(0);
     expect(created.stdout).toEqual({ reference: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Ferretería El Tornillo S.A.S.', country: 'COL', api_key: expect.stringMatching(/^apk_/) });
-    expect((await api.call('GET', '/public/api/v1/banks', { apiKey: created.stdout.api_key })).status).toBe(200);
+    expect((await api.sdk(created.stdout.api_key).listBanks()).status).toBe(200);
   });
 
   it('issues scoped keys that the API enforces', async () => {
@@ -24,11 +24,11 @@ describe('operator CLI', () => {
     const key = await ops('api-keys', 'create', '--company', company.reference, '--scopes', 'payments:read,beneficiaries:read');
     expect(key.stdout).toMatchObject({ api_key: expect.stringMatching(/^apk_/), scopes: ['payments:read', 'beneficiaries:read'] });
     const narrow = await ops('api-keys', 'create', '--company', company.reference, '--scopes', 'payments:write');
-    expect((await api.call('GET', '/public/api/v1/banks', { apiKey: key.stdout.api_key })).status).toBe(200);
-    expect((await api.call('GET', '/public/api/v1/banks', { apiKey: narrow.stdout.api_key })).status).toBe(403);
+    expect((await api.sdk(key.stdout.api_key).listBanks()).status).toBe(200);
+    expect((await api.sdk(narrow.stdout.api_key).listBanks()).status).toBe(403);
     const revoked = await ops('api-keys', 'revoke', '--prefix', key.stdout.prefix);
     expect(revoked.stdout).toEqual({ prefix: key.stdout.prefix, revoked_at: expect.any(String) });
-    expect((await api.call('GET', '/public/api/v1/banks', { apiKey: key.stdout.api_key })).status).toBe(401);
+    expect((await api.sdk(key.stdout.api_key).listBanks()).status).toBe(401);
   });
 
   it('adds members (idempotent per e-mail) and enables features', async () => {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
+import { expectStatus } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../dev/ports.ts';
 import { seedDocument } from '../helpers/builders.ts';
@@ -43,7 +44,7 @@ describe('graceful shutdown of the API process', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 200/);
     expect(answer).toContain('despues-del-apagado');
     expect(await exited).toBe(0);
-    const { body: stored } = await api.call('GET', `/public/api/v1/documents/${document.id}`, { apiKey });
+    const stored = expectStatus(await api.sdk(apiKey).getDocument({ params: { reference: document.id } }), 200);
     expect(stored.tags).toContain('despues-del-apagado');
   });
 });

@@ -1,0 +1,43 @@
+// Baseline: the ceiling for Temporal-backed commands on this machine. The TypeScript client against the same dev
+// server, with a worker on SDK defaults that runs trivial workflows. Run as a script, this file is that worker.
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { eachWithConcurrency, timed } from '../stats.ts';
+import { echoUpdate, type echoForever, type trivial } from './raw-temporal-workflows.ts';
+
+export const RAW_TASK_QUEUE = 'bench-raw-temporal';
+
+export async function rawTemporalClient(address: string): Promise<Client> {
+  return new Client({ connection: await Connection.connect({ address }), namespace: 'default' });
+}
+
+/** Round trips of `executeUpdate` on a new running workflow, one at a time, in milliseconds. */
+export async function updateRoundTrips(client: Client, workflowId: string, count: number): Promise<number[]> {
+  const handle = await client.workflow.start<typeof echoForever>('echoForever', { workflowId, taskQueue: RAW_TASK_QUEUE });
+  const timings: number[] = [];
+  for (let n = 0; n < count; n++) timings.push(await timed(() => handle.executeUpdate(echoUpdate, { args: [n] })));
+  return timings;
+}
+
+/** Milliseconds to start `count` trivial workflows (`concurrency` starts in flight) and see every one complete. */
+export async function startAndComplete(client: Client, prefix: string, count: number, concurrency: number): Promise<number> {
+  return timed(async () => {
+    const results: Promise<number>[] = [];
+    await eachWithConcurrency(Array.from({ length: count }, (_, n) => n), concurrency, async (n) => {
+      const handle = await client.workflow.start<typeof trivial>('trivial', { workflowId: `${prefix}/${n}`, taskQueue: RAW_TASK_QUEUE, args: [n] });
+      results.push(handle.result());
+    });
+    await Promise.all(results);
+  });
+}
+
+if (import.meta.main) {
+  const { NativeConnection, Worker } = await import('@temporalio/worker');
+  const worker = await Worker.create({
+    connection: await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! }),
+    taskQueue: RAW_TASK_QUEUE,
+    workflowsPath: fileURLToPath(new URL('./raw-temporal-workflows.ts', import.meta.url)),
+  });
+  process.stdout.write('raw worker running\n');
+  await worker.run();
+}

@@ -1,0 +1,121 @@
+// `npm run bench`: starts the product on the embedded default (production settings), seeds a realistic data set,
+// measures each path against a baseline in the same run, and writes bench/results/latest.{md,json}.
+// BENCH_RUNS, BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_DOCUMENTS change the run; BENCH_ONLY=reads,commands,events,
+// ingestion runs only those scenarios; BENCH_PROFILE=1 writes CPU profiles of the API and the worker; BENCH_KEEP=1
+// keeps the temporary directory (data, logs, profiles).
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { tempDir } from '../dev/temp-dir.ts';
+import { freePort } from '../dev/ports.ts';
+import { DEFAULT_TASK_QUEUE } from '../worker/config.ts';
+import { rawTemporalClient } from './baselines/raw-temporal.ts';
+import type { BenchContext, Row } from './context.ts';
+import { MemorySampler } from './memory.ts';
+import { machine, writeReport, type MemoryFigure } from './report.ts';
+import { commandScenarios } from './scenarios/commands.ts';
+import { eventScenario } from './scenarios/events.ts';
+import { ingestionScenarios } from './scenarios/ingestion.ts';
+import { readScenarios } from './scenarios/reads.ts';
+import { seed } from './seed.ts';
+import { spawnProcess, startStack, type BenchProcess } from './stack.ts';
+
+const settings = {
+  runs: Number(process.env.BENCH_RUNS ?? 3),
+  seconds: Number(process.env.BENCH_SECONDS ?? 8),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
+  documentsPerCompany: Number(process.env.BENCH_DOCUMENTS ?? 20_000),
+  only: new Set((process.env.BENCH_ONLY ?? 'reads,commands,events,ingestion').split(',')),
+};
+const startedAt = new Date();
+const loadAtStart = loadavg();
+const elapsed = () => `${((Date.now() - startedAt.getTime()) / 1000).toFixed(0).padStart(4)} s`;
+const log = (line: string) => process.stdout.write(`[${elapsed()}] ${line}\n`);
+
+const dir = tempDir('ap-bench-');
+const stack = await startStack({ dir, log, nodeFlags: process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profiles')}`] : [] });
+const baselines: BenchProcess[] = [];
+let failed = false;
+try {
+  log(`seeding ${settings.documentsPerCompany.toLocaleString('en')} documents in each of 2 companies`);
+  const seeded = await seed(stack.orm, stack.databaseUrl, settings.documentsPerCompany);
+  log(`  seeded in ${seeded.seconds.toFixed(0)} s: ${Object.entries(seeded.rows).map(([table, count]) => `${count} ${table}`).join(', ')}`);
+
+  const rawPort = await freePort();
+  baselines.push(await spawnProcess(dir, 'raw-http-sql', ['bench/baselines/raw-http-sql.ts'], { ...process.env, DATABASE_URL: stack.databaseUrl, PORT: String(rawPort) }, (output) => output.includes('listening')));
+  baselines.push(await spawnProcess(dir, 'raw-temporal-worker', ['bench/baselines/raw-temporal.ts'], { ...process.env, TEMPORAL_ADDRESS: stack.temporalAddress }, (output) => output.includes('raw worker running')));
+  const productConnection = await Connection.connect({ address: stack.temporalAddress });
+  const memory = new MemorySampler({ api: stack.api.pid, worker: stack.worker.pid });
+  memory.start();
+  const context: BenchContext = {
+    stack,
+    seed: seeded,
+    product: { client: new Client({ connection: productConnection }), taskQueue: DEFAULT_TASK_QUEUE },
+    raw: { httpUrl: `http://127.0.0.1:${rawPort}`, temporal: await rawTemporalClient(stack.temporalAddress) },
+    memory,
+    runs: settings.runs,
+    seconds: settings.seconds,
+    connections: settings.connections,
+    log,
+  };
+
+  // Colombian invoices, split so that no scenario touches another's documents.
+  const colombian = seeded.companies.find((company) => company.country === 'COL')!.documents.filter((document) => document.type === 'invoice');
+  const pending = colombian.filter((document) => document.approvalStatus === 'pending');
+  const forCommands = pending.slice(0, 2 * (5 + settings.runs * 40));
+  const taken = new Set(forCommands.map((document) => document.id));
+  const rest = colombian.filter((document) => !taken.has(document.id));
+  const forEvents = rest.slice(0, 50 + settings.runs * 200);
+  const forWebhooks = rest.slice(forEvents.length, forEvents.length + 100 + settings.runs * 400);
+
+  const reads = settings.only.has('reads') ? await readScenarios(context) : { rows: [], plans: [], queryCounts: {} };
+  const rows: Row[] = [...reads.rows];
+  if (settings.only.has('commands')) {
+    log('POST /workflow-steps/{ref}/complete and POST /documents/{ref}/approve');
+    rows.push(...(await commandScenarios(context, forCommands)));
+  }
+  if (settings.only.has('events')) {
+    log('POST /events/batch (200 CUFEs × 4 types)');
+    rows.push(...(await eventScenario(context, forEvents)));
+  }
+  if (settings.only.has('ingestion')) rows.push(...(await ingestionScenarios(context, forWebhooks)));
+  memory.stop();
+
+  const memoryFigures = ([
+    { process: 'api', peakMb: memory.peak('api', 'http'), under: 'HTTP load', limitMb: 250 },
+    { process: 'worker', peakMb: memory.peak('worker', 'workflows'), under: 'workflow load', limitMb: 400 },
+  ] as const)
+    .filter((figure) => Number.isFinite(figure.peakMb))
+    .map((figure): MemoryFigure => ({ ...figure, met: figure.peakMb < figure.limitMb }));
+  const paths = writeReport({
+    startedAt: startedAt.toISOString(),
+    minutes: (Date.now() - startedAt.getTime()) / 60_000,
+    machine: machine(loadAtStart),
+    settings: { runs: settings.runs, secondsPerLoad: settings.seconds, connections: settings.connections, documentsPerCompany: settings.documentsPerCompany },
+    dataSet: { rows: seeded.rows, seedSeconds: seeded.seconds },
+    rows,
+    memory: memoryFigures,
+    queryCounts: reads.queryCounts,
+    paymentPlans: reads.plans,
+    notes: [
+      'The API runs with RATE_LIMIT_PER_MINUTE=0: all load comes from two keys on loopback, and the per-key limit would otherwise measure itself.',
+      'The worker runs with NODE_ENV=development: production refuses webhook receivers on loopback, where the simulated ERP listens; no other worker setting depends on it.',
+      'Raw HTTP+SQL authenticates the API key like the product (one query and a SHA-256 comparison) and lets PostgreSQL build the nested JSON.',
+    ],
+  });
+  await productConnection.close();
+  await context.raw.temporal.connection.close();
+  for (const row of rows) log(`${row.met ? 'met   ' : 'MISSED'} ${row.path}: ${row.ratio.toFixed(2)}× (target ${row.target})`);
+  for (const figure of memoryFigures) log(`${figure.met ? 'met   ' : 'MISSED'} ${figure.process} RSS ${figure.peakMb.toFixed(0)} MB (limit ${figure.limitMb} MB)`);
+  log(`wrote ${paths.markdown} and ${paths.json}`);
+} catch (error) {
+  failed = true;
+  log(`failed: ${(error as Error).stack ?? String(error)}`);
+  log(`logs kept in ${join(dir, 'logs')}`);
+} finally {
+  for (const baseline of baselines) await baseline.stop();
+  await stack.stop();
+  if (!failed && process.env.BENCH_KEEP !== '1') rmSync(dir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,147 @@
+// Ingestion and webhooks: importing 1,000 CFDI with the operator CLI until their `document.created` webhooks are
+// delivered, against parsing and inserting the same files with pg; and a burst of webhook deliveries against
+// starting and completing as many trivial workflows.
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { retryScheduleFromEnv, recordEvent, startDeliveries } from '../../activities/webhooks/events.ts';
+import { documentCreatedPayload } from '../../activities/webhooks/payloads.ts';
+import { addSubscription } from '../../activities/webhooks/subscriptions.ts';
+import { Company } from '../../db/companies/company.entity.ts';
+import { Document } from '../../db/documents/document.entity.ts';
+import { companyEm } from '../../db/orm.ts';
+import type { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
+import { rawInsert, type XmlFile } from '../baselines/raw-insert.ts';
+import { startAndComplete } from '../baselines/raw-temporal.ts';
+import { row, type BenchContext, type Row } from '../context.ts';
+import { CFDI_IMPORT_FILES, cfdiVariant, readFixture } from '../fixtures.ts';
+import type { SeededCompany, SeededDocument } from '../seed.ts';
+import { eachWithConcurrency, timed, until } from '../stats.ts';
+
+const IMPORT_FILES = 1_000;
+const DELIVERIES = 400;
+const WARM_UP_DELIVERIES = 100;
+const START_CONCURRENCY = 32;
+
+/** `count` distinct CFDI invoices built from the fixtures: new stamp UUIDs and folios. */
+function cfdiFiles(count: number, folioBase: number): XmlFile[] {
+  const sources = CFDI_IMPORT_FILES.map((file) => readFixture(file));
+  return Array.from({ length: count }, (_, n) => ({ name: `cfdi-${folioBase + n}.xml`, xml: cfdiVariant(sources[n % sources.length]!, randomUUID(), folioBase + n) }));
+}
+
+async function subscribe(context: BenchContext, company: SeededCompany): Promise<void> {
+  const em = companyEm(context.stack.orm, company.id);
+  const entity = await em.findOneOrFail(Company, { id: company.id }, { filters: false });
+  // The simulated ERP listens on loopback, which only a development subscription may name.
+  await addSubscription(em, context.stack.secrets, { company: entity, event: 'document.created', url: `${context.stack.erp.receiver.url}/webhooks`, secret: context.stack.erp.secret, environment: 'development' });
+  await em.flush();
+}
+
+async function deliveredCount(context: BenchContext, column: 'subject_id' | 'id', ids: string[]): Promise<number> {
+  const rows = await context.stack.orm.em.getConnection().execute<{ delivered: string }[]>(`select count(*) as delivered from webhook_deliveries where ${column} in (?) and status = 'delivered'`, [ids]);
+  return Number(rows[0]!.delivered);
+}
+
+/** Runs `ops documents import` over the files, then waits for every new document's webhook; milliseconds. */
+async function importWithCli(context: BenchContext, company: SeededCompany, directory: string, files: XmlFile[]): Promise<number> {
+  mkdirSync(directory, { recursive: true });
+  const paths = files.map((file) => join(directory, file.name));
+  files.forEach((file, index) => writeFileSync(paths[index]!, file.xml));
+  return timed(async () => {
+    const output = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ['cli/main.ts', 'documents', 'import', '--company', company.id, ...paths], { env: context.stack.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.once('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`documents import exited ${code}: ${stderr.slice(-1000)}`))));
+    });
+    const { documents, errors } = JSON.parse(output) as { documents: { reference: string; created: boolean }[]; errors: unknown[] };
+    if (errors.length || documents.some((document) => !document.created)) throw new Error(`the import refused ${errors.length} files: ${JSON.stringify(errors[0])}`);
+    const references = documents.map((document) => document.reference);
+    await until(async () => (await deliveredCount(context, 'subject_id', references)) === references.length, 300_000, 'document.created deliveries of the import', 100);
+  });
+}
+
+async function importScenario(context: BenchContext): Promise<Row> {
+  const company = context.seed.companies.find((candidate) => candidate.country === 'MEX')!;
+  await subscribe(context, company);
+  const product: number[] = [];
+  const raw: number[] = [];
+  const rate = (milliseconds: number, count: number) => count / (milliseconds / 1000);
+  await importWithCli(context, company, join(context.stack.dir, 'import', 'warm-up'), cfdiFiles(100, 900_000));
+  await rawInsert(context.stack.databaseUrl, company.id, cfdiFiles(100, 950_000));
+  for (let run = 0; run < context.runs; run++) {
+    raw.push(rate(await rawInsert(context.stack.databaseUrl, company.id, cfdiFiles(IMPORT_FILES, 2_000_000 + run * IMPORT_FILES)), IMPORT_FILES));
+    product.push(rate(await importWithCli(context, company, join(context.stack.dir, 'import', String(run)), cfdiFiles(IMPORT_FILES, 1_000_000 + run * IMPORT_FILES)), IMPORT_FILES));
+  }
+  context.log(`  import ${product.map((v) => v.toFixed(0)).join(' / ')} documents/s; raw insert ${raw.map((v) => v.toFixed(0)).join(' / ')} documents/s`);
+  return row({
+    path: 'document import (1,000 CFDI, with document.created delivered)',
+    figure: 'rate',
+    unit: 'documents/s',
+    baselineName: 'raw parse + batched insert',
+    product,
+    baseline: raw,
+    kind: 'min',
+    target: 0.5,
+    bound: 'Each document is its own transaction (supplier upsert, document, lines, log, webhook event) with its XML stored, then starts two workflows (its lifecycle and its webhook delivery), each a round trip to the Temporal server and a history the worker runs; the raw baseline writes 250 documents per statement and starts nothing.',
+  });
+}
+
+/** Records a `document.created` event for each document, as an import does, ready to deliver. */
+async function recordDeliveries(context: BenchContext, company: SeededCompany, documents: SeededDocument[]): Promise<WebhookDelivery[]> {
+  const em = companyEm(context.stack.orm, company.id);
+  const entity = await em.findOneOrFail(Company, { id: company.id }, { filters: false });
+  const loaded = await em.find(Document, { id: { $in: documents.map((document) => document.id) } }, { populate: ['beneficiary'] });
+  const deliveries: WebhookDelivery[] = [];
+  for (const document of loaded) deliveries.push(...(await recordEvent(em, entity, 'document.created', document.id, documentCreatedPayload(document, document.beneficiary ?? null, context.stack.apiUrl))));
+  await em.flush();
+  return deliveries;
+}
+
+async function webhookScenario(context: BenchContext, documents: SeededDocument[]): Promise<Row> {
+  const company = context.seed.companies.find((candidate) => candidate.country === 'COL')!;
+  if (documents.length < WARM_UP_DELIVERIES + context.runs * DELIVERIES) throw new Error('not enough documents for the webhook bursts');
+  await subscribe(context, company);
+  const schedule = retryScheduleFromEnv(context.stack.env);
+  const burst = async (set: SeededDocument[]) => {
+    const deliveries = await recordDeliveries(context, company, set);
+    const ids = deliveries.map((delivery) => delivery.id);
+    return timed(async () => {
+      await eachWithConcurrency(deliveries, START_CONCURRENCY, (delivery) => startDeliveries(context.product, schedule, [delivery]));
+      await until(async () => (await deliveredCount(context, 'id', ids)) === ids.length, 300_000, 'webhook deliveries', 100);
+    });
+  };
+  const sets = [documents.slice(0, WARM_UP_DELIVERIES), ...Array.from({ length: context.runs }, (_, n) => documents.slice(WARM_UP_DELIVERIES + n * DELIVERIES, WARM_UP_DELIVERIES + (n + 1) * DELIVERIES))];
+  await burst(sets[0]!);
+  await startAndComplete(context.raw.temporal, 'bench-raw/webhooks/warm-up', WARM_UP_DELIVERIES, START_CONCURRENCY);
+  const product: number[] = [];
+  const raw: number[] = [];
+  for (let run = 1; run <= context.runs; run++) {
+    raw.push(DELIVERIES / ((await startAndComplete(context.raw.temporal, `bench-raw/webhooks/${run}`, DELIVERIES, START_CONCURRENCY)) / 1000));
+    product.push(DELIVERIES / ((await burst(sets[run]!)) / 1000));
+  }
+  context.log(`  deliveries ${product.map((v) => v.toFixed(0)).join(' / ')}/s; raw start+complete ${raw.map((v) => v.toFixed(0)).join(' / ')}/s`);
+  return row({
+    path: `webhook delivery (${DELIVERIES} document.created)`,
+    figure: 'sustained rate',
+    unit: 'deliveries/s',
+    baselineName: 'raw start+complete of workflows',
+    product,
+    baseline: raw,
+    kind: 'min',
+    target: 0.8,
+    bound: 'A delivery is a workflow with one activity (read the delivery, sign and POST it, record the attempt in a transaction): a workflow task, an activity task and a second workflow task, against one workflow task for the trivial workflow.',
+  });
+}
+
+export async function ingestionScenarios(context: BenchContext, webhookDocuments: SeededDocument[]): Promise<Row[]> {
+  context.memory.enter('workflows');
+  context.log('document import (1,000 CFDI)');
+  const imported = await importScenario(context);
+  context.log(`webhook delivery (${DELIVERIES} document.created)`);
+  const delivered = await webhookScenario(context, webhookDocuments);
+  return [imported, delivered];
+}

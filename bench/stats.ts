@@ -1,0 +1,44 @@
+/** The value below which `fraction` of the samples fall (nearest rank). */
+export function percentile(samples: readonly number[], fraction: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!;
+}
+
+export const median = (samples: readonly number[]) => percentile(samples, 0.5);
+
+/** Latency figures of a set of timings, in milliseconds. */
+export interface Latency {
+  p50: number;
+  p99: number;
+}
+
+export const latencyOf = (timings: readonly number[]): Latency => ({ p50: percentile(timings, 0.5), p99: percentile(timings, 0.99) });
+
+/** Milliseconds that `work` took. */
+export async function timed(work: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+}
+
+/** Runs `work` over every item with at most `limit` in flight. */
+export async function eachWithConcurrency<T>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++;
+      await work(items[index]!, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
+/** Polls `check` until it answers true; throws after `timeoutMs`. */
+export async function until(check: () => Promise<boolean>, timeoutMs: number, what: string, intervalMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not done within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

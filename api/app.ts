@@ -3,10 +3,11 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import packageJson from '../package.json' with { type: 'json' };
 import type { AppDeps } from './deps.ts';
-import { ApiError, validationError } from './errors.ts';
+import { ApiError } from './errors.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { rateLimiter } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-context.ts';
+import { traceRequests } from './middleware/trace-requests.ts';
 import { mountRoutes } from './router.ts';
 import { mountAssets } from './routes/assets.ts';
 import { mountDocs } from './routes/docs.ts';
@@ -21,6 +22,7 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true;
 
   app.use(requestContext(deps.logger, deps.metrics));
+  if (deps.tracer) app.use(traceRequests(deps.tracer));
   app.use(errorHandler());
   app.use(routeNotFound);
   const rethrow = (error: Error) => {
@@ -29,7 +31,6 @@ export function createApp(deps: AppDeps): Koa {
   const publicBody = bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.jsonBodyLimit, onError: rethrow });
   const erpBody = bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.erpJsonBodyLimit, onError: rethrow });
   app.use((ctx, next) => (ctx.path.startsWith(ERP_PREFIX) ? erpBody(ctx, next) : publicBody(ctx, next)));
-  app.use(refuseNulCharacters);
 
   const root = new Router();
   mountHealth(root, deps);
@@ -59,14 +60,6 @@ export function createApp(deps: AppDeps): Koa {
 
   return app;
 }
-
-/** PostgreSQL text cannot hold U+0000: refuse it up front as bad input rather than fail deep in a query. */
-const refuseNulCharacters: Koa.Middleware = (ctx, next) => {
-  if (/%00/.test(ctx.querystring) || /\\u0000|\u0000/.test(ctx.request.rawBody ?? '')) {
-    throw validationError({ body: ['NUL characters (U+0000) are not accepted'] });
-  }
-  return next();
-};
 
 /**
  * Whatever no router answered is an unknown endpoint; a known path asked with another method is 405 with `Allow`

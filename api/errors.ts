@@ -47,6 +47,9 @@ export class ApiError extends Error {
 
 export const VALIDATION_ERROR = 'VALIDATION_ERROR';
 
+/** PostgreSQL text and JSON cannot hold U+0000, nor JSON an unpaired surrogate (which UTF-8 cannot encode). */
+export const UNSTORABLE_TEXT = 'Must be valid text: no NUL characters (U+0000) or unpaired surrogates';
+
 export function validationError(details: Record<string, string[]>, message = 'The request is not valid'): ApiError {
   return new ApiError(400, VALIDATION_ERROR, message, { shape: 'validation', details });
 }

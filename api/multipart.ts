@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { Context } from 'koa';
-import { ApiError, validationError } from './errors.ts';
+import { ApiError, UNSTORABLE_TEXT, validationError } from './errors.ts';
 
 export interface UploadedFile {
   field: string;
@@ -27,9 +27,11 @@ export function readMultipart(ctx: Context, limits: { maxFileBytes: number; maxF
     let failure: ApiError | undefined;
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) failure ??= validationError({ [name]: [`Must be at most ${limits.maxFieldBytes} bytes`] });
+      if (value.includes('\u0000') || !value.isWellFormed()) failure ??= validationError({ [name]: [UNSTORABLE_TEXT] });
       fields[name] = value;
     });
     parser.on('file', (field, stream, info) => {
+      if (info.filename && (info.filename.includes('\u0000') || !info.filename.isWellFormed())) failure ??= validationError({ [field]: [`The file name: ${UNSTORABLE_TEXT}`] });
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => (failure ??= validationError({ [field]: [`The file must be at most ${Math.round(limits.maxFileBytes / 1024 / 1024)} MB`] })));

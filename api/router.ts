@@ -3,11 +3,12 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { companyEm } from '../db/orm.ts';
 import type { AppDeps } from './deps.ts';
-import { ApiError, validationError } from './errors.ts';
+import { ApiError, UNSTORABLE_TEXT, validationError } from './errors.ts';
 import { authenticate, authorize } from './middleware/auth.ts';
 import { idempotent } from './middleware/idempotency.ts';
 import type { RateLimiter } from './middleware/rate-limit.ts';
 import { Reply, type AnyRoute, type Caller, type RouteRequest } from './route.ts';
+import { unstorableTextPaths } from './schemas/common.ts';
 
 /** Mounts declared routes on a router: authenticate, limit, authorise, validate, run, check the response. */
 export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: AppDeps, limiter?: RateLimiter): void {
@@ -48,6 +49,9 @@ function parse(schema: z.ZodType | undefined, input: unknown): unknown {
   if (!schema) return undefined;
   const result = schema.safeParse(input ?? {});
   if (!result.success) throw validationError(fieldErrors(result.error));
+  // Checked on what the route uses: unknown fields were dropped by the schema, so they may carry anything.
+  const [unstorable] = unstorableTextPaths(result.data);
+  if (unstorable) throw validationError({ [unstorable.length ? unstorable.join('.') : 'body']: [UNSTORABLE_TEXT] });
   return result.data;
 }
 

@@ -45,13 +45,13 @@ export async function idempotent(ctx: Context, orm: Orm, caller: Caller, run: ()
     reply = await run();
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) {
-      await em.nativeUpdate(IdempotencyKey, { key }, { status: 'completed', responseStatus: error.status, responseBody: error.body });
+      await em.nativeUpdate(IdempotencyKey, { key }, { status: 'completed', responseStatus: error.status, responseBody: JSON.stringify(error.body) });
     } else {
       await em.nativeDelete(IdempotencyKey, { key });
     }
     throw error;
   }
-  await em.nativeUpdate(IdempotencyKey, { key }, { status: 'completed', responseStatus: reply.status, responseBody: reply.body ?? null });
+  await em.nativeUpdate(IdempotencyKey, { key }, { status: 'completed', responseStatus: reply.status, responseBody: reply.body === undefined ? null : JSON.stringify(reply.body) });
   return reply;
 }
 
@@ -59,5 +59,5 @@ function replay(ctx: Context, stored: IdempotencyKey, requestHash: string): Repl
   if (stored.requestHash !== requestHash) throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with another request');
   if (stored.status === 'in_progress') throw new ApiError(409, 'idempotency_key_in_progress', 'A request with this Idempotency-Key is still running; retry shortly');
   ctx.set('idempotent-replayed', 'true');
-  return { status: stored.responseStatus ?? 200, body: stored.responseBody ?? undefined } as Reply;
+  return { status: stored.responseStatus ?? 200, body: stored.responseBody == null ? undefined : JSON.parse(stored.responseBody) } as Reply;
 }

@@ -12,7 +12,8 @@ import type { EntityManager } from '../../db/orm.ts';
 import * as present from '../presenters/erp.ts';
 import { defineRoute, type AnyRoute, type Caller } from '../route.ts';
 import { fieldErrors } from '../router.ts';
-import { page } from '../schemas/common.ts';
+import { UNSTORABLE_TEXT } from '../errors.ts';
+import { unstorableTextPaths, page } from '../schemas/common.ts';
 import * as erp from '../schemas/erp.ts';
 
 const TAGS = ['ERP catalogs'];
@@ -69,6 +70,12 @@ async function syncRecords<R extends z.ZodType, E extends CatalogRecord, Q exten
   items.forEach((item, index) => {
     if (item instanceof erp.InvalidRecord) {
       errors.push({ index, external_id: sentExternalId(submitted[index]), errors: fieldErrors(item.error) });
+      return;
+    }
+    // The record is kept as sent (`raw`), unknown fields included: none may hold what PostgreSQL cannot store.
+    const unstorable = unstorableTextPaths(submitted[index]);
+    if (unstorable.length > 0) {
+      errors.push({ index, external_id: sentExternalId(submitted[index]), errors: Object.fromEntries(unstorable.map((path) => [path.join('.'), [UNSTORABLE_TEXT]])) });
       return;
     }
     const row = catalog.row(item, submitted[index] as Record<string, unknown>);

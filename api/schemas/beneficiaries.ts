@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { ACCOUNT_TYPES, VALIDATION_STATUSES } from '../../db/beneficiaries/bank-account.entity.ts';
-import { PageQuery, Reference } from './common.ts';
+import { PageQuery, Reference, trimmedString } from './common.ts';
 
 const DateTime = z.iso.datetime({ offset: true });
 
 export const BeneficiaryListQuery = z.object({
   ...PageQuery,
-  search: z.string().trim().min(1).max(100, 'Must be at most 100 characters').optional().describe('Text in the name (or the identifier number), without case'),
+  search: trimmedString().min(1).max(100, 'Must be at most 100 characters').optional().describe('Text in the name (or the identifier number), without case'),
 });
 
 export const BankAccountParams = z.object({ reference: Reference, bank_account_reference: Reference });
@@ -27,14 +27,12 @@ export const BankAccountBody = z
   })
   .meta({ id: 'BeneficiaryBankAccount' });
 
-const Text = z.string().trim().min(1, 'Must not be empty').max(255, 'Must be at most 255 characters');
+const Text = trimmedString().min(1, 'Must not be empty').max(255, 'Must be at most 255 characters');
 
 export const UpdateBankAccountRequest = z
   .object({
     bank_reference: Reference.optional().describe("A bank of the company's country (GET /banks)"),
-    account_number: z
-      .string()
-      .trim()
+    account_number: trimmedString()
       .min(1)
       .max(40)
       .optional()
@@ -42,6 +40,6 @@ export const UpdateBankAccountRequest = z
     account_type: z.enum(ACCOUNT_TYPES).optional(),
     account_recipient_name: Text.optional(),
     account_recipient_document_number: Text.optional(),
-    account_recipient_document_type: z.string().trim().min(1).max(20).transform((value) => value.toUpperCase()).optional(),
+    account_recipient_document_type: trimmedString().min(1).max(20).transform((value) => value.toUpperCase()).optional(),
   })
   .describe('Every field is optional; any change puts the account back to `pending` and starts its validation.');

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 export const Reference = z.uuid({ message: 'Must be a UUID' }).describe('UUID reference');
+/** What `Reference` accepts, for parameters that check it in their handler (to answer the spec's own error). */
+export const UUID_PATTERN = (z.toJSONSchema(Reference) as { pattern: string }).pattern;
 
 export const FlatError = z
   .object({ message: z.string(), code: z.string() })
@@ -22,15 +24,31 @@ export const ValidationError = z
   })
   .meta({ id: 'ValidationError', description: 'Request validation failed (HTTP 400).' });
 
+/**
+ * A string read without its surrounding whitespace. Marked for the published schema, where a minimum length then
+ * means "not blank" (openapi.ts), as JSON Schema has no trimming.
+ */
+export const TRIMMED = 'x-trimmed';
+export const trimmedString = (params?: { message: string }) => z.string(params).trim().meta({ [TRIMMED]: true });
+
 /** `true`/`false` in a query string. */
 export const QueryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 
 /** Comma-separated values in a query string, trimmed, empties dropped. */
 export function commaSeparated<T extends z.ZodType<unknown, string>>(item: T) {
+  const one = itemPattern(item);
   return z
     .string()
+    .meta(one ? { pattern: `^\\s*(?:${one})?\\s*(?:,\\s*(?:${one})?\\s*)*$` } : {})
     .transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean))
     .pipe(z.array(item));
+}
+
+/** One item of a comma-separated list as a regular expression, for the published schema (enums and patterns only). */
+function itemPattern(item: z.ZodType): string | null {
+  const json = z.toJSONSchema(item) as { enum?: string[]; pattern?: string };
+  if (json.enum) return json.enum.map((option) => option.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  return json.pattern ? `(?:${json.pattern.replace(/^\^/, '').replace(/\$$/, '')})` : null;
 }
 
 export const PageQuery = {
@@ -57,3 +75,18 @@ export function page<T>(items: T[], total: number, pageNumber: number, pageSize:
 
 export const CURRENCY_VALUES = ['USD', 'COP', 'MXN', 'EUR'] as const;
 export const Currency = z.enum(CURRENCY_VALUES).meta({ id: 'Currency' });
+
+const unstorable = (text: string) => text.includes('\u0000') || !text.isWellFormed();
+
+/**
+ * Where a value holds text PostgreSQL cannot store (U+0000, or an unpaired surrogate, in a string or a key): such
+ * input is refused as bad, not left to fail deep in a query. Only plain objects and arrays are walked.
+ */
+export function unstorableTextPaths(value: unknown, path: (string | number)[] = []): (string | number)[][] {
+  if (typeof value === 'string') return unstorable(value) ? [path] : [];
+  if (Array.isArray(value)) return value.flatMap((item, index) => unstorableTextPaths(item, [...path, index]));
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.entries(value).flatMap(([key, item]) => (unstorable(key) ? [[...path, key]] : unstorableTextPaths(item, [...path, key])));
+  }
+  return [];
+}

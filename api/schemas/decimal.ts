@@ -62,7 +62,12 @@ interface DecimalRules {
  * no float arithmetic touches it. Bounds are checked exactly.
  */
 export function decimalInput(rules: DecimalRules) {
-  return z.union([z.number(), z.string()]).transform((value, ctx) => {
+  // The number's bounds are published; a decimal string's are only described (a pattern cannot compare).
+  const bounds = {
+    ...(rules.min !== undefined ? { [rules.exclusiveMin ? 'exclusiveMinimum' : 'minimum']: Number(rules.min) } : {}),
+    ...(rules.max !== undefined ? { maximum: Number(rules.max) } : {}),
+  };
+  return z.union([z.number().meta(bounds), z.string()]).transform((value, ctx) => {
     const decimal = typeof value === 'number' ? (Number.isFinite(value) ? canonicalDecimal(numberToDecimal(value)) : null) : canonicalDecimal(value.trim());
     const fail = (message: string) => {
       ctx.addIssue({ code: 'custom', message, input: value });

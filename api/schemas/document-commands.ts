@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { trimmedString } from './common.ts';
 
 export const TagsRequest = z.object({
   tags_text: z
-    .array(z.string().trim().min(1, 'Must not be empty').max(100, 'Must be at most 100 characters'))
+    .array(trimmedString().min(1, 'Must not be empty').max(100, 'Must be at most 100 characters'))
     .min(1, 'At least one tag is required')
     .max(50, 'At most 50 tags per request')
     .describe('Tag names: unknown ones are created for the company'),
@@ -19,9 +20,9 @@ export const NoteRequest = z
     file_path: z
       .url({ protocol: /^https?$/, message: 'Must be a public http(s) URL' })
       .max(2048, 'Must be at most 2048 characters')
-      .refine((value) => ATTACHMENT_EXTENSION.test(new URL(value).pathname), 'Must point to a pdf, jpg, jpeg or png file')
+      .refine((value) => URL.canParse(value) && ATTACHMENT_EXTENSION.test(new URL(value).pathname), 'Must point to a pdf, jpg, jpeg or png file')
       .optional(),
-    file_name: z.string().trim().min(1).max(255, 'Must be at most 255 characters').optional(),
+    file_name: trimmedString().min(1).max(255, 'Must be at most 255 characters').optional(),
   })
   .superRefine((note, context) => {
     if (note.file_name && !note.file_path) context.addIssue({ code: 'custom', path: ['file_path'], message: 'Required when file_name is given' });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { APPROVAL_STATUSES, DOCUMENT_PAYMENT_STATUSES, DOCUMENT_TYPES } from '../../db/documents/document.entity.ts';
-import { Currency, PageQuery, QueryBoolean, Reference, commaSeparated } from './common.ts';
+import { Currency, PageQuery, QueryBoolean, Reference, commaSeparated, trimmedString } from './common.ts';
 
 const DateTime = z.iso.datetime({ offset: true });
 const DateOnly = z.iso.date();
@@ -188,7 +188,7 @@ export const DocumentListQuery = z.object({
   is_canceled: QueryBoolean.optional().describe('true: only documents cancelled before the tax authority; false: excludes them'),
   is_archived: QueryBoolean.optional(),
   tags: commaSeparated(z.string().min(1).max(100)).optional().describe('Tag ids or names, comma-separated; a document matches when it has any of them'),
-  search: z.string().trim().min(1).max(100).optional().describe('Text search on document number, fiscal reference, beneficiary name and identifier'),
+  search: trimmedString().min(1).max(100).optional().describe('Text search on document number, fiscal reference, beneficiary name and identifier'),
   type: commaSeparated(z.enum(DOCUMENT_TYPES)).optional(),
   approval_status: commaSeparated(z.enum(APPROVAL_STATUSES)).optional(),
   payment_status: commaSeparated(z.enum(DOCUMENT_PAYMENT_STATUSES)).optional(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACCOUNT_NATURES } from '../../db/erp/book-account.entity.ts';
-import { Currency, PageQuery, QueryBoolean, listOf } from './common.ts';
+import { UNSTORABLE_TEXT } from '../errors.ts';
+import { Currency, PageQuery, QueryBoolean, listOf, trimmedString, unstorableTextPaths } from './common.ts';
 import { compareDecimals, decimalInput, scaleDecimal } from './decimal.ts';
 
 /** Records per sync request; the body must also fit the JSON body limit (1 MB by default). */
@@ -9,11 +10,11 @@ export const MAX_SYNC_BATCH = 1000;
 export const TAX_TYPES = ['iva', 'inc', 'ica', 'retefuente', 'reteiva', 'reteica', 'ieps', 'isr', 'other'] as const;
 export const PURCHASE_ORDER_STATUSES = ['draft', 'open', 'partially_received', 'received', 'closed', 'cancelled'] as const;
 
-const ExternalId = z.string().trim().min(1).max(255);
+const ExternalId = trimmedString().min(1).max(255);
 const ExternalRef = ExternalId.nullish();
-const Name = z.string().trim().min(1).max(255);
-const Code = z.string().trim().min(1).max(255);
-const Description = z.string().trim().max(5000).nullish();
+const Name = trimmedString().min(1).max(255);
+const Code = trimmedString().min(1).max(255);
+const Description = trimmedString().max(5000).nullish();
 const IsActive = z.boolean().default(true).describe('Inactive records stay for history but are not offered');
 const Days = z.number().int().min(0).max(3650);
 
@@ -34,8 +35,8 @@ export const VendorRecord = z
   .object({
     external_id: ExternalId,
     name: Name,
-    identifier_type: z.string().trim().toUpperCase().min(1).max(20).nullish().describe('e.g. NIT, CC, CE, PA, NIT_EXT (Colombia), RFC (Mexico)'),
-    identifier_number: z.string().trim().min(1).max(50).nullish().describe('Dots and spaces are dropped; a NIT check digit after a dash is dropped too'),
+    identifier_type: trimmedString().toUpperCase().min(1).max(20).nullish().describe('e.g. NIT, CC, CE, PA, NIT_EXT (Colombia), RFC (Mexico)'),
+    identifier_number: trimmedString().min(1).max(50).nullish().describe('Dots and spaces are dropped; a NIT check digit after a dash is dropped too'),
     email: z.email().max(255).nullish(),
     payment_term_external_id: ExternalRef.describe('external_id of the payment term'),
     is_active: IsActive,
@@ -49,7 +50,7 @@ export const ProductRecord = z
     code: Code.nullish(),
     name: Name,
     description: Description,
-    unit_code: z.string().trim().min(1).max(20).nullish().describe('Unit of measure, e.g. UN/ECE code 94 (unit), KGM, HUR'),
+    unit_code: trimmedString().min(1).max(20).nullish().describe('Unit of measure, e.g. UN/ECE code 94 (unit), KGM, HUR'),
     book_account_external_id: ExternalRef.describe('external_id of the book account purchases of it go to'),
     tax_external_ids: z
       .array(ExternalId)
@@ -113,7 +114,7 @@ const PurchaseOrderLine = z
   .object({
     external_id: ExternalId.describe('The ERP id of the line; accounting lines crossed with it reference it'),
     product_external_id: ExternalRef,
-    description: z.string().trim().max(1000).nullish(),
+    description: trimmedString().max(1000).nullish(),
     quantity: decimalInput({ maxDecimals: 6, min: '0', exclusiveMin: true }).describe('Ordered quantity'),
     unit_price: decimalInput({ min: '0' }).describe('Unit price in the order currency; stored in cents, rounded half away from zero'),
     pending_quantity: Quantity.optional().describe('Not yet invoiced or received; at most `quantity`, which it defaults to'),
@@ -127,7 +128,7 @@ const PurchaseOrderLine = z
 export const PurchaseOrderRecord = z
   .object({
     external_id: ExternalId,
-    number: z.string().trim().min(1).max(255).describe('The order number people see, e.g. OC-2026-0142'),
+    number: trimmedString().min(1).max(255).describe('The order number people see, e.g. OC-2026-0142'),
     vendor_external_id: ExternalRef.describe('external_id of the vendor'),
     issue_date: z.iso.date().nullish(),
     currency: Currency.nullish(),
@@ -156,7 +157,10 @@ export class InvalidRecord {
 
 /** Validates a record on its own: a failure becomes an InvalidRecord instead of failing the request. */
 function each<S extends z.ZodType>(record: S) {
-  return record.catch((ctx) => new InvalidRecord(new z.ZodError(ctx.error.issues)) as never) as unknown as z.ZodType<z.output<S> | InvalidRecord, z.input<S>>;
+  const withoutNul = record.superRefine((value, ctx) => {
+    for (const path of unstorableTextPaths(value)) ctx.addIssue({ code: 'custom', path, message: UNSTORABLE_TEXT });
+  });
+  return withoutNul.catch((ctx) => new InvalidRecord(new z.ZodError(ctx.error.issues)) as never) as unknown as z.ZodType<z.output<S> | InvalidRecord, z.input<S>>;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -301,7 +305,7 @@ export const PurchaseOrderList = listOf(PurchaseOrderItem, 'ErpPurchaseOrderList
 
 const ListQueryFields = {
   ...PageQuery,
-  search: z.string().trim().min(1).max(100).optional().describe('Text in the external_id, code, name (or number / identifier), case-insensitive'),
+  search: trimmedString().min(1).max(100).optional().describe('Text in the external_id, code, name (or number / identifier), case-insensitive'),
   updated_since: z.iso.datetime({ offset: true }).optional().describe('Only records created or updated at or after this instant (ISO 8601)'),
   is_active: QueryBoolean.optional(),
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trimmedString } from './common.ts';
 import { CLAIM_CODES, RECEPTION_EVENT_TYPES } from '../../db/reception-events/reception-event.entity.ts';
 
 const Cufe = z
@@ -18,9 +19,7 @@ export const SingleEventRequest = z
       .enum(CLAIM_CODES, { message: 'Must be one of 01, 02, 03, 04' })
       .nullish()
       .describe('Claim concept, required with 031: 01 document with inconsistencies, 02 goods not delivered in full, 03 goods partially not delivered, 04 service not rendered'),
-    description_claim: z
-      .string({ message: 'Must be a string' })
-      .trim()
+    description_claim: trimmedString({ message: 'Must be a string' })
       .min(1, 'Must not be empty')
       .max(5000, 'Must be at most 5000 characters')
       .nullish()
@@ -31,7 +30,15 @@ export const SingleEventRequest = z
     if (!body.response_code_list_id) context.addIssue({ code: 'custom', path: ['response_code_list_id'], message: 'Required when event_type is 031' });
     if (!body.description_claim) context.addIssue({ code: 'custom', path: ['description_claim'], message: 'Required when event_type is 031' });
   })
-  .describe('With 030, 032, 033 and 034 the claim fields are ignored.');
+  .describe('With 030, 032, 033 and 034 the claim fields are ignored.')
+  .meta({
+    allOf: [
+      {
+        if: { properties: { event_type: { const: '031' } }, required: ['event_type'] },
+        then: { properties: { response_code_list_id: { type: 'string' }, description_claim: { type: 'string' } }, required: ['response_code_list_id', 'description_claim'] },
+      },
+    ],
+  });
 
 export const BatchEventsRequest = z.object({
   documents_fiscal_reference: z
@@ -42,7 +49,8 @@ export const BatchEventsRequest = z.object({
   events_type: z
     .array(EventType, { message: 'Must be a list of event types' })
     .min(1, 'At least one event type is required')
-    .describe('030, 032, 033 and/or 034; 031 (claim) is refused with 422 claim_not_allowed_in_batch, since a claim needs its own concept and text'),
+    .describe('030, 032, 033 and/or 034; 031 (claim) is refused with 422 claim_not_allowed_in_batch, since a claim needs its own concept and text')
+    .meta({ items: { type: 'string', enum: RECEPTION_EVENT_TYPES.filter((type) => type !== '031') } }),
 });
 
 export const SingleEventResponse = z.strictObject({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AnyRoute, DocumentedError } from '../route.ts';
-import { FlatError, StepError, ValidationError } from './common.ts';
+import { FlatError, StepError, TRIMMED, ValidationError } from './common.ts';
 
 export interface RouteGroup {
   prefix: string;
@@ -90,7 +90,10 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
 
 function implicitErrors(route: AnyRoute): DocumentedError[] {
   const errors: DocumentedError[] = [];
-  if (route.params || route.query || route.body) errors.push({ status: 400, code: 'VALIDATION_ERROR', description: 'the request is not valid', shape: 'validation' });
+  // Authenticated POSTs also validate their Idempotency-Key header.
+  if (route.params || route.query || route.body || (route.method === 'post' && route.auth !== 'none')) {
+    errors.push({ status: 400, code: 'VALIDATION_ERROR', description: 'the request is not valid', shape: 'validation' });
+  }
   if (route.auth !== 'none') errors.push({ status: 401, code: 'unauthorized', description: 'missing or invalid API key' });
   if (route.auth !== 'none') errors.push({ status: 403, code: 'insufficient_scope', description: route.scope ? `a scoped key without \`${route.scope}\`` : 'a scoped key (no scope covers this endpoint)' });
   if (route.auth !== 'none') errors.push({ status: 429, code: 'rate_limited', description: 'this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry' });
@@ -98,6 +101,7 @@ function implicitErrors(route: AnyRoute): DocumentedError[] {
     errors.push({ status: 409, code: 'idempotency_key_in_progress', description: 'a request with this Idempotency-Key is still running' });
     errors.push({ status: 422, code: 'idempotency_key_reused', description: 'this Idempotency-Key was used with another request' });
   }
+  if (route.auth !== 'none') errors.push({ status: 503, code: 'service_unavailable', description: 'a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header' });
   if (route.feature) errors.push({ status: 403, code: 'feature_not_enabled', description: `the ${route.feature} feature is not enabled for the company`, shape: 'step' });
   return errors;
 }
@@ -130,6 +134,7 @@ function objectParameters(schema: z.ZodType | undefined, location: 'path' | 'que
 /** zod → JSON Schema 2020-12 (what OpenAPI 3.1 speaks), named schemas hoisted into components. */
 function toJsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', reused: 'inline' }) as JsonSchema;
+  describeStrings(json, io);
   const { $defs, $schema, id, ...rest } = json as JsonSchema & { $defs?: Record<string, JsonSchema>; id?: string };
   void $schema;
   for (const [name, definition] of Object.entries($defs ?? {})) components[name] = rewriteRefs(stripMeta(definition)) as JsonSchema;
@@ -139,6 +144,26 @@ function toJsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Rec
     return { $ref: `#/components/schemas/${id}` };
   }
   return body;
+}
+
+const JS_WHITESPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+
+/**
+ * What the handlers ask of request strings, said in the schema: never U+0000 (PostgreSQL cannot store it), and not
+ * blank where a trimmed string has a minimum length. The trimming marker itself is dropped.
+ */
+function describeStrings(node: unknown, io: 'input' | 'output'): void {
+  if (Array.isArray(node)) return node.forEach((item) => describeStrings(item, io));
+  if (!node || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  const trimmed = schema[TRIMMED] === true;
+  delete schema[TRIMMED];
+  if (io === 'input' && schema.type === 'string' && !('pattern' in schema || 'format' in schema || 'enum' in schema || 'const' in schema)) {
+    // JavaScript's trim() whitespace, spelled out: other engines' \s differ (Python's counts U+001C to U+001F).
+    const notBlank = trimmed && typeof schema.minLength === 'number' && schema.minLength > 0;
+    schema.pattern = notBlank ? `^[^\\u0000]*[^\\u0000${JS_WHITESPACE}][^\\u0000]*$` : '^[^\\u0000]*$';
+  }
+  Object.values(schema).forEach((value) => describeStrings(value, io));
 }
 
 function stripMeta(schema: JsonSchema): JsonSchema {

@@ -5,7 +5,7 @@ import { DOCUMENT_TYPES } from '../../db/documents/document.entity.ts';
 import { PAYABLE_STATUSES, PAYABLE_TYPES } from '../../db/payments/payable.entity.ts';
 import { PAYMENT_SORT_FIELDS } from '../../db/payments/payment.repository.ts';
 import { PAYMENT_STATUSES } from '../../db/payments/payment.entity.ts';
-import { Currency, PageQuery, QueryBoolean, Reference, commaSeparated } from './common.ts';
+import { Currency, PageQuery, QueryBoolean, Reference, UUID_PATTERN, commaSeparated, trimmedString } from './common.ts';
 import { decimalInput } from './decimal.ts';
 
 const DateTime = z.iso.datetime({ offset: true });
@@ -104,7 +104,7 @@ const Uuids = (what: string) => commaSeparated(Reference).optional().describe(`$
 
 export const PaymentListQuery = z.object({
   ...PageQuery,
-  search: z.string().trim().min(1).max(50, 'Must be at most 50 characters').optional().describe("Text in the beneficiary's name or identifier, the payable's concept or the document number (at most 50 characters)"),
+  search: trimmedString().min(1).max(50, 'Must be at most 50 characters').optional().describe("Text in the beneficiary's name or identifier, the payable's concept or the document number (at most 50 characters)"),
   beneficiary_reference: Uuids('Beneficiary'),
   document_reference: Uuids('Document'),
   batch_reference: Uuids('Batch'),
@@ -122,13 +122,13 @@ export const PaymentListQuery = z.object({
 });
 
 /** A malformed reference is the spec's 400 `invalid_input` (flat shape), checked by the handler, not the validation envelope. */
-export const PaymentParams = z.object({ reference: z.string().describe('Payment reference (UUID)') });
+export const PaymentParams = z.object({ reference: z.string().meta({ format: 'uuid', pattern: UUID_PATTERN }).describe('Payment reference (UUID)') });
 
 const PayablePayload = z
   .object({
     expiration_date: DateOnly.describe('Due date, YYYY-MM-DD'),
     issue_date: DateOnly.optional().describe("YYYY-MM-DD; today in the company's time zone when absent"),
-    concept: z.string().trim().min(1).max(500).optional(),
+    concept: trimmedString().min(1).max(500).optional(),
     type: z.enum(['supplier', 'advance']).optional().describe('Default `supplier`; `advance` for a payment ahead of any document. Payments to employees are payroll'),
   })
   .describe('The payable created with a manual payment');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Currency, Reference } from './common.ts';
+import { Currency, Reference, trimmedString } from './common.ts';
 
 const DateTime = z.iso.datetime({ offset: true });
 
@@ -60,7 +60,7 @@ export const CompleteStepRequest = z.object({
 export const CompleteStepResponse = z.strictObject({ step: z.union([CompletedStep, PendingStep]) });
 
 export const ApproveRequest = z
-  .object({ erp_document_reference: z.string().trim().min(1).max(255).optional().describe("The integrator's ERP document reference, stored with the approval") })
+  .object({ erp_document_reference: trimmedString().min(1).max(255).optional().describe("The integrator's ERP document reference, stored with the approval") })
   .optional();
 export const ApproveParams = z.object({
   reference: z

@@ -22,7 +22,8 @@ export const IdempotencyKey = defineEntity({
     requestHash: p.string(),
     status: p.enum(IDEMPOTENCY_STATUSES).nativeEnumName('idempotency_status').default('in_progress'),
     responseStatus: p.integer().nullable(),
-    responseBody: p.json<unknown>().nullable(),
+    /** The answer's JSON as sent, as text: jsonb cannot hold every string JSON can (U+0000, echoed in an error). */
+    responseBody: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     expiresAt: p.datetime(),
   },

@@ -3,6 +3,7 @@ import { Migration20261121082335_tag_normalized_name } from './Migration20261121
 import { Migration20261121083958_webhook_delivery_body } from './Migration20261121083958_webhook_delivery_body.ts';
 import { Migration20261121085056_reception_event_round } from './Migration20261121085056_reception_event_round.ts';
 import { Migration20261121090015_fiscal_sync_rate_limit } from './Migration20261121090015_fiscal_sync_rate_limit.ts';
+import { Migration20261121110000_idempotency_response_text } from './Migration20261121110000_idempotency_response_text.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery happens at run time. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261121083958_webhook_delivery_body', class: Migration20261121083958_webhook_delivery_body },
   { name: 'Migration20261121085056_reception_event_round', class: Migration20261121085056_reception_event_round },
   { name: 'Migration20261121090015_fiscal_sync_rate_limit', class: Migration20261121090015_fiscal_sync_rate_limit },
+  { name: 'Migration20261121110000_idempotency_response_text', class: Migration20261121110000_idempotency_response_text },
 ];

@@ -2,15 +2,18 @@ import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Company } from '../../db/companies/company.entity.ts';
 import type { Orm } from '../../db/orm.ts';
+import { seedDocument } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
 let api: TestApi;
 let apiKey: string;
+let company: Company;
 beforeAll(async () => {
   api = await startTestApi();
-  ({ apiKey } = await makeCompany(api.orm));
+  ({ apiKey, company } = await makeCompany(api.orm));
 });
 afterAll(() => api.close());
 
@@ -46,11 +49,43 @@ describe('error shapes', () => {
     expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { body: ['Malformed JSON'] } });
   });
 
-  it('refuses NUL characters in a body or query as bad input, never as a server error', async () => {
-    const inBody = await api.call('POST', '/api/v1/erp/cost-centers', { headers: { authorization: `ApiKey ${apiKey}`, 'content-type': 'application/json' }, rawBody: '{"external_id":"a\\u0000b","name":"x"}' });
+  it('refuses NUL characters and unpaired surrogates in the values a request uses as bad input, never as a server error', async () => {
+    const document = await seedDocument(api.orm, company);
+    const inBody = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, { apiKey, headers: { 'content-type': 'application/json' }, rawBody: '{"comment":"a\\u0000b"}' });
     const inQuery = await api.call('GET', '/public/api/v1/documents?search=a%00b', { apiKey });
     expect([inBody.status, inQuery.status]).toEqual([400, 400]);
-    expect(inBody.body.error.details.body[0]).toContain('NUL');
+    expect(inBody.body.error.details).toEqual({ comment: ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'] });
+    expect(inQuery.body.error.details).toEqual({ search: ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'] });
+    const surrogate = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, { apiKey, headers: { 'content-type': 'application/json' }, rawBody: '{"comment":"a\\ud800b"}' });
+    expect(surrogate.status).toBe(400);
+    expect(surrogate.body.error.details).toHaveProperty('comment');
+    const badUrl = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, { apiKey, body: { comment: 'x', file_path: '' } });
+    expect(badUrl.status).toBe(400);
+
+    const form = new FormData();
+    form.set('comment', 'a\u0000b');
+    form.set('file', new Blob([Buffer.from('%PDF-1.4 x')], { type: 'application/pdf' }), 'a.pdf');
+    const inMultipart = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, { apiKey, rawBody: form });
+    expect(inMultipart.status).toBe(400);
+    expect(inMultipart.body.error.details).toEqual({ comment: ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'] });
+
+    // Unknown fields are ignored whatever they hold; an ERP record is refused on its own, in `errors`.
+    const unknownField = await api.call('GET', '/public/api/v1/documents?unknown=a%00b', { apiKey });
+    expect(unknownField.status).toBe(200);
+    const erp = await api.call('POST', '/api/v1/erp/cost-centers', {
+      headers: { authorization: `ApiKey ${apiKey}`, 'content-type': 'application/json' },
+      rawBody: '{"items":[{"external_id":"a\\u0000b","name":"x"},{"external_id":"cc-nul-ok","name":"y","note\\u0000":"z"}]}',
+    });
+    expect(erp.status).toBe(200);
+    expect(erp.body).toEqual({
+      synced: 0,
+      errors: [
+        { index: 0, external_id: 'a\u0000b', errors: { external_id: ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'] } },
+        { index: 1, external_id: 'cc-nul-ok', errors: { 'note\u0000': ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'] } },
+      ],
+    });
+    const clean = await api.call('POST', '/api/v1/erp/cost-centers', { headers: { authorization: `ApiKey ${apiKey}` }, body: { items: [{ external_id: 'cc-nul-ok', name: 'y', note: 'z' }] } });
+    expect(clean.body).toEqual({ synced: 1, errors: [] });
   });
 
   it('answers a body over the limit with a flat 413', async () => {

@@ -92,7 +92,8 @@ describe('validation', () => {
     const notLists = await raw('batch', { documents_fiscal_reference: cufe, events_type: '030' });
     expect(Object.keys(notLists.body.error.details).sort()).toEqual(['documents_fiscal_reference', 'events_type']);
 
-    const claim = await batch({ documents_fiscal_reference: [cufe], events_type: ['030', '031'] });
+    // Outside the published schema, which leaves 031 out of batches: the API names the rule.
+    const claim = await raw('batch', { documents_fiscal_reference: [cufe], events_type: ['030', '031'] });
     expect(claim.status).toBe(422);
     expect(claim.body).toEqual({ code: 'claim_not_allowed_in_batch', message: expect.any(String) });
   });

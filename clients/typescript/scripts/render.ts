@@ -71,7 +71,7 @@ export function renderClientTypes(document: OpenApiDocument): string {
 
 function namedType(name: string, schema: JsonSchema): string {
   const body = typeExpression(schema, 0);
-  const plainObject = !(schema.$ref || schema.anyOf || schema.oneOf || schema.allOf || schema.enum || 'const' in schema) && body.startsWith('{');
+  const plainObject = !(schema.$ref || schema.anyOf || schema.oneOf || typingParts(schema).length || schema.enum || 'const' in schema) && body.startsWith('{');
   const declaration = plainObject ? `export interface ${name} ${body}` : `export type ${name} = ${body};`;
   return `${docComment(schema.description, 0)}${declaration}`;
 }
@@ -138,6 +138,9 @@ function formType(schema: JsonSchema, depth: number): string {
   return block(lines, depth);
 }
 
+/** The `allOf` parts that shape the type: `if`/`then` parts only constrain values (a field required in some case). */
+const typingParts = (schema: JsonSchema): JsonSchema[] => (schema.allOf ?? []).filter((part) => !('if' in part));
+
 /** JSON Schema 2020-12 as zod emits it, as a TypeScript type expression. */
 export function typeExpression(schema: JsonSchema, depth: number): string {
   if (schema.$ref) return schema.$ref.replace('#/components/schemas/', '');
@@ -145,7 +148,8 @@ export function typeExpression(schema: JsonSchema, depth: number): string {
   if (schema.enum) return union(schema.enum.map(literal));
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (alternatives) return union(alternatives.map((alternative) => typeExpression(alternative, depth)));
-  if (schema.allOf) return schema.allOf.map((part) => wrapUnion(typeExpression(part, depth))).join(' & ');
+  const parts = typingParts(schema);
+  if (parts.length) return parts.map((part) => wrapUnion(typeExpression(part, depth))).join(' & ');
   if (Array.isArray(schema.type)) return union(schema.type.map((type) => typeExpression({ ...schema, type }, depth)));
   switch (schema.type) {
     case 'string':

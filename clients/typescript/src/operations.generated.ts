@@ -1013,6 +1013,8 @@ export interface ListDocuments {
     403: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1037,6 +1039,8 @@ export interface GetDocument {
     404: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1071,6 +1075,8 @@ export interface ApproveDocument {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1101,6 +1107,8 @@ export interface AcknowledgeDocument {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1137,6 +1145,8 @@ export interface TagDocument {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1174,6 +1184,8 @@ export interface AddDocumentNote {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1202,6 +1214,8 @@ export interface GetCurrentWorkflowStep {
     404: StepError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1241,6 +1255,8 @@ export interface CompleteWorkflowStep {
     422: FlatError | StepError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1256,6 +1272,8 @@ export interface ListBanks {
     403: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1280,6 +1298,8 @@ export interface GetBank {
     404: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1319,6 +1339,8 @@ export interface SendReceptionEvent {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1329,7 +1351,7 @@ export interface SendReceptionEventsBatch {
       /** 1 to 200 CUFEs; repeated ones count once */
       documents_fiscal_reference: string[];
       /** 030, 032, 033 and/or 034; 031 (claim) is refused with 422 claim_not_allowed_in_batch, since a claim needs its own concept and text */
-      events_type: ('030' | '031' | '032' | '033' | '034')[];
+      events_type: ('030' | '032' | '033' | '034')[];
     };
     /** Replays the first answer to this key (same body) for 24 hours. */
     idempotencyKey?: string;
@@ -1354,6 +1376,8 @@ export interface SendReceptionEventsBatch {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1407,6 +1431,8 @@ export interface ListPayments {
     403: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1458,6 +1484,8 @@ export interface CreatePayment {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1482,6 +1510,8 @@ export interface GetPayment {
     404: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1508,6 +1538,8 @@ export interface ListBeneficiaries {
     403: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1546,6 +1578,8 @@ export interface UpdateBeneficiaryBankAccount {
     409: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1558,6 +1592,8 @@ export interface StartFiscalSync {
   responses: {
     /** Accepted: the sync is under way */
     202: FiscalSyncAccepted;
+    /** `VALIDATION_ERROR`: the request is not valid */
+    400: ValidationError;
     /** `unauthorized`: missing or invalid API key */
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint); `dian_automatic_sync_not_configured`: Colombia: no forwarding of the tax authority's e-mail */
@@ -1570,6 +1606,8 @@ export interface StartFiscalSync {
     429: FlatError;
     /** `sat_provider_error`: Mexico: the SAT extraction provider refused to create the extraction for another reason than the CIEC */
     502: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1594,6 +1632,8 @@ export interface GetFiscalSyncStatus {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1619,6 +1659,8 @@ export interface SyncCostCenters {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1650,6 +1692,8 @@ export interface ListCostCenters {
     403: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1675,6 +1719,8 @@ export interface SyncVendors {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1704,6 +1750,8 @@ export interface ListVendors {
     403: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1729,6 +1777,8 @@ export interface SyncProducts {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1758,6 +1808,8 @@ export interface ListProducts {
     403: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1783,6 +1835,8 @@ export interface SyncTaxes {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1812,6 +1866,8 @@ export interface ListTaxes {
     403: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1837,6 +1893,8 @@ export interface SyncBookAccounts {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1868,6 +1926,8 @@ export interface ListBookAccounts {
     403: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1893,6 +1953,8 @@ export interface SyncPaymentTerms {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1922,6 +1984,8 @@ export interface ListPaymentTerms {
     403: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1947,6 +2011,8 @@ export interface SyncPurchaseOrders {
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -1978,6 +2044,8 @@ export interface ListPurchaseOrders {
     403: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
   };
 }
 
@@ -2022,37 +2090,37 @@ export type OperationId = keyof Operations;
 
 /** How each operation is sent. */
 export const operations = {
-  listDocuments: { method: 'GET', path: '/public/api/v1/documents', auth: 'api-key', statuses: [200, 400, 401, 403, 429] },
-  getDocument: { method: 'GET', path: '/public/api/v1/documents/{reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 429] },
-  approveDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/approve', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429] },
-  acknowledgeDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/acknowledge', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429] },
-  tagDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/tags', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429] },
-  addDocumentNote: { method: 'POST', path: '/public/api/v1/documents/{reference}/notes', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429], multipart: true },
-  getCurrentWorkflowStep: { method: 'GET', path: '/public/api/v1/workflow-steps/current', auth: 'api-key', statuses: [200, 204, 400, 401, 403, 404, 429] },
-  completeWorkflowStep: { method: 'POST', path: '/public/api/v1/workflow-steps/{reference}/complete', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429] },
-  listBanks: { method: 'GET', path: '/public/api/v1/banks', auth: 'api-key', statuses: [200, 401, 403, 429] },
-  getBank: { method: 'GET', path: '/public/api/v1/banks/{reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 429] },
-  sendReceptionEvent: { method: 'POST', path: '/public/api/v1/events/single', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429] },
-  sendReceptionEventsBatch: { method: 'POST', path: '/public/api/v1/events/batch', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429] },
-  listPayments: { method: 'GET', path: '/public/api/v1/payments', auth: 'api-key', statuses: [200, 400, 401, 403, 429] },
-  createPayment: { method: 'POST', path: '/public/api/v1/payments', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429] },
-  getPayment: { method: 'GET', path: '/public/api/v1/payments/{reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 429] },
-  listBeneficiaries: { method: 'GET', path: '/public/api/v1/beneficiaries', auth: 'api-key', statuses: [200, 400, 401, 403, 429] },
-  updateBeneficiaryBankAccount: { method: 'PUT', path: '/public/api/v1/beneficiaries/{reference}/bank-accounts/{bank_account_reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 429] },
-  startFiscalSync: { method: 'POST', path: '/public/api/v1/fiscal-sync', auth: 'api-key', statuses: [202, 401, 403, 409, 422, 429, 502] },
-  getFiscalSyncStatus: { method: 'GET', path: '/public/api/v1/fiscal-sync/status', auth: 'api-key', statuses: [200, 400, 401, 403, 422, 429] },
-  syncCostCenters: { method: 'POST', path: '/api/v1/erp/cost-centers', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429] },
-  listCostCenters: { method: 'GET', path: '/api/v1/erp/cost-centers', auth: 'erp-key', statuses: [200, 400, 401, 403, 429] },
-  syncVendors: { method: 'POST', path: '/api/v1/erp/vendors', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429] },
-  listVendors: { method: 'GET', path: '/api/v1/erp/vendors', auth: 'erp-key', statuses: [200, 400, 401, 403, 429] },
-  syncProducts: { method: 'POST', path: '/api/v1/erp/products', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429] },
-  listProducts: { method: 'GET', path: '/api/v1/erp/products', auth: 'erp-key', statuses: [200, 400, 401, 403, 429] },
-  syncTaxes: { method: 'POST', path: '/api/v1/erp/taxes', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429] },
-  listTaxes: { method: 'GET', path: '/api/v1/erp/taxes', auth: 'erp-key', statuses: [200, 400, 401, 403, 429] },
-  syncBookAccounts: { method: 'POST', path: '/api/v1/erp/book-accounts', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429] },
-  listBookAccounts: { method: 'GET', path: '/api/v1/erp/book-accounts', auth: 'erp-key', statuses: [200, 400, 401, 403, 429] },
-  syncPaymentTerms: { method: 'POST', path: '/api/v1/erp/payment-terms', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429] },
-  listPaymentTerms: { method: 'GET', path: '/api/v1/erp/payment-terms', auth: 'erp-key', statuses: [200, 400, 401, 403, 429] },
-  syncPurchaseOrders: { method: 'POST', path: '/api/v1/erp/purchase-orders', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429] },
-  listPurchaseOrders: { method: 'GET', path: '/api/v1/erp/purchase-orders', auth: 'erp-key', statuses: [200, 400, 401, 403, 429] },
+  listDocuments: { method: 'GET', path: '/public/api/v1/documents', auth: 'api-key', statuses: [200, 400, 401, 403, 429, 503] },
+  getDocument: { method: 'GET', path: '/public/api/v1/documents/{reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 429, 503] },
+  approveDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/approve', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
+  acknowledgeDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/acknowledge', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
+  tagDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/tags', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
+  addDocumentNote: { method: 'POST', path: '/public/api/v1/documents/{reference}/notes', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429, 503], multipart: true },
+  getCurrentWorkflowStep: { method: 'GET', path: '/public/api/v1/workflow-steps/current', auth: 'api-key', statuses: [200, 204, 400, 401, 403, 404, 429, 503] },
+  completeWorkflowStep: { method: 'POST', path: '/public/api/v1/workflow-steps/{reference}/complete', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
+  listBanks: { method: 'GET', path: '/public/api/v1/banks', auth: 'api-key', statuses: [200, 401, 403, 429, 503] },
+  getBank: { method: 'GET', path: '/public/api/v1/banks/{reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 429, 503] },
+  sendReceptionEvent: { method: 'POST', path: '/public/api/v1/events/single', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
+  sendReceptionEventsBatch: { method: 'POST', path: '/public/api/v1/events/batch', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
+  listPayments: { method: 'GET', path: '/public/api/v1/payments', auth: 'api-key', statuses: [200, 400, 401, 403, 429, 503] },
+  createPayment: { method: 'POST', path: '/public/api/v1/payments', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429, 503] },
+  getPayment: { method: 'GET', path: '/public/api/v1/payments/{reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 429, 503] },
+  listBeneficiaries: { method: 'GET', path: '/public/api/v1/beneficiaries', auth: 'api-key', statuses: [200, 400, 401, 403, 429, 503] },
+  updateBeneficiaryBankAccount: { method: 'PUT', path: '/public/api/v1/beneficiaries/{reference}/bank-accounts/{bank_account_reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 429, 503] },
+  startFiscalSync: { method: 'POST', path: '/public/api/v1/fiscal-sync', auth: 'api-key', statuses: [202, 400, 401, 403, 409, 422, 429, 502, 503] },
+  getFiscalSyncStatus: { method: 'GET', path: '/public/api/v1/fiscal-sync/status', auth: 'api-key', statuses: [200, 400, 401, 403, 422, 429, 503] },
+  syncCostCenters: { method: 'POST', path: '/api/v1/erp/cost-centers', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429, 503] },
+  listCostCenters: { method: 'GET', path: '/api/v1/erp/cost-centers', auth: 'erp-key', statuses: [200, 400, 401, 403, 429, 503] },
+  syncVendors: { method: 'POST', path: '/api/v1/erp/vendors', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429, 503] },
+  listVendors: { method: 'GET', path: '/api/v1/erp/vendors', auth: 'erp-key', statuses: [200, 400, 401, 403, 429, 503] },
+  syncProducts: { method: 'POST', path: '/api/v1/erp/products', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429, 503] },
+  listProducts: { method: 'GET', path: '/api/v1/erp/products', auth: 'erp-key', statuses: [200, 400, 401, 403, 429, 503] },
+  syncTaxes: { method: 'POST', path: '/api/v1/erp/taxes', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429, 503] },
+  listTaxes: { method: 'GET', path: '/api/v1/erp/taxes', auth: 'erp-key', statuses: [200, 400, 401, 403, 429, 503] },
+  syncBookAccounts: { method: 'POST', path: '/api/v1/erp/book-accounts', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429, 503] },
+  listBookAccounts: { method: 'GET', path: '/api/v1/erp/book-accounts', auth: 'erp-key', statuses: [200, 400, 401, 403, 429, 503] },
+  syncPaymentTerms: { method: 'POST', path: '/api/v1/erp/payment-terms', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429, 503] },
+  listPaymentTerms: { method: 'GET', path: '/api/v1/erp/payment-terms', auth: 'erp-key', statuses: [200, 400, 401, 403, 429, 503] },
+  syncPurchaseOrders: { method: 'POST', path: '/api/v1/erp/purchase-orders', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429, 503] },
+  listPurchaseOrders: { method: 'GET', path: '/api/v1/erp/purchase-orders', auth: 'erp-key', statuses: [200, 400, 401, 403, 429, 503] },
 } as const satisfies Record<OperationId, OperationSpec>;

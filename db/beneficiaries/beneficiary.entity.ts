@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
 import { uuidv7 } from '../ids.ts';
+import { trigramIndex } from '../text-search.ts';
 import { BeneficiaryBankAccount } from './bank-account.entity.ts';
 import { BeneficiaryContact } from './contact.entity.ts';
 
@@ -12,7 +13,8 @@ export const Beneficiary = defineEntity({
   name: 'Beneficiary',
   tableName: 'beneficiaries',
   uniques: [{ properties: ['company', 'identifierType', 'identifierNumber'] }],
-  indexes: [{ properties: ['company', 'name'] }],
+  // Text search matches anywhere in the name or the identifier.
+  indexes: [{ properties: ['company', 'name'] }, trigramIndex('beneficiaries', 'name'), trigramIndex('beneficiaries', 'identifier_number')],
   properties: {
     id: p.uuid().primary().onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),

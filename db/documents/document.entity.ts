@@ -6,6 +6,7 @@ import { currencyProperty } from '../money.ts';
 import { Payable } from '../payments/payable.entity.ts';
 import { ReceptionEvent } from '../reception-events/reception-event.entity.ts';
 import { DocumentTag } from '../tags/document-tag.entity.ts';
+import { trigramIndex } from '../text-search.ts';
 import { ActivityLog } from './activity-log.entity.ts';
 import { LineItem } from './line-item.entity.ts';
 import { DocumentNote } from './note.entity.ts';
@@ -45,6 +46,8 @@ export const Document = defineEntity({
     { properties: ['company', 'documentNumber'] },
     { properties: ['company', 'beneficiary'] },
     { properties: ['company', 'isCanceled'] },
+    // Text searches (documents and payments lists) match anywhere in the document number.
+    trigramIndex('documents', 'document_number'),
   ],
   properties: {
     id: p.uuid().primary().onCreate(() => uuidv7()),

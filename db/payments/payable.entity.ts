@@ -4,6 +4,7 @@ import { Company } from '../companies/company.entity.ts';
 import { Document } from '../documents/document.entity.ts';
 import { uuidv7 } from '../ids.ts';
 import { currencyProperty } from '../money.ts';
+import { trigramIndex } from '../text-search.ts';
 import { Payment } from './payment.entity.ts';
 
 export const PAYABLE_TYPES = ['supplier', 'payroll', 'advance'] as const;
@@ -29,6 +30,8 @@ export const Payable = defineEntity({
     // The payments list filters and sorts by the payable's due date.
     { properties: ['company', 'expirationDate'] },
     { properties: ['company', 'status'] },
+    // The payments list's text search matches anywhere in the concept.
+    trigramIndex('payables', 'concept'),
   ],
   properties: {
     id: p.uuid().primary().onCreate(() => uuidv7()),

@@ -100,11 +100,14 @@ async function paymentWhere(em: EntityManager, filters: PaymentFilters): Promise
   if (filters.search) {
     const pattern = `%${filters.search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
     const documents = await idsOf(em, Document, 'id', { documentNumber: { $ilike: pattern } });
-    const [beneficiaries, payables] = await Promise.all([
+    // Two subqueries on payables rather than one with an OR: each is served by its own index (the concept's trigram
+    // index, the document's b-tree), where an OR across them would scan every payable of the company.
+    const [beneficiaries, byConcept, byDocument] = await Promise.all([
       idsOf(em, Beneficiary, 'id', { $or: [{ name: { $ilike: pattern } }, { identifierNumber: { $ilike: pattern } }] }),
-      idsOf(em, Payable, 'id', { $or: [{ concept: { $ilike: pattern } }, { document: { $in: documents } }] }),
+      idsOf(em, Payable, 'id', { concept: { $ilike: pattern } }),
+      idsOf(em, Payable, 'id', { document: { $in: documents } }),
     ]);
-    and.push({ $or: [{ beneficiary: { $in: beneficiaries } }, { payable: { $in: payables } }] });
+    and.push({ $or: [{ beneficiary: { $in: beneficiaries } }, { payable: { $in: byConcept } }, { payable: { $in: byDocument } }] });
   }
   return { $and: and };
 }

@@ -41,6 +41,8 @@ export function unavailableDependency(thrown: unknown): 'database' | 'temporal' 
     if (typeof error.message === 'string' && /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)) return 'database';
     // gRPC UNAVAILABLE (14) and DEADLINE_EXCEEDED (4) from the Temporal client.
     if (error.name === 'ServiceError' || error.name === 'ConnectionError') return 'temporal';
+    // A workflow command that no worker completed before its deadline (workers down or restarting).
+    if (error.name === 'WorkflowUpdateRPCTimeoutOrCancelledError') return 'temporal';
     if ((error.code === 14 || error.code === 4) && error.name !== 'DriverException') return 'temporal';
     current = error.cause;
   }

@@ -9,7 +9,7 @@ const rounds = Number(process.env.FAULT_ROUNDS ?? 5);
 
 const LONG: CrashProfile = {
   name: `long: ${rounds} faults of each kind`,
-  load: { documents: 20 * rounds, lanes: 6, importBatch: 4, spreadMs: 45_000 * rounds, approveShare: 0.5, documentTimeoutMs: 600_000 },
+  load: { documents: 20 * rounds, lanes: 10, importBatch: 4, spreadMs: 45_000 * rounds, approveShare: 0.5, documentTimeoutMs: 600_000 },
   faults: { rounds, gapMs: [4_000, 12_000], downMs: [500, 5_000] },
   settleTimeoutMs: 300_000,
 };

@@ -7,7 +7,7 @@ import { runCrashRestart, type CrashProfile } from './harness/scenario.ts';
 
 const SHORT: CrashProfile = {
   name: 'short: one fault of each kind',
-  load: { documents: 12, lanes: 6, importBatch: 3, spreadMs: 15_000, approveShare: 0.5, documentTimeoutMs: 240_000 },
+  load: { documents: 8, lanes: 8, importBatch: 4, spreadMs: 8_000, approveShare: 0.5, documentTimeoutMs: 240_000 },
   faults: { rounds: 1, gapMs: [2_000, 5_000], downMs: [500, 2_500] },
   settleTimeoutMs: 180_000,
 };

@@ -22,7 +22,7 @@ beforeAll(async () => {
   ops = operatorClient(stack.env, new RetryStats(), 60_000);
   let company: string;
   ({ company, apiKey } = await setUpCompany(stack, ops));
-  const invoices = writeInvoices(join(stack.dir, 'invoices'), 2, company);
+  const invoices = writeInvoices(join(stack.dir, 'invoices'), 3, company);
   const imported = await ops('documents', 'import', '--company', company, ...invoices.map((invoice) => invoice.path));
   documents = imported.stdout.documents.map((document: { reference: string; fiscal_reference: string }) => ({ reference: document.reference, cufe: document.fiscal_reference }));
   const forwarding = await ops('fiscal', 'credentials', '--company', company, '--dian-forwarding', 'on', '--dian-nit', '900111222', '--dian-legal-representative', 'Ana Gómez');
@@ -97,5 +97,27 @@ describe('with the Temporal server down', () => {
     await expect
       .poll(async () => (await call('GET', `/public/api/v1/documents?fields=invoice_reception_events&fiscal_reference=${first.cufe}`)).body.items[0].invoice_reception_events[0]?.status, { timeout: 60_000, interval: 250 })
       .toBe('accepted');
+  }, 300_000);
+
+  it('answers 503 when no worker takes a step decision before its deadline, and the retried request gets the decision', async () => {
+    const third = documents[2]!;
+    await expect.poll(async () => (await currentStep(third.reference))?.action, { timeout: 60_000, interval: 250 }).toBe('document.approval');
+    const step = await currentStep(third.reference);
+    await stack.worker.kill();
+
+    const decide = () =>
+      fetch(`${stack.apiUrl}/public/api/v1/workflow-steps/${step.reference}/complete`, {
+        method: 'POST',
+        headers: { 'api-key': apiKey, 'content-type': 'application/json', 'idempotency-key': `decide-${step.reference}` },
+        body: JSON.stringify(approve),
+      }).then(async (response) => ({ status: response.status, body: (await response.json()) as any }));
+    const unanswered = await decide();
+    expect(unanswered).toEqual({ status: 503, body: { message: expect.any(String), code: 'service_unavailable' } });
+
+    await stack.worker.start();
+    // Sent again with its key, the request joins the decision it started rather than being refused as not pending.
+    const decided = await decide();
+    expect(decided.status).toBe(200);
+    expect(decided.body.step).toMatchObject({ reference: step.reference, status: 'completed', decision: { values: ['approve'] } });
   }, 300_000);
 });

@@ -93,13 +93,17 @@ export function productProcess(options: ProductProcessOptions): ProductProcess {
   const start = async () => {
     wanted = true;
     const timeoutMs = options.startTimeoutMs ?? 120_000;
+    let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${options.name} was not ready within ${timeoutMs / 1000} s:\n${recent.join('\n')}`)), timeoutMs);
-      timer.unref();
+      timer = setTimeout(() => reject(new Error(`${options.name} was not ready within ${timeoutMs / 1000} s:\n${recent.join('\n')}`)), timeoutMs);
     });
-    let attempt = current ?? launch();
-    // A start that fails (a dependency still down) is restarted by supervision: wait for the first that serves.
-    while (!(await Promise.race([attempt.ready, timeout]))) attempt = current && current !== attempt ? current : await Promise.race([nextLaunch.promise, timeout]);
+    try {
+      let attempt = current ?? launch();
+      // A start that fails (a dependency still down) is restarted by supervision: wait for the first that serves.
+      while (!(await Promise.race([attempt.ready, timeout]))) attempt = current && current !== attempt ? current : await Promise.race([nextLaunch.promise, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   };
 
   const signal = (name: NodeJS.Signals) => async () => {

@@ -11,7 +11,7 @@ import { startTracing } from '../api/tracing.ts';
 import { databaseConfigFromEnv } from '../db/config.ts';
 import { initORM } from '../db/orm.ts';
 import { temporalConnectionOptions } from './client.ts';
-import { temporalConfigFromEnv } from './config.ts';
+import { temporalConfigFromEnv, workerTuningFromEnv } from './config.ts';
 import { registerSearchAttributes } from './search-attributes.ts';
 import { sdkLogger } from './sdk-logger.ts';
 import { tracingClientInterceptors } from './tracing.ts';
@@ -40,6 +40,7 @@ const connection = await NativeConnection.connect({ address: config.address });
 const worker = await createWorker({
   config,
   connection,
+  tuning: workerTuningFromEnv(),
   tracing,
   deps: {
     orm,

@@ -1,17 +1,19 @@
-import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import type { Tracing } from '../api/tracing.ts';
-import type { TemporalConfig } from './config.ts';
+import { bundleInChildProcess } from './bundle.ts';
+import type { TemporalConfig, WorkerTuning } from './config.ts';
 import { tracingWorkerOptions } from './tracing.ts';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+export { WORKFLOWS_PATH } from './bundle.ts';
 
 export interface WorkerSetup {
   config: TemporalConfig;
   deps: ActivityDeps;
-  /** A prebuilt workflow bundle (tests build it once for all their workers). */
+  /** A prebuilt workflow bundle (tests build it once for all their workers); else it is built in a child process. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** The SDK's defaults when absent. */
+  tuning?: WorkerTuning;
   connection?: NativeConnection;
   /** Set when tracing is on: the workflow and activity interceptors go into the worker (and its bundle). */
   tracing?: Tracing | null;
@@ -20,12 +22,16 @@ export interface WorkerSetup {
 /** Creates the worker that runs every workflow and activity of the product on its task queue. */
 export async function createWorker(setup: WorkerSetup): Promise<Worker> {
   const connection = setup.connection ?? (await NativeConnection.connect({ address: setup.config.address }));
+  const tracing = setup.tracing ? tracingWorkerOptions(setup.tracing) : null;
+  // Tracing's workflow interceptors are bundled with the workflows; the worker takes its activity ones and sinks.
+  const workflowBundle = setup.workflowBundle ?? (await bundleInChildProcess(tracing?.interceptors?.workflowModules ?? []));
   return Worker.create({
     connection,
     namespace: setup.config.namespace,
     taskQueue: setup.config.taskQueue,
-    ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    workflowBundle,
     activities: createActivities(setup.deps),
-    ...(setup.tracing ? tracingWorkerOptions(setup.tracing) : {}),
+    ...(setup.tuning ? { maxCachedWorkflows: setup.tuning.maxCachedWorkflows } : {}),
+    ...(tracing ? { sinks: tracing.sinks, interceptors: { activity: tracing.interceptors?.activity ?? [] } } : {}),
   });
 }

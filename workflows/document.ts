@@ -6,10 +6,13 @@ import {
   defineQuery,
   defineSignal,
   defineUpdate,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
+  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { ApprovalStatus as ApprovalStatusValue } from '../db/documents/document.entity.ts';
@@ -81,10 +84,19 @@ export const resolveStepSignal = defineSignal<[{ stepId: string; by: string }]>(
 export const accountingRegisteredSignal = defineSignal('accountingRegistered');
 export const currentStepQuery = defineQuery<StepState | null>('currentStep');
 
-const { loadLifecycle, openStep, completeStep, approveDocument } = proxyActivities<Activities>({
+const WRITER_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', nonRetryableErrorTypes: ['DocumentNotFound'] },
-});
+};
+const { loadLifecycle, openStep, completeStep, approveDocument } = proxyActivities<Activities>(WRITER_OPTIONS);
+/**
+ * The writes of the synchronous commands (a decision, an approval) run as local activities: inside the workflow task
+ * that took the update, so the caller waits for that one task instead of an activity's round trip through the server
+ * and a second task. Runs from before this change replay their scheduled activities (see `writesInTask`).
+ */
+const inTask = proxyLocalActivities<Activities>(WRITER_OPTIONS);
+/** Versions the switch to local activities, so that histories recorded before it still replay. */
+const writesInTask = () => patched('command-writes-in-workflow-task');
 
 const refuse = (code: StepErrorCode, message: string) => ApplicationFailure.create({ type: code, message, nonRetryable: true });
 
@@ -145,7 +157,8 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
       const last = !step.requireAll || step.assignees.every((person) => person.acted);
       if (last) claimed = step.id;
       return exclusive(async () => {
-        const written = await completeStep({ companyId: input.companyId, documentId: input.documentId, stepId: step.id, actor: command.actor, values: command.values, comment: command.comment, close: last });
+        const write = writesInTask() ? inTask.completeStep : completeStep;
+        const written = await write({ companyId: input.companyId, documentId: input.documentId, stepId: step.id, actor: command.actor, values: command.values, comment: command.comment, close: last });
         if (written.approvalStatus !== approval) setApproval(written.approvalStatus);
         if (last) step.status = 'completed';
         return { status: step.status };
@@ -162,7 +175,8 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
     const resolves = step && step.status === 'pending' && step.kind === 'approval' && claimed !== step.id ? step : null;
     if (resolves) claimed = resolves.id;
     return exclusive(async () => {
-      const written = await approveDocument({ companyId: input.companyId, documentId: input.documentId, erpReference: command.erpReference, by: command.by, resolvesStepId: resolves?.id ?? null });
+      const write = writesInTask() ? inTask.approveDocument : approveDocument;
+      const written = await write({ companyId: input.companyId, documentId: input.documentId, erpReference: command.erpReference, by: command.by, resolvesStepId: resolves?.id ?? null });
       if (resolves) resolves.status = 'completed';
       setApproval(written.approvalStatus);
       return { approvalStatus: written.approvalStatus };

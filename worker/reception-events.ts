@@ -2,7 +2,8 @@ import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/cli
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
 import { RESOLUTION_ORDER } from '../fiscal/radian-rules.ts';
-import type { ReceptionEventTiming, receptionEvent } from '../workflows/reception-event.ts';
+import { randomUUID } from 'node:crypto';
+import { receptionEventBatchWorkflowId, type ReceptionEventTiming, type receptionEvent, type receptionEventBatch } from '../workflows/reception-event.ts';
 import { CompanyReference, DocumentReference, FiscalReference } from '../workflows/search-attributes.ts';
 import { workflowIds, type TemporalHandle } from './processes.ts';
 
@@ -47,5 +48,16 @@ export async function startReceptionEvents(temporal: TemporalHandle, companyId: 
         { key: FiscalReference, value: event.cufe },
       ]),
     });
+  });
+}
+
+/** Hands a batch's events to one `reception-event-batch/<company>/<batch>` workflow, which starts theirs. */
+export async function startReceptionEventBatch(temporal: TemporalHandle, companyId: string, events: readonly QueuedReceptionEvent[], timing: ReceptionEventTiming): Promise<void> {
+  if (events.length === 0) return;
+  await temporal.client.workflow.start<typeof receptionEventBatch>('receptionEventBatch', {
+    workflowId: receptionEventBatchWorkflowId(companyId, randomUUID()),
+    taskQueue: temporal.taskQueue,
+    args: [{ companyId, events: [...events], timing }],
+    typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: companyId }]),
   });
 }

@@ -1,6 +1,7 @@
-import { ActivityFailure, ApplicationFailure, condition, continueAsNew, defineSignal, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { ReceptionEventStatus, ReceptionEventType } from '../db/reception-events/reception-event.entity.ts';
+import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
 
 /** How long to wait and retry; from the API's configuration, so tests shorten them without mocking time. */
 export interface ReceptionEventTiming {
@@ -85,4 +86,24 @@ export async function receptionEvent(input: ReceptionEventInput): Promise<Recept
     if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof receptionEvent>({ ...input, startWaiting: true, waitingSince: started });
     await waitForEarlier();
   }
+}
+
+export interface ReceptionEventBatchInput {
+  companyId: string;
+  /** The batch's events, persisted as `processing` before this workflow started. */
+  events: QueuedReceptionEvent[];
+  timing: ReceptionEventTiming;
+}
+
+/** The read-state key of a batch's workflow: `reception-event-batch/<company>/<batch>`. */
+export const receptionEventBatchWorkflowId = (companyId: string, batchId: string) => `reception-event-batch/${companyId}/${batchId}`;
+
+/**
+ * The events of one POST /events/batch, as workflow `reception-event-batch/<company>/<batch>`: starts the workflow of
+ * each event (starting one that runs already is a no-op), retried until every one has started. The request answers
+ * once this single workflow has started, instead of after hundreds of starts.
+ */
+export async function receptionEventBatch(input: ReceptionEventBatchInput): Promise<void> {
+  const { startReceptionEventWorkflows } = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', retry: { initialInterval: '1 second', maximumInterval: '1 minute' } });
+  await startReceptionEventWorkflows(input);
 }

@@ -2,7 +2,7 @@ import { Document } from '../../db/documents/document.entity.ts';
 import { queueReceptionEvents, type QueueOutcome } from '../../db/reception-events/reception-event.repository.ts';
 import type { ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
 import { DEFAULT_RECEPTION_EVENT_TIMING } from '../../worker/reception-event-timing.ts';
-import { startReceptionEvents } from '../../worker/reception-events.ts';
+import { startReceptionEventBatch, startReceptionEvents } from '../../worker/reception-events.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { defineRoute, type Caller } from '../route.ts';
@@ -76,7 +76,7 @@ export const eventRoutes = [
       }
       const requests = cufes.flatMap(([cufe]) => eventTypes.map((eventType) => ({ documentId: byCufe.get(cufe)!, cufe, eventType, claim: null })));
       const outcome = await queueReceptionEvents(em, caller.company.id, requests);
-      await startReceptionEvents(deps.temporal, caller.company.id, outcome.toRun, timing(deps));
+      await startReceptionEventBatch(deps.temporal, caller.company.id, outcome.toRun, timing(deps));
       const { created, resubmitted, alreadyProcessing, alreadyAccepted } = outcome;
       return {
         documents_fiscal_reference: cufes.map(([, sent]) => sent),

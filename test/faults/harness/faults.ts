@@ -13,6 +13,13 @@ export interface FaultPlan {
   downMs: [number, number];
 }
 
+export interface ScheduledFault {
+  kind: FaultKind;
+  /** Quiet time before the kill. */
+  gapMs: number;
+  downMs: number;
+}
+
 export interface InjectedFault {
   kind: FaultKind;
   /** Since the start of the run. */
@@ -20,12 +27,14 @@ export interface InjectedFault {
   downMs: number;
   /** From the kill until the part served again. */
   recoveredAfterMs: number;
+  /** Documents imported whose flow had not ended when the part was killed. */
+  documentsInFlight: number;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The seeded schedule: every kind `rounds` times, shuffled, with random gaps and downtimes. */
-export function faultSchedule(plan: FaultPlan, random: Random): { kind: FaultKind; gapMs: number; downMs: number }[] {
+export function faultSchedule(plan: FaultPlan, random: Random): ScheduledFault[] {
   const kinds = random.shuffle(Array.from({ length: plan.rounds }, () => FAULT_KINDS).flat());
   return kinds.map((kind) => ({ kind, gapMs: random.int(...plan.gapMs), downMs: random.int(...plan.downMs) }));
 }
@@ -34,18 +43,19 @@ export function faultSchedule(plan: FaultPlan, random: Random): { kind: FaultKin
  * Kills one part of the stack with SIGKILL and starts it again on the same port and data, one fault at a time,
  * following the schedule. Resolves with what was injected once the last part serves again.
  */
-export async function injectFaults(stack: FaultStack, schedule: ReturnType<typeof faultSchedule>, startedAt: number, log: (line: string) => void): Promise<InjectedFault[]> {
+export async function injectFaults(stack: FaultStack, schedule: ScheduledFault[], startedAt: number, inFlight: () => number, log: (line: string) => void): Promise<InjectedFault[]> {
   const injected: InjectedFault[] = [];
   for (const { kind, gapMs, downMs } of schedule) {
     // The point of the gap is a random moment in the load: a schedule, not a wait for a condition.
     await pause(gapMs);
     const killedAt = Date.now();
-    log(`fault ${injected.length + 1}/${schedule.length}: SIGKILL ${kind} at ${((killedAt - startedAt) / 1000).toFixed(1)} s, down ${(downMs / 1000).toFixed(1)} s`);
+    const documentsInFlight = inFlight();
+    log(`fault ${injected.length + 1}/${schedule.length}: SIGKILL ${kind} at ${((killedAt - startedAt) / 1000).toFixed(1)} s, down ${(downMs / 1000).toFixed(1)} s, ${documentsInFlight} documents in flight`);
     const part = parts(stack)[kind];
     await part.kill();
     await pause(downMs);
     await part.start();
-    injected.push({ kind, atMs: killedAt - startedAt, downMs, recoveredAfterMs: Date.now() - killedAt });
+    injected.push({ kind, atMs: killedAt - startedAt, downMs, recoveredAfterMs: Date.now() - killedAt, documentsInFlight });
   }
   return injected;
 }

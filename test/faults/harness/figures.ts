@@ -7,7 +7,7 @@ export interface Figures {
   profile: string;
   seed: number;
   durationMs: number;
-  /** Load and fault window, then the wait for every promise to hold. */
+  /** From the end of the load (and of the last fault) until every promise held. */
   settleMs: number;
   accepted: Record<OperationKind, number>;
   doneByEarlierAttempt: number;
@@ -32,11 +32,12 @@ export function formatFigures(figures: Figures): string {
   const recovery = [...byKind].map(([kind, all]) => [kind, Math.max(...all.map((fault) => fault.recoveredAfterMs))] as const);
   const rows: [string, string][] = [
     ['seed', `${figures.seed} (FAULT_SEED=${figures.seed} replays the schedule)`],
-    ['duration', `${seconds(figures.durationMs)} (promises held ${seconds(figures.settleMs)} after the last fault)`],
+    ['duration', `${seconds(figures.durationMs)} (every promise held ${seconds(figures.settleMs)} after the load ended)`],
     ['operations accepted', `${sum(Object.values(figures.accepted))}: ${list(Object.entries(figures.accepted))}`],
     ['done by an earlier attempt', String(figures.doneByEarlierAttempt)],
     ['document flow (import → registered)', `median ${seconds(figures.flowMs.median)}, slowest ${seconds(figures.flowMs.max)}`],
     ['faults injected', `${faults.length}: ${list([...byKind].map(([kind, all]) => [kind, all.length]))}`],
+    ['documents in flight at faults', `min ${Math.min(...faults.map((fault) => fault.documentsInFlight))}, max ${Math.max(...faults.map((fault) => fault.documentsInFlight))}`],
     ['slowest recovery', recovery.map(([kind, ms]) => `${kind} ${seconds(ms)}`).join(', ')],
     ['client retries', `${sum(Object.values(figures.retries))}: ${list(Object.entries(figures.retries).filter(([, count]) => count > 0))}`],
     ['unexpected exits', list(Object.entries(figures.unexpectedExits))],

@@ -43,18 +43,9 @@ export interface Ledger {
   doneByEarlierAttempt: Set<string>;
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const POLL_MS = 400;
-
-/**
- * Drives the service as an operator and integrators would: imports invoices in batches with the CLI, asks for their
- * reception events, and follows each document's flow (approval, classification, tagging), approving some through
- * POST /approve; once the accounting step opens, the operator accounts the document, and its `document.accounted`
- * webhook, registered by the ERP, closes the flow.
- */
-export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; company: string; member: string; api: Integrator; ops: Operator; random: Random }): Promise<Ledger> {
-  const { plan, api, ops, random } = input;
-  const ledger: Ledger = {
+/** An empty ledger; the load fills it in as the service accepts requests. */
+export function emptyLedger(): Ledger {
+  return {
     documents: new Map(),
     stepDecisions: new Map(),
     approvals: new Set(),
@@ -64,7 +55,27 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
     accepted: Object.fromEntries(OPERATION_KINDS.map((kind) => [kind, 0])) as Record<OperationKind, number>,
     doneByEarlierAttempt: new Set(),
   };
-  const waiting: { reference: string; approveDirectly: boolean; importedAt: number }[] = [];
+}
+
+/** An imported document an integrator follows through its flow. */
+interface Followed {
+  reference: string;
+  approveDirectly: boolean;
+  importedAt: number;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const POLL_MS = 400;
+
+/**
+ * Drives the service as an operator and integrators would: imports invoices in batches with the CLI, asks for their
+ * reception events, and follows each document's flow (approval, classification, tagging), approving some through
+ * POST /approve; once the accounting step opens, the operator accounts the document, and its `document.accounted`
+ * webhook, registered by the ERP, closes the flow.
+ */
+export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; company: string; member: string; api: Integrator; ops: Operator; random: Random; ledger: Ledger }): Promise<Ledger> {
+  const { plan, api, ops, random, ledger } = input;
+  const waiting: Followed[] = [];
   let importing = true;
   let arrived = Promise.withResolvers<void>();
   const eventRequests: Promise<void>[] = [];
@@ -85,7 +96,10 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
       }
       arrived.resolve();
       arrived = Promise.withResolvers<void>();
-      eventRequests.push(askForReceptionEvents(batch.map((invoice) => invoice.cufe)));
+      const events = askForReceptionEvents(batch.map((invoice) => invoice.cufe));
+      // Awaited with the others at the end; this only keeps an early failure from being reported as unhandled.
+      events.catch(() => {});
+      eventRequests.push(events);
     }
     importing = false;
     arrived.resolve();
@@ -98,7 +112,7 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
     ledger.eventBatches.push(cufes);
   };
 
-  const follow = async (document: { reference: string; approveDirectly: boolean; importedAt: number }) => {
+  const follow = async (document: Followed) => {
     const deadline = Date.now() + plan.documentTimeoutMs;
     let accountingAsked = false;
     while (Date.now() < deadline) {
@@ -122,7 +136,7 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
     }
   };
 
-  const decide = async (document: { reference: string; approveDirectly: boolean }, step: { reference: string; action: string; decision: { kind: string; options: { value: string }[] } }) => {
+  const decide = async (document: Followed, step: { reference: string; action: string; decision: { kind: string; options: { value: string }[] } }) => {
     if (step.decision.kind === 'approval' && document.approveDirectly) {
       const answer = await api('POST', `/public/api/v1/documents/${document.reference}/approve`, { body: { erp_document_reference: `ERP-${document.reference.slice(0, 8)}` } });
       if (answer.status !== 200) throw new Error(`approve ${document.reference}: ${answer.status} ${JSON.stringify(answer.body)}`);

@@ -5,7 +5,7 @@ import { faultSchedule, injectFaults, type FaultPlan } from './faults.ts';
 import type { Figures } from './figures.ts';
 import { integratorClient } from './integrator.ts';
 import { writeInvoices } from './invoices.ts';
-import { runLoad, type LoadPlan } from './load.ts';
+import { emptyLedger, runLoad, type LoadPlan } from './load.ts';
 import { operatorClient } from './operator.ts';
 import { checkPromises, noFindings, type Checked } from './promises.ts';
 import { seededRandom } from './random.ts';
@@ -31,10 +31,6 @@ async function settle(check: () => Promise<Checked>, timeoutMs: number): Promise
   }
 }
 
-/**
- * One crash-and-restart run: the whole product under load while its worker, API, Temporal server and PostgreSQL are
- * killed and restarted at seeded random moments; then, with everything up, every promise is checked.
- */
 function medianAndMax(values: number[]): { median: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);
   return { median: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted.at(-1) ?? 0 };
@@ -43,6 +39,10 @@ function medianAndMax(values: number[]): { median: number; max: number } {
 /** FAULT_KEEP=1 keeps the run's directory even when every promise held. */
 const keepAnyway = process.env.FAULT_KEEP === '1';
 
+/**
+ * One crash-and-restart run: the whole product under load while its worker, API, Temporal server and PostgreSQL are
+ * killed and restarted at seeded random moments; then, with everything up, every promise is checked.
+ */
 export async function runCrashRestart(profile: CrashProfile, seed: number, log: (line: string) => void): Promise<{ figures: Figures; held: boolean; logs: string | null }> {
   const random = seededRandom(seed);
   const startedAt = Date.now();
@@ -60,9 +60,11 @@ export async function runCrashRestart(profile: CrashProfile, seed: number, log: 
 
     const loadStartedAt = Date.now();
     const schedule = faultSchedule(profile.faults, random);
-    const [ledger, faults] = await Promise.all([
-      runLoad({ plan: profile.load, invoices, company, member: MEMBER, api, ops, random }),
-      injectFaults(stack, schedule, loadStartedAt, log),
+    const ledger = emptyLedger();
+    const inFlight = () => ledger.documents.size - ledger.finished.size;
+    const [, faults] = await Promise.all([
+      runLoad({ plan: profile.load, invoices, company, member: MEMBER, api, ops, random, ledger }),
+      injectFaults(stack, schedule, loadStartedAt, inFlight, log),
     ]);
     const quietSince = Date.now();
     log(`load done: ${ledger.documents.size} documents, ${ledger.finished.size} flows seen ending; checking promises`);

@@ -49,6 +49,14 @@ describe('error shapes', () => {
     expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { body: ['Malformed JSON'] } });
   });
 
+  it('refuses a JSON body with a __proto__ key by name, as its published schema says', async () => {
+    const response = await api.call('POST', '/public/api/v1/banks', { apiKey, rawBody: '{"__proto__": {"admin": true}}', headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expect(response.body.error.details).toEqual({ body: ['Keys named __proto__ are not accepted'] });
+    const document = (await api.call('GET', '/public/api/v1/openapi.json')).body;
+    expect(document.paths['/public/api/v1/payments'].post.requestBody.content['application/json'].schema.propertyNames).toEqual({ not: { const: '__proto__' } });
+  });
+
   it('refuses NUL characters and unpaired surrogates in the values a request uses as bad input, never as a server error', async () => {
     const document = await seedDocument(api.orm, company);
     const inBody = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, { apiKey, headers: { 'content-type': 'application/json' }, rawBody: '{"comment":"a\\u0000b"}' });

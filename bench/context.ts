@@ -11,7 +11,7 @@ export interface BenchContext {
   seed: SeedSummary;
   /** The bench's own Temporal client on the product's task queue (to start lifecycles and deliveries as the product does). */
   product: TemporalHandle;
-  raw: { httpUrl: string; temporal: Client };
+  raw: { httpUrl: string; httpPid: number; temporal: Client };
   memory: MemorySampler;
   runs: number;
   /** Seconds of each HTTP load run, and its connections. */

@@ -52,7 +52,7 @@ try {
     stack,
     seed: seeded,
     product: { client: new Client({ connection: productConnection }), taskQueue: DEFAULT_TASK_QUEUE },
-    raw: { httpUrl: `http://127.0.0.1:${rawPort}`, temporal: await rawTemporalClient(stack.temporalAddress) },
+    raw: { httpUrl: `http://127.0.0.1:${rawPort}`, httpPid: baselines[0]!.pid, temporal: await rawTemporalClient(stack.temporalAddress) },
     memory,
     runs: settings.runs,
     seconds: settings.seconds,

@@ -48,3 +48,10 @@ export class MemorySampler {
     }
   }
 }
+
+/** CPU time a process has used so far (user + system), in milliseconds, from /proc (Linux). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime, in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

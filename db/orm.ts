@@ -1,6 +1,7 @@
 import { MikroORM, defineConfig, type EntityManager, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { DatabaseConfig } from './config.ts';
+import { giveBackLostConnections } from './lost-connections.ts';
 import { ENTITIES, TENANT_ENTITIES } from './entities.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 
@@ -31,6 +32,7 @@ export function ormConfig(db: DatabaseConfig, overrides: Partial<Options> = {}) 
     ignoreUndefinedInQuery: true,
     forceUtcTimezone: true,
     serialization: { forceObject: true },
+    driverOptions: { onPoolCreated: giveBackLostConnections },
     ...overrides,
   });
 }

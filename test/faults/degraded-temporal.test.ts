@@ -3,6 +3,7 @@
 // the same API process serves again. Real processes: the API and worker of the fault harness, its own Temporal server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMBER, setUpCompany } from './harness/company.ts';
+import { integratorClient, type Integrator } from './harness/integrator.ts';
 import { writeInvoices } from './harness/invoices.ts';
 import { operatorClient, type Operator } from './harness/operator.ts';
 import { RetryStats } from './harness/retry-stats.ts';
@@ -15,6 +16,8 @@ const REFUSED_WITHIN_MS = 10_000;
 let stack: FaultStack;
 let ops: Operator;
 let apiKey: string;
+/** After recovery, requests go through a client that retries a 503 as integrators do: the API must serve again by itself. */
+let integrator: Integrator;
 let documents: { reference: string; cufe: string }[];
 
 beforeAll(async () => {
@@ -22,6 +25,7 @@ beforeAll(async () => {
   ops = operatorClient(stack.env, new RetryStats(), 60_000);
   let company: string;
   ({ company, apiKey } = await setUpCompany(stack, ops));
+  integrator = integratorClient({ baseUrl: stack.apiUrl, apiKey, stats: new RetryStats(), giveUpAfterMs: 120_000 });
   const invoices = writeInvoices(join(stack.dir, 'invoices'), 3, company);
   const imported = await ops('documents', 'import', '--company', company, ...invoices.map((invoice) => invoice.path));
   documents = imported.stdout.documents.map((document: { reference: string; fiscal_reference: string }) => ({ reference: document.reference, cufe: document.fiscal_reference }));
@@ -86,14 +90,14 @@ describe('with the Temporal server down', () => {
     // The same API process, not restarted: it reconnected by itself.
     expect(stack.api.unexpectedExits).toBe(0);
 
-    const completed = await call('POST', `/public/api/v1/workflow-steps/${step.reference}/complete`, approve);
+    const completed = await integrator('POST', `/public/api/v1/workflow-steps/${step.reference}/complete`, { body: approve });
     expect(completed.status).toBe(200);
     expect(completed.body.step).toMatchObject({ reference: step.reference, status: 'completed' });
-    expect((await call('POST', `/public/api/v1/documents/${second.reference}/approve`, {})).body).toMatchObject({ approval_status: 'approved' });
+    expect((await integrator('POST', `/public/api/v1/documents/${second.reference}/approve`, { body: {} })).body).toMatchObject({ approval_status: 'approved' });
     // The refused sync did not count against the hour: a new one is accepted.
-    expect((await call('POST', '/public/api/v1/fiscal-sync')).status).toBe(202);
+    expect((await integrator('POST', '/public/api/v1/fiscal-sync')).status).toBe(202);
     // The refused batch left its event queued; sent again, it runs to a final state.
-    expect((await call('POST', '/public/api/v1/events/batch', { documents_fiscal_reference: [first.cufe], events_type: ['030'] })).status).toBe(200);
+    expect((await integrator('POST', '/public/api/v1/events/batch', { body: { documents_fiscal_reference: [first.cufe], events_type: ['030'] } })).status).toBe(200);
     await expect
       .poll(async () => (await call('GET', `/public/api/v1/documents?fields=invoice_reception_events&fiscal_reference=${first.cufe}`)).body.items[0].invoice_reception_events[0]?.status, { timeout: 60_000, interval: 250 })
       .toBe('accepted');
@@ -105,18 +109,15 @@ describe('with the Temporal server down', () => {
     const step = await currentStep(third.reference);
     await stack.worker.kill();
 
-    const decide = () =>
-      fetch(`${stack.apiUrl}/public/api/v1/workflow-steps/${step.reference}/complete`, {
-        method: 'POST',
-        headers: { 'api-key': apiKey, 'content-type': 'application/json', 'idempotency-key': `decide-${step.reference}` },
-        body: JSON.stringify(approve),
-      }).then(async (response) => ({ status: response.status, body: (await response.json()) as any }));
-    const unanswered = await decide();
-    expect(unanswered).toEqual({ status: 503, body: { message: expect.any(String), code: 'service_unavailable' } });
+    const path = `/public/api/v1/workflow-steps/${step.reference}/complete`;
+    const idempotencyKey = `decide-${step.reference}`;
+    const unanswered = await fetch(`${stack.apiUrl}${path}`, { method: 'POST', headers: { 'api-key': apiKey, 'content-type': 'application/json', 'idempotency-key': idempotencyKey }, body: JSON.stringify(approve) });
+    expect(unanswered.status).toBe(503);
+    expect(await unanswered.json()).toEqual({ message: expect.any(String), code: 'service_unavailable' });
 
     await stack.worker.start();
     // Sent again with its key, the request joins the decision it started rather than being refused as not pending.
-    const decided = await decide();
+    const decided = await integrator('POST', path, { body: approve, idempotencyKey });
     expect(decided.status).toBe(200);
     expect(decided.body.step).toMatchObject({ reference: step.reference, status: 'completed', decision: { values: ['approve'] } });
   }, 300_000);

@@ -22,6 +22,7 @@ describe('crash and restart (long)', () => {
     expect(figures.faults).toHaveLength(4 * rounds);
     expect(figures.checked.findings).toEqual({ lost: [], stuck: [], doubled: [] });
     expect(figures.serverErrors).toEqual([]);
+    expect(figures.failures).toEqual([]);
     expect(figures.checked.deliveries.created).toBe(LONG.load.documents);
     expect(figures.checked.deliveries.accounted).toBe(LONG.load.documents);
     expect(held).toBe(true);

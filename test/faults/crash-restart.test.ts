@@ -20,6 +20,7 @@ describe('crash and restart (short)', () => {
     expect(figures.faults.map((fault) => fault.kind).sort()).toEqual(['api', 'postgres', 'temporal', 'worker']);
     expect(figures.checked.findings).toEqual({ lost: [], stuck: [], doubled: [] });
     expect(figures.serverErrors).toEqual([]);
+    expect(figures.failures).toEqual([]);
     expect(figures.checked.deliveries.created).toBe(SHORT.load.documents);
     expect(figures.checked.deliveries.accounted).toBe(SHORT.load.documents);
     expect(held).toBe(true);

@@ -11,6 +11,8 @@ export interface Figures {
   settleMs: number;
   accepted: Record<OperationKind, number>;
   doneByEarlierAttempt: number;
+  /** Requests the service refused unexpectedly or never answered in time. */
+  failures: string[];
   /** From import to the end of the flow, per document (ms): median and slowest. */
   flowMs: { median: number; max: number };
   faults: InjectedFault[];
@@ -35,6 +37,7 @@ export function formatFigures(figures: Figures): string {
     ['duration', `${seconds(figures.durationMs)} (every promise held ${seconds(figures.settleMs)} after the load ended)`],
     ['operations accepted', `${sum(Object.values(figures.accepted))}: ${list(Object.entries(figures.accepted))}`],
     ['done by an earlier attempt', String(figures.doneByEarlierAttempt)],
+    ['requests failed (refused, unanswered)', String(figures.failures.length)],
     ['document flow (import → registered)', `median ${seconds(figures.flowMs.median)}, slowest ${seconds(figures.flowMs.max)}`],
     ['faults injected', `${faults.length}: ${list([...byKind].map(([kind, all]) => [kind, all.length]))}`],
     ['documents in flight at faults', `min ${Math.min(...faults.map((fault) => fault.documentsInFlight))}, max ${Math.max(...faults.map((fault) => fault.documentsInFlight))}`],
@@ -50,7 +53,7 @@ export function formatFigures(figures: Figures): string {
     ['5xx other than 503', String(figures.serverErrors.length)],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
-  const findings = [...checked.findings.lost.map((line) => `lost: ${line}`), ...checked.findings.stuck.map((line) => `stuck: ${line}`), ...checked.findings.doubled.map((line) => `twice: ${line}`), ...figures.serverErrors.map((line) => `5xx: ${line}`)];
+  const findings = [...checked.findings.lost.map((line) => `lost: ${line}`), ...checked.findings.stuck.map((line) => `stuck: ${line}`), ...checked.findings.doubled.map((line) => `twice: ${line}`), ...figures.serverErrors.map((line) => `5xx: ${line}`), ...figures.failures.map((line) => `failed: ${line}`)];
   return [
     `Crash and restart (${figures.profile})`,
     ...rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`),

@@ -36,6 +36,8 @@ export interface Ledger {
   /** Documents whose flow the integrator saw end, with how long it took from its import. */
   finished: Map<string, number>;
   accepted: Record<OperationKind, number>;
+  /** Requests the service refused unexpectedly or never answered in time: each one failed a client. */
+  failures: string[];
   /**
    * Steps and vouchers whose request was answered "already done" (a step no longer pending, a voucher already posted)
    * after an earlier attempt, whose answer was lost, had done it: checked like the accepted ones.
@@ -53,6 +55,7 @@ export function emptyLedger(): Ledger {
     accounted: new Set(),
     finished: new Map(),
     accepted: Object.fromEntries(OPERATION_KINDS.map((kind) => [kind, 0])) as Record<OperationKind, number>,
+    failures: [],
     doneByEarlierAttempt: new Set(),
   };
 }
@@ -80,14 +83,23 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
   let arrived = Promise.withResolvers<void>();
   const eventRequests: Promise<void>[] = [];
 
+  // A request given up on (no final answer in time) fails its client: recorded, and the load goes on.
+  const failed = (error: Error): undefined => {
+    ledger.failures.push(error.message);
+    return undefined;
+  };
+
   const importAll = async () => {
     const batches = Array.from({ length: Math.ceil(input.invoices.length / plan.importBatch) }, (_, index) => input.invoices.slice(index * plan.importBatch, (index + 1) * plan.importBatch));
     const every = plan.spreadMs / batches.length;
     const startedAt = Date.now();
     for (const [index, batch] of batches.entries()) {
       await pause(Math.max(0, startedAt + index * every - Date.now()));
-      const answer = await ops('documents', 'import', '--company', input.company, ...batch.map((invoice) => invoice.path));
-      if (answer.code !== 0) throw new Error(`documents import refused: ${JSON.stringify(answer.error)}`);
+      const answer = await ops('documents', 'import', '--company', input.company, ...batch.map((invoice) => invoice.path)).catch(failed);
+      if (answer?.code !== 0) {
+        if (answer) ledger.failures.push(`documents import refused: ${JSON.stringify(answer.error)}`);
+        continue;
+      }
       ledger.accepted.import += 1;
       for (const imported of answer.stdout.documents as { reference: string; fiscal_reference: string }[]) {
         const invoice = batch.find((file) => file.cufe === imported.fiscal_reference)!;
@@ -96,10 +108,7 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
       }
       arrived.resolve();
       arrived = Promise.withResolvers<void>();
-      const events = askForReceptionEvents(batch.map((invoice) => invoice.cufe));
-      // Awaited with the others at the end; this only keeps an early failure from being reported as unhandled.
-      events.catch(() => {});
-      eventRequests.push(events);
+      eventRequests.push(askForReceptionEvents(batch.map((invoice) => invoice.cufe)).catch(failed));
     }
     importing = false;
     arrived.resolve();
@@ -175,7 +184,7 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
     for (;;) {
       const next = waiting.shift();
       if (next) {
-        await follow(next);
+        await follow(next).catch(failed);
         continue;
       }
       if (!importing) return;

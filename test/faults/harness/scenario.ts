@@ -72,7 +72,7 @@ export async function runCrashRestart(profile: CrashProfile, seed: number, log: 
     connection = await Connection.connect({ address: stack.temporal.address });
     const temporal = new Client({ connection, namespace: 'default' });
     const checked = await settle(() => checkPromises(stack, temporal, company, ledger), profile.settleTimeoutMs);
-    held = noFindings(checked.findings) && stats.serverErrors.length === 0;
+    held = noFindings(checked.findings) && stats.serverErrors.length === 0 && ledger.failures.length === 0;
     const figures: Figures = {
       profile: profile.name,
       seed,
@@ -80,6 +80,7 @@ export async function runCrashRestart(profile: CrashProfile, seed: number, log: 
       settleMs: Date.now() - quietSince,
       accepted: ledger.accepted,
       doneByEarlierAttempt: ledger.doneByEarlierAttempt.size,
+      failures: ledger.failures,
       flowMs: medianAndMax([...ledger.finished.values()]),
       faults,
       retries: stats.retries,

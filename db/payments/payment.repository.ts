@@ -1,4 +1,4 @@
-import type { EntityName, FilterQuery, QueryOrderMap } from '@mikro-orm/core';
+import { raw, type EntityName, type FilterQuery, type QueryOrderMap } from '@mikro-orm/core';
 import { Beneficiary } from '../beneficiaries/beneficiary.entity.ts';
 import { Document } from '../documents/document.entity.ts';
 import { UUID_PATTERN } from '../ids.ts';
@@ -75,6 +75,15 @@ async function idsOf<T extends object>(em: EntityManager, entity: EntityName<T>,
 }
 
 /**
+ * `column = any(array(subquery))`: PostgreSQL plans each such subquery on its own, once (an InitPlan), with the index
+ * that serves it (a trigram index for text), and can then find the payments it names through theirs. As `in (subquery)`
+ * inside an OR, it would plan them as hashed subplans, scanning whole tables.
+ */
+function anyOf(column: 'beneficiary_id' | 'payable_id', subquery: { getQuery(): string; getParams(): readonly unknown[] }): FilterQuery<Payment> {
+  return { [raw((alias) => `${alias}.${column}`)]: raw(`any(array(${subquery.getQuery()}))`, subquery.getParams()) } as FilterQuery<Payment>;
+}
+
+/**
  * The filters as one condition on payments. Tags and text search go through subqueries on the smaller tables
  * (payment tags, beneficiaries, payables, documents), each served by an index or a scan of the company's rows,
  * instead of joins that would have to visit every payment.
@@ -100,14 +109,12 @@ async function paymentWhere(em: EntityManager, filters: PaymentFilters): Promise
   if (filters.search) {
     const pattern = `%${filters.search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
     const documents = await idsOf(em, Document, 'id', { documentNumber: { $ilike: pattern } });
-    // Two subqueries on payables rather than one with an OR: each is served by its own index (the concept's trigram
-    // index, the document's b-tree), where an OR across them would scan every payable of the company.
     const [beneficiaries, byConcept, byDocument] = await Promise.all([
       idsOf(em, Beneficiary, 'id', { $or: [{ name: { $ilike: pattern } }, { identifierNumber: { $ilike: pattern } }] }),
       idsOf(em, Payable, 'id', { concept: { $ilike: pattern } }),
       idsOf(em, Payable, 'id', { document: { $in: documents } }),
     ]);
-    and.push({ $or: [{ beneficiary: { $in: beneficiaries } }, { payable: { $in: byConcept } }, { payable: { $in: byDocument } }] });
+    and.push({ $or: [anyOf('beneficiary_id', beneficiaries), anyOf('payable_id', byConcept), anyOf('payable_id', byDocument)] });
   }
   return { $and: and };
 }

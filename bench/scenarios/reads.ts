@@ -135,6 +135,7 @@ export async function readScenarios(context: BenchContext): Promise<ReadResults>
       if (status !== 200) throw new Error(`${path} answered ${status}`);
       return statements.length;
     };
+    await count(detailRequests([company!])[0]!.path); // the ORM's first query checks the database: not the request's
     queryCounts['GET /documents/{ref}'] = await count(detailRequests([company!])[0]!.path);
     for (const size of [10, 50, 100]) queryCounts[`GET /documents?page_size=${size}&fields=${LIST_FIELDS}`] = await count(listRequests([company!], size)[0]!.path);
     for (const [filter, query] of Object.entries(paymentFilters(company!))) queryCounts[`GET /payments (${filter})`] = await count(`${PREFIX}/payments?${query}&page_size=50`);
@@ -153,10 +154,10 @@ export async function readScenarios(context: BenchContext): Promise<ReadResults>
 
   const listCounts = [10, 50, 100].map((size) => queryCounts[`GET /documents?page_size=${size}&fields=${LIST_FIELDS}`]!);
   const paymentCounts = Object.entries(queryCounts).filter(([request]) => request.startsWith('GET /payments')).map(([, count]) => count);
-  // The baseline answers with the key lookup plus one statement (detail, payments: its count is a window) or two (list).
+  // The baseline answers with the key lookup plus one statement (detail) or two (lists: the count and the page).
   const detailCost = costs(detail, queryCounts['GET /documents/{ref}']!, 2);
   const listCost = costs(list, listCounts[1]!, 3);
-  const paymentCost = costs(payments, median(paymentCounts), 2);
+  const paymentCost = costs(payments, median(paymentCounts), 3);
   const ormBound = (cost: { text: string }, what: string) =>
     `${cost.text}. The API reads ${what} through MikroORM, one query per kind of relation, each built and hydrated into entities, then presented; the baseline lets PostgreSQL nest the rows as JSON in one statement. Per-request CPU in the ORM, not PostgreSQL, bounds the throughput.`;
   const p99OverP50 = (results: LoadResult[]) => results.map((result) => result.p99 / result.p50).sort((a, b) => a - b)[Math.floor(results.length / 2)]!;

@@ -89,14 +89,16 @@ const WRITER_OPTIONS: ActivityOptions = {
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', nonRetryableErrorTypes: ['DocumentNotFound'] },
 };
 const { loadLifecycle, openStep, completeStep, approveDocument } = proxyActivities<Activities>(WRITER_OPTIONS);
-/**
- * The writes of the synchronous commands (a decision, an approval) run as local activities: inside the workflow task
- * that took the update, so the caller waits for that one task instead of an activity's round trip through the server
- * and a second task. Runs from before this change replay their scheduled activities (see `writesInTask`).
- */
+/** The writes of the synchronous commands as local activities, for the runs recorded while they were (see `writesInTask`). */
 const inTask = proxyLocalActivities<Activities>(WRITER_OPTIONS);
-/** Versions the switch to local activities, so that histories recorded before it still replay. */
-const writesInTask = () => patched('command-writes-in-workflow-task');
+/**
+ * Whether this run writes a command's read state in a local activity, inside the workflow task that took the update:
+ * only runs recorded between the two patches. A local activity writes before that task is recorded, so a Temporal
+ * server lost at that moment forgets the update while the write stays (the read state says decided, the workflow
+ * waits for the decision for ever), and two updates taken in one task did not replay. New runs schedule activities:
+ * the update is recorded as accepted before anything is written.
+ */
+const writesInTask = () => !patched('command-writes-as-activities') && patched('command-writes-in-workflow-task');
 
 const refuse = (code: StepErrorCode, message: string) => ApplicationFailure.create({ type: code, message, nonRetryable: true });
 

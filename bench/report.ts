@@ -11,6 +11,8 @@ export interface MemoryFigure {
   under: string;
   limitMb: number;
   met: boolean;
+  /** What bounds it, shown when the limit is exceeded. */
+  bound: string;
 }
 
 export interface Report {
@@ -61,7 +63,7 @@ function markdown(report: Report): string {
   lines.push('## Missed targets: what bounds them', '');
   if (missed.length === 0 && missedMemory.length === 0) lines.push('None.');
   for (const row of missed) lines.push(`- **${row.path}** (${row.ratio.toFixed(2)}×, target ${row.target}): ${row.bound ?? 'not analysed yet.'}`);
-  for (const figure of missedMemory) lines.push(`- **${figure.process} RSS** (${number(figure.peakMb)} MB, limit ${figure.limitMb} MB).`);
+  for (const figure of missedMemory) lines.push(`- **${figure.process} RSS** (${number(figure.peakMb)} MB, limit ${figure.limitMb} MB): ${figure.bound}`);
   lines.push('');
   if (report.notes.length) lines.push('## Notes', '', ...report.notes.map((note) => `- ${note}`), '');
 

@@ -116,6 +116,14 @@ export async function checkPromises(stack: FaultStack, temporal: Client, company
   const ids = new Set(vouchers.map((voucher) => voucher.erp_invoice_id));
   if (ids.size !== vouchers.length) findings.doubled.push('a voucher registered under two ERP ids');
 
+  // The workflow must agree with the read state: a flow over in PostgreSQL but still waiting in Temporal is stuck too.
+  for (const reference of references) {
+    const waiting = await temporal.workflow
+      .getHandle(`document/${reference}`)
+      .query<{ action: string } | null>('currentStep')
+      .then((step) => step?.action ?? null, (error: Error) => `no answer (${error.message})`);
+    if (waiting !== null) findings.stuck.push(`workflow document/${reference} still waits: ${waiting}`);
+  }
   for (const type of ['webhookDelivery', 'receptionEvent', 'fiscalSync']) {
     for await (const execution of temporal.workflow.list({ query: `WorkflowType = '${type}' AND ExecutionStatus = 'Running'` })) findings.stuck.push(`workflow ${execution.workflowId} still running`);
   }

@@ -37,6 +37,7 @@ interface Launch {
 const TAIL_LINES = 80;
 /** A process manager's pause before restarting a process that exited on its own. */
 const RESTART_DELAY_MS = 1_000;
+const STOP_GRACE_MS = 15_000;
 
 /**
  * Runs one product process under supervision, as systemd or an orchestrator would: killed by the harness, it stays
@@ -112,7 +113,12 @@ export function productProcess(options: ProductProcessOptions): ProductProcess {
     const running = current?.child;
     if (!running || running.exitCode !== null || running.signalCode !== null) return;
     await new Promise<void>((resolve) => {
-      running.once('exit', () => resolve());
+      // A drain that does not end in time is cut short, as an orchestrator would after its grace period.
+      const force = setTimeout(() => running.kill('SIGKILL'), STOP_GRACE_MS);
+      running.once('exit', () => {
+        clearTimeout(force);
+        resolve();
+      });
       running.kill(name);
     });
   };

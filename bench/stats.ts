@@ -42,3 +42,17 @@ export async function until(check: () => Promise<boolean>, timeoutMs: number, wh
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/**
+ * A pause between measured phases, so that one does not pay for the Temporal server's housekeeping (visibility
+ * updates, history cleanup) after the one before.
+ */
+export const settle = (milliseconds = 3_000) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+/** Runs the two sides of a run back to back, the first one alternating from run to run. */
+export async function backToBack(run: number, baseline: () => Promise<void>, product: () => Promise<void>): Promise<void> {
+  for (const side of run % 2 ? [product, baseline] : [baseline, product]) {
+    await settle();
+    await side();
+  }
+}

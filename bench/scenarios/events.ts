@@ -5,7 +5,7 @@ import { uuidv7 } from '../../db/ids.ts';
 import { startAndComplete } from '../baselines/raw-temporal.ts';
 import { row, type BenchContext, type Row } from '../context.ts';
 import type { SeededDocument } from '../seed.ts';
-import { timed, until } from '../stats.ts';
+import { backToBack, settle, timed, until } from '../stats.ts';
 
 const CUFES_PER_BATCH = 200;
 const WARM_UP_CUFES = 50;
@@ -62,11 +62,19 @@ export async function eventScenario(context: BenchContext, documents: SeededDocu
     await insertRows(client, sets[0]!, company.id);
     await startAndComplete(context.raw.temporal, 'bench-raw/batch/warm-up', EVENT_TYPES.length * WARM_UP_CUFES, START_CONCURRENCY);
     for (let run = 1; run <= context.runs; run++) {
-      inserts.push(await insertRows(client, sets[run]!, company.id));
-      raw.push(await startAndComplete(context.raw.temporal, `bench-raw/batch/${run}`, EVENT_TYPES.length * CUFES_PER_BATCH, START_CONCURRENCY));
-      const measured = await batch(sets[run]!);
-      accepted.push(measured.answered);
-      final.push(measured.total);
+      await backToBack(
+        run,
+        async () => {
+          inserts.push(await insertRows(client, sets[run]!, company.id));
+          await settle();
+          raw.push(await startAndComplete(context.raw.temporal, `bench-raw/batch/${run}`, EVENT_TYPES.length * CUFES_PER_BATCH, START_CONCURRENCY));
+        },
+        async () => {
+          const measured = await batch(sets[run]!);
+          accepted.push(measured.answered);
+          final.push(measured.total);
+        },
+      );
     }
     await client.query('drop table bench_reception_events');
   } finally {

@@ -17,7 +17,7 @@ import { startAndComplete } from '../baselines/raw-temporal.ts';
 import { row, type BenchContext, type Row } from '../context.ts';
 import { CFDI_IMPORT_FILES, cfdiVariant, readFixture } from '../fixtures.ts';
 import type { SeededCompany, SeededDocument } from '../seed.ts';
-import { eachWithConcurrency, timed, until } from '../stats.ts';
+import { backToBack, eachWithConcurrency, timed, until } from '../stats.ts';
 
 const IMPORT_FILES = 1_000;
 const DELIVERIES = 400;
@@ -73,8 +73,11 @@ async function importScenario(context: BenchContext): Promise<Row> {
   await importWithCli(context, company, join(context.stack.dir, 'import', 'warm-up'), cfdiFiles(100, 900_000));
   await rawInsert(context.stack.databaseUrl, company.id, cfdiFiles(100, 950_000));
   for (let run = 0; run < context.runs; run++) {
-    raw.push(rate(await rawInsert(context.stack.databaseUrl, company.id, cfdiFiles(IMPORT_FILES, 2_000_000 + run * IMPORT_FILES)), IMPORT_FILES));
-    product.push(rate(await importWithCli(context, company, join(context.stack.dir, 'import', String(run)), cfdiFiles(IMPORT_FILES, 1_000_000 + run * IMPORT_FILES)), IMPORT_FILES));
+    await backToBack(
+      run,
+      async () => void raw.push(rate(await rawInsert(context.stack.databaseUrl, company.id, cfdiFiles(IMPORT_FILES, 2_000_000 + run * IMPORT_FILES)), IMPORT_FILES)),
+      async () => void product.push(rate(await importWithCli(context, company, join(context.stack.dir, 'import', String(run)), cfdiFiles(IMPORT_FILES, 1_000_000 + run * IMPORT_FILES)), IMPORT_FILES)),
+    );
   }
   context.log(`  import ${product.map((v) => v.toFixed(0)).join(' / ')} documents/s; raw insert ${raw.map((v) => v.toFixed(0)).join(' / ')} documents/s`);
   return row({
@@ -120,8 +123,11 @@ async function webhookScenario(context: BenchContext, documents: SeededDocument[
   const product: number[] = [];
   const raw: number[] = [];
   for (let run = 1; run <= context.runs; run++) {
-    raw.push(DELIVERIES / ((await startAndComplete(context.raw.temporal, `bench-raw/webhooks/${run}`, DELIVERIES, START_CONCURRENCY)) / 1000));
-    product.push(DELIVERIES / ((await burst(sets[run]!)) / 1000));
+    await backToBack(
+      run,
+      async () => void raw.push(DELIVERIES / ((await startAndComplete(context.raw.temporal, `bench-raw/webhooks/${run}`, DELIVERIES, START_CONCURRENCY)) / 1000)),
+      async () => void product.push(DELIVERIES / ((await burst(sets[run]!)) / 1000)),
+    );
   }
   context.log(`  deliveries ${product.map((v) => v.toFixed(0)).join(' / ')}/s; raw start+complete ${raw.map((v) => v.toFixed(0)).join(' / ')}/s`);
   return row({

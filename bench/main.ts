@@ -113,7 +113,9 @@ try {
     notes: [
       'The API runs with RATE_LIMIT_PER_MINUTE=0: all load comes from two keys on loopback, and the per-key limit would otherwise measure itself.',
       'The worker runs with NODE_ENV=development: production refuses webhook receivers on loopback, where the simulated ERP listens; no other worker setting depends on it.',
-      'Raw HTTP+SQL authenticates the API key like the product (one query and a SHA-256 comparison) and lets PostgreSQL build the nested JSON.',
+      'Raw HTTP+SQL authenticates the API key like the product (one query and a SHA-256 comparison) and lets PostgreSQL build the nested JSON; its answers match the product\'s (same totals and order; sizes above).',
+      'The Temporal dev server runs in memory, as in the test suite: with the SQLite file of the embedded default, every Temporal figure, product and baseline alike, measured the disk.',
+      'The machine is shared: the load average in the header says how much. Each ratio pairs a product run with the baseline run next to it; the runs table at the end shows how far they spread.',
     ],
   });
   await productConnection.close();

@@ -20,13 +20,19 @@ export interface CrashProfile {
   settleTimeoutMs: number;
 }
 
-/** Polls until every promise holds, or the time is up; answers the last check either way. */
-async function settle(check: () => Promise<Checked>, timeoutMs: number): Promise<Checked> {
+/** Polls until every promise holds, or the time is up; answers the last check either way. Says what it waits for. */
+async function settle(check: () => Promise<Checked>, timeoutMs: number, log: (line: string) => void): Promise<Checked> {
   const deadline = Date.now() + timeoutMs;
+  let reportedAt = Date.now();
   for (;;) {
     const checked = await check().catch((error: Error) => ({ error }));
     if (!('error' in checked) && (noFindings(checked.findings) || Date.now() > deadline)) return checked;
     if ('error' in checked && Date.now() > deadline) throw checked.error;
+    if (Date.now() - reportedAt > 15_000) {
+      reportedAt = Date.now();
+      const open = 'error' in checked ? [`the check itself failed: ${checked.error.message}`] : [...checked.findings.lost, ...checked.findings.stuck, ...checked.findings.doubled];
+      log(`waiting for ${open.length} promises, e.g. ${open[0]}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
 }
@@ -71,7 +77,7 @@ export async function runCrashRestart(profile: CrashProfile, seed: number, log: 
 
     connection = await Connection.connect({ address: stack.temporal.address });
     const temporal = new Client({ connection, namespace: 'default' });
-    const checked = await settle(() => checkPromises(stack, temporal, company, ledger), profile.settleTimeoutMs);
+    const checked = await settle(() => checkPromises(stack, temporal, company, ledger), profile.settleTimeoutMs, log);
     held = noFindings(checked.findings) && stats.serverErrors.length === 0 && ledger.failures.length === 0;
     const figures: Figures = {
       profile: profile.name,

@@ -1,10 +1,10 @@
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import packageJson from '../package.json' with { type: 'json' };
 import type { AppDeps } from './deps.ts';
 import { ApiError } from './errors.ts';
 import { errorHandler } from './middleware/errors.ts';
+import { jsonBody } from './middleware/json-body.ts';
 import { rateLimiter } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { traceRequests } from './middleware/trace-requests.ts';
@@ -25,11 +25,8 @@ export function createApp(deps: AppDeps): Koa {
   if (deps.tracer) app.use(traceRequests(deps.tracer));
   app.use(errorHandler());
   app.use(routeNotFound);
-  const rethrow = (error: Error) => {
-    throw error;
-  };
-  const publicBody = bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.jsonBodyLimit, onError: rethrow });
-  const erpBody = bodyParser({ enableTypes: ['json'], jsonLimit: deps.config.erpJsonBodyLimit, onError: rethrow });
+  const publicBody = jsonBody(deps.config.jsonBodyLimit);
+  const erpBody = jsonBody(deps.config.erpJsonBodyLimit);
   app.use((ctx, next) => (ctx.path.startsWith(ERP_PREFIX) ? erpBody(ctx, next) : publicBody(ctx, next)));
 
   const root = new Router();

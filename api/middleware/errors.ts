@@ -22,8 +22,6 @@ function toApiError(thrown: unknown): ApiError {
   const status = error.status ?? error.statusCode;
   // Errors raised by the body parser and Koa itself carry an HTTP status.
   if (status === 413 || error.type === 'entity.too.large') return new ApiError(413, 'payload_too_large', 'The request body is larger than allowed');
-  // The JSON parser refuses `__proto__` keys (prototype poisoning); the published schema says so too.
-  if (error.message?.includes('forbidden prototype property')) return validationError({ body: ['Keys named __proto__ are not accepted'] });
   if (error.type === 'entity.parse.failed' || (status === 400 && thrown instanceof SyntaxError)) return validationError({ body: ['Malformed JSON'] }, 'The request body is not valid JSON');
   if (status === 415) return new ApiError(415, 'unsupported_media_type', 'Send the body as application/json');
   if (status && status >= 400 && status < 500 && error.expose) return new ApiError(status, 'bad_request', error.message ?? 'Bad request');

@@ -150,8 +150,7 @@ const JS_WHITESPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u20
 
 /**
  * What the handlers ask of request strings, said in the schema: never U+0000 (PostgreSQL cannot store it), and not
- * blank where a trimmed string has a minimum length; and of request objects: no `__proto__` key, which the JSON
- * parser refuses. The trimming marker itself is dropped.
+ * blank where a trimmed string has a minimum length. The trimming marker itself is dropped.
  */
 function describeStrings(node: unknown, io: 'input' | 'output'): void {
   if (Array.isArray(node)) return node.forEach((item) => describeStrings(item, io));
@@ -164,7 +163,6 @@ function describeStrings(node: unknown, io: 'input' | 'output'): void {
     const notBlank = trimmed && typeof schema.minLength === 'number' && schema.minLength > 0;
     schema.pattern = notBlank ? `^[^\\u0000]*[^\\u0000${JS_WHITESPACE}][^\\u0000]*$` : '^[^\\u0000]*$';
   }
-  if (io === 'input' && schema.type === 'object') schema.propertyNames = { not: { const: '__proto__' } };
   Object.values(schema).forEach((value) => describeStrings(value, io));
 }
 

@@ -41,10 +41,12 @@ describe('PostgreSQL killed mid-transaction', () => {
   it('gives the pool its connections back, so that queries run again once the server is back', async () => {
     const sleep = 'select pg_sleep(120)';
     const transactions = Array.from({ length: 2 }, () => orm.em.fork().transactional((em) => em.getConnection().execute(sleep, [], 'all', em.getTransactionContext())));
+    // Settled from the start: the transactions fail while the server is being killed, before kill() returns.
+    const settled = Promise.allSettled(transactions);
     await expect.poll(() => running(sleep), { timeout: 20_000, interval: 100 }).toBe(2);
 
     await db.kill();
-    const outcomes = await Promise.allSettled(transactions);
+    const outcomes = await settled;
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
     await db.start();
 

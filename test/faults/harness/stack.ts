@@ -66,7 +66,7 @@ export async function startFaultStack(): Promise<FaultStack> {
 
     const simulators: RunningSimulators = await startSimulators();
     stops.push(() => simulators.stop());
-    const receiverSecret = randomBytes(18).toString('base64url');
+    const receiverSecret = randomBytes(18).toString('hex');
     const receiver = await startErpReceiver({ secret: receiverSecret });
     stops.push(() => receiver.stop());
 

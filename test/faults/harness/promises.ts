@@ -124,7 +124,7 @@ export async function checkPromises(stack: FaultStack, temporal: Client, company
       .then((step) => step?.action ?? null, (error: Error) => `no answer (${error.message})`);
     if (waiting !== null) findings.stuck.push(`workflow document/${reference} still waits: ${waiting}`);
   }
-  for (const type of ['webhookDelivery', 'receptionEvent', 'fiscalSync']) {
+  for (const type of ['webhookDelivery', 'receptionEvent', 'receptionEventBatch', 'fiscalSync']) {
     for await (const execution of temporal.workflow.list({ query: `WorkflowType = '${type}' AND ExecutionStatus = 'Running'` })) findings.stuck.push(`workflow ${execution.workflowId} still running`);
   }
   for await (const execution of temporal.workflow.list({ query: `ExecutionStatus = 'Failed' OR ExecutionStatus = 'TimedOut' OR ExecutionStatus = 'Terminated'` })) {

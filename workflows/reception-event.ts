@@ -104,6 +104,8 @@ export const receptionEventBatchWorkflowId = (companyId: string, batchId: string
  * once this single workflow has started, instead of after hundreds of starts.
  */
 export async function receptionEventBatch(input: ReceptionEventBatchInput): Promise<void> {
-  const { startReceptionEventWorkflows } = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', retry: { initialInterval: '1 second', maximumInterval: '1 minute' } });
+  // Starting 800 workflows takes seconds, and starting one again is a no-op: a worker that died mid-batch is retried
+  // after a minute, not after ten with the batch's events held in `processing`.
+  const { startReceptionEventWorkflows } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '1 minute' } });
   await startReceptionEventWorkflows(input);
 }

@@ -8,6 +8,7 @@ import type { Currency } from '../db/money.ts';
 import { uuidv7 } from '../db/ids.ts';
 import { systemEm, type Orm } from '../db/orm.ts';
 import { fiscalReferenceFor, templates, type Template } from './fixtures.ts';
+import { seededRandom, type Random } from '../dev/random.ts';
 
 export interface SeededDocument {
   id: string;
@@ -44,28 +45,6 @@ const NAME_WORDS = {
   MEX: { first: ['Herrería', 'Distribuidora', 'Servicios', 'Transportes', 'Comercializadora', 'Tecnología', 'Abarrotes', 'Constructora', 'Papelería', 'Refacciones'], second: ['del Norte', 'del Bajío', 'Azteca', 'Central', 'Monterrey', 'Jalisco', 'Querétaro', 'del Golfo', 'Puebla', 'Sonora'], legal: ['S.A. de C.V.', 'S. de R.L. de C.V.', 'S.C.'] },
 };
 
-/** A small deterministic generator (mulberry32), so that every run seeds the same data set. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
-  const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
-  /** Picks by weights that sum to 1. */
-  const weighted = <T>(entries: readonly (readonly [T, number])[]) => {
-    let roll = next();
-    for (const [value, weight] of entries) if ((roll -= weight) < 0) return value;
-    return entries.at(-1)![0];
-  };
-  return { next, int, pick, weighted };
-}
-
-type Random = ReturnType<typeof random>;
 
 /** Rows of one table, flushed in batches as column arrays through `unnest`, so a batch is one statement. */
 class Table {
@@ -250,7 +229,7 @@ export async function seed(orm: Orm, databaseUrl: string, documentsPerCompany: n
       const member = { email: 'ana@example.co', name: 'Ana Gómez' };
       await upsertMember(em, company, member);
 
-      const rng = random(20_261_121 + index);
+      const rng = seededRandom(20_261_121 + index);
       const tags = TAG_NAMES.map((name) => ({ id: uuidv7(now - 400 * DAY), name }));
       const admitted = uuidv7(now - 400 * DAY);
       for (const tag of tags) t.tags.add(tag.id, company.id, tag.name, tag.name, false, iso(now - 400 * DAY));

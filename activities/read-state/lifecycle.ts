@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErpDocument } from '../../db/accounting/erp-document.entity.ts';
 import { Member } from '../../db/companies/member.entity.ts';
@@ -33,9 +34,17 @@ const CATALOG_FIELDS: Record<string, Options> = {
 /** How many of the company's tags an unrestricted tagging step shows as a sample. */
 const TAG_SAMPLE = 50;
 
-async function documentOrFail(em: EntityManager, documentId: string): Promise<Document> {
-  const document = await em.findOne(Document, { id: documentId }, { populate: ['beneficiary'] });
+/**
+ * The document; in a write, its row stays locked until the transaction ends. An attempt of a write that timed out
+ * may still be running when its retry starts (waiting on a database that came back, say): the retry then waits for
+ * it and sees what it wrote, instead of writing the same decision and its log a second time.
+ */
+async function documentOrFail(em: EntityManager, documentId: string, use: 'read' | 'write' = 'write'): Promise<Document> {
+  const lockMode = use === 'write' ? LockMode.PESSIMISTIC_WRITE : undefined;
+  const document = await em.findOne(Document, { id: documentId }, { lockMode });
   if (!document) throw ApplicationFailure.nonRetryable(`Document ${documentId} does not exist`, 'DocumentNotFound');
+  // Apart: PostgreSQL locks no row of the nullable side of a join.
+  await em.populate(document, ['beneficiary']);
   return document;
 }
 
@@ -58,7 +67,7 @@ export function stepState(step: WorkflowStep): StepState {
 /** Where a document's flow stands: the company's flow, the steps done, the one open, the approval status. */
 export async function loadLifecycle(orm: Orm, input: { companyId: string; documentId: string }): Promise<LifecycleSnapshot> {
   const em = companyEm(orm, input.companyId);
-  const document = await documentOrFail(em, input.documentId);
+  const document = await documentOrFail(em, input.documentId, 'read');
   const flow = await em.findOne(WorkflowFlow, { company: input.companyId });
   const steps = await em.find(WorkflowStep, { document }, { orderBy: { position: 'asc' } });
   const open = steps.find((step) => step.status === 'pending');

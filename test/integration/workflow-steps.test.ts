@@ -8,6 +8,7 @@ import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import { ErpPaymentTerm } from '../../db/erp/payment-term.entity.ts';
 import { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import { companyEm } from '../../db/orm.ts';
+import { approveDocument, completeStep, openStep } from '../../activities/read-state/lifecycle.ts';
 import { seedDocument, setFlow, startLifecycle } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
@@ -153,6 +154,22 @@ describe('assignees', () => {
     expect(loser.body).toEqual({ status: 409, code: 'step_not_pending', message: expect.any(String) });
     const document_ = await documentOf(document.id);
     expect(document_.logs.filter((log) => log.metadata.change === 'step_completed')).toHaveLength(1);
+  });
+
+  it('records a decision once when a retried write races the attempt that timed out', async () => {
+    // Both attempts of one activity run at once: the first outlived its timeout (a database that came back, say).
+    const document = await seedDocument(api.orm, company);
+    const ids = { companyId: company.id, documentId: document.id };
+    const step = await openStep(api.orm, { ...ids, position: 0, definition: { action: 'document.approval', kind: 'approval', assignees: ['ana@example.co'] } });
+    const decision = { ...ids, stepId: step.id, actor: members[0]!, values: ['approve'], comment: null, close: true };
+    const approval = { ...ids, erpReference: 'ERP-RACE', by: 'ERP', resolvesStepId: null };
+    await Promise.all([completeStep(api.orm, decision), completeStep(api.orm, decision)]);
+    await Promise.all([approveDocument(api.orm, approval), approveDocument(api.orm, approval)]);
+
+    const logs = (await documentOf(document.id)).logs;
+    expect(logs.filter((log) => log.metadata.change === 'step_completed')).toHaveLength(1);
+    // Once for the step's approval, once for the ERP reference it then received: never per attempt.
+    expect(logs.filter((log) => log.event === 'document.approved')).toHaveLength(2);
   });
 });
 

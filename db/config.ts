@@ -4,6 +4,8 @@ export interface DatabaseConfig {
   poolMax: number;
   /** Bounds every statement so that no request waits on the database forever. */
   statementTimeoutMs: number;
+  /** Bounds the wait for a connection (a free one from the pool, or a new one); unset, it waits as long as it takes. */
+  connectTimeoutMs?: number;
   debug: boolean;
 }
 
@@ -14,6 +16,7 @@ export function databaseConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Dat
     url,
     poolMax: Number(env.DATABASE_POOL_MAX ?? 10),
     statementTimeoutMs: Number(env.DATABASE_STATEMENT_TIMEOUT_MS ?? 15_000),
+    connectTimeoutMs: Number(env.DATABASE_CONNECT_TIMEOUT_MS ?? 10_000),
     debug: env.DATABASE_DEBUG === 'true',
   };
 }

@@ -32,7 +32,7 @@ export function ormConfig(db: DatabaseConfig, overrides: Partial<Options> = {}) 
     ignoreUndefinedInQuery: true,
     forceUtcTimezone: true,
     serialization: { forceObject: true },
-    driverOptions: { onPoolCreated: giveBackLostConnections },
+    driverOptions: { onPoolCreated: giveBackLostConnections, connectionTimeoutMillis: db.connectTimeoutMs },
     ...overrides,
   });
 }

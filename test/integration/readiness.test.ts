@@ -59,4 +59,30 @@ describe('readiness', () => {
     await expect.poll(async () => (await get('/readyz')).status, { timeout: 20_000, interval: 250 }).toBe(200);
     expect((await get('/public/api/v1/banks', { 'api-key': apiKey })).status).toBe(200);
   });
+
+  it('answers 503 once the wait for a pooled connection passes its bound, and serves again when one is free', async () => {
+    const narrow = await initORM({ url: db.url, poolMax: 1, connectTimeoutMs: 300, statementTimeoutMs: 5_000, debug: false });
+    const narrowApi = await startTestApi({ orm: narrow });
+    const holding = Promise.withResolvers<void>();
+    const released = Promise.withResolvers<void>();
+    const held = narrow.em.fork().transactional(async (tx) => {
+      await tx.execute('select 1');
+      holding.resolve();
+      await released.promise;
+    });
+    try {
+      await holding.promise;
+      const started = performance.now();
+      const response = await fetch(`${narrowApi.url}/public/api/v1/banks`, { headers: { 'api-key': apiKey } });
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({ code: 'service_unavailable', message: expect.any(String) });
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      released.resolve();
+      await held;
+    }
+    expect((await fetch(`${narrowApi.url}/public/api/v1/banks`, { headers: { 'api-key': apiKey } })).status).toBe(200);
+    await narrowApi.close();
+    await narrow.close();
+  });
 });

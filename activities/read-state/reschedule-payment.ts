@@ -4,7 +4,7 @@ import type { EntityManager } from '../../db/orm.ts';
 import { Payable } from '../../db/payments/payable.entity.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
 import type { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
-import { recordEvent } from '../webhooks/events.ts';
+import { recordEvent, undeliveredEventsOf } from '../webhooks/events.ts';
 import { paymentRescheduledPayload } from '../webhooks/payloads.ts';
 
 export class RescheduleRefused extends Error {
@@ -18,14 +18,17 @@ export class RescheduleRefused extends Error {
 export interface Rescheduled {
   previousDueDate: string | null;
   newDueDate: string;
-  /** `payment.rescheduled` deliveries recorded with the change: start them once it is committed. */
+  /**
+   * `payment.rescheduled` deliveries to start once the change is committed: those recorded with it or, when the date
+   * was already set, any an earlier run recorded and did not get to start (it stopped between commit and start).
+   */
   deliveries: WebhookDelivery[];
 }
 
 /**
  * Moves the due date of a payment's payable and, in the same transaction, records `payment.rescheduled` for the
  * company's subscribers (the payment is the event's subject). The same date again changes nothing and notifies
- * no one; a payment already processed or failed is refused, its due date no longer means anything.
+ * no one anew; a payment already processed or failed is refused, its due date no longer means anything.
  */
 export async function reschedulePayment(em: EntityManager, input: { paymentId: string; dueDate: string }): Promise<Rescheduled> {
   return em.transactional(async (tx) => {
@@ -34,7 +37,7 @@ export async function reschedulePayment(em: EntityManager, input: { paymentId: s
     if (payment.status === 'processed' || payment.status === 'failed') throw new RescheduleRefused('payment_final', `The payment is ${payment.status}: its due date can no longer change`);
     const payable = await tx.findOneOrFail(Payable, { id: payment.payable.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const previousDueDate = isoDate(payable.expirationDate);
-    if (previousDueDate === input.dueDate) return { previousDueDate, newDueDate: input.dueDate, deliveries: [] };
+    if (previousDueDate === input.dueDate) return { previousDueDate, newDueDate: input.dueDate, deliveries: await undeliveredEventsOf(tx, payment.id, 'payment.rescheduled') };
     payable.expirationDate = input.dueDate;
     const deliveries = await recordEvent(tx, payment.company, 'payment.rescheduled', payment.id, paymentRescheduledPayload(payment.id, previousDueDate, input.dueDate));
     return { previousDueDate, newDueDate: input.dueDate, deliveries };

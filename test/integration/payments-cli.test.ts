@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankReference } from '../../db/banks/bank-catalog.ts';
 import { BeneficiaryBankAccount } from '../../db/beneficiaries/bank-account.entity.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
+import { reschedulePayment } from '../../activities/read-state/reschedule-payment.ts';
 import { companyEm } from '../../db/orm.ts';
 import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
 import { makeCompany } from '../helpers/companies.ts';
@@ -62,6 +63,20 @@ describe('ops payments reschedule', () => {
     expect(again.stdout).toEqual({ payment: payment.id, previous_due_date: '2026-12-24', new_due_date: '2026-12-24' });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(rescheduled()).toHaveLength(1);
+  });
+
+  it('sends the notification of a reschedule whose run stopped between its commit and the delivery, when run again', async () => {
+    const beneficiary = await seedBeneficiary(api.orm, company, { name: 'Interrumpido S.A.S.' });
+    const payment = await seedPayment(api.orm, company, { payable: await seedPayable(api.orm, company, { beneficiary, amountCents: 90_000_00n, expirationDate: '2026-12-01' }), amountCents: 90_000_00n });
+    // The change and its delivery committed; the process died before starting it.
+    const committed = await reschedulePayment(companyEm(api.orm, company.id), { paymentId: payment.id, dueDate: '2027-01-15' });
+    expect(committed.deliveries).toHaveLength(1);
+
+    const again = await ops('payments', 'reschedule', '--payment', payment.id, '--due-date', '2027-01-15');
+    expect(again.stdout).toEqual({ payment: payment.id, previous_due_date: '2027-01-15', new_due_date: '2027-01-15' });
+    const ofThisPayment = () => rescheduled().filter((request) => request.json.payment_id === payment.id);
+    await expect.poll(() => ofThisPayment().length, { timeout: 30_000, interval: 100 }).toBe(1);
+    expect(ofThisPayment()[0]!.json).toMatchObject({ previous_due_date: '2026-12-01', new_due_date: '2027-01-15' });
   });
 
   it('refuses a processed payment, an unknown one and a malformed date', async () => {

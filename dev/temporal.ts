@@ -18,6 +18,10 @@ export interface DevTemporal {
   kill(): Promise<void>;
   /** Starts the server again on the same port (and state, with `dbFile`) after `stop` or `kill` (needs the CLI). */
   start(): Promise<void>;
+  /** SIGSTOP: a hung server, its connections open and nothing answered, until `thaw` (needs the CLI). */
+  freeze(): void;
+  /** SIGCONT after `freeze`. */
+  thaw(): void;
 }
 
 export interface DevTemporalOptions {
@@ -100,6 +104,8 @@ export async function startDevTemporal(options: DevTemporalOptions = {}): Promis
     start,
     stop: () => (child ? stopChild(child) : Promise.resolve()),
     kill: () => (child ? killChild(child) : Promise.resolve()),
+    freeze: () => child?.kill('SIGSTOP'),
+    thaw: () => child?.kill('SIGCONT'),
   };
 }
 
@@ -116,7 +122,19 @@ async function downloadAndStart(port: number, uiPort: number | undefined, namesp
     },
   });
   const restartUnsupported = () => Promise.reject(new Error('Restarting the Temporal dev server needs the Temporal CLI (TEMPORAL_CLI_PATH)'));
-  return { address: env.address, uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : null, source: 'download', stop: () => env.teardown(), kill: restartUnsupported, start: restartUnsupported };
+  const signalUnsupported = () => {
+    throw new Error('Signalling the Temporal dev server needs the Temporal CLI (TEMPORAL_CLI_PATH)');
+  };
+  return {
+    address: env.address,
+    uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : null,
+    source: 'download',
+    stop: () => env.teardown(),
+    kill: restartUnsupported,
+    start: restartUnsupported,
+    freeze: signalUnsupported,
+    thaw: signalUnsupported,
+  };
 }
 
 async function waitUntilServing(address: string, child: ChildProcess): Promise<void> {

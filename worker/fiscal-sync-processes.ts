@@ -2,13 +2,10 @@ import { WithStartWorkflowOperation, WorkflowIdConflictPolicy, WorkflowIdReusePo
 import { TypedSearchAttributes } from '@temporalio/common';
 import { beginFiscalSyncUpdate, type FiscalSyncBegun, type FiscalSyncInput, type fiscalSync } from '../workflows/fiscal-sync.ts';
 import { CompanyReference } from '../workflows/search-attributes.ts';
-import type { TemporalHandle } from './processes.ts';
+import { beforeDeadline, type TemporalHandle } from './processes.ts';
 
 /** `fiscal-sync/<companyRef>/<startedAt>`: one workflow per accepted POST /fiscal-sync. */
 export const fiscalSyncWorkflowId = (companyId: string, startedAt: string) => `fiscal-sync/${companyId}/${startedAt}`;
-
-/** How long POST /fiscal-sync waits for the extraction (or DIAN's token) before answering 503. */
-const BEGIN_DEADLINE_MS = 20_000;
 
 /**
  * Starts a sync's workflow and waits for its first step (update-with-start): the SAT extraction created, or DIAN's
@@ -23,5 +20,5 @@ export async function beginFiscalSync(temporal: TemporalHandle, input: FiscalSyn
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
-  return temporal.client.withDeadline(Date.now() + BEGIN_DEADLINE_MS, () => temporal.client.workflow.executeUpdateWithStart(beginFiscalSyncUpdate, { args: [], startWorkflowOperation: start }));
+  return beforeDeadline(temporal, () => temporal.client.workflow.executeUpdateWithStart(beginFiscalSyncUpdate, { args: [], startWorkflowOperation: start }));
 }

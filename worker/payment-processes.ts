@@ -3,16 +3,13 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { BankAccountValidationInput, bankAccountValidation } from '../workflows/bank-account-validation.ts';
 import { createPaymentUpdate, type NewPaymentCommand, type PaymentProcessInput, type paymentProcess } from '../workflows/payment.ts';
 import { CompanyReference } from '../workflows/search-attributes.ts';
-import type { TemporalHandle } from './processes.ts';
+import { beforeDeadline, type TemporalHandle } from './processes.ts';
 
 /** Business-keyed ids of the payment processes. */
 export const paymentWorkflowIds = {
   payment: (paymentId: string) => `payment/${paymentId}`,
   bankAccountValidation: (accountId: string, attempt: number) => `bank-account-validation/${accountId}/${attempt}`,
 };
-
-/** How long an API request waits for the payment to be written before answering 503. */
-const COMMAND_DEADLINE_MS = 20_000;
 
 /**
  * Creates a payment through its own `payment/<reference>` workflow (update-with-start): the workflow starts and
@@ -27,7 +24,7 @@ export async function createPaymentThroughProcess(temporal: TemporalHandle, inpu
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
-  return temporal.client.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
+  return beforeDeadline(temporal, () =>
     temporal.client.workflow.executeUpdateWithStart(createPaymentUpdate, { args: [command], startWorkflowOperation: start }),
   );
 }
@@ -35,13 +32,15 @@ export async function createPaymentThroughProcess(temporal: TemporalHandle, inpu
 /** Starts `bank-account-validation/<account>/<attempt>` once: starting the same attempt again is a no-op. */
 export async function startBankAccountValidation(temporal: TemporalHandle, input: BankAccountValidationInput): Promise<void> {
   try {
-    await temporal.client.workflow.start<typeof bankAccountValidation>('bankAccountValidation', {
-      workflowId: paymentWorkflowIds.bankAccountValidation(input.accountId, input.attempt),
-      taskQueue: temporal.taskQueue,
-      args: [input],
-      typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    });
+    await beforeDeadline(temporal, () =>
+      temporal.client.workflow.start<typeof bankAccountValidation>('bankAccountValidation', {
+        workflowId: paymentWorkflowIds.bankAccountValidation(input.accountId, input.attempt),
+        taskQueue: temporal.taskQueue,
+        args: [input],
+        typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      }),
+    );
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }

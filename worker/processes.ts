@@ -52,14 +52,19 @@ function lifecycleStart(temporal: TemporalHandle, document: LifecycleSubject) {
 /** Starts `document/<reference>` once per document: a second call (a retried import) is a no-op. */
 export async function startDocumentLifecycle(temporal: TemporalHandle, document: LifecycleSubject): Promise<void> {
   try {
-    await temporal.client.workflow.start('documentLifecycle', { ...lifecycleStart(temporal, document), workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE });
+    await beforeDeadline(temporal, () => temporal.client.workflow.start('documentLifecycle', { ...lifecycleStart(temporal, document), workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE }));
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
 }
 
-/** How long an API request waits for a workflow to take a command before answering 503. */
+/** How long an API request waits on Temporal (a worker taking a command, or a server that hangs) before answering 503. */
 const COMMAND_DEADLINE_MS = 20_000;
+
+/** Runs calls to Temporal under the command deadline: past it they fail, and the API answers 503 rather than waiting on. */
+export function beforeDeadline<T>(temporal: TemporalHandle, calls: () => Promise<T>): Promise<T> {
+  return temporal.client.withDeadline(Date.now() + COMMAND_DEADLINE_MS, calls);
+}
 
 /**
  * Approves through the document's workflow, so that it serialises with step decisions. Update-with-start: a
@@ -71,7 +76,7 @@ export async function approveThroughLifecycle(temporal: TemporalHandle, document
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
   });
-  return temporal.client.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
+  return beforeDeadline(temporal, () =>
     temporal.client.workflow.executeUpdateWithStart(approveUpdate, { args: [command], startWorkflowOperation: start }),
   );
 }
@@ -83,5 +88,5 @@ export async function approveThroughLifecycle(temporal: TemporalHandle, document
  */
 export async function completeStepThroughLifecycle(temporal: TemporalHandle, documentId: string, command: CompleteStepCommand, updateId?: string) {
   const handle = temporal.client.workflow.getHandle(workflowIds.document(documentId));
-  return temporal.client.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () => handle.executeUpdate(completeStepUpdate, { args: [command], ...(updateId ? { updateId } : {}) }));
+  return beforeDeadline(temporal, () => handle.executeUpdate(completeStepUpdate, { args: [command], ...(updateId ? { updateId } : {}) }));
 }

@@ -5,7 +5,7 @@ import { RESOLUTION_ORDER } from '../fiscal/radian-rules.ts';
 import { randomUUID } from 'node:crypto';
 import { receptionEventBatchWorkflowId, type ReceptionEventTiming, type receptionEvent, type receptionEventBatch } from '../workflows/reception-event.ts';
 import { CompanyReference, DocumentReference, FiscalReference } from '../workflows/search-attributes.ts';
-import { workflowIds, type TemporalHandle } from './processes.ts';
+import { beforeDeadline, workflowIds, type TemporalHandle } from './processes.ts';
 
 /** How many workflow starts are in flight at once: a batch of 800 starts in well under a second, without flooding Temporal. */
 const START_CONCURRENCY = 32;
@@ -54,10 +54,12 @@ export async function startReceptionEvents(temporal: TemporalHandle, companyId: 
 /** Hands a batch's events to one `reception-event-batch/<company>/<batch>` workflow, which starts theirs. */
 export async function startReceptionEventBatch(temporal: TemporalHandle, companyId: string, events: readonly QueuedReceptionEvent[], timing: ReceptionEventTiming): Promise<void> {
   if (events.length === 0) return;
-  await temporal.client.workflow.start<typeof receptionEventBatch>('receptionEventBatch', {
-    workflowId: receptionEventBatchWorkflowId(companyId, randomUUID()),
-    taskQueue: temporal.taskQueue,
-    args: [{ companyId, events: [...events], timing }],
-    typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: companyId }]),
-  });
+  await beforeDeadline(temporal, () =>
+    temporal.client.workflow.start<typeof receptionEventBatch>('receptionEventBatch', {
+      workflowId: receptionEventBatchWorkflowId(companyId, randomUUID()),
+      taskQueue: temporal.taskQueue,
+      args: [{ companyId, events: [...events], timing }],
+      typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: companyId }]),
+    }),
+  );
 }

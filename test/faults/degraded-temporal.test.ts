@@ -12,6 +12,8 @@ import { join } from 'node:path';
 
 /** Generous for a loaded 2-core machine, and far below the Temporal client's own retries (about 20 s). */
 const REFUSED_WITHIN_MS = 10_000;
+/** How long a command waits on Temporal (`worker/processes.ts`). */
+const COMMAND_DEADLINE_MS = 20_000;
 
 let stack: FaultStack;
 let ops: Operator;
@@ -120,5 +122,32 @@ describe('with the Temporal server down', () => {
     const decided = await integrator('POST', path, { body: approve, idempotencyKey });
     expect(decided.status).toBe(200);
     expect(decided.body.step).toMatchObject({ reference: step.reference, status: 'completed', decision: { values: ['approve'] } });
+  }, 300_000);
+});
+
+describe('with the Temporal server hung', () => {
+  it('answers 503 at the command deadline instead of waiting on, and serves again once the server does', async () => {
+    const [first, second] = documents as [{ reference: string; cufe: string }, { reference: string; cufe: string }];
+    stack.temporal.freeze();
+    try {
+      const readiness = await call('GET', '/readyz');
+      expect(readiness.body).toEqual({ status: 'unavailable', checks: { database: 'up', temporal: 'down' } });
+      const [approval, batch] = await Promise.all([
+        call('POST', `/public/api/v1/documents/${first.reference}/approve`, {}),
+        call('POST', '/public/api/v1/events/batch', { documents_fiscal_reference: [second.cufe], events_type: ['030'] }),
+      ]);
+      for (const [name, refused] of Object.entries({ approval, batch })) {
+        expect(refused.status, name).toBe(503);
+        expect(refused.body, name).toEqual({ message: expect.any(String), code: 'service_unavailable' });
+        // The command deadline is 20 s; without one, the call waited as long as the server hung.
+        expect(refused.ms, name).toBeLessThan(COMMAND_DEADLINE_MS + REFUSED_WITHIN_MS);
+      }
+      console.log(`[degraded] Temporal hung: 503 service_unavailable in approve ${Math.round(approval.ms)} ms, events batch ${Math.round(batch.ms)} ms`);
+      expect((await call('GET', `/public/api/v1/documents/${first.reference}`)).status).toBe(200);
+    } finally {
+      stack.temporal.thaw();
+    }
+    await expect.poll(async () => (await call('GET', '/readyz')).status, { timeout: 60_000, interval: 250 }).toBe(200);
+    expect((await integrator('POST', `/public/api/v1/documents/${first.reference}/approve`, { body: {} })).body).toMatchObject({ approval_status: 'approved' });
   }, 300_000);
 });

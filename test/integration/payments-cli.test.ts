@@ -74,7 +74,7 @@ describe('ops payments reschedule', () => {
 
     const again = await ops('payments', 'reschedule', '--payment', payment.id, '--due-date', '2027-01-15');
     expect(again.stdout).toEqual({ payment: payment.id, previous_due_date: '2027-01-15', new_due_date: '2027-01-15' });
-    const ofThisPayment = () => rescheduled().filter((request) => request.json.payment_id === payment.id);
+    const ofThisPayment = () => rescheduled().filter((request) => (request.json as { payment_id?: string }).payment_id === payment.id);
     await expect.poll(() => ofThisPayment().length, { timeout: 30_000, interval: 100 }).toBe(1);
     expect(ofThisPayment()[0]!.json).toMatchObject({ previous_due_date: '2026-12-01', new_due_date: '2027-01-15' });
   });

@@ -5,12 +5,11 @@ import type { Country } from '../../db/companies/company.entity.ts';
 import { UUID_PATTERN, uuidv7 } from '../../db/ids.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { PAYMENT_REFUSALS, PaymentRefused, resolveNewPayment, type PaymentRefusal } from '../../db/payments/new-payment.ts';
-import { findPaymentPage, loadPaymentRelations } from '../../db/payments/payment.repository.ts';
-import { Payment } from '../../db/payments/payment.entity.ts';
+import { findPaymentPage } from '../../db/payments/payment.repository.ts';
 import { createPaymentThroughProcess } from '../../worker/payment-processes.ts';
 import type { NewPaymentCommand } from '../../workflows/payment.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { presentPaymentDetail, presentPaymentListItem } from '../presenters/payment.ts';
+import { renderPaymentDetail, renderPaymentListItems } from '../presenters/payment-json.ts';
 import { defineRoute, type DocumentedError } from '../route.ts';
 import { listOf, page } from '../schemas/common.ts';
 import { amountToCents, scaleDecimal } from '../schemas/decimal.ts';
@@ -77,11 +76,11 @@ async function asPaymentCommand<T>(command: () => Promise<T>): Promise<T> {
   }
 }
 
-async function paymentOr404(em: EntityManager, reference: string): Promise<Payment> {
+async function paymentDetailOr404(em: EntityManager, companyId: string, reference: string) {
   if (!UUID_PATTERN.test(reference)) throw new ApiError(INVALID_INPUT.status, INVALID_INPUT.code, 'The payment reference must be a UUID');
-  const payment = await em.findOne(Payment, { id: reference.toLowerCase() });
-  if (!payment) throw notFound(PAYMENT_NOT_FOUND.code, 'Payment not found');
-  return payment;
+  const detail = await renderPaymentDetail(em, companyId, reference.toLowerCase());
+  if (!detail) throw notFound(PAYMENT_NOT_FOUND.code, 'Payment not found');
+  return detail;
 }
 
 /** Payments: the list and detail of what the company pays, and manual payments or payments of a payable. */
@@ -97,8 +96,8 @@ export const paymentRoutes = [
     scope: 'payments:read',
     query: PaymentListQuery,
     response: listOf(PaymentListItem, 'PaymentList'),
-    handler: async ({ em, query }) => {
-      const { payments, total } = await findPaymentPage(
+    handler: async ({ em, query, caller }) => {
+      const { ids, total } = await findPaymentPage(
         em,
         {
           beneficiaryIds: query.beneficiary_reference,
@@ -117,8 +116,7 @@ export const paymentRoutes = [
         { field: query.sort_by, order: query.sort_order },
         { number: query.page, size: query.page_size },
       );
-      const relations = await loadPaymentRelations(em, payments);
-      return page(payments.map((payment) => presentPaymentListItem(payment, relations)), total, query.page, query.page_size);
+      return page(await renderPaymentListItems(em, caller.company.id, ids), total, query.page, query.page_size);
     },
   }),
   defineRoute({
@@ -132,10 +130,7 @@ export const paymentRoutes = [
     params: PaymentParams,
     response: PaymentDetail,
     errors: [INVALID_INPUT, PAYMENT_NOT_FOUND],
-    handler: async ({ em, params }) => {
-      const payment = await paymentOr404(em, params.reference);
-      return presentPaymentDetail(payment, await loadPaymentRelations(em, [payment]));
-    },
+    handler: async ({ em, params, caller }) => paymentDetailOr404(em, caller.company.id, params.reference),
   }),
   defineRoute({
     method: 'post',
@@ -156,9 +151,9 @@ export const paymentRoutes = [
       await precheck(em, command);
       const paymentId = uuidv7();
       await asPaymentCommand(() => createPaymentThroughProcess(deps.temporal, { companyId: caller.company.id, paymentId, pollIntervalMs: deps.config.paymentPollIntervalMs }, command));
-      const fresh = em.fork();
-      const payment = await fresh.findOneOrFail(Payment, { id: paymentId });
-      return presentPaymentListItem(payment, await loadPaymentRelations(fresh, [payment]));
+      const [created] = await renderPaymentListItems(em, caller.company.id, [paymentId]);
+      if (!created) throw new Error(`Payment ${paymentId} is not in the read state after its creating update`);
+      return created;
     },
   }),
 ];

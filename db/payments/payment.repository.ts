@@ -6,7 +6,6 @@ import type { EntityManager } from '../orm.ts';
 import { PaymentTag } from '../tags/payment-tag.entity.ts';
 import { Tag } from '../tags/tag.entity.ts';
 import { Payable } from './payable.entity.ts';
-import { PaymentBatch } from './payment-batch.entity.ts';
 import { Payment, type PaymentStatus } from './payment.entity.ts';
 
 export interface PaymentFilters {
@@ -31,21 +30,18 @@ export const PAYMENT_SORT_FIELDS = ['created_at', 'amount', 'expiration_date', '
 export type PaymentSort = { field: (typeof PAYMENT_SORT_FIELDS)[number]; order: 'asc' | 'desc' };
 
 /**
- * One page of the company's payments with the total count: three queries, whatever the filters. The page's ids and
- * the count are selected first with only the joins the filters and sort need (the tenant filter would otherwise
- * join every relation to check its company, on every row counted); then the page's rows themselves.
+ * The ids of one page of the company's payments, in order, with the total count: two queries, whatever the filters,
+ * each with only the joins the filters and sort need (the tenant filter would otherwise join every relation to check
+ * its company, on every row counted). The caller renders the page from its ids.
  */
-export async function findPaymentPage(em: EntityManager, filters: PaymentFilters, sort: PaymentSort, page: { number: number; size: number }) {
+export async function findPaymentPage(em: EntityManager, filters: PaymentFilters, sort: PaymentSort, page: { number: number; size: number }): Promise<{ ids: string[]; total: number }> {
   const [found, total] = await em.findAndCount(Payment, await paymentWhere(em, filters), {
     fields: ['id'],
     orderBy: [orderOf(sort), { id: sort.order }],
     limit: page.size,
     offset: (page.number - 1) * page.size,
   });
-  const ids = found.map((payment) => payment.id);
-  const rows = ids.length ? await em.find(Payment, { id: { $in: ids } }, { refresh: true }) : [];
-  const byId = new Map(rows.map((payment) => [payment.id, payment]));
-  return { payments: ids.map((id) => byId.get(id)!), total };
+  return { ids: found.map((payment) => payment.id), total };
 }
 
 function orderOf(sort: PaymentSort): QueryOrderMap<Payment> {
@@ -117,29 +113,4 @@ async function paymentWhere(em: EntityManager, filters: PaymentFilters): Promise
     and.push({ $or: [anyOf('beneficiary_id', beneficiaries), anyOf('payable_id', byConcept), anyOf('payable_id', byDocument)] });
   }
   return { $and: and };
-}
-
-/** What a page of payments shows besides its own columns, loaded with one query per kind (never per payment). */
-export interface PaymentRelations {
-  tags: Map<string, string[]>;
-}
-
-/**
- * Loads the payables (with their documents), beneficiaries (with their contacts) and batches of a page of payments
- * into the EntityManager, and their tags: a bounded number of queries whatever the page size.
- */
-export async function loadPaymentRelations(em: EntityManager, payments: Payment[]): Promise<PaymentRelations> {
-  if (payments.length === 0) return { tags: new Map() };
-  const ids = payments.map((payment) => payment.id);
-  const unique = (values: (string | undefined)[]) => [...new Set(values.filter((value): value is string => Boolean(value)))];
-  const batchIds = unique(payments.map((payment) => payment.batch?.id));
-  const [links] = await Promise.all([
-    em.find(PaymentTag, { payment: { $in: ids } }, { populate: ['tag'], orderBy: { createdAt: 'asc', id: 'asc' } }),
-    em.find(Payable, { id: { $in: unique(payments.map((payment) => payment.payable.id)) } }, { populate: ['document'] }),
-    em.find(Beneficiary, { id: { $in: unique(payments.map((payment) => payment.beneficiary.id)) } }, { populate: ['contacts'] }),
-    batchIds.length ? em.find(PaymentBatch, { id: { $in: batchIds } }) : [],
-  ]);
-  const tags = new Map<string, string[]>();
-  for (const link of links) tags.set(link.payment.id, [...(tags.get(link.payment.id) ?? []), link.tag.name]);
-  return { tags };
 }

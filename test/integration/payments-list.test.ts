@@ -1,13 +1,16 @@
 import { expectStatus, type ListPayments, type PaymentList } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import { BeneficiaryContact } from '../../db/beneficiaries/contact.entity.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import { companyEm } from '../../db/orm.ts';
 import type { PaymentBatch } from '../../db/payments/payment-batch.entity.ts';
-import type { Payable } from '../../db/payments/payable.entity.ts';
-import type { Payment } from '../../db/payments/payment.entity.ts';
+import { Payable } from '../../db/payments/payable.entity.ts';
+import { Payment } from '../../db/payments/payment.entity.ts';
+import { PaymentTag } from '../../db/tags/payment-tag.entity.ts';
 import { Tag } from '../../db/tags/tag.entity.ts';
+import { ensureTags } from '../../db/tags/tag.repository.ts';
 import { seedDocument } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { seedBatch, seedBeneficiary, seedPayable, seedPayment } from '../helpers/payments.ts';
@@ -244,6 +247,109 @@ describe('GET /payments/{reference}', () => {
     expect(unknown.body).toEqual({ code: 'payment_not_found', message: expect.any(String) });
     const other = await makeCompany(api.orm, { country: 'COL' });
     expect((await get(payments.a!.id, other.apiKey)).status).toBe(404);
+  });
+});
+
+describe('a payment with every field set', () => {
+  it('shows each field in the list item, the detail and both of their shapes', async () => {
+    const { company: own, apiKey: key } = await makeCompany(api.orm, { country: 'COL' });
+    const em = companyEm(api.orm, own.id);
+    const supplier = await seedBeneficiary(api.orm, own, { name: 'Delta S.A.', identifierNumber: '900333003', email: 'pagos@delta.co' });
+    Object.assign(await em.findOneOrFail(Beneficiary, { id: supplier.id }), { isDeleted: true, deletedAt: new Date('2026-11-20T08:30:00.250Z') });
+    const phone = em.create(BeneficiaryContact, { company: own, beneficiary: supplier, type: 'phone', value: '+57 300 000 0000' });
+    const late = em.create(BeneficiaryContact, { company: own, beneficiary: supplier, type: 'email', value: 'z@delta.co' });
+    const early = em.create(BeneficiaryContact, { company: own, beneficiary: supplier, type: 'email', value: 'a@delta.co' });
+    await em.flush();
+    const lote = await seedBatch(api.orm, own, 'Lote USD');
+    const document = await seedDocument(api.orm, own, { documentNumber: 'FE-77', amountCents: 1_234_567_89n, isCanceled: true });
+    const payable = await seedPayable(api.orm, own, { beneficiary: supplier, document, amountCents: 1_000_01n, expirationDate: '2026-12-15', concept: 'Licencias' });
+    Object.assign(await em.findOneOrFail(Payable, { id: payable.id }), { balanceCents: 0n, status: 'paid', filePath: 'https://files.example.co/cxp.pdf', projects: [{ code: 'P-1' }], costCenter: { code: 'cc-ops' } });
+    await em.flush();
+    const payment = await seedPayment(api.orm, own, { payable, amountCents: 1_000_01n, status: 'processed', paymentMethod: 'bank_transfer', batch: lote, tags: ['Zeta'] });
+    // Tags show in the order they were put on the payment, not by name.
+    const [alfa] = await ensureTags(em, own, ['Alfa']);
+    em.create(PaymentTag, { company: own, payment: em.getReference(Payment, payment.id), tag: alfa!, createdAt: new Date(Date.now() + 60_000) });
+    await em.flush();
+    await em.nativeUpdate(
+      Payment,
+      { id: payment.id },
+      {
+        exchangeRate: '4012.3456',
+        exchangeCurrency: 'USD',
+        exchangeAmountCents: 401_274_68n,
+        filePath: 'https://files.example.co/support.pdf',
+        receiptFilePath: 'https://files.example.co/receipt.pdf',
+        sourceOfFund: { account: 'Bancolombia 1234' },
+        accountingReceipt: { number: 'RC-9', lines: 2 },
+        paymentGateway: { provider: 'gateway', status: 'settled' },
+        erpPaymentReference: 'ERP-PAY-1',
+        erpPayment: { id: 'p1' },
+        erpPayable: { id: 'cxp1' },
+        paidAt: new Date('2026-11-25T14:05:06.789Z'),
+        createdAt: new Date('2026-11-24T10:00:00.001Z'),
+        updatedAt: new Date('2026-11-25T14:05:07.000Z'),
+      },
+    );
+    const base = {
+      reference: payment.id,
+      document: { reference: document.id, type: 'invoice', document_number: 'FE-77', fiscal_reference: document.fiscalReference, origin: 'fiscal_entity', amount: 1234567.89, amount_currency: 'COP', is_canceled: true },
+      amount: 1000.01,
+      exchange_amount: 401274.68,
+      amount_currency: 'COP',
+      exchange_currency: 'USD',
+      exchange_rate: 4012.3456,
+      status: 'processed',
+      file_path: 'https://files.example.co/support.pdf',
+      receipt_file_path: 'https://files.example.co/receipt.pdf',
+      is_archived: false,
+      batch: { reference: lote.id, name: 'Lote USD', status: 'pending' },
+      tags: ['Zeta', 'Alfa'],
+      source_of_fund: { account: 'Bancolombia 1234' },
+      accounting_receipt: { number: 'RC-9', lines: 2 },
+      paid_at: '2026-11-25T14:05:06.789Z',
+      payment_method: 'bank_transfer',
+      created_at: '2026-11-24T10:00:00.001Z',
+      updated_at: '2026-11-25T14:05:07.000Z',
+    };
+    const beneficiary = { reference: supplier.id, name: 'Delta S.A.', identifier_type: 'NIT', identifier_number: '900333003', is_deleted: true, deleted_at: '2026-11-20T08:30:00.250Z' };
+    const payableShown = {
+      reference: payable.id,
+      type: 'supplier',
+      status: 'paid',
+      amount: 1000.01,
+      amount_currency: 'COP',
+      file_path: 'https://files.example.co/cxp.pdf',
+      balance: 0,
+      issue_date: '2026-10-01',
+      expiration_date: '2026-12-15',
+      concept: 'Licencias',
+      origin: 'document',
+      projects: [{ code: 'P-1' }],
+    };
+    // Contacts: e-mails before phones, each by value.
+    const contacts = [early, late, phone];
+    const { items } = expectStatus(await api.sdk(key).listPayments({ query: {} }), 200);
+    expect(items).toStrictEqual([
+      {
+        ...base,
+        beneficiary: { ...beneficiary, contact_information: contacts.map((contact) => ({ type: contact.type, value: contact.value })) },
+        email: 'pagos@delta.co',
+        payable: payableShown,
+      },
+    ]);
+    expect(expectStatus(await api.sdk(key).getPayment({ params: { reference: payment.id } }), 200)).toStrictEqual({
+      ...base,
+      beneficiary: { ...beneficiary, type: 'supplier', contact_information: contacts.map((contact) => ({ reference: contact.id, type: contact.type, value: contact.value })) },
+      payable: { ...payableShown, cost_center: { code: 'cc-ops' } },
+      payment_gateway: { provider: 'gateway', status: 'settled' },
+      has_erp_payment: true,
+      erp_payment_reference: 'ERP-PAY-1',
+      is_fiscal_entity: true,
+      has_erp_payable: true,
+      erp_payable_reference: null,
+      erp_payable: { id: 'cxp1' },
+      erp_payment: { id: 'p1' },
+    });
   });
 });
 

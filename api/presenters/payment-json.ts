@@ -1,0 +1,134 @@
+import type { z } from 'zod';
+import type { EntityManager } from '../../db/orm.ts';
+import type { PaymentDetail, PaymentListItem } from '../schemas/payments.ts';
+
+type ListItem = z.input<typeof PaymentListItem>;
+type Detail = z.input<typeof PaymentDetail>;
+
+// The payments read paths, rendered by PostgreSQL: one statement builds each payment's JSON with its payable,
+// document, beneficiary (and contacts), batch and tags, as the API shows it. The SQL bypasses the ORM's tenant
+// filter, so every table it reads is constrained by the company explicitly.
+
+/** Minor units as the decimal amount (a JSON number), like centsToAmount: exact, never float division. */
+const money = (cents: string) => `round(${cents} / 100.0, 2)`;
+/** A timestamptz as Date.toISOString() writes it: UTC, milliseconds, `Z`. */
+const timestamp = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const date = (column: string) => `to_char(${column}, 'YYYY-MM-DD')`;
+/** json_build_object over an object whose keys are the JSON's and whose values are SQL expressions, in that order. */
+const object = (fields: Record<string, string>) => `json_build_object(${Object.entries(fields).map(([key, value]) => `'${key}', ${value}`).join(', ')})`;
+/** A JSON array of `select`, never null. */
+const array = (select: string) => `coalesce((${select}), '[]')`;
+
+/** Documents received from the tax authority are `fiscal_entity`; others say how they were created. */
+const DOCUMENT_ORIGIN = `case d.created_by->>'source' when 'fiscal' then 'fiscal_entity' else coalesce(d.created_by->>'source', 'manual') end`;
+
+const DOCUMENT = object({
+  reference: 'd.id',
+  type: 'd.type',
+  document_number: 'd.document_number',
+  fiscal_reference: 'd.fiscal_reference',
+  origin: DOCUMENT_ORIGIN,
+  amount: money('d.amount_cents'),
+  amount_currency: 'd.currency',
+  is_canceled: 'd.is_canceled',
+});
+
+const PAYABLE = {
+  reference: 'pa.id',
+  type: 'pa.type',
+  status: 'pa.status',
+  amount: money('pa.amount_cents'),
+  amount_currency: 'pa.currency',
+  file_path: 'pa.file_path',
+  balance: money('pa.balance_cents'),
+  issue_date: date('pa.issue_date'),
+  expiration_date: date('pa.expiration_date'),
+  concept: 'pa.concept',
+  origin: 'pa.origin',
+  projects: `coalesce(pa.projects, '[]')`,
+};
+
+const BENEFICIARY = {
+  reference: 'b.id',
+  name: 'b.name',
+  identifier_type: 'b.identifier_type',
+  identifier_number: 'b.identifier_number',
+  is_deleted: 'b.is_deleted',
+  deleted_at: timestamp('b.deleted_at'),
+};
+
+// E-mails first, then phones, each by value: the order of the (beneficiary, type, value) index they were read through.
+const contacts = (fields: Record<string, string>) =>
+  array(`select json_agg(${object(fields)} order by c.type, c.value) from beneficiary_contacts c where c.beneficiary_id = b.id and c.company_id = :companyId`);
+
+const BASE = {
+  reference: 'p.id',
+  document: `case when d.id is null then null else ${DOCUMENT} end`,
+  amount: money('p.amount_cents'),
+  exchange_amount: money('coalesce(p.exchange_amount_cents, p.amount_cents)'),
+  amount_currency: 'p.currency',
+  exchange_currency: 'p.exchange_currency',
+  exchange_rate: 'p.exchange_rate',
+  status: 'p.status',
+  file_path: 'p.file_path',
+  receipt_file_path: 'p.receipt_file_path',
+  is_archived: 'p.is_archived',
+  batch: `case when bt.id is null then null else ${object({ reference: 'bt.id', name: 'bt.name', status: 'bt.status' })} end`,
+  tags: array(
+    `select json_agg(t.name order by pt.created_at, pt.id) from payment_tags pt join tags t on t.id = pt.tag_id and t.company_id = :companyId
+     where pt.payment_id = p.id and pt.company_id = :companyId`,
+  ),
+  source_of_fund: 'p.source_of_fund',
+  accounting_receipt: 'p.accounting_receipt',
+  paid_at: timestamp('p.paid_at'),
+  payment_method: 'p.payment_method',
+  created_at: timestamp('p.created_at'),
+  updated_at: timestamp('p.updated_at'),
+};
+
+const LIST_ITEM = object({
+  ...BASE,
+  beneficiary: object({ ...BENEFICIARY, contact_information: contacts({ type: 'c.type', value: 'c.value' }) }),
+  email: 'b.email',
+  payable: object(PAYABLE),
+});
+
+const DETAIL = object({
+  ...BASE,
+  beneficiary: object({ ...BENEFICIARY, type: 'b.type', contact_information: contacts({ reference: 'c.id', type: 'c.type', value: 'c.value' }) }),
+  payable: object({ ...PAYABLE, cost_center: 'pa.cost_center' }),
+  payment_gateway: 'p.payment_gateway',
+  has_erp_payment: `(coalesce(p.erp_payment_reference, '') <> '' or p.erp_payment is not null)`,
+  erp_payment_reference: 'p.erp_payment_reference',
+  is_fiscal_entity: `(pa.origin = 'fiscal_entity' or ${DOCUMENT_ORIGIN} = 'fiscal_entity')`,
+  has_erp_payable: `(coalesce(p.erp_payable_reference, '') <> '' or p.erp_payable is not null)`,
+  erp_payable_reference: 'p.erp_payable_reference',
+  erp_payable: 'p.erp_payable',
+  erp_payment: 'p.erp_payment',
+});
+
+/** The payments of `ids` that belong to the company, rendered as `json`, in the order of `ids`. */
+async function render<T>(em: EntityManager, json: string, companyId: string, ids: string[]): Promise<T[]> {
+  if (ids.length === 0) return [];
+  const rows = await em.execute<{ payment: T }[]>(
+    `select ${json} as payment
+     from unnest(array[:ids]::uuid[]) with ordinality as page(id, position)
+     join payments p on p.id = page.id and p.company_id = :companyId
+     join payables pa on pa.id = p.payable_id and pa.company_id = :companyId
+     left join documents d on d.id = pa.document_id and d.company_id = :companyId
+     join beneficiaries b on b.id = p.beneficiary_id and b.company_id = :companyId
+     left join payment_batches bt on bt.id = p.batch_id and bt.company_id = :companyId
+     order by page.position`,
+    { ids, companyId },
+  );
+  return rows.map((row) => row.payment);
+}
+
+/** Payments as the list (and the creation's answer) shows them, in the order of `ids`: one statement. */
+export const renderPaymentListItems = (em: EntityManager, companyId: string, ids: string[]) => render<ListItem>(em, LIST_ITEM, companyId, ids);
+
+/** A payment with its detail-only fields, or null when the company has no payment `id`: one statement. */
+export async function renderPaymentDetail(em: EntityManager, companyId: string, id: string): Promise<Detail | null> {
+  const [detail] = await render<Detail>(em, DETAIL, companyId, [id]);
+  return detail ?? null;
+}

@@ -1,12 +1,20 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** A time-ordered UUID (RFC 9562 version 7): new rows land at the end of their primary-key index. */
+/** The previous id's millisecond and random bits: ids of one millisecond count up from there. */
+let previous = { time: -1, random: 0n };
+
+/**
+ * A time-ordered UUID (RFC 9562 version 7): new rows land at the end of their primary-key index. Within one
+ * millisecond the random bits count up (the RFC's monotonic method), so rows created together sort by id in the
+ * order they were created, as lists that break ties on id show them.
+ */
 export function uuidv7(now = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
+  // 73 random bits leave the 74-bit field room to count up.
+  const random = now === previous.time ? previous.random + 1n : BigInt(`0x${randomBytes(10).toString('hex')}`) >> 7n;
+  previous = { time: now, random };
+  const high = random >> 62n;
+  const low = (random & ((1n << 62n) - 1n)) | (2n << 62n);
+  const hex = `${now.toString(16).padStart(12, '0')}7${high.toString(16).padStart(3, '0')}${low.toString(16).padStart(16, '0')}`;
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 

@@ -127,7 +127,11 @@ async function createDocument(deps: ImportDeps, em: EntityManager, company: Comp
       });
     }
     tx.create(ActivityLog, { company, document, event: 'document.created', actor: { type: 'system', source: input.source }, metadata: { file_name: input.fileName, format: normalized.format } });
-    await recordEvent(tx, company, 'document.created', document.id, documentCreatedPayload(document, beneficiary, deps.publicUrl));
+    // The payload is the document as the API lists it, read back inside this transaction.
+    await recordEvent(tx, company, 'document.created', document.id, async () => {
+      await tx.flush();
+      return documentCreatedPayload(tx, document, deps.publicUrl);
+    });
     // The XML is stored before the commit: a rolled-back import leaves at most an unreferenced file, never a
     // document without its XML.
     await deps.storage.put(key, new TextEncoder().encode(input.xml), 'application/xml');

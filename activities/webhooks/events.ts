@@ -19,13 +19,17 @@ export function retryScheduleFromEnv(env: NodeJS.ProcessEnv = process.env): Retr
 
 export const webhookWorkflowId = (subscriptionId: string, eventId: string) => `webhook/${subscriptionId}/${eventId}`;
 
+type Payload = Record<string, unknown>;
+
 /**
  * Records an event for every active subscription of the company to it, in the caller's transaction, so the event
  * is stored together with the fact it announces. The body is serialised once: every attempt sends the same bytes.
+ * A payload that costs a query to build may be given as a function: it runs only when someone subscribes.
  */
-export async function recordEvent(em: EntityManager, company: Company, event: WebhookEvent, subjectId: string | null, payload: Record<string, unknown>): Promise<WebhookDelivery[]> {
+export async function recordEvent(em: EntityManager, company: Company, event: WebhookEvent, subjectId: string | null, payloadOrBuild: Payload | (() => Promise<Payload>)): Promise<WebhookDelivery[]> {
   const subscriptions = await em.find(WebhookSubscription, { event, isActive: true });
   if (subscriptions.length === 0) return [];
+  const payload = typeof payloadOrBuild === 'function' ? await payloadOrBuild() : payloadOrBuild;
   const eventId = uuidv7();
   const body = JSON.stringify(payload);
   return subscriptions.map((subscription) => em.create(WebhookDelivery, { company, subscription, eventId, event, subjectId, payload, body, status: 'pending', receiverResponse: null }));

@@ -1,17 +1,16 @@
-import { presentDocumentListItem } from '../../api/presenters/document.ts';
+import { renderDocuments } from '../../api/presenters/document-json.ts';
 import { isoDate } from '../../api/presenters/money.ts';
 import type { AccountingEntry } from '../../db/accounting/accounting-entry.entity.ts';
 import type { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
-import { emptyRelations } from '../../db/documents/document.repository.ts';
+import type { EntityManager } from '../../db/orm.ts';
 
 // Webhook amounts are integer cents (the API shows decimal amounts; receivers get minor units).
 
-/** `document.created`: the document's fields as the API lists them, with its beneficiary, amounts in cents. */
-export function documentCreatedPayload(document: Document, beneficiary: Beneficiary | null, publicUrl: string): Record<string, unknown> {
-  const relations = emptyRelations();
-  if (beneficiary) relations.beneficiaries.set(beneficiary.id, beneficiary);
-  const data = presentDocumentListItem(document, relations, ['beneficiaries'], publicUrl);
+/** `document.created`: the document as the API lists it, with its beneficiary, amounts in cents. Read back, so flush it first. */
+export async function documentCreatedPayload(em: EntityManager, document: Document, publicUrl: string): Promise<Record<string, unknown>> {
+  const [data] = await renderDocuments(em, document.company.id, [document.id], ['beneficiaries'], publicUrl);
+  if (!data) throw new Error(`document ${document.id} is not in the database yet`);
   return { event: 'document.created', timestamp: new Date().toISOString(), data: { ...data, amount: Number(document.amountCents) } };
 }
 

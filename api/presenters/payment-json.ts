@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { EntityManager } from '../../db/orm.ts';
 import type { PaymentDetail, PaymentListItem } from '../schemas/payments.ts';
+import { array, date, money, object, owned, timestamp } from './sql-json.ts';
 
 type ListItem = z.input<typeof PaymentListItem>;
 type Detail = z.input<typeof PaymentDetail>;
@@ -8,16 +9,6 @@ type Detail = z.input<typeof PaymentDetail>;
 // The payments read paths, rendered by PostgreSQL: one statement builds each payment's JSON with its payable,
 // document, beneficiary (and contacts), batch and tags, as the API shows it. The SQL bypasses the ORM's tenant
 // filter, so every table it reads is constrained by the company explicitly.
-
-/** Minor units as the decimal amount (a JSON number), like centsToAmount: exact, never float division. */
-const money = (cents: string) => `round(${cents} / 100.0, 2)`;
-/** A timestamptz as Date.toISOString() writes it: UTC, milliseconds, `Z`. */
-const timestamp = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const date = (column: string) => `to_char(${column}, 'YYYY-MM-DD')`;
-/** json_build_object over an object whose keys are the JSON's and whose values are SQL expressions, in that order. */
-const object = (fields: Record<string, string>) => `json_build_object(${Object.entries(fields).map(([key, value]) => `'${key}', ${value}`).join(', ')})`;
-/** A JSON array of `select`, never null. */
-const array = (select: string) => `coalesce((${select}), '[]')`;
 
 /** Documents received from the tax authority are `fiscal_entity`; others say how they were created. */
 const DOCUMENT_ORIGIN = `case d.created_by->>'source' when 'fiscal' then 'fiscal_entity' else coalesce(d.created_by->>'source', 'manual') end`;
@@ -58,8 +49,7 @@ const BENEFICIARY = {
 };
 
 // E-mails first, then phones, each by value: the order of the (beneficiary, type, value) index they were read through.
-const contacts = (fields: Record<string, string>) =>
-  array(`select json_agg(${object(fields)} order by c.type, c.value) from beneficiary_contacts c where c.beneficiary_id = b.id and c.company_id = :companyId`);
+const contacts = (fields: Record<string, string>) => array(object(fields), `from beneficiary_contacts c where c.beneficiary_id = b.id and ${owned('c')}`, 'c.type, c.value');
 
 const BASE = {
   reference: 'p.id',
@@ -74,10 +64,7 @@ const BASE = {
   receipt_file_path: 'p.receipt_file_path',
   is_archived: 'p.is_archived',
   batch: `case when bt.id is null then null else ${object({ reference: 'bt.id', name: 'bt.name', status: 'bt.status' })} end`,
-  tags: array(
-    `select json_agg(t.name order by pt.created_at, pt.id) from payment_tags pt join tags t on t.id = pt.tag_id and t.company_id = :companyId
-     where pt.payment_id = p.id and pt.company_id = :companyId`,
-  ),
+  tags: array('t.name', `from payment_tags pt join tags t on t.id = pt.tag_id and ${owned('t')} where pt.payment_id = p.id and ${owned('pt')}`, 'pt.created_at, pt.id'),
   source_of_fund: 'p.source_of_fund',
   accounting_receipt: 'p.accounting_receipt',
   paid_at: timestamp('p.paid_at'),
@@ -113,11 +100,11 @@ async function render<T>(em: EntityManager, json: string, companyId: string, ids
   const rows = await em.execute<{ payment: T }[]>(
     `select ${json} as payment
      from unnest(array[:ids]::uuid[]) with ordinality as page(id, position)
-     join payments p on p.id = page.id and p.company_id = :companyId
-     join payables pa on pa.id = p.payable_id and pa.company_id = :companyId
-     left join documents d on d.id = pa.document_id and d.company_id = :companyId
-     join beneficiaries b on b.id = p.beneficiary_id and b.company_id = :companyId
-     left join payment_batches bt on bt.id = p.batch_id and bt.company_id = :companyId
+     join payments p on p.id = page.id and ${owned('p')}
+     join payables pa on pa.id = p.payable_id and ${owned('pa')}
+     left join documents d on d.id = pa.document_id and ${owned('d')}
+     join beneficiaries b on b.id = p.beneficiary_id and ${owned('b')}
+     left join payment_batches bt on bt.id = p.batch_id and ${owned('bt')}
      order by page.position`,
     { ids, companyId },
   );

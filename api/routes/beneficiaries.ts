@@ -5,7 +5,7 @@ import { findBeneficiaryPage } from '../../db/beneficiaries/beneficiary.reposito
 import { startBankAccountValidation } from '../../worker/payment-processes.ts';
 import { ApiError, notFound, validationError } from '../errors.ts';
 import { presentBankAccount } from '../presenters/bank-account.ts';
-import { presentBeneficiary } from '../presenters/document.ts';
+import { presentBeneficiary } from '../presenters/beneficiary.ts';
 import { defineRoute } from '../route.ts';
 import { BankAccountBody, BankAccountParams, BeneficiaryListQuery, UpdateBankAccountRequest } from '../schemas/beneficiaries.ts';
 import { listOf, page } from '../schemas/common.ts';

@@ -4,7 +4,7 @@ import type { FileStorage } from '../../activities/storage/file-storage.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
-import { findDocumentByAnyReference, findDocumentPage, loadRelations, type Relation } from '../../db/documents/document.repository.ts';
+import { findDocumentByAnyReference, findDocumentPage } from '../../db/documents/document.repository.ts';
 import { DocumentNote } from '../../db/documents/note.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
@@ -12,7 +12,8 @@ import { ADMITTED_TAG } from '../../db/tags/tag.entity.ts';
 import { approveThroughLifecycle } from '../../worker/processes.ts';
 import { notFound, validationError } from '../errors.ts';
 import { readMultipart, sniffFileType } from '../multipart.ts';
-import { EXPANSION_RELATIONS, presentDocument, presentDocumentListItem, presentNote } from '../presenters/document.ts';
+import { renderDocument, renderDocuments } from '../presenters/document-json.ts';
+import { presentNote } from '../presenters/note.ts';
 import { defineRoute, type Caller } from '../route.ts';
 import { listOf, page } from '../schemas/common.ts';
 import { EmptyResponse, MessageResponse, NoteRequest, TagsRequest } from '../schemas/document-commands.ts';
@@ -21,13 +22,16 @@ import { ApproveParams, ApproveRequest } from '../schemas/workflow-steps.ts';
 import { pointsOutsidePublicInternet } from '../url-safety.ts';
 
 export const DOCUMENT_NOT_FOUND = { status: 404, code: 'document_not_found', description: 'no document of the company has this reference' };
-const ALL_RELATIONS: ReadonlySet<Relation> = new Set(['tags', 'beneficiaries', 'payables', 'payments', 'logs', 'notes', 'receptionEvents', 'complements', 'erpDocuments', 'lineItems']);
 const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
 
-export async function documentOr404(em: EntityManager, reference: string): Promise<Document> {
-  const document = await em.findOne(Document, { id: reference.toLowerCase() });
+/** The document, found or rendered; a reference the company does not have is 404. */
+function found<T>(document: T | null): T {
   if (!document) throw notFound(DOCUMENT_NOT_FOUND.code, 'Document not found');
   return document;
+}
+
+export async function documentOr404(em: EntityManager, reference: string): Promise<Document> {
+  return found(await em.findOne(Document, { id: reference.toLowerCase() }));
 }
 
 /** The API key speaks for a company, not a person: notes and logs name the key that wrote them. */
@@ -47,7 +51,7 @@ export const documentRoutes = [
     response: listOf(DocumentListItem, 'DocumentList'),
     handler: async ({ em, caller, query, deps }) => {
       const fields = [...new Set(query.fields ?? [])];
-      const { documents, total } = await findDocumentPage(
+      const { ids, total } = await findDocumentPage(
         em,
         caller.company.country,
         {
@@ -68,9 +72,7 @@ export const documentRoutes = [
         { field: query.sort_by, order: query.sort_order },
         { number: query.page, size: query.page_size },
       );
-      const relations = await loadRelations(em, documents, new Set<Relation>(['tags', ...fields.flatMap((field) => EXPANSION_RELATIONS[field])]));
-      const items = documents.map((document) => presentDocumentListItem(document, relations, fields, deps.config.publicUrl));
-      return page(items, total, query.page, query.page_size);
+      return page(await renderDocuments(em, caller.company.id, ids, fields, deps.config.publicUrl), total, query.page, query.page_size);
     },
   }),
   defineRoute({
@@ -83,10 +85,7 @@ export const documentRoutes = [
     params: DocumentParams,
     response: DocumentDetail,
     errors: [DOCUMENT_NOT_FOUND],
-    handler: async ({ em, params, deps }) => {
-      const document = await documentOr404(em, params.reference);
-      return presentDocument(document, await loadRelations(em, [document], ALL_RELATIONS), deps.config.publicUrl);
-    },
+    handler: async ({ em, caller, params, deps }) => found(await renderDocument(em, caller.company.id, params.reference, deps.config.publicUrl)),
   }),
   defineRoute({
     method: 'post',
@@ -102,16 +101,13 @@ export const documentRoutes = [
     response: DocumentDetail,
     errors: [DOCUMENT_NOT_FOUND],
     handler: async ({ em, params, body, caller, deps }) => {
-      const document = await findDocumentByAnyReference(em, params.reference);
-      if (!document) throw notFound(DOCUMENT_NOT_FOUND.code, 'Document not found');
+      const document = found(await findDocumentByAnyReference(em, params.reference));
       await approveThroughLifecycle(
         deps.temporal,
         { companyId: caller.company.id, documentId: document.id, documentNumber: document.documentNumber, fiscalReference: document.fiscalReference ?? null, approvalStatus: document.approvalStatus },
         { erpReference: body?.erp_document_reference ?? null, by: author(caller) },
       );
-      const fresh = em.fork();
-      const approved = await fresh.findOneOrFail(Document, { id: document.id });
-      return presentDocument(approved, await loadRelations(fresh, [approved], ALL_RELATIONS), deps.config.publicUrl);
+      return found(await renderDocument(em, caller.company.id, document.id, deps.config.publicUrl));
     },
   }),
   defineRoute({

@@ -97,9 +97,9 @@ async function importScenario(context: BenchContext): Promise<Row> {
 async function recordDeliveries(context: BenchContext, company: SeededCompany, documents: SeededDocument[]): Promise<WebhookDelivery[]> {
   const em = companyEm(context.stack.orm, company.id);
   const entity = await em.findOneOrFail(Company, { id: company.id }, { filters: false });
-  const loaded = await em.find(Document, { id: { $in: documents.map((document) => document.id) } }, { populate: ['beneficiary'] });
+  const loaded = await em.find(Document, { id: { $in: documents.map((document) => document.id) } });
   const deliveries: WebhookDelivery[] = [];
-  for (const document of loaded) deliveries.push(...(await recordEvent(em, entity, 'document.created', document.id, documentCreatedPayload(document, document.beneficiary ?? null, context.stack.apiUrl))));
+  for (const document of loaded) deliveries.push(...(await recordEvent(em, entity, 'document.created', document.id, await documentCreatedPayload(em, document, context.stack.apiUrl))));
   await em.flush();
   return deliveries;
 }

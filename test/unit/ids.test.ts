@@ -11,6 +11,15 @@ describe('uuidv7', () => {
     expect(earlier < later).toBe(true);
     expect(uuidv7()).not.toBe(uuidv7());
   });
+
+  it('counts up within one millisecond, so ids created together sort in creation order', () => {
+    const now = Date.UTC(2026, 5, 1);
+    const ids = Array.from({ length: 50 }, () => uuidv7(now));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(50);
+    for (const id of ids) expect(id).toMatch(UUID_PATTERN);
+    expect(ids.every((id) => id[14] === '7' && '89ab'.includes(id[19]!))).toBe(true);
+  });
 });
 
 describe('uuidv5', () => {

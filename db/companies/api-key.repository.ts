@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '../orm.ts';
 import { ApiKey, type Scope } from './api-key.entity.ts';
-import type { Company } from './company.entity.ts';
+import { Company } from './company.entity.ts';
 
 const KEY_FORMAT = /^(apk_[a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
 
@@ -18,13 +18,25 @@ export function issueApiKey(em: EntityManager, company: Company, scopes: Scope[]
   return { apiKey, plaintext };
 }
 
-/** Finds the live key matching a presented plaintext, with its company; compares hashes in constant time. */
-export async function findApiKey(em: EntityManager, plaintext: string): Promise<ApiKey | null> {
+/** A live key as a request sees it: its company, and what the key may do. */
+export type PresentedKey = Pick<ApiKey, 'id' | 'prefix' | 'scopes'> & { company: Company };
+
+/**
+ * Finds the live key matching a presented plaintext, with its company, in one statement (every request runs it, so
+ * no query is built per request); compares hashes in constant time.
+ */
+export async function findApiKey(em: EntityManager, plaintext: string): Promise<PresentedKey | null> {
   const match = KEY_FORMAT.exec(plaintext);
   if (!match) return null;
-  const apiKey = await em.findOne(ApiKey, { prefix: match[1]!, revokedAt: null }, { populate: ['company'], filters: false });
-  if (!apiKey) return null;
-  const expected = Buffer.from(apiKey.secretHash, 'hex');
+  const [row] = await em.execute<({ key_id: string; key_secret_hash: string; key_scopes: Scope[] } & Record<string, unknown>)[]>(
+    `select k.id as key_id, k.secret_hash as key_secret_hash, k.scopes as key_scopes, c.*
+     from api_keys k join companies c on c.id = k.company_id where k.prefix = ? and k.revoked_at is null`,
+    [match[1]],
+  );
+  if (!row) return null;
+  const { key_id: id, key_secret_hash: secretHash, key_scopes: scopes, ...company } = row;
+  const expected = Buffer.from(secretHash, 'hex');
   const presented = hashKey(plaintext);
-  return expected.length === presented.length && timingSafeEqual(expected, presented) ? apiKey : null;
+  if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) return null;
+  return { id, prefix: match[1]!, scopes, company: em.map(Company, company) };
 }

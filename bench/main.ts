@@ -88,7 +88,7 @@ try {
       peakMb: memory.peak('api', 'http'),
       under: 'HTTP load',
       limitMb: 250,
-      bound: `${memory.peak('api', 'idle').toFixed(0)} MB at rest (MikroORM and the entities, the Temporal client and its protocol definitions, the zod schemas, Node's type stripping). Under load each request in flight hydrates its entities (some 400 for a page of the list with expansions) and V8 grows its heap with the allocation rate; capping the heap below about 256 MB (--max-old-space-size) hands the CPU to the garbage collector instead (list throughput falls threefold).`,
+      bound: `${memory.peak('api', 'idle').toFixed(0)} MB at rest (MikroORM's metadata, the Temporal client and its protocol definitions, the zod schemas, Node's type stripping). Under load each response in flight is held twice, as the objects parsed from the JSON PostgreSQL built and as the serialised body (a page of the list is some 130 KB), and V8 grows its heap with the allocation rate; capping the old space at 160 MB (--max-old-space-size) held the peak near 300 MB in a short run but cost about a third of the detail and payments throughput.`,
     },
     {
       process: 'worker',

@@ -30,7 +30,7 @@ export async function findApiKey(em: EntityManager, plaintext: string): Promise<
   if (!match) return null;
   const [row] = await em.execute<({ key_id: string; key_secret_hash: string; key_scopes: Scope[] } & Record<string, unknown>)[]>(
     `select k.id as key_id, k.secret_hash as key_secret_hash, k.scopes as key_scopes, c.*
-     from api_keys k join companies c on c.id = k.company_id where k.prefix = ? and k.revoked_at is null`,
+     from "api_keys" k join "companies" c on c.id = k.company_id where k.prefix = ? and k.revoked_at is null`,
     [match[1]],
   );
   if (!row) return null;

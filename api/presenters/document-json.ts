@@ -4,7 +4,8 @@ import type { ReceptionEventType } from '../../db/reception-events/reception-eve
 import { ADMITTED_TAG } from '../../db/tags/tag.entity.ts';
 import { EXPANSIONS, type DocumentDetail, type DocumentListItem, type Expansion } from '../schemas/documents.ts';
 import { fileUrl } from './files.ts';
-import { array, date, json, money, object, owned, timestamp } from './sql-json.ts';
+import { PAYABLE as PAYMENT_PAYABLE } from './payment-json.ts';
+import { array, json, money, object, owned, timestamp } from './sql-json.ts';
 
 type ListItem = z.input<typeof DocumentListItem>;
 type Detail = z.input<typeof DocumentDetail>;
@@ -73,22 +74,7 @@ const BENEFICIARY = object({
   updated_at: timestamp('b.updated_at'),
 });
 
-const PAYABLE = object({
-  reference: 'pa.id',
-  type: 'pa.type',
-  status: 'pa.status',
-  amount: money('pa.amount_cents'),
-  amount_currency: 'pa.currency',
-  file_path: 'pa.file_path',
-  balance: money('pa.balance_cents'),
-  issue_date: date('pa.issue_date'),
-  expiration_date: date('pa.expiration_date'),
-  concept: 'pa.concept',
-  origin: 'pa.origin',
-  projects: `coalesce(${json('pa.projects')}, '[]')`,
-  installment_number: 'pa.installment_number',
-  cost_center: json('pa.cost_center'),
-});
+const PAYABLE = object({ ...PAYMENT_PAYABLE, installment_number: 'pa.installment_number', cost_center: json('pa.cost_center') });
 
 /** What each `fields` expansion adds to a document, keyed as the response names it. */
 const EXPANDED: Record<Expansion, Record<string, string>> = {

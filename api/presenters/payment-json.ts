@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { EntityManager } from '../../db/orm.ts';
 import type { PaymentDetail, PaymentListItem } from '../schemas/payments.ts';
-import { array, date, money, object, owned, timestamp } from './sql-json.ts';
+import { array, date, json, money, object, owned, timestamp } from './sql-json.ts';
 
 type ListItem = z.input<typeof PaymentListItem>;
 type Detail = z.input<typeof PaymentDetail>;
@@ -24,7 +24,8 @@ const DOCUMENT = object({
   is_canceled: 'd.is_canceled',
 });
 
-const PAYABLE = {
+/** A payable (alias `pa`) as payments show it; a document's payables add their installment and cost center. */
+export const PAYABLE = {
   reference: 'pa.id',
   type: 'pa.type',
   status: 'pa.status',
@@ -36,7 +37,7 @@ const PAYABLE = {
   expiration_date: date('pa.expiration_date'),
   concept: 'pa.concept',
   origin: 'pa.origin',
-  projects: `coalesce(pa.projects, '[]')`,
+  projects: `coalesce(${json('pa.projects')}, '[]')`,
 };
 
 const BENEFICIARY = {

@@ -1,26 +1,20 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initORM, type Orm } from '../../db/orm.ts';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
-import { tempDir } from '../../dev/temp-dir.ts';
+import { startOwnDatabase } from '../helpers/own-database.ts';
 
 // A PostgreSQL of this file's own, killed while transactions hold every connection of a pool.
-let dataDir: string;
-let db: EmbeddedDatabase;
+let db: Awaited<ReturnType<typeof startOwnDatabase>>;
 let orm: Orm;
 
 beforeAll(async () => {
-  dataDir = tempDir('ap-db-crash-');
-  db = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') });
+  db = await startOwnDatabase('ap-db-crash-');
   orm = await initORM({ url: db.url, poolMax: 2, statementTimeoutMs: 120_000, debug: false });
 });
 
 afterAll(async () => {
   await orm?.close();
-  await db?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await db?.remove();
 });
 
 /** Backends of the database running a statement like this one, seen from outside the pool under test. */

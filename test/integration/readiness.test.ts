@@ -1,23 +1,18 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initORM, type Orm } from '../../db/orm.ts';
 import { migrateAndSeed } from '../../db/schema.ts';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
-import { tempDir } from '../../dev/temp-dir.ts';
 import { makeCompany } from '../helpers/companies.ts';
+import { startOwnDatabase } from '../helpers/own-database.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
 // A PostgreSQL of this file's own, so that stopping it leaves the rest of the suite alone.
-let dataDir: string;
-let db: EmbeddedDatabase;
+let db: Awaited<ReturnType<typeof startOwnDatabase>>;
 let orm: Orm;
 let api: TestApi;
 let apiKey: string;
 
 beforeAll(async () => {
-  dataDir = tempDir('ap-readiness-');
-  db = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') });
+  db = await startOwnDatabase('ap-readiness-');
   orm = await initORM({ url: db.url, poolMax: 3, statementTimeoutMs: 5_000, debug: false });
   await migrateAndSeed(orm);
   ({ apiKey } = await makeCompany(orm));
@@ -27,8 +22,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
   await orm?.close();
-  await db?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await db?.remove();
 });
 
 const get = async (path: string, headers: Record<string, string> = {}) => {

@@ -5,6 +5,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@accounts-payable/source'] } },
   test: {
     include: ['test/**/*.test.ts'],
+    reporters: ['default', './test/helpers/closing-line-reporter.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     // Forks, not threads: Temporal's native runtime does not survive worker threads.
     pool: 'forks',

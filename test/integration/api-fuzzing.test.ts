@@ -33,7 +33,8 @@ describe('API fuzzing', () => {
       (error: { code: number; stdout: string; stderr: string }) => error,
     );
     writeFileSync(join(reports, 'output.txt'), run.stdout);
-    console.log(run.stdout.split('\n').slice(-25).join('\n'));
+    // Its closing rule (`=== N warnings in 79s ===`) reads to a CI log parser like a test runner that ran nothing.
+    console.log(run.stdout.split('\n').slice(-25).filter((line) => !/^=+ .* =+$/.test(line)).join('\n'));
     expect(run.code, `schemathesis found failures; its full output: ${join(reports, 'output.txt')}`).toBe(0);
   }, 600_000);
 });

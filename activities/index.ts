@@ -39,9 +39,11 @@ export interface ActivityDeps {
 
 /**
  * Heartbeats while a long call (a slow receiver) runs, so that if this worker dies the attempt is retried elsewhere
- * within the heartbeat timeout instead of the whole start-to-close timeout.
+ * within the heartbeat timeout instead of the whole start-to-close timeout. A local activity has no heartbeat: the
+ * workflow task it runs in times out instead.
  */
 async function whileHeartbeating<T>(work: () => Promise<T>, everyMs = 2_000): Promise<T> {
+  if (Context.current().info.isLocal) return work();
   const timer = setInterval(() => Context.current().heartbeat(), everyMs);
   try {
     return await work();

@@ -139,7 +139,7 @@ async function webhookScenario(context: BenchContext, documents: SeededDocument[
     baseline: raw,
     kind: 'min',
     target: 0.8,
-    bound: 'A delivery is a workflow with one activity (read the delivery, sign and POST it, record the attempt in a transaction): a workflow task, an activity task and a second workflow task, against one workflow task for the trivial workflow.',
+    bound: 'A delivery is a workflow whose one workflow task runs a local activity (read the delivery, sign and POST it, record the attempt in a transaction), against a workflow task that only returns for the trivial workflow.',
   });
 }
 

@@ -70,8 +70,13 @@ export function mexicanDateTime(local: string, timeZone: string, element: string
   return `${local}${formatOffset(offset)}`;
 }
 
+/** Building a formatter costs far more than using one, and there are a handful of zones. */
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
 function offsetMinutes(instant: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(new Date(instant));
+  let format = offsetFormats.get(timeZone);
+  if (!format) offsetFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })));
+  const parts = format.formatToParts(new Date(instant));
   const label = parts.find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
   const match = /^GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(label);
   if (match === null || match[1] === undefined) return 0;

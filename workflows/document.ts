@@ -202,7 +202,8 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
     await resolveElsewhere(isAccounting, 'ERP registration');
   });
 
-  snapshot ??= await loadLifecycle(input);
+  // A read, so it runs inside the first workflow task (no update waits on it) instead of a round trip through the server.
+  snapshot ??= await (patched('lifecycle-loaded-in-task') ? inTask.loadLifecycle : loadLifecycle)(input);
   current ??= snapshot.openStep;
   approval = snapshot.approvalStatus;
   accountingRegistered ||= snapshot.accountingRegistered;

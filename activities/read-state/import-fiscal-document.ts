@@ -64,14 +64,17 @@ export async function importFiscalDocument(deps: ImportDeps, input: ImportFiscal
   const existing = await em.findOne(Document, { fiscalReference: normalized.fiscalReference });
   const document = existing ?? (await createDocument(deps, em, company, normalized, currency, input).catch((error) => raceLost(error, () => createDocument(deps, em, company, normalized, currency, input), em, normalized)));
   // The event was recorded with the document; on a retried import, start what a crash may have left unstarted.
-  await startDeliveries(deps.temporal, deps.webhookRetry, await undeliveredEventsOf(em.fork(), document.id, 'document.created'));
-  await startDocumentLifecycle(deps.temporal, {
-    companyId: company.id,
-    documentId: document.id,
-    fiscalReference: document.fiscalReference ?? null,
-    documentNumber: document.documentNumber,
-    approvalStatus: document.approvalStatus,
-  });
+  const undelivered = await undeliveredEventsOf(em.fork(), document.id, 'document.created');
+  await Promise.all([
+    startDeliveries(deps.temporal, deps.webhookRetry, undelivered),
+    startDocumentLifecycle(deps.temporal, {
+      companyId: company.id,
+      documentId: document.id,
+      fiscalReference: document.fiscalReference ?? null,
+      documentNumber: document.documentNumber,
+      approvalStatus: document.approvalStatus,
+    }),
+  ]);
   return { kind: 'document', created: !existing, reference: document.id, documentNumber: document.documentNumber, fiscalReference: normalized.fiscalReference };
 }
 

@@ -29,27 +29,35 @@ export interface QueueOutcome {
   alreadyAccepted: number;
 }
 
-const COLUMNS = ['id', 'company_id', 'document_id', 'cufe', 'event_type', 'status', 'response_code_list_id', 'description_claim', 'attempts', 'round', 'created_at', 'updated_at'];
-
 /**
  * Persists requested events as `processing` in one statement: new ones are inserted, rejected or failed ones start a
- * new round (a resend submits again), accepted and processing ones are left as they are.
+ * new round (a resend submits again), accepted and processing ones are left as they are. Columns travel as arrays, a
+ * statement of the same shape for any batch instead of a row of placeholders per event.
  */
 export async function queueReceptionEvents(em: EntityManager, companyId: string, requests: ReceptionEventRequest[]): Promise<QueueOutcome> {
   const unique = [...new Map(requests.map((request) => [`${request.documentId}/${request.eventType}`, request])).values()];
   if (unique.length === 0) return { toRun: [], created: 0, resubmitted: 0, alreadyProcessing: 0, alreadyAccepted: 0 };
-  const now = new Date();
-  const params = unique.flatMap((request) => [uuidv7(), companyId, request.documentId, request.cufe, request.eventType, request.claim?.code ?? null, request.claim?.description ?? null, now, now]);
+  const column = <T>(pick: (request: ReceptionEventRequest) => T) => unique.map(pick);
   const rows = await em.execute<{ id: string; document_id: string; event_type: ReceptionEventType; round: number; inserted: boolean }[]>(
-    `insert into "reception_events" (${COLUMNS.map((column) => `"${column}"`).join(', ')})
-     values ${unique.map(() => `(?, ?, ?, ?, ?, 'processing', ?, ?, 0, 1, ?, ?)`).join(', ')}
+    `insert into "reception_events" ("id", "company_id", "document_id", "cufe", "event_type", "status", "response_code_list_id", "description_claim", "attempts", "round", "created_at", "updated_at")
+     select r.id, ?, r.document_id, r.cufe, r.event_type, 'processing', nullif(r.claim_code, ''), nullif(r.claim_description, ''), 0, 1, now(), now()
+     from unnest(array[?]::uuid[], array[?]::uuid[], array[?]::text[], array[?]::reception_event_type[], array[?]::text[], array[?]::text[]) as r(id, document_id, cufe, event_type, claim_code, claim_description)
      on conflict ("company_id", "document_id", "event_type") do update set
        "status" = 'processing', "round" = "reception_events"."round" + 1, "message" = null, "dian_response" = null,
        "issue_date" = null, "attempts" = 0, "submitted_at" = null, "completed_at" = null, "updated_at" = excluded."updated_at",
        "response_code_list_id" = excluded."response_code_list_id", "description_claim" = excluded."description_claim"
      where "reception_events"."status" in ('rejected', 'failed')
      returning "id", "document_id", "event_type", "round", (xmax = 0) as "inserted"`,
-    params,
+    [
+      companyId,
+      column(() => uuidv7()),
+      column((request) => request.documentId),
+      column((request) => request.cufe),
+      column((request) => request.eventType),
+      // '' stands for no claim (never a valid code or description): the query formatter cannot write nulls in an array.
+      column((request) => request.claim?.code ?? ''),
+      column((request) => request.claim?.description ?? ''),
+    ],
     'all',
   );
   const byKey = new Map(unique.map((request) => [`${request.documentId}/${request.eventType}`, request]));

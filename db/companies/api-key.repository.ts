@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '../orm.ts';
+import { readStatement } from '../prepared.ts';
 import { ApiKey, type Scope } from './api-key.entity.ts';
 import { Company } from './company.entity.ts';
 
@@ -22,16 +23,17 @@ export function issueApiKey(em: EntityManager, company: Company, scopes: Scope[]
 export type PresentedKey = Pick<ApiKey, 'id' | 'prefix' | 'scopes'> & { company: Company };
 
 /**
- * Finds the live key matching a presented plaintext, with its company, in one statement (every request runs it, so
- * no query is built per request); compares hashes in constant time.
+ * Finds the live key matching a presented plaintext, with its company, in one prepared statement (every request runs
+ * it); compares hashes in constant time.
  */
 export async function findApiKey(em: EntityManager, plaintext: string): Promise<PresentedKey | null> {
   const match = KEY_FORMAT.exec(plaintext);
   if (!match) return null;
-  const [row] = await em.execute<({ key_id: string; key_secret_hash: string; key_scopes: Scope[] } & Record<string, unknown>)[]>(
+  const [row] = await readStatement<{ key_id: string; key_secret_hash: string; key_scopes: Scope[] } & Record<string, unknown>>(
+    em,
     `select k.id as key_id, k.secret_hash as key_secret_hash, k.scopes as key_scopes, c.*
-     from "api_keys" k join "companies" c on c.id = k.company_id where k.prefix = ? and k.revoked_at is null`,
-    [match[1]],
+     from "api_keys" k join "companies" c on c.id = k.company_id where k.prefix = :prefix and k.revoked_at is null`,
+    { prefix: match[1] },
   );
   if (!row) return null;
   const { key_id: id, key_secret_hash: secretHash, key_scopes: scopes, ...company } = row;

@@ -24,6 +24,19 @@ export type AttemptOutcome = {
 };
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
+/** Beyond the receiver's timeout, how long a sending attempt holds its delivery (signing, recording the answer). */
+const LEASE_MARGIN_SECONDS = 15;
+
+/**
+ * Another run of this attempt is sending the delivery (a workflow task that ran it was retried while it still ran):
+ * retried later, when that run has recorded its outcome or its hold has expired.
+ */
+export class DeliveryInFlight extends Error {
+  constructor(deliveryId: string) {
+    super(`Delivery ${deliveryId} is being sent by another run of its attempt`);
+    this.name = 'DeliveryInFlight';
+  }
+}
 
 /** Sends one attempt of a delivery, signed, and records it; for `document.accounted` also records what the ERP said. */
 export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: string; deliveryId: string; attempt: number }): Promise<AttemptOutcome> {
@@ -37,6 +50,7 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: st
   const refusal = await unsafeTarget(subscription.url, deps.environment);
   if (refusal) return record(em, delivery, input.attempt, new Date(), null, { event: delivery.event, outcome: 'failed', statusCode: null, error: refusal }, null);
 
+  if (!(await hold(em, delivery, subscription.timeoutSeconds + LEASE_MARGIN_SECONDS))) throw new DeliveryInFlight(delivery.id);
   const startedAt = new Date();
   const started = performance.now();
   let statusCode: number | null = null;
@@ -70,6 +84,16 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: st
   return record(em, delivery, input.attempt, startedAt, latencyMs, outcome, json ?? (text ? { raw: text.slice(0, 2000) } : null));
 }
 
+/** Takes the delivery for one send unless another run holds it; the hold ends when the attempt is recorded. */
+async function hold(em: EntityManager, delivery: WebhookDelivery, seconds: number): Promise<boolean> {
+  const held = await em.execute<{ id: string }[]>(
+    `update "webhook_deliveries" set "sending_until" = now() + make_interval(secs => ?)
+     where "id" = ? and "company_id" = ? and ("sending_until" is null or "sending_until" < now()) returning "id"`,
+    [seconds, delivery.id, delivery.company.id],
+  );
+  return held.length === 1;
+}
+
 /** Any 2xx delivers; 408, 429 and 5xx (and no answer) are retried; another 4xx means the receiver refuses it for good. */
 function plainOutcome(statusCode: number | null, error: string | null): Omit<AttemptOutcome, 'event'> {
   if (statusCode === null) return { outcome: 'retry', statusCode, error };
@@ -97,6 +121,8 @@ async function record(em: EntityManager, delivery: WebhookDelivery, attempt: num
       { company: delivery.company, delivery, attempt, startedAt, statusCode: outcome.statusCode, latencyMs, error: outcome.error },
       { onConflictFields: ['delivery', 'attempt'], onConflictAction: 'merge' },
     );
+    // The hold was taken in SQL, past the ORM's view of the row: it is ended the same way.
+    await tx.nativeUpdate(WebhookDelivery, { id: delivery.id }, { sendingUntil: null });
     const row = await tx.findOneOrFail(WebhookDelivery, { id: delivery.id });
     row.attempts = Math.max(row.attempts, attempt);
     row.lastStatusCode = outcome.statusCode;

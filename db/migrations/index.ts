@@ -5,6 +5,7 @@ import { Migration20261121085056_reception_event_round } from './Migration202611
 import { Migration20261121090015_fiscal_sync_rate_limit } from './Migration20261121090015_fiscal_sync_rate_limit.ts';
 import { Migration20261121110000_idempotency_response_text } from './Migration20261121110000_idempotency_response_text.ts';
 import { Migration20261121120000_search_trigram_indexes } from './Migration20261121120000_search_trigram_indexes.ts';
+import { Migration20261121170000_webhook_delivery_lease } from './Migration20261121170000_webhook_delivery_lease.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery happens at run time. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261121090015_fiscal_sync_rate_limit', class: Migration20261121090015_fiscal_sync_rate_limit },
   { name: 'Migration20261121110000_idempotency_response_text', class: Migration20261121110000_idempotency_response_text },
   { name: 'Migration20261121120000_search_trigram_indexes', class: Migration20261121120000_search_trigram_indexes },
+  { name: 'Migration20261121170000_webhook_delivery_lease', class: Migration20261121170000_webhook_delivery_lease },
 ];

@@ -30,6 +30,8 @@ export const WebhookDelivery = defineEntity({
     lastStatusCode: p.integer().nullable(),
     receiverResponse: p.json<unknown>().nullable(),
     deliveredAt: p.datetime().nullable(),
+    /** While an attempt is sending: until when it holds the delivery, so that a second run of it waits instead of sending too. */
+    sendingUntil: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

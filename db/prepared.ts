@@ -36,7 +36,10 @@ function prepare(sql: string, keys: string[]): Prepared {
   let statement = preparedBySql.get(sql);
   if (statement) return statement;
   const order: string[] = [];
-  const slot = (key: string) => `$${(order.includes(key) ? order.indexOf(key) : order.push(key) - 1) + 1}`;
+  const slot = (key: string) => {
+    if (!order.includes(key)) order.push(key);
+    return `$${order.indexOf(key) + 1}`;
+  };
   const names = keys.join('|');
   const text = keys.length === 0 ? sql : sql.replace(new RegExp(`array\\[:(${names})\\]`, 'g'), (_, key: string) => slot(key)).replace(new RegExp(`(?<!:):(${names})\\b`, 'g'), (_, key: string) => slot(key));
   statement = { name: `read_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text, order };

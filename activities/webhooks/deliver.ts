@@ -25,7 +25,7 @@ export type AttemptOutcome = {
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 /** Beyond the receiver's timeout, how long a sending attempt holds its delivery (signing, recording the answer). */
-const LEASE_MARGIN_SECONDS = 15;
+const HOLD_MARGIN_SECONDS = 15;
 
 /**
  * Another run of this attempt is sending the delivery (a workflow task that ran it was retried while it still ran):
@@ -50,7 +50,7 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: st
   const refusal = await unsafeTarget(subscription.url, deps.environment);
   if (refusal) return record(em, delivery, input.attempt, new Date(), null, { event: delivery.event, outcome: 'failed', statusCode: null, error: refusal }, null);
 
-  if (!(await hold(em, delivery, subscription.timeoutSeconds + LEASE_MARGIN_SECONDS))) throw new DeliveryInFlight(delivery.id);
+  if (!(await hold(em, delivery, subscription.timeoutSeconds + HOLD_MARGIN_SECONDS))) throw new DeliveryInFlight(delivery.id);
   const startedAt = new Date();
   const started = performance.now();
   let statusCode: number | null = null;

@@ -45,7 +45,7 @@ export const TEMPORAL_CLI_VERSION = 'v1.5.1';
  * through a poll: a step decision or an approval writes its read state in such an activity, and this halves the
  * command's latency. Off by default on a server; docker-compose.yml sets it too.
  */
-const DYNAMIC_CONFIG = ['system.enableActivityEagerExecution=true'];
+const DYNAMIC_CONFIG_ARGS = ['--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
 /** Where a Temporal CLI built from source is kept: outside the repository, shared by every checkout. */
 export const CLI_CACHE_DIR = join(process.env.AP_CACHE_DIR ?? join(homedir(), '.cache', 'accounts-payable'), 'bin');
 
@@ -90,7 +90,7 @@ export async function startDevTemporal(options: DevTemporalOptions = {}): Promis
   if (!cli) return downloadAndStart(port, uiPort, namespace, options);
 
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', namespace, '--log-level', 'warn'];
-  args.push(...DYNAMIC_CONFIG.flatMap((setting) => ['--dynamic-config-value', setting]));
+  args.push(...DYNAMIC_CONFIG_ARGS);
   args.push(...(uiPort ? ['--ui-port', String(uiPort)] : ['--headless']));
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   for (const key of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${key.name}=${key.type === 'KEYWORD' ? 'Keyword' : key.type}`);
@@ -127,7 +127,7 @@ async function downloadAndStart(port: number, uiPort: number | undefined, namesp
       uiPort,
       dbFilename: options.dbFile,
       searchAttributes: SEARCH_ATTRIBUTES,
-      extraArgs: DYNAMIC_CONFIG.flatMap((setting) => ['--dynamic-config-value', setting]),
+      extraArgs: DYNAMIC_CONFIG_ARGS,
     },
   });
   const restartUnsupported = () => Promise.reject(new Error('Restarting the Temporal dev server needs the Temporal CLI (TEMPORAL_CLI_PATH)'));

@@ -1,4 +1,5 @@
 import { Document } from '../../db/documents/document.entity.ts';
+import { documentIdsByFiscalReference } from '../../db/documents/document.repository.ts';
 import { queueReceptionEvents, type QueueOutcome } from '../../db/reception-events/reception-event.repository.ts';
 import type { ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
 import { DEFAULT_RECEPTION_EVENT_TIMING } from '../../worker/reception-event-timing.ts';
@@ -68,9 +69,7 @@ export const eventRoutes = [
       if (body.events_type.includes('031')) throw new ApiError(422, CLAIM_IN_BATCH.code, 'A claim (031) cannot be sent in a batch: send it through POST /events/single with its concept and description');
       const cufes = [...new Map(body.documents_fiscal_reference.map((cufe) => [cufe.toLowerCase(), cufe])).entries()];
       const eventTypes = [...new Set(body.events_type)];
-      // Two columns of up to hundreds of rows: a plain statement, not hydrated entities.
-      const documents = await em.execute<{ id: string; fiscal_reference: string }[]>('select id, fiscal_reference from documents where company_id = ? and fiscal_reference in (?)', [caller.company.id, cufes.map(([cufe]) => cufe)]);
-      const byCufe = new Map(documents.map((document) => [document.fiscal_reference, document.id]));
+      const byCufe = await documentIdsByFiscalReference(em, caller.company.id, cufes.map(([cufe]) => cufe));
       const unknown = cufes.filter(([cufe]) => !byCufe.has(cufe)).map(([, sent]) => sent);
       if (unknown.length) {
         throw new ApiError(404, DOCUMENT_NOT_FOUND.code, `${unknown.length} of the CUFEs match no document of the company; nothing was queued`, { extras: { documents_fiscal_reference: unknown } });

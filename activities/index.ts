@@ -10,8 +10,6 @@ import * as gatewayPayments from './gateway/payments.ts';
 import * as payments from './read-state/payments.ts';
 import { FiscalDocumentError } from '../fiscal/errors.ts';
 import type { TemporalHandle } from '../worker/processes.ts';
-import { startReceptionEvents } from '../worker/reception-events.ts';
-import type { ReceptionEventBatchInput } from '../workflows/reception-event.ts';
 import { ImportRejected, importFiscalDocument, type ImportFiscalDocumentInput } from './read-state/import-fiscal-document.ts';
 import * as lifecycle from './read-state/lifecycle.ts';
 import * as receptionEvents from './dian/reception-events.ts';
@@ -104,7 +102,7 @@ export function createActivities(deps: ActivityDeps) {
     /** Checks a RADIAN event against DIAN's ordering rules and, when they allow it, sends it and records DIAN's answer. */
     advanceReceptionEvent: (input: receptionEvents.ReceptionEventSubject) => receptionEvents.advanceReceptionEvent(deps, input),
     /** Starts (or finds running) the workflow of each event of a batch. */
-    startReceptionEventWorkflows: (input: ReceptionEventBatchInput) => startReceptionEvents(deps.temporal, input.companyId, input.events, input.timing),
+    startReceptionEventWorkflows: (input: Parameters<typeof receptionEvents.startBatchWorkflows>[1]) => receptionEvents.startBatchWorkflows(deps, input),
     /** Records a RADIAN event as failed (DIAN unreachable after every retry). */
     failReceptionEvent: (input: Parameters<typeof receptionEvents.failReceptionEvent>[1]) => receptionEvents.failReceptionEvent(deps, input),
     ...fiscalSyncActivities(deps),

@@ -58,7 +58,7 @@ export async function startReceptionEventBatch(temporal: TemporalHandle, company
     temporal.client.workflow.start<typeof receptionEventBatch>('receptionEventBatch', {
       workflowId: receptionEventBatchWorkflowId(companyId, randomUUID()),
       taskQueue: temporal.taskQueue,
-      args: [{ companyId, events: [...events], timing }],
+      args: [{ companyId, eventIds: events.map((event) => event.id), resubmittedIds: events.filter((event) => event.resubmitted).map((event) => event.id), timing }],
       typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: companyId }]),
     }),
   );

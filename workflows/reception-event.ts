@@ -90,8 +90,12 @@ export async function receptionEvent(input: ReceptionEventInput): Promise<Recept
 
 export interface ReceptionEventBatchInput {
   companyId: string;
-  /** The batch's events, persisted as `processing` before this workflow started. */
-  events: QueuedReceptionEvent[];
+  /** The batch's events, persisted as `processing` before this workflow started: their ids, a small start. */
+  eventIds?: string[];
+  /** Those of them sent again after a rejection or failure, whose run replaces the previous round's. */
+  resubmittedIds?: string[];
+  /** The events themselves, as batches carried them before ids. */
+  events?: QueuedReceptionEvent[];
   timing: ReceptionEventTiming;
 }
 

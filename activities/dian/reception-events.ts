@@ -2,8 +2,10 @@ import type { Client } from '@temporalio/client';
 import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
 import { companyEm, type EntityManager } from '../../db/orm.ts';
 import { ReceptionEvent, type ReceptionEventStatus, type ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
+import { queuedReceptionEvents } from '../../db/reception-events/reception-event.repository.ts';
 import { checkRadianOrder, resolvedAfter } from '../../fiscal/radian-rules.ts';
-import { earlierEventSettledSignal, receptionEventWorkflowId } from '../../workflows/reception-event.ts';
+import { startReceptionEvents } from '../../worker/reception-events.ts';
+import { earlierEventSettledSignal, receptionEventWorkflowId, type ReceptionEventBatchInput } from '../../workflows/reception-event.ts';
 import type { ActivityDeps } from '../index.ts';
 import { applicationResponse, bareNit, DIAN_NIT } from './application-response.ts';
 import { sendEventUpdateStatus } from './dian-client.ts';
@@ -117,4 +119,10 @@ export async function failReceptionEvent(deps: Deps, input: ReceptionEventSubjec
   if (!event) return 'superseded';
   if (event.status !== 'processing') return event.status;
   return finish(deps, em, event, input, { status: 'failed', message: input.reason, dianResponse: null, issueDate: null });
+}
+
+/** Starts (or finds running) the workflow of each event of a batch, read back by id (a batch started before ids carries them). */
+export async function startBatchWorkflows(deps: Deps, input: ReceptionEventBatchInput): Promise<void> {
+  const events = input.events ?? (await queuedReceptionEvents(companyEm(deps.orm, input.companyId), input.companyId, input.eventIds ?? [], input.resubmittedIds ?? []));
+  await startReceptionEvents(deps.temporal, input.companyId, events, input.timing);
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { EntityManager } from '../../db/orm.ts';
-import { readStatement } from '../../db/prepared.ts';
+import { runStatement } from '../../db/prepared.ts';
 import type { ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
 import { ADMITTED_TAG } from '../../db/tags/tag.entity.ts';
 import { EXPANSIONS, type DocumentDetail, type DocumentListItem, type Expansion } from '../schemas/documents.ts';
@@ -195,7 +195,7 @@ const LINE_ITEMS = array(
 /** The company's documents among `ids`, in the order of `ids`, each built by PostgreSQL from `fields`. */
 async function render<T>(em: EntityManager, companyId: string, ids: readonly string[], fields: Record<string, string>, publicUrl: string): Promise<T[]> {
   if (ids.length === 0) return [];
-  const rows = await readStatement<{ document: T }>(
+  const rows = await runStatement<{ document: T }>(
     em,
     `select ${object(fields)} as document
      from unnest(array[:ids]::uuid[]) with ordinality as page(id, position)

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { EntityManager } from '../../db/orm.ts';
-import { readStatement } from '../../db/prepared.ts';
+import { runStatement } from '../../db/prepared.ts';
 import type { PaymentDetail, PaymentListItem } from '../schemas/payments.ts';
 import { array, date, json, money, object, owned, timestamp } from './sql-json.ts';
 
@@ -99,7 +99,7 @@ const DETAIL = object({
 /** The payments of `ids` that belong to the company, rendered as `json`, in the order of `ids`. */
 async function render<T>(em: EntityManager, json: string, companyId: string, ids: string[]): Promise<T[]> {
   if (ids.length === 0) return [];
-  const rows = await readStatement<{ payment: T }>(
+  const rows = await runStatement<{ payment: T }>(
     em,
     `select ${json} as payment
      from unnest(array[:ids]::uuid[]) with ordinality as page(id, position)

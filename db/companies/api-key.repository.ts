@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '../orm.ts';
-import { readStatement } from '../prepared.ts';
+import { runStatement } from '../prepared.ts';
 import { ApiKey, type Scope } from './api-key.entity.ts';
 import { Company } from './company.entity.ts';
 
@@ -29,7 +29,7 @@ export type PresentedKey = Pick<ApiKey, 'id' | 'prefix' | 'scopes'> & { company:
 export async function findApiKey(em: EntityManager, plaintext: string): Promise<PresentedKey | null> {
   const match = KEY_FORMAT.exec(plaintext);
   if (!match) return null;
-  const [row] = await readStatement<{ key_id: string; key_secret_hash: string; key_scopes: Scope[] } & Record<string, unknown>>(
+  const [row] = await runStatement<{ key_id: string; key_secret_hash: string; key_scopes: Scope[] } & Record<string, unknown>>(
     em,
     `select k.id as key_id, k.secret_hash as key_secret_hash, k.scopes as key_scopes, c.*
      from "api_keys" k join "companies" c on c.id = k.company_id where k.prefix = :prefix and k.revoked_at is null`,

@@ -2,7 +2,7 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { Country } from '../companies/company.entity.ts';
 import { UUID_PATTERN } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
-import { readStatement } from '../prepared.ts';
+import { runStatement } from '../prepared.ts';
 import { ADMITTED_TAG } from '../tags/tag.entity.ts';
 import { Document, type ApprovalStatus, type DocumentPaymentStatus, type DocumentType } from './document.entity.ts';
 
@@ -40,7 +40,7 @@ const CUFE = /^[a-f0-9]{96}$/i;
 
 /** The ids of the company's documents among these fiscal references (lowercase), by fiscal reference: one statement, no entities. */
 export async function documentIdsByFiscalReference(em: EntityManager, companyId: string, fiscalReferences: readonly string[]): Promise<Map<string, string>> {
-  const rows = await readStatement<{ id: string; fiscal_reference: string }>(
+  const rows = await runStatement<{ id: string; fiscal_reference: string }>(
     em,
     'select id, fiscal_reference from documents where company_id = :companyId and fiscal_reference = any(array[:fiscalReferences]::text[])',
     { companyId, fiscalReferences: [...fiscalReferences] },

@@ -1,5 +1,6 @@
 import { uuidv7 } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
+import { runStatement } from '../prepared.ts';
 import { ReceptionEvent, type ClaimCode, type ReceptionEventType } from './reception-event.entity.ts';
 
 export interface ReceptionEventRequest {
@@ -38,27 +39,28 @@ export async function queueReceptionEvents(em: EntityManager, companyId: string,
   const unique = [...new Map(requests.map((request) => [`${request.documentId}/${request.eventType}`, request])).values()];
   if (unique.length === 0) return { toRun: [], created: 0, resubmitted: 0, alreadyProcessing: 0, alreadyAccepted: 0 };
   const column = <T>(pick: (request: ReceptionEventRequest) => T) => unique.map(pick);
-  const rows = await em.execute<{ id: string; document_id: string; event_type: ReceptionEventType; round: number; inserted: boolean }[]>(
+  const rows = await runStatement<{ id: string; document_id: string; event_type: ReceptionEventType; round: number; inserted: boolean }>(
+    em,
     `insert into "reception_events" ("id", "company_id", "document_id", "cufe", "event_type", "status", "response_code_list_id", "description_claim", "attempts", "round", "created_at", "updated_at")
-     select r.id, ?, r.document_id, r.cufe, r.event_type, 'processing', nullif(r.claim_code, ''), nullif(r.claim_description, ''), 0, 1, now(), now()
-     from unnest(array[?]::uuid[], array[?]::uuid[], array[?]::text[], array[?]::reception_event_type[], array[?]::text[], array[?]::text[]) as r(id, document_id, cufe, event_type, claim_code, claim_description)
+     select r.id, :companyId, r.document_id, r.cufe, r.event_type, 'processing', nullif(r.claim_code, ''), nullif(r.claim_description, ''), 0, 1, now(), now()
+     from unnest(array[:ids]::uuid[], array[:documentIds]::uuid[], array[:cufes]::text[], array[:eventTypes]::reception_event_type[], array[:claimCodes]::text[], array[:claimDescriptions]::text[]) as r(id, document_id, cufe, event_type, claim_code, claim_description)
      on conflict ("company_id", "document_id", "event_type") do update set
        "status" = 'processing', "round" = "reception_events"."round" + 1, "message" = null, "dian_response" = null,
        "issue_date" = null, "attempts" = 0, "submitted_at" = null, "completed_at" = null, "updated_at" = excluded."updated_at",
        "response_code_list_id" = excluded."response_code_list_id", "description_claim" = excluded."description_claim"
      where "reception_events"."status" in ('rejected', 'failed')
      returning "id", "document_id", "event_type", "round", (xmax = 0) as "inserted"`,
-    [
+    {
       companyId,
-      column(() => uuidv7()),
-      column((request) => request.documentId),
-      column((request) => request.cufe),
-      column((request) => request.eventType),
-      // '' stands for no claim (never a valid code or description): the query formatter cannot write nulls in an array.
-      column((request) => request.claim?.code ?? ''),
-      column((request) => request.claim?.description ?? ''),
-    ],
-    'all',
+      ids: column(() => uuidv7()),
+      documentIds: column((request) => request.documentId),
+      cufes: column((request) => request.cufe),
+      eventTypes: column((request) => request.eventType),
+      // '' stands for no claim (never a valid code or description): inside a transaction the ORM writes the arrays
+      // into the SQL text, and its formatter cannot write nulls in an array.
+      claimCodes: column((request) => request.claim?.code ?? ''),
+      claimDescriptions: column((request) => request.claim?.description ?? ''),
+    },
   );
   const byKey = new Map(unique.map((request) => [`${request.documentId}/${request.eventType}`, request]));
   const written = new Set(rows.map((row) => `${row.document_id}/${row.event_type}`));
@@ -91,4 +93,15 @@ export async function queueReceptionEvents(em: EntityManager, companyId: string,
     }
   }
   return { toRun, created, resubmitted: rows.length - created, alreadyProcessing, alreadyAccepted };
+}
+
+/** The batch's events by id, as the batch's workflow hands them on: those of another company are never found. */
+export async function queuedReceptionEvents(em: EntityManager, companyId: string, ids: readonly string[], resubmittedIds: readonly string[]): Promise<QueuedReceptionEvent[]> {
+  const resubmitted = new Set(resubmittedIds);
+  const rows = await runStatement<{ id: string; document_id: string; cufe: string; event_type: ReceptionEventType; round: number }>(
+    em,
+    `select "id", "document_id", "cufe", "event_type", "round" from "reception_events" where "company_id" = :companyId and "id" = any(array[:ids]::uuid[])`,
+    { companyId, ids: [...ids] },
+  );
+  return rows.map((row) => ({ id: row.id, documentId: row.document_id, cufe: row.cufe, eventType: row.event_type, round: row.round, resubmitted: resubmitted.has(row.id) }));
 }

@@ -1,5 +1,5 @@
 import { expectStatus, type DocumentListItem, type SendReceptionEvent, type SendReceptionEventsBatch } from '@accounts-payable/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import { companyEm } from '../../db/orm.ts';
@@ -8,6 +8,7 @@ import { seedDocument, type DocumentSeed } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { dianSimulator, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
+import { receptionEventBatch, receptionEventBatchWorkflowId } from '../../workflows/reception-event.ts';
 
 const DAY = 24 * 3_600_000;
 
@@ -310,5 +311,33 @@ describe('sending again', () => {
     expect(await settled(document, '030')).toMatchObject({ status: 'accepted', reason: null });
     expect(await row(document, '030')).toMatchObject({ round: 2, attempts: 1, message: null });
     expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(2);
+  });
+
+  it('submits rejected events of a batch again, as a new round beside new ones', async () => {
+    const [rejected, fresh] = await Promise.all([invoice(), invoice()]);
+    await dianSimulator.behave(cufeOf(rejected!), { mode: 'reject', times: 1 });
+    await batch({ documents_fiscal_reference: [cufeOf(rejected!)], events_type: ['030'] });
+    expect((await settled(rejected!, '030')).status).toBe('rejected');
+    const again = expectStatus(await batch({ documents_fiscal_reference: [rejected, fresh].map((document) => cufeOf(document!)), events_type: ['030'] }), 200);
+    expect(again.message).toBe('2 events (2 documents × 1 event types): 1 queued, 1 queued again, 0 already processing, 0 already accepted');
+    expect(await settled(rejected!, '030')).toMatchObject({ status: 'accepted', reason: null });
+    expect((await settled(fresh!, '030')).status).toBe('accepted');
+    expect(await row(rejected!, '030')).toMatchObject({ round: 2, attempts: 1 });
+  });
+});
+
+describe('batches started before their input carried event ids', () => {
+  it('still start the events they carry', async () => {
+    const document = await invoice();
+    const em = companyEm(api.orm, company.id);
+    const event = em.create(ReceptionEvent, { company, document: document.id, cufe: cufeOf(document), eventType: '030', status: 'processing' });
+    await em.flush();
+    const queued = { id: event.id, documentId: document.id, cufe: cufeOf(document), eventType: '030' as const, round: 1, resubmitted: false };
+    await api.client.workflow.execute(receptionEventBatch, {
+      workflowId: receptionEventBatchWorkflowId(company.id, `before-ids-${document.id}`),
+      taskQueue: inject('taskQueue'),
+      args: [{ companyId: company.id, events: [queued], timing: FAST_RECEPTION_EVENT_TIMING }],
+    });
+    expect((await settled(document, '030')).status).toBe('accepted');
   });
 });

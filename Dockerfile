@@ -9,4 +9,4 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY . .
 USER node
 EXPOSE 3000
-CMD ["node", "api/main.ts"]
+CMD ["node", "--max-semi-space-size=16", "api/main.ts"]

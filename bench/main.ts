@@ -88,14 +88,14 @@ try {
       peakMb: memory.peak('api', 'http'),
       under: 'HTTP load',
       limitMb: 250,
-      bound: `${memory.peak('api', 'idle').toFixed(0)} MB at rest (MikroORM's metadata, the Temporal client and its protocol definitions, the zod schemas, Node's type stripping). Under load each response in flight is held twice, as the objects parsed from the JSON PostgreSQL built and as the serialised body (a page of the list is some 130 KB), and V8 grows its heap with the allocation rate; capping the old space at 160 MB (--max-old-space-size) held the peak near 300 MB in a short run but cost about a third of the detail and payments throughput.`,
+      bound: `${memory.peak('api', 'idle').toFixed(0)} MB at rest (MikroORM's metadata, the Temporal client and its protocol definitions, the zod schemas, Node's type stripping). Each response is allocated several times over (rows, objects, JSON text) and little of it lives on: the young generation holds the peak, bounded by the API's 16 MB semi-spaces (api/node-flags.ts; V8's default let it grow to 134 MB).`,
     },
     {
       process: 'worker',
       peakMb: memory.peak('worker', 'workflows'),
       under: 'workflow load',
       limitMb: 400,
-      bound: `${memory.peak('worker', 'idle').toFixed(0)} MB at rest (the SDK's core and the workflow sandbox; the bundle is built in a child process). Bursts of hundreds of workflows and activities grow V8's heap faster than it collects: with --max-old-space-size=200 the same worker settles back near 290 MB after a burst of 1,000 lifecycles, so the peak is garbage rather than the 250 cached workflows (WORKER_MAX_CACHED_WORKFLOWS).`,
+      bound: `${memory.peak('worker', 'idle').toFixed(0)} MB at rest (the SDK's core and the workflow sandbox; the bundle is built in a child process). Bursts of hundreds of workflows and activities allocate fast; the worker's heap limits (worker/node-flags.ts: 256 MB old space, 8 MB semi-spaces) make V8 collect before the heap, and the SDK's native buffers its garbage keeps alive, grow (600-800 MB with V8's defaults).`,
     },
   ] as const)
     .filter((figure) => Number.isFinite(figure.peakMb))

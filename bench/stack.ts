@@ -13,6 +13,8 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../dev/postgres.ts
 import { startDevTemporal, type DevTemporal } from '../dev/temporal.ts';
 import { startErpReceiver, type ErpReceiver } from '../simulators/erp-receiver/server.ts';
 import { startSimulators, type RunningSimulators } from '../simulators/index.ts';
+import { API_NODE_FLAGS } from '../api/node-flags.ts';
+import { WORKER_NODE_FLAGS } from '../worker/node-flags.ts';
 
 /** A process of the product (or of a baseline) started by the benchmark, with its log file. */
 export interface BenchProcess {
@@ -133,9 +135,9 @@ export async function startStack(options: StackOptions): Promise<BenchStack> {
     options.log('starting the worker and the API (NODE_ENV=production)');
     // Production refuses webhook receivers on loopback, where the simulated ERP listens; nothing else in the worker
     // depends on NODE_ENV, so it runs as development.
-    const worker = await spawnProcess(options.dir, 'worker', [...flags, 'worker/main.ts'], { ...env, NODE_ENV: 'development' }, (output) => output.includes('worker running'));
+    const worker = await spawnProcess(options.dir, 'worker', [...flags, ...WORKER_NODE_FLAGS, 'worker/main.ts'], { ...env, NODE_ENV: 'development' }, (output) => output.includes('worker running'));
     stops.push(() => worker.stop());
-    const api = await spawnProcess(options.dir, 'api', [...flags, 'api/main.ts'], env, answers(`${apiUrl}/healthz`));
+    const api = await spawnProcess(options.dir, 'api', [...flags, ...API_NODE_FLAGS, 'api/main.ts'], env, answers(`${apiUrl}/healthz`));
     stops.push(() => api.stop());
 
     return {

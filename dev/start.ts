@@ -19,6 +19,8 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './postgres.ts';
 import { freePort } from './ports.ts';
 import { DATA_DIR, writeRuntime } from './runtime.ts';
 import { startDevTemporal, type DevTemporal } from './temporal.ts';
+import { API_NODE_FLAGS } from '../api/node-flags.ts';
+import { WORKER_NODE_FLAGS } from '../worker/node-flags.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const stops: (() => Promise<void>)[] = [];
@@ -99,10 +101,10 @@ async function subscribeDemo(orm: Orm, companyId: string, receiverUrl: string, s
   }
 }
 
-function run(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
+function run(name: string, script: string, env: NodeJS.ProcessEnv, nodeFlags: readonly string[] = []): ChildProcess {
   const logs = join(DATA_DIR, 'logs');
   mkdirSync(logs, { recursive: true });
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const log = createWriteStream(join(logs, `${name}.log`), { flags: 'a' });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
@@ -170,8 +172,8 @@ try {
   const apiUrl = `http://127.0.0.1:${port}`;
   // A variable set by the user (a real gateway, DIAN...) wins over its simulator.
   const env = { ...outsideSystemsEnv(simulators.urls), ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: address, PORT: String(port), PUBLIC_URL: process.env.PUBLIC_URL ?? apiUrl };
-  run('worker', 'worker/main.ts', env);
-  run('api', 'api/main.ts', env);
+  run('worker', 'worker/main.ts', env, WORKER_NODE_FLAGS);
+  run('api', 'api/main.ts', env, API_NODE_FLAGS);
   await waitForHttp(`${apiUrl}/healthz`);
   await subscribeDemo(orm, demo.reference, erp.receiver.url, erp.secret);
   await orm.close();

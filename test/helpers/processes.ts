@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { API_NODE_FLAGS } from '../../api/node-flags.ts';
+import { WORKER_NODE_FLAGS } from '../../worker/node-flags.ts';
 import { suiteEnv } from './ops.ts';
 
 /** A worker as its own operating-system process (`node worker/main.ts`), to be killed as a crash would. */
@@ -12,7 +14,7 @@ export interface WorkerProcess {
 }
 
 export function spawnWorker(taskQueue: string, env: Record<string, string> = {}): WorkerProcess {
-  return spawnProduct('worker/main.ts', 'worker running', { TEMPORAL_TASK_QUEUE: taskQueue, ...env });
+  return spawnProduct('worker/main.ts', 'worker running', { TEMPORAL_TASK_QUEUE: taskQueue, ...env }, WORKER_NODE_FLAGS);
 }
 
 /** An API as its own process (`node api/main.ts`) on a port of its own. */
@@ -22,12 +24,12 @@ export interface ApiProcess extends WorkerProcess {
 
 /** Starts the API on `port`, against the suite's services (starting workflows on the suite's task queue unless `env` says otherwise). */
 export function spawnApi(port: number, env: Record<string, string> = {}): ApiProcess {
-  return { ...spawnProduct('api/main.ts', 'api listening', { PORT: String(port), HOST: '127.0.0.1', ...env }), url: `http://127.0.0.1:${port}` };
+  return { ...spawnProduct('api/main.ts', 'api listening', { PORT: String(port), HOST: '127.0.0.1', ...env }, API_NODE_FLAGS), url: `http://127.0.0.1:${port}` };
 }
 
 /** Runs one of the product's entry points with the suite's environment; ready once it logged `readyText`. */
-function spawnProduct(script: string, readyText: string, env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, [script], { env: { ...suiteEnv(), LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnProduct(script: string, readyText: string, env: Record<string, string>, nodeFlags: readonly string[] = []): WorkerProcess {
+  const child = spawn(process.execPath, [...nodeFlags, script], { env: { ...suiteEnv(), LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const ready = new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

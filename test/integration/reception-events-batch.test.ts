@@ -10,6 +10,7 @@ import { makeCompany } from '../helpers/companies.ts';
 import { dianSimulator, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 import { suiteEnv } from '../helpers/ops.ts';
+import { WORKER_NODE_FLAGS } from '../../worker/node-flags.ts';
 
 // 800 workflows at once would hold up the other files' workflows on the suite's task queue: this file has its own,
 // served by the product's worker as its own process, as in production.
@@ -22,7 +23,7 @@ let worker: ChildProcess;
 
 /** Starts `node worker/main.ts` on the file's task queue; resolves once it polls. */
 function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['worker/main.ts'], { env: { ...suiteEnv(), TEMPORAL_TASK_QUEUE: TASK_QUEUE, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, 'worker/main.ts'], { env: { ...suiteEnv(), TEMPORAL_TASK_QUEUE: TASK_QUEUE, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let running = false;
   // Both pipes are read to the end, or the worker would block once they fill; only the start is kept.

@@ -20,6 +20,8 @@ export interface ProductProcess {
 export interface ProductProcessOptions {
   name: string;
   script: string;
+  /** Node's own options before the script (the worker's heap limits). */
+  nodeFlags?: readonly string[];
   env: NodeJS.ProcessEnv;
   /** A line the process logs once it serves (`api listening`, `worker running`). */
   readyLine: string;
@@ -59,7 +61,7 @@ export function productProcess(options: ProductProcessOptions): ProductProcess {
   };
 
   const launch = (): Launch => {
-    const child = spawn(process.execPath, [options.script], { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(options.nodeFlags ?? []), options.script], { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     const ready = Promise.withResolvers<boolean>();
     // Until ready, the output is kept whole: the ready line may arrive split across chunks.
     let untilReady: string | null = '';

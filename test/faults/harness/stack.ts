@@ -13,6 +13,8 @@ import { startDevTemporal, type DevTemporal } from '../../../dev/temporal.ts';
 import { startErpReceiver, type ErpReceiver } from '../../../simulators/erp-receiver/server.ts';
 import { startSimulators, type RunningSimulators } from '../../../simulators/index.ts';
 import { productProcess, type ProductProcess } from './product-process.ts';
+import { API_NODE_FLAGS } from '../../../api/node-flags.ts';
+import { WORKER_NODE_FLAGS } from '../../../worker/node-flags.ts';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -89,8 +91,8 @@ export async function startFaultStack(): Promise<FaultStack> {
       ...FAST_PACING,
       ...outsideSystemsEnv(simulators.urls),
     };
-    const api = productProcess({ name: 'api', script: join(REPO, 'api/main.ts'), env, readyLine: 'api listening', logFile: join(logs, 'api.log') });
-    const worker = productProcess({ name: 'worker', script: join(REPO, 'worker/main.ts'), env, readyLine: 'worker running', logFile: join(logs, 'worker.log') });
+    const api = productProcess({ name: 'api', script: join(REPO, 'api/main.ts'), nodeFlags: API_NODE_FLAGS, env, readyLine: 'api listening', logFile: join(logs, 'api.log') });
+    const worker = productProcess({ name: 'worker', script: join(REPO, 'worker/main.ts'), nodeFlags: WORKER_NODE_FLAGS, env, readyLine: 'worker running', logFile: join(logs, 'worker.log') });
     stops.push(() => worker.stop(), () => api.stop());
     await Promise.all([worker.start(), api.start()]);
 

@@ -13,14 +13,14 @@ import { startErpReceiver } from '../simulators/erp-receiver/server.ts';
 import { randomBytes } from 'node:crypto';
 import { migrateAndSeed } from '../db/schema.ts';
 import { PUBLIC_PREFIX } from '../api/routes/index.ts';
+import { API_NODE_FLAGS } from '../api/node-flags.ts';
 import { outsideSystemsEnv } from '../activities/outside-systems.ts';
+import { WORKER_NODE_FLAGS } from '../worker/node-flags.ts';
 import { startSimulators } from '../simulators/index.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './postgres.ts';
 import { freePort } from './ports.ts';
 import { DATA_DIR, writeRuntime } from './runtime.ts';
 import { startDevTemporal, type DevTemporal } from './temporal.ts';
-import { API_NODE_FLAGS } from '../api/node-flags.ts';
-import { WORKER_NODE_FLAGS } from '../worker/node-flags.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const stops: (() => Promise<void>)[] = [];

@@ -31,10 +31,15 @@ export function spawnApi(port: number, env: Record<string, string> = {}): ApiPro
 function spawnProduct(script: string, readyText: string, env: Record<string, string>, nodeFlags: readonly string[] = []): WorkerProcess {
   const child = spawn(process.execPath, [...nodeFlags, script], { env: { ...suiteEnv(), LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  let running = false;
   const ready = new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes(readyText)) resolve();
+      // Once running, the output only grows: it is not searched again.
+      if (!running && output.includes(readyText)) {
+        running = true;
+        resolve();
+      }
     });
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before running:\n${output.slice(-2000)}`)));

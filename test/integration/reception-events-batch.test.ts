@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { expectStatus, type DocumentListItem } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
@@ -9,8 +8,7 @@ import { seedDocument } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { dianSimulator, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
-import { suiteEnv } from '../helpers/ops.ts';
-import { WORKER_NODE_FLAGS } from '../../worker/node-flags.ts';
+import { spawnWorker, type WorkerProcess } from '../helpers/processes.ts';
 
 // 800 workflows at once would hold up the other files' workflows on the suite's task queue: this file has its own,
 // served by the product's worker as its own process, as in production.
@@ -19,40 +17,15 @@ const TASK_QUEUE = `reception-events-batch-${process.pid}`;
 let api: TestApi;
 let company: Company;
 let apiKey: string;
-let worker: ChildProcess;
-
-/** Starts `node worker/main.ts` on the file's task queue; resolves once it polls. */
-function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, 'worker/main.ts'], { env: { ...suiteEnv(), TEMPORAL_TASK_QUEUE: TASK_QUEUE, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  let running = false;
-  // Both pipes are read to the end, or the worker would block once they fill; only the start is kept.
-  const keep = (chunk: Buffer) => {
-    if (!running) output = (output + chunk.toString()).slice(-4000);
-  };
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      keep(chunk);
-      if (!running && output.includes('worker running')) {
-        running = true;
-        resolve(child);
-      }
-    });
-    child.stderr!.on('data', keep);
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before running:\n${output}`)));
-  });
-}
+let worker: WorkerProcess | undefined;
 
 beforeAll(async () => {
-  [api, worker] = await Promise.all([startTestApi({ config: { receptionEvents: FAST_RECEPTION_EVENT_TIMING }, taskQueue: TASK_QUEUE }), startWorker()]);
+  worker = spawnWorker(TASK_QUEUE);
+  [api] = await Promise.all([startTestApi({ config: { receptionEvents: FAST_RECEPTION_EVENT_TIMING }, taskQueue: TASK_QUEUE }), worker.ready]);
   ({ company, apiKey } = await makeCompany(api.orm, { country: 'COL' }));
 }, 120_000);
 afterAll(async () => {
-  if (worker && worker.exitCode === null) {
-    const exited = new Promise((resolve) => worker.once('exit', resolve));
-    worker.kill('SIGTERM');
-    await exited;
-  }
+  await worker?.kill('SIGTERM');
   await api?.close();
 });
 

@@ -115,6 +115,13 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
   let claimed: string | null = null;
   let accountingRegistered = carried?.accountingRegistered ?? false;
   let busy = false;
+  /**
+   * The next step is being opened: the read state may already show it pending while the run does not know it yet,
+   * so commands wait for it. Runs recorded before the patch judged such commands against the previous step.
+   */
+  let opening = false;
+  const waitsForOpening = patched('commands-wait-for-opening-step');
+  const settled = () => snapshot !== undefined && !(waitsForOpening && opening);
 
   const exclusive = async <T>(work: () => Promise<T>): Promise<T> => {
     await condition(() => !busy);
@@ -151,7 +158,7 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
   setHandler(
     completeStepUpdate,
     async (command) => {
-      await condition(() => snapshot !== undefined);
+      await condition(settled);
       check(command);
       const step = current!;
       const assignee = step.assignees.find((person) => person.email === command.actor.email)!;
@@ -166,12 +173,12 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
         return { status: step.status };
       });
     },
-    // Validators run before anything is written; until the run has loaded its state, the handler checks instead.
-    { validator: (command) => (snapshot === undefined ? undefined : check(command)) },
+    // Validators run before anything is written; until the run knows its step, the handler checks instead.
+    { validator: (command) => (settled() ? check(command) : undefined) },
   );
 
   setHandler(approveUpdate, async (command) => {
-    await condition(() => snapshot !== undefined);
+    await condition(settled);
     const step = current;
     // Approving through the API resolves an open approval step as approved, and the flow goes on.
     const resolves = step && step.status === 'pending' && step.kind === 'approval' && claimed !== step.id ? step : null;
@@ -186,7 +193,7 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
   });
 
   const resolveElsewhere = async (matches: (step: StepState) => boolean, by: string) => {
-    await condition(() => snapshot !== undefined);
+    await condition(settled);
     const step = current;
     if (!step || !matches(step) || step.status !== 'pending' || step.actionable || claimed === step.id) return;
     claimed = step.id;
@@ -213,7 +220,9 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
     if (done.has(position)) continue;
     if (approval === 'rejected') break;
     if (!current || current.position !== position) {
+      opening = true;
       current = await exclusive(() => openStep({ companyId: input.companyId, documentId: input.documentId, position, definition }));
+      opening = false;
       if (current.kind === 'approval' && approval !== 'approved') setApproval('in_review');
     }
     const step = current;

@@ -1,7 +1,9 @@
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { expectStatus } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
+import { createActivities } from '../../activities/index.ts';
+import { bundleInChildProcess } from '../../worker/bundle.ts';
 import { createWorker } from '../../worker/worker.ts';
 import { testActivityDeps } from '../helpers/activity-deps.ts';
 import { seedDocument, setFlow, startLifecycle } from '../helpers/builders.ts';
@@ -22,33 +24,52 @@ afterAll(async () => {
   await api?.close();
 });
 
+const activityDeps = () => testActivityDeps({ orm: api.orm, client: api.client, taskQueue: TASK_QUEUE, storageDir: inject('storageDir'), publicUrl: inject('publicUrl'), outside: inject('outside') });
+
 async function runWorker(): Promise<{ worker: Worker; stopped: Promise<void> }> {
-  const worker = await createWorker({
-    config: { address: inject('temporalAddress'), namespace: 'default', taskQueue: TASK_QUEUE },
-    connection,
-    deps: testActivityDeps({ orm: api.orm, client: api.client, taskQueue: TASK_QUEUE, storageDir: inject('storageDir'), publicUrl: inject('publicUrl'), outside: inject('outside') }),
-  });
+  const worker = await createWorker({ config: { address: inject('temporalAddress'), namespace: 'default', taskQueue: TASK_QUEUE }, connection, deps: activityDeps() });
   return { worker, stopped: worker.run() };
+}
+
+/** A worker whose first step opening holds after its write, until `release`: the read state shows the step before the workflow learns of it. */
+async function runWorkerHoldingFirstOpening() {
+  const activities = createActivities(activityDeps());
+  let written!: () => void;
+  let release!: () => void;
+  const opened = new Promise<void>((resolve) => (written = resolve));
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const openStep: typeof activities.openStep = async (input) => {
+    const step = await activities.openStep(input);
+    written();
+    await held;
+    return step;
+  };
+  const worker = await Worker.create({ connection, namespace: 'default', taskQueue: TASK_QUEUE, workflowBundle: await bundleInChildProcess(), activities: { ...activities, openStep } });
+  return { worker, stopped: worker.run(), opened, release };
+}
+
+async function approvalThenClassification() {
+  const members = [{ email: 'ana@example.co', name: 'Ana' }];
+  const { company, apiKey } = await makeCompany(api.orm, { features: ['workflow_api'], members });
+  await setFlow(api.orm, company, {
+    steps: [
+      { action: 'document.approval', kind: 'approval', assignees: ['ana@example.co'] },
+      { action: 'document.classification', kind: 'classification', field_name: 'cost_center', options: [{ value: 'cc-1', label: 'Uno' }], assignees: ['ana@example.co'] },
+    ],
+  });
+  const document = await seedDocument(api.orm, company);
+  const sdk = api.sdk(apiKey);
+  const current = async () => {
+    const answer = await sdk.getCurrentWorkflowStep({ query: { entity_reference: document.id } });
+    return answer.status === 200 ? answer.body.step : undefined;
+  };
+  return { document, sdk, current };
 }
 
 describe('worker restart', () => {
   it('continues a flow where it was when its worker stops and another starts', async () => {
-    const members = [{ email: 'ana@example.co', name: 'Ana' }];
-    const { company, apiKey } = await makeCompany(api.orm, { features: ['workflow_api'], members });
-    await setFlow(api.orm, company, {
-      steps: [
-        { action: 'document.approval', kind: 'approval', assignees: ['ana@example.co'] },
-        { action: 'document.classification', kind: 'classification', field_name: 'cost_center', options: [{ value: 'cc-1', label: 'Uno' }], assignees: ['ana@example.co'] },
-      ],
-    });
-    const sdk = api.sdk(apiKey);
-    const current = async () => {
-      const answer = await sdk.getCurrentWorkflowStep({ query: { entity_reference: document.id } });
-      return answer.status === 200 ? answer.body.step : undefined;
-    };
-
+    const { document, sdk, current } = await approvalThenClassification();
     const first = await runWorker();
-    const document = await seedDocument(api.orm, company);
     await startLifecycle({ client: api.client, taskQueue: TASK_QUEUE }, document);
     await expect.poll(async () => (await current())?.action, { timeout: 30_000 }).toBe('document.approval');
     const step = (await current())!;
@@ -69,5 +90,43 @@ describe('worker restart', () => {
       second.worker.shutdown();
       await second.stopped;
     }
+  });
+
+  describe('a command on a step the read state shows before its workflow has learned that it opened', () => {
+    type Flow = Awaited<ReturnType<typeof approvalThenClassification>>;
+    /** The opening's result reaches the workflow in the same task as the command, on the next worker. */
+    async function whileOpening<T>(flow: Flow, command: (step: { reference: string }) => Promise<T>): Promise<T> {
+      const first = await runWorkerHoldingFirstOpening();
+      await startLifecycle({ client: api.client, taskQueue: TASK_QUEUE }, flow.document);
+      await first.opened;
+      const step = (await flow.current())!;
+      expect(step).toMatchObject({ action: 'document.approval', status: 'pending' });
+      first.worker.shutdown();
+      first.release();
+      await first.stopped;
+      const answer = command(step);
+      const second = await runWorker();
+      try {
+        const answered = await answer;
+        await expect.poll(async () => (await flow.current())?.action, { timeout: 30_000 }).toBe('document.classification');
+        return answered;
+      } finally {
+        second.worker.shutdown();
+        await second.stopped;
+      }
+    }
+
+    it('takes a step decision', async () => {
+      const flow = await approvalThenClassification();
+      const decided = await whileOpening(flow, (step) => flow.sdk.completeWorkflowStep({ params: { reference: step.reference }, body: { decision: 'approve', acting_user_email: 'ana@example.co' } }));
+      expect(expectStatus(decided, 200).step).toMatchObject({ status: 'completed', decision: { values: ['approve'] } });
+      expect(expectStatus(await flow.sdk.getDocument({ params: { reference: flow.document.id } }), 200)).toMatchObject({ approval_status: 'approved' });
+    });
+
+    it('resolves the opening approval step with an approval', async () => {
+      const flow = await approvalThenClassification();
+      const approved = await whileOpening(flow, () => flow.sdk.approveDocument({ params: { reference: flow.document.id }, body: { erp_document_reference: 'ERP-1' } }));
+      expect(expectStatus(approved, 200)).toMatchObject({ approval_status: 'approved' });
+    });
   });
 });

@@ -3,7 +3,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
 import { RESOLUTION_ORDER } from '../fiscal/radian-rules.ts';
 import { randomUUID } from 'node:crypto';
-import { receptionEventBatchWorkflowId, type ReceptionEventTiming, type receptionEvent, type receptionEventBatch } from '../workflows/reception-event.ts';
+import { earlierEventSettledSignal, receptionEventBatchWorkflowId, type ReceptionEventTiming, type receptionEvent, type receptionEventBatch } from '../workflows/reception-event.ts';
 import { CompanyReference, DocumentReference, FiscalReference } from '../workflows/search-attributes.ts';
 import { beforeDeadline, workflowIds, type TemporalHandle } from './processes.ts';
 
@@ -26,28 +26,53 @@ async function eachWithConcurrency<T>(items: readonly T[], limit: number, work: 
   if (failure !== null) throw failure;
 }
 
+/** The search attributes of an event's workflow: its company, document and CUFE. */
+const eventAttributes = (companyId: string, event: Pick<QueuedReceptionEvent, 'documentId' | 'cufe'>) =>
+  new TypedSearchAttributes([
+    { key: CompanyReference, value: companyId },
+    { key: DocumentReference, value: event.documentId },
+    { key: FiscalReference, value: event.cufe },
+  ]);
+
 /**
  * Starts (or ensures) the `reception-event/<company>/<cufe>/<type>` workflow of each queued event, in parallel. A running
  * one is kept (a resend never starts a second); a resubmitted event replaces the closing run of its previous round.
  */
 export async function startReceptionEvents(temporal: TemporalHandle, companyId: string, events: readonly QueuedReceptionEvent[], timing: ReceptionEventTiming): Promise<void> {
-  // An event queued behind an earlier one of its document starts by waiting to be woken, rather than by a check that
-  // could only say "wait".
+  // An event queued behind an earlier one of its document starts delayed by its first re-check: the earlier one's
+  // wake-up (a signal-with-start) ends the delay, so its first workflow task is the check, not a wait for the signal.
   const firstRank = new Map<string, number>();
   for (const event of events) firstRank.set(event.documentId, Math.min(firstRank.get(event.documentId) ?? Infinity, RESOLUTION_ORDER.indexOf(event.eventType)));
   await eachWithConcurrency(events, START_CONCURRENCY, async (event) => {
+    const queuedBehind = RESOLUTION_ORDER.indexOf(event.eventType) > firstRank.get(event.documentId)!;
     await temporal.client.workflow.start<typeof receptionEvent>('receptionEvent', {
       workflowId: workflowIds.receptionEvent(companyId, event.cufe, event.eventType),
       taskQueue: temporal.taskQueue,
-      args: [{ companyId, eventId: event.id, round: event.round, cufe: event.cufe, eventType: event.eventType, startWaiting: RESOLUTION_ORDER.indexOf(event.eventType) > firstRank.get(event.documentId)!, timing }],
+      args: [{ companyId, eventId: event.id, round: event.round, cufe: event.cufe, eventType: event.eventType, timing }],
+      ...(queuedBehind ? { startDelay: timing.wait.initialMs } : {}),
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       workflowIdConflictPolicy: event.resubmitted ? WorkflowIdConflictPolicy.TERMINATE_EXISTING : WorkflowIdConflictPolicy.USE_EXISTING,
-      typedSearchAttributes: new TypedSearchAttributes([
-        { key: CompanyReference, value: companyId },
-        { key: DocumentReference, value: event.documentId },
-        { key: FiscalReference, value: event.cufe },
-      ]),
+      typedSearchAttributes: eventAttributes(companyId, event),
     });
+  });
+}
+
+/**
+ * Wakes the workflow of a processing event that may wait for an earlier one: signalled if it runs (ending a start
+ * delay too, which only a signal-with-start does), started if the batch has not started it yet. A closed run is left
+ * alone (its round is over). Without the timing (a run recorded before it was carried), a plain signal.
+ */
+export async function wakeReceptionEvent(temporal: TemporalHandle, companyId: string, event: Omit<QueuedReceptionEvent, 'resubmitted'>, timing: ReceptionEventTiming | undefined): Promise<void> {
+  const workflowId = workflowIds.receptionEvent(companyId, event.cufe, event.eventType);
+  if (!timing) return void (await temporal.client.workflow.getHandle(workflowId).signal(earlierEventSettledSignal));
+  await temporal.client.workflow.signalWithStart<typeof receptionEvent, []>('receptionEvent', {
+    workflowId,
+    taskQueue: temporal.taskQueue,
+    args: [{ companyId, eventId: event.id, round: event.round, cufe: event.cufe, eventType: event.eventType, timing }],
+    signal: earlierEventSettledSignal,
+    signalArgs: [],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    typedSearchAttributes: eventAttributes(companyId, event),
   });
 }
 

@@ -19,7 +19,10 @@ export interface ReceptionEventInput {
   /** The document's CUFE and the event type, which (with the company) name this workflow and its siblings. */
   cufe: string;
   eventType: ReceptionEventType;
-  /** An earlier event of the same document was queued with this one: wait to be woken (or for the first re-check) first. */
+  /**
+   * Wait to be woken (or for the first re-check) first: a run continued as new while waiting. Events queued behind an
+   * earlier one used to start so; they now start with that wait as their start delay.
+   */
   startWaiting?: boolean;
   /** When the wait began (epoch ms), carried across continue-as-new so that giving up still counts from it. */
   waitingSince?: number;
@@ -52,7 +55,7 @@ export async function receptionEvent(input: ReceptionEventInput): Promise<Recept
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   });
-  const subject = { companyId: input.companyId, eventId: input.eventId, round: input.round };
+  const subject = { companyId: input.companyId, eventId: input.eventId, round: input.round, timing: input.timing };
 
   let nudged = false;
   setHandler(earlierEventSettledSignal, () => {

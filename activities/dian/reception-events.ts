@@ -1,11 +1,10 @@
-import type { Client } from '@temporalio/client';
 import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
 import { companyEm, type EntityManager } from '../../db/orm.ts';
 import { ReceptionEvent, type ReceptionEventStatus, type ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
 import { queuedReceptionEvents } from '../../db/reception-events/reception-event.repository.ts';
 import { checkRadianOrder, resolvedAfter } from '../../fiscal/radian-rules.ts';
-import { startReceptionEvents } from '../../worker/reception-events.ts';
-import { earlierEventSettledSignal, receptionEventWorkflowId, type ReceptionEventBatchInput } from '../../workflows/reception-event.ts';
+import { startReceptionEvents, wakeReceptionEvent } from '../../worker/reception-events.ts';
+import type { ReceptionEventBatchInput, ReceptionEventTiming } from '../../workflows/reception-event.ts';
 import type { ActivityDeps } from '../index.ts';
 import { applicationResponse, bareNit, DIAN_NIT } from './application-response.ts';
 import { sendEventUpdateStatus } from './dian-client.ts';
@@ -15,6 +14,8 @@ export interface ReceptionEventSubject {
   companyId: string;
   eventId: string;
   round: number;
+  /** The run's pacing, for starting a later event of the document that this one wakes; absent in older runs. */
+  timing?: ReceptionEventTiming;
 }
 
 /** The final state (or `superseded`: a resend started a newer round, which this run leaves alone). */
@@ -35,11 +36,13 @@ async function current(em: EntityManager, subject: ReceptionEventSubject, popula
  * Wakes the next event of the same document still processing, which may be waiting for this one. Only the next: when
  * it is final it wakes the one after it, so each waiting event is woken once. Best effort: its own timer covers a miss.
  */
-async function wakeNext(em: EntityManager, client: Client, event: ReceptionEvent): Promise<void> {
+async function wakeNext(deps: Deps, em: EntityManager, event: ReceptionEvent, timing: ReceptionEventTiming | undefined): Promise<void> {
   const later = resolvedAfter(event.eventType);
-  const waiting = new Set((await em.find(ReceptionEvent, { document: event.document.id, status: 'processing', eventType: { $in: later } }, { fields: ['eventType'] })).map((sibling) => sibling.eventType));
-  const next = later.find((eventType) => waiting.has(eventType));
-  if (next) await client.workflow.getHandle(receptionEventWorkflowId(event.company.id, event.cufe, next)).signal(earlierEventSettledSignal).catch(() => undefined);
+  const waiting = await em.find(ReceptionEvent, { document: event.document.id, status: 'processing', eventType: { $in: later } }, { fields: ['id', 'eventType', 'round'] });
+  const next = later.map((eventType) => waiting.find((sibling) => sibling.eventType === eventType)).find(Boolean);
+  if (!next) return;
+  const sibling = { id: next.id, documentId: event.document.id, cufe: event.cufe, eventType: next.eventType, round: next.round };
+  await wakeReceptionEvent(deps.temporal, event.company.id, sibling, timing).catch(() => undefined);
 }
 
 /** Writes the final state, only if this round is still the row's and still processing; a retried activity writes it once. */
@@ -50,7 +53,7 @@ async function finish(deps: Deps, em: EntityManager, event: ReceptionEvent, subj
     const fresh = await em.fork().findOne(ReceptionEvent, { id: subject.eventId }, { fields: ['status', 'round'] });
     return fresh && fresh.round === subject.round ? fresh.status : 'superseded';
   }
-  await wakeNext(em, deps.temporal.client, event);
+  await wakeNext(deps, em, event, subject.timing);
   return final.status;
 }
 
@@ -83,7 +86,7 @@ export async function advanceReceptionEvent(deps: Deps, subject: ReceptionEventS
   const event = await current(em, subject, ['document', 'document.beneficiary', 'company']);
   if (!event) return { action: 'done', status: 'superseded' };
   if (event.status !== 'processing') {
-    await wakeNext(em, deps.temporal.client, event);
+    await wakeNext(deps, em, event, subject.timing);
     return { action: 'done', status: event.status };
   }
 

@@ -226,6 +226,22 @@ describe('ordering rules', () => {
     expect((await row(early, '034')).dianResponse).toEqual({ source: 'ordering_rules', rule: 'DC24e' });
   });
 
+  it('starts an event queued behind an earlier one delayed by its first re-check, and wakes it as soon as the earlier one is final', async () => {
+    const document = await invoice();
+    const em = companyEm(api.orm, company.id);
+    const events = (['030', '032', '033'] as const).map((eventType) => em.create(ReceptionEvent, { company, document: document.id, cufe: cufeOf(document), eventType, status: 'processing' }));
+    await em.flush();
+    // A first re-check ten minutes away: only the wake-ups can bring 032 and 033 to a final state within the test.
+    const timing = { ...FAST_RECEPTION_EVENT_TIMING, wait: { ...FAST_RECEPTION_EVENT_TIMING.wait, initialMs: 600_000 } };
+    await api.client.workflow.execute(receptionEventBatch, {
+      workflowId: receptionEventBatchWorkflowId(company.id, `delayed-${document.id}`),
+      taskQueue: inject('taskQueue'),
+      args: [{ companyId: company.id, eventIds: events.map((event) => event.id), resubmittedIds: [], timing }],
+    });
+    for (const eventType of ['030', '032', '033'] as const) expect((await settled(document, eventType)).status).toBe('accepted');
+    expect((await dianSimulator.events(cufeOf(document))).received.map((event) => event.eventType)).toEqual(['030', '032', '033']);
+  });
+
   it('holds a later event while an earlier one is processing, then goes on', async () => {
     const document = await invoice();
     await recorded(document, '030', 'processing');

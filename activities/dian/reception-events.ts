@@ -14,7 +14,7 @@ export interface ReceptionEventSubject {
   companyId: string;
   eventId: string;
   round: number;
-  /** The run's pacing, for starting a later event of the document that this one wakes; absent in older runs. */
+  /** The run's pacing, for starting a later event of the document that this one wakes; absent from older workflow code. */
   timing?: ReceptionEventTiming;
 }
 

@@ -1,4 +1,4 @@
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
 import { RESOLUTION_ORDER } from '../fiscal/radian-rules.ts';
@@ -50,9 +50,13 @@ export async function startReceptionEvents(temporal: TemporalHandle, companyId: 
       taskQueue: temporal.taskQueue,
       args: [{ companyId, eventId: event.id, round: event.round, cufe: event.cufe, eventType: event.eventType, timing }],
       ...(queuedBehind ? { startDelay: timing.wait.initialMs } : {}),
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      // A round's run that completed has recorded its event: only a new round, or a run that failed, is started again.
+      // (An earlier event's wake-up may have started this one, and it may have finished, before the batch got to it.)
+      workflowIdReusePolicy: event.resubmitted ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       workflowIdConflictPolicy: event.resubmitted ? WorkflowIdConflictPolicy.TERMINATE_EXISTING : WorkflowIdConflictPolicy.USE_EXISTING,
       typedSearchAttributes: eventAttributes(companyId, event),
+    }).catch((error: unknown) => {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     });
   });
 }

@@ -8,7 +8,7 @@ import { seedDocument, type DocumentSeed } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { dianSimulator, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
-import { receptionEventBatch, receptionEventBatchWorkflowId } from '../../workflows/reception-event.ts';
+import { receptionEvent, receptionEventBatch, receptionEventBatchWorkflowId, receptionEventWorkflowId } from '../../workflows/reception-event.ts';
 
 const DAY = 24 * 3_600_000;
 
@@ -240,6 +240,23 @@ describe('ordering rules', () => {
     });
     for (const eventType of ['030', '032', '033'] as const) expect((await settled(document, eventType)).status).toBe('accepted');
     expect((await dianSimulator.events(cufeOf(document))).received.map((event) => event.eventType)).toEqual(['030', '032', '033']);
+  });
+
+  it('does not run an event again whose run a wake-up started and finished before its batch got to it', async () => {
+    const document = await invoice();
+    const em = companyEm(api.orm, company.id);
+    const event = em.create(ReceptionEvent, { company, document: document.id, cufe: cufeOf(document), eventType: '030', status: 'processing' });
+    await em.flush();
+    const workflowId = receptionEventWorkflowId(company.id, cufeOf(document), '030');
+    const input = { companyId: company.id, eventId: event.id, round: 1, cufe: cufeOf(document), eventType: '030' as const, timing: FAST_RECEPTION_EVENT_TIMING };
+    const first = await api.client.workflow.start(receptionEvent, { workflowId, taskQueue: inject('taskQueue'), args: [input] });
+    expect(await first.result()).toBe('accepted');
+    await api.client.workflow.execute(receptionEventBatch, {
+      workflowId: receptionEventBatchWorkflowId(company.id, `late-${document.id}`),
+      taskQueue: inject('taskQueue'),
+      args: [{ companyId: company.id, eventIds: [event.id], resubmittedIds: [], timing: FAST_RECEPTION_EVENT_TIMING }],
+    });
+    expect((await api.client.workflow.getHandle(workflowId).describe()).runId).toBe(first.firstExecutionRunId);
   });
 
   it('holds a later event while an earlier one is processing, then goes on', async () => {

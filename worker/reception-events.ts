@@ -64,13 +64,11 @@ export async function startReceptionEvents(temporal: TemporalHandle, companyId: 
 /**
  * Wakes the workflow of a processing event that may wait for an earlier one: signalled if it runs (ending a start
  * delay too, which only a signal-with-start does), started if the batch has not started it yet. A closed run is left
- * alone (its round is over). Without the timing (older workflow code calling), a plain signal.
+ * alone (its round is over).
  */
-export async function wakeReceptionEvent(temporal: TemporalHandle, companyId: string, event: Omit<QueuedReceptionEvent, 'resubmitted'>, timing: ReceptionEventTiming | undefined): Promise<void> {
-  const workflowId = workflowIds.receptionEvent(companyId, event.cufe, event.eventType);
-  if (!timing) return void (await temporal.client.workflow.getHandle(workflowId).signal(earlierEventSettledSignal));
+export async function wakeReceptionEvent(temporal: TemporalHandle, companyId: string, event: Omit<QueuedReceptionEvent, 'resubmitted'>, timing: ReceptionEventTiming): Promise<void> {
   await temporal.client.workflow.signalWithStart<typeof receptionEvent, []>('receptionEvent', {
-    workflowId,
+    workflowId: workflowIds.receptionEvent(companyId, event.cufe, event.eventType),
     taskQueue: temporal.taskQueue,
     args: [{ companyId, eventId: event.id, round: event.round, cufe: event.cufe, eventType: event.eventType, timing }],
     signal: earlierEventSettledSignal,

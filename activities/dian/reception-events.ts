@@ -14,8 +14,8 @@ export interface ReceptionEventSubject {
   companyId: string;
   eventId: string;
   round: number;
-  /** The run's pacing, for starting a later event of the document that this one wakes; absent from older workflow code. */
-  timing?: ReceptionEventTiming;
+  /** The run's pacing, for starting a later event of the document that this one wakes. */
+  timing: ReceptionEventTiming;
 }
 
 /** The final state (or `superseded`: a resend started a newer round, which this run leaves alone). */
@@ -36,7 +36,7 @@ async function current(em: EntityManager, subject: ReceptionEventSubject, popula
  * Wakes the next event of the same document still processing, which may be waiting for this one. Only the next: when
  * it is final it wakes the one after it, so each waiting event is woken once. Best effort: its own timer covers a miss.
  */
-async function wakeNext(deps: Deps, em: EntityManager, event: ReceptionEvent, timing: ReceptionEventTiming | undefined): Promise<void> {
+async function wakeNext(deps: Deps, em: EntityManager, event: ReceptionEvent, timing: ReceptionEventTiming): Promise<void> {
   const later = resolvedAfter(event.eventType);
   const waiting = await em.find(ReceptionEvent, { document: event.document.id, status: 'processing', eventType: { $in: later } }, { fields: ['id', 'eventType', 'round'] });
   const next = later.map((eventType) => waiting.find((sibling) => sibling.eventType === eventType)).find(Boolean);

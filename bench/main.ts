@@ -1,7 +1,7 @@
 // `npm run bench`: starts the product on the embedded default (production settings), seeds a realistic data set,
 // measures each path against a baseline in the same run, and writes bench/results/latest.{md,json}.
 // BENCH_RUNS, BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_DOCUMENTS change the run; BENCH_ONLY=reads,commands,events,
-// ingestion runs only those scenarios; BENCH_PROFILE=1 writes CPU profiles of the API and the worker; BENCH_KEEP=1
+// import,webhooks runs only those scenarios; BENCH_PROFILE=1 writes CPU profiles of the API and the worker; BENCH_KEEP=1
 // keeps the temporary directory (data, logs, profiles).
 import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -16,7 +16,7 @@ import { MemorySampler } from './memory.ts';
 import { machine, writeReport, type MemoryFigure } from './report.ts';
 import { commandScenarios } from './scenarios/commands.ts';
 import { eventScenario } from './scenarios/events.ts';
-import { ingestionScenarios } from './scenarios/ingestion.ts';
+import { importScenarios, webhookScenarios } from './scenarios/ingestion.ts';
 import { readScenarios } from './scenarios/reads.ts';
 import { seed } from './seed.ts';
 import { spawnProcess, startStack, type BenchProcess } from './stack.ts';
@@ -26,7 +26,7 @@ const settings = {
   seconds: Number(process.env.BENCH_SECONDS ?? 8),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
   documentsPerCompany: Number(process.env.BENCH_DOCUMENTS ?? 20_000),
-  only: new Set((process.env.BENCH_ONLY ?? 'reads,commands,events,ingestion').split(',')),
+  only: new Set((process.env.BENCH_ONLY ?? 'reads,commands,events,import,webhooks').split(',')),
 };
 const startedAt = new Date();
 const loadAtStart = loadavg();
@@ -79,7 +79,8 @@ try {
     log('POST /events/batch (200 CUFEs × 4 types)');
     rows.push(...(await eventScenario(context, forEvents)));
   }
-  if (settings.only.has('ingestion')) rows.push(...(await ingestionScenarios(context, forWebhooks)));
+  if (settings.only.has('import')) rows.push(...(await importScenarios(context)));
+  if (settings.only.has('webhooks')) rows.push(...(await webhookScenarios(context, forWebhooks)));
   memory.stop();
 
   const memoryFigures = ([

@@ -2,8 +2,8 @@ import { AccountingEntry } from '../../db/accounting/accounting-entry.entity.ts'
 import { ErpDocument } from '../../db/accounting/erp-document.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
-import { WebhookDeliveryAttempt } from '../../db/webhooks/webhook-delivery-attempt.entity.ts';
 import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
+import { claimDelivery, FINAL_DELIVERY_STATUSES, recordAttempt, type AttemptRecord, type DeliveryToSend } from '../../db/webhooks/webhook-delivery.repository.ts';
 import { pointsOutsidePublicInternet } from '../../api/url-safety.ts';
 import type { SecretBox } from './secret-box.ts';
 import { WEBHOOK_HEADERS, signBody } from './signature.ts';
@@ -41,31 +41,30 @@ export class DeliveryInFlight extends Error {
 /** Sends one attempt of a delivery, signed, and records it; for `document.accounted` also records what the ERP said. */
 export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: string; deliveryId: string; attempt: number }): Promise<AttemptOutcome> {
   const em = companyEm(deps.orm, input.companyId);
-  const delivery = await em.findOneOrFail(WebhookDelivery, { id: input.deliveryId }, { populate: ['subscription'] });
+  const delivery = await claimDelivery(em, input.companyId, input.deliveryId, HOLD_MARGIN_SECONDS);
+  if (!delivery) throw new Error(`Delivery ${input.deliveryId} does not exist`);
   // A retried activity whose first run already finished the delivery must not send it again.
-  if (delivery.status === 'delivered' || delivery.status === 'rejected' || delivery.status === 'failed') {
-    return { event: delivery.event, outcome: delivery.status, statusCode: delivery.lastStatusCode ?? null, error: null };
-  }
-  const subscription = delivery.subscription;
-  const refusal = await unsafeTarget(subscription.url, deps.environment);
-  if (refusal) return record(em, delivery, input.attempt, new Date(), null, { event: delivery.event, outcome: 'failed', statusCode: null, error: refusal }, null);
+  if (FINAL_DELIVERY_STATUSES.includes(delivery.status)) return { event: delivery.event, outcome: delivery.status as AttemptOutcome['outcome'], statusCode: delivery.lastStatusCode, error: null };
+  if (!delivery.held) throw new DeliveryInFlight(delivery.id);
+  const attempt = { companyId: input.companyId, deliveryId: delivery.id, attempt: input.attempt };
+  const refusal = await unsafeTarget(delivery.url, deps.environment);
+  if (refusal) return record(em, delivery, { ...attempt, startedAt: new Date(), latencyMs: null }, { event: delivery.event, outcome: 'failed', statusCode: null, error: refusal }, null);
 
-  if (!(await hold(em, delivery, subscription.timeoutSeconds + HOLD_MARGIN_SECONDS))) throw new DeliveryInFlight(delivery.id);
   const startedAt = new Date();
   const started = performance.now();
   let statusCode: number | null = null;
   let text = '';
   let error: string | null = null;
   try {
-    const response = await fetch(subscription.url, {
+    const response = await fetch(delivery.url, {
       method: 'POST',
       redirect: 'manual',
-      signal: AbortSignal.timeout(subscription.timeoutSeconds * 1000),
+      signal: AbortSignal.timeout(delivery.timeoutSeconds * 1000),
       headers: {
-        ...subscription.headers,
+        ...delivery.headers,
         'content-type': 'application/json',
         'user-agent': 'accounts-payable-webhooks/1',
-        [WEBHOOK_HEADERS.signature]: signBody(deps.secrets.open(subscription.secretCiphertext), delivery.body),
+        [WEBHOOK_HEADERS.signature]: signBody(deps.secrets.open(delivery.secretCiphertext), delivery.body),
         [WEBHOOK_HEADERS.event]: delivery.event,
         [WEBHOOK_HEADERS.timestamp]: startedAt.toISOString(),
         [WEBHOOK_HEADERS.deliveryId]: delivery.id,
@@ -76,22 +75,12 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: st
     text = (await response.text()).slice(0, MAX_RESPONSE_BYTES);
   } catch (thrown) {
     const cause = thrown as Error;
-    error = cause.name === 'TimeoutError' ? `No answer within ${subscription.timeoutSeconds} s` : `${cause.message}${cause.cause ? `: ${(cause.cause as Error).message}` : ''}`;
+    error = cause.name === 'TimeoutError' ? `No answer within ${delivery.timeoutSeconds} s` : `${cause.message}${cause.cause ? `: ${(cause.cause as Error).message}` : ''}`;
   }
   const latencyMs = Math.round(performance.now() - started);
   const json = parseJson(text);
   const outcome = { event: delivery.event, ...(delivery.event === 'document.accounted' ? accountedOutcome(statusCode, json, error) : plainOutcome(statusCode, error)) };
-  return record(em, delivery, input.attempt, startedAt, latencyMs, outcome, json ?? (text ? { raw: text.slice(0, 2000) } : null));
-}
-
-/** Takes the delivery for one send unless another run holds it; the hold ends when the attempt is recorded. */
-async function hold(em: EntityManager, delivery: WebhookDelivery, seconds: number): Promise<boolean> {
-  const held = await em.execute<{ id: string }[]>(
-    `update "webhook_deliveries" set "sending_until" = now() + make_interval(secs => ?)
-     where "id" = ? and "company_id" = ? and ("sending_until" is null or "sending_until" < now()) returning "id"`,
-    [seconds, delivery.id, delivery.company.id],
-  );
-  return held.length === 1;
+  return record(em, delivery, { ...attempt, startedAt, latencyMs }, outcome, json ?? (text ? { raw: text.slice(0, 2000) } : null));
 }
 
 /** Any 2xx delivers; 408, 429 and 5xx (and no answer) are retried; another 4xx means the receiver refuses it for good. */
@@ -114,22 +103,16 @@ function accountedOutcome(statusCode: number | null, json: unknown, error: strin
   return { outcome: 'retry', statusCode, error: `HTTP ${statusCode}` };
 }
 
-async function record(em: EntityManager, delivery: WebhookDelivery, attempt: number, startedAt: Date, latencyMs: number | null, outcome: AttemptOutcome, response: unknown): Promise<AttemptOutcome> {
+/** Records the attempt and ends its hold; a final `document.accounted` also records the registration, in the same transaction. */
+async function record(em: EntityManager, delivery: DeliveryToSend, attempt: Omit<AttemptRecord, 'statusCode' | 'error' | 'status' | 'response'>, outcome: AttemptOutcome, response: unknown): Promise<AttemptOutcome> {
+  const written: AttemptRecord = { ...attempt, statusCode: outcome.statusCode, error: outcome.error, status: outcome.outcome === 'retry' ? 'delivering' : outcome.outcome, response };
+  if (delivery.event !== 'document.accounted' || outcome.outcome === 'retry') {
+    await recordAttempt(em, written);
+    return outcome;
+  }
   await em.transactional(async (tx) => {
-    await tx.upsert(
-      WebhookDeliveryAttempt,
-      { company: delivery.company, delivery, attempt, startedAt, statusCode: outcome.statusCode, latencyMs, error: outcome.error },
-      { onConflictFields: ['delivery', 'attempt'], onConflictAction: 'merge' },
-    );
-    // The hold was taken in SQL, past the ORM's view of the row: it is ended the same way.
-    await tx.nativeUpdate(WebhookDelivery, { id: delivery.id }, { sendingUntil: null });
-    const row = await tx.findOneOrFail(WebhookDelivery, { id: delivery.id });
-    row.attempts = Math.max(row.attempts, attempt);
-    row.lastStatusCode = outcome.statusCode;
-    row.receiverResponse = response;
-    row.status = outcome.outcome === 'retry' ? 'delivering' : outcome.outcome;
-    if (outcome.outcome === 'delivered') row.deliveredAt = new Date();
-    if (delivery.event === 'document.accounted' && outcome.outcome !== 'retry') await recordRegistration(tx, row, outcome, response);
+    await recordAttempt(tx, written);
+    await recordRegistration(tx, await tx.findOneOrFail(WebhookDelivery, { id: delivery.id }), outcome, response);
   });
   return outcome;
 }

@@ -66,3 +66,13 @@ describe('a delivery attempt run twice at once', () => {
     expect(await sendingUntil()).toBeNull();
   });
 });
+
+describe('a delivery attempt named under another company', () => {
+  it('finds no delivery, sends nothing and leaves the delivery untouched', async () => {
+    const { attempt, sent, sendingUntil } = await recordedDelivery();
+    const { company: other } = await makeCompany(orm);
+    await expect(attemptDelivery(deps, { ...attempt, companyId: other.id })).rejects.toThrow(/does not exist/);
+    expect(sent()).toBe(0);
+    expect(await sendingUntil()).toBeNull();
+  });
+});

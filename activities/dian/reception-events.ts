@@ -1,7 +1,14 @@
-import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
 import { companyEm, type EntityManager } from '../../db/orm.ts';
-import { ReceptionEvent, type ReceptionEventStatus, type ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
-import { queuedReceptionEvents } from '../../db/reception-events/reception-event.repository.ts';
+import type { ReceptionEventStatus, ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
+import {
+  countSubmission,
+  nextProcessingEvent,
+  queuedReceptionEvents,
+  receptionEventForSubmission,
+  recordFinalState,
+  type ReceptionEventFinal,
+  type ReceptionEventForSubmission,
+} from '../../db/reception-events/reception-event.repository.ts';
 import { checkRadianOrder, resolvedAfter } from '../../fiscal/radian-rules.ts';
 import { startReceptionEvents, wakeReceptionEvent } from '../../worker/reception-events.ts';
 import type { ReceptionEventBatchInput, ReceptionEventTiming } from '../../workflows/reception-event.ts';
@@ -26,40 +33,30 @@ export type ReceptionEventStep = { action: 'wait'; waitingFor: ReceptionEventTyp
 
 type Deps = Pick<ActivityDeps, 'orm' | 'outside' | 'environment' | 'temporal'>;
 
-/** The row this run serves, or null when a resend has started a newer round. */
-async function current(em: EntityManager, subject: ReceptionEventSubject, populate: ('document' | 'document.beneficiary' | 'company')[] = ['document']) {
-  const event = await em.findOne(ReceptionEvent, { id: subject.eventId }, { populate });
-  return event && event.round === subject.round ? event : null;
-}
-
 /**
  * Wakes the next event of the same document still processing, which may be waiting for this one. Only the next: when
  * it is final it wakes the one after it, so each waiting event is woken once. Best effort: its own timer covers a miss.
  */
-async function wakeNext(deps: Deps, em: EntityManager, event: ReceptionEvent, timing: ReceptionEventTiming): Promise<void> {
-  const later = resolvedAfter(event.eventType);
-  const waiting = await em.find(ReceptionEvent, { document: event.document.id, status: 'processing', eventType: { $in: later } }, { fields: ['id', 'eventType', 'round'] });
-  const next = later.map((eventType) => waiting.find((sibling) => sibling.eventType === eventType)).find(Boolean);
+async function wakeNext(deps: Deps, em: EntityManager, event: Pick<ReceptionEventForSubmission, 'documentId' | 'cufe' | 'eventType'>, subject: ReceptionEventSubject): Promise<void> {
+  const next = await nextProcessingEvent(em, subject.companyId, event.documentId, resolvedAfter(event.eventType));
   if (!next) return;
-  const sibling = { id: next.id, documentId: event.document.id, cufe: event.cufe, eventType: next.eventType, round: next.round };
-  await wakeReceptionEvent(deps.temporal, event.company.id, sibling, timing).catch(() => undefined);
+  const sibling = { id: next.id, documentId: event.documentId, cufe: event.cufe, eventType: next.eventType, round: next.round };
+  await wakeReceptionEvent(deps.temporal, subject.companyId, sibling, subject.timing).catch(() => undefined);
 }
 
 /** Writes the final state, only if this round is still the row's and still processing; a retried activity writes it once. */
-async function finish(deps: Deps, em: EntityManager, event: ReceptionEvent, subject: ReceptionEventSubject, final: { status: Exclude<ReceptionEventStatus, 'processing'>; message: string | null; dianResponse: Record<string, unknown> | null; issueDate: Date | null }): Promise<ReceptionEventOutcome> {
-  const now = new Date();
-  const written = await em.nativeUpdate(ReceptionEvent, { id: subject.eventId, round: subject.round, status: 'processing' }, { ...final, completedAt: now, updatedAt: now });
-  if (written === 0) {
-    const fresh = await em.fork().findOne(ReceptionEvent, { id: subject.eventId }, { fields: ['status', 'round'] });
+async function finish(deps: Deps, em: EntityManager, event: ReceptionEventForSubmission, subject: ReceptionEventSubject, final: ReceptionEventFinal): Promise<ReceptionEventOutcome> {
+  if (!(await recordFinalState(em, subject.companyId, subject.eventId, subject.round, final, new Date()))) {
+    const fresh = await receptionEventForSubmission(em, subject.companyId, subject.eventId);
     return fresh && fresh.round === subject.round ? fresh.status : 'superseded';
   }
-  await wakeNext(deps, em, event, subject.timing);
+  await wakeNext(deps, em, event, subject);
   return final.status;
 }
 
 /** The ApplicationResponse of an event: sent by the company (the buyer) to the seller, or to DIAN for a tacit acceptance. */
-function renditionOf(event: ReceptionEvent, credential: FiscalCredential | null, signedAt: Date, environment: Deps['environment']) {
-  const { company, document } = event;
+function renditionOf(event: ReceptionEventForSubmission, signedAt: Date, environment: Deps['environment']) {
+  const { company, credential, document, seller } = event;
   const representative = credential?.dianLegalRepresentative?.trim().split(/\s+/) ?? [];
   return applicationResponse({
     eventCode: event.eventType,
@@ -68,11 +65,17 @@ function renditionOf(event: ReceptionEvent, credential: FiscalCredential | null,
     profileExecutionId: environment === 'production' ? '1' : '2',
     sender: { name: company.name, nit: bareNit(credential?.dianNit ?? company.taxId) },
     // DIAN expects 034 from the seller; the spec lets the buyer send it, and DIAN decides what it makes of ours.
-    receiver: event.eventType === '034' ? { name: 'Unidad Especial Dirección de Impuestos y Aduanas Nacionales', nit: DIAN_NIT } : { name: document.beneficiary?.name ?? '', nit: bareNit(document.beneficiary?.identifierNumber) },
+    receiver: event.eventType === '034' ? { name: 'Unidad Especial Dirección de Impuestos y Aduanas Nacionales', nit: DIAN_NIT } : { name: seller?.name ?? '', nit: bareNit(seller?.identifierNumber) },
     invoice: { number: document.documentNumber, cufe: event.cufe },
-    claim: event.eventType === '031' && event.responseCodeListId ? { code: event.responseCodeListId, description: event.descriptionClaim ?? '' } : null,
+    claim: event.eventType === '031' && event.claim ? { code: event.claim.code, description: event.claim.description ?? '' } : null,
     person: representative.length ? { firstName: representative[0]!, familyName: representative.slice(1).join(' '), jobTitle: 'Representante legal' } : null,
   });
+}
+
+/** The event as this run's round has it, or null when a resend has started a newer round. */
+async function current(em: EntityManager, subject: ReceptionEventSubject): Promise<ReceptionEventForSubmission | null> {
+  const event = await receptionEventForSubmission(em, subject.companyId, subject.eventId);
+  return event && event.round === subject.round ? event : null;
 }
 
 /**
@@ -83,20 +86,18 @@ function renditionOf(event: ReceptionEvent, credential: FiscalCredential | null,
  */
 export async function advanceReceptionEvent(deps: Deps, subject: ReceptionEventSubject): Promise<ReceptionEventStep> {
   const em = companyEm(deps.orm, subject.companyId);
-  const event = await current(em, subject, ['document', 'document.beneficiary', 'company']);
+  const event = await current(em, subject);
   if (!event) return { action: 'done', status: 'superseded' };
   if (event.status !== 'processing') {
-    await wakeNext(deps, em, event, subject.timing);
+    await wakeNext(deps, em, event, subject);
     return { action: 'done', status: event.status };
   }
 
-  const document = event.document;
-  const others = await em.find(ReceptionEvent, { document: document.id, id: { $ne: event.id } });
   const signedAt = new Date();
   const verdict = checkRadianOrder({
     eventType: event.eventType,
-    invoice: { type: document.type, issueDate: document.issueDate ?? null, isCanceled: document.isCanceled },
-    others: others.map((other) => ({ eventType: other.eventType, status: other.status, registeredAt: other.issueDate ?? other.completedAt ?? null })),
+    invoice: { type: event.document.type, issueDate: event.document.issueDate, isCanceled: event.document.isCanceled },
+    others: event.others,
     signingTime: signedAt,
   });
   if (verdict.kind === 'wait') return { action: 'wait', waitingFor: verdict.on };
@@ -104,9 +105,8 @@ export async function advanceReceptionEvent(deps: Deps, subject: ReceptionEventS
     return { action: 'done', status: await finish(deps, em, event, subject, { status: 'rejected', message: verdict.reason, dianResponse: { source: 'ordering_rules', rule: verdict.rule }, issueDate: null }) };
   }
 
-  const credential = await em.findOne(FiscalCredential, { company: event.company.id });
-  const rendition = renditionOf(event, credential, signedAt, deps.environment);
-  await em.execute(`update reception_events set attempts = attempts + 1, submitted_at = ?, updated_at = ? where id = ? and round = ? and status = 'processing'`, [signedAt, signedAt, event.id, subject.round]);
+  const rendition = renditionOf(event, signedAt, deps.environment);
+  await countSubmission(em, subject.companyId, event.id, subject.round, signedAt);
   const answer = await sendEventUpdateStatus(deps.outside.dianUrl, rendition);
   const dianResponse = { source: 'dian', cude: rendition.ApplicationResponse.UUID.value, answer: answer.raw };
   const status = answer.accepted || answer.alreadyRegistered

@@ -1,7 +1,8 @@
+import type { DocumentType } from '../documents/document.entity.ts';
 import { uuidv7 } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
 import { runStatement } from '../prepared.ts';
-import { ReceptionEvent, type ClaimCode, type ReceptionEventType } from './reception-event.entity.ts';
+import { ReceptionEvent, type ClaimCode, type ReceptionEventStatus, type ReceptionEventType } from './reception-event.entity.ts';
 
 export interface ReceptionEventRequest {
   documentId: string;
@@ -104,4 +105,121 @@ export async function queuedReceptionEvents(em: EntityManager, companyId: string
     { companyId, ids: [...ids] },
   );
   return rows.map((row) => ({ id: row.id, documentId: row.document_id, cufe: row.cufe, eventType: row.event_type, round: row.round, resubmitted: resubmitted.has(row.id) }));
+}
+
+/** An event with what its submission reads: its document, seller, company, DIAN credentials and the document's other events. */
+export interface ReceptionEventForSubmission {
+  id: string;
+  round: number;
+  status: ReceptionEventStatus;
+  eventType: ReceptionEventType;
+  cufe: string;
+  documentId: string;
+  claim: { code: string; description: string | null } | null;
+  document: { type: DocumentType; issueDate: Date | null; isCanceled: boolean; documentNumber: string };
+  seller: { name: string; identifierNumber: string } | null;
+  company: { name: string; taxId: string | null };
+  credential: { dianNit: string | null; dianLegalRepresentative: string | null } | null;
+  /** The document's other events: when DIAN registered them (or they were completed), for the ordering rules. */
+  others: { eventType: ReceptionEventType; status: ReceptionEventStatus; registeredAt: Date | null }[];
+}
+
+/** One statement: every event of a batch goes through it, and the ORM's loading of five entities costs more than the query. */
+export async function receptionEventForSubmission(em: EntityManager, companyId: string, eventId: string): Promise<ReceptionEventForSubmission | null> {
+  const [row] = await runStatement<{
+    id: string;
+    round: number;
+    status: ReceptionEventStatus;
+    event_type: ReceptionEventType;
+    cufe: string;
+    document_id: string;
+    response_code_list_id: string | null;
+    description_claim: string | null;
+    document_type: DocumentType;
+    /** ISO 8601 (the driver leaves timestamps as PostgreSQL's text). */
+    issue_date: string | null;
+    is_canceled: boolean;
+    document_number: string;
+    seller_name: string | null;
+    seller_identifier: string | null;
+    company_name: string;
+    company_tax_id: string | null;
+    has_credential: boolean;
+    dian_nit: string | null;
+    dian_legal_representative: string | null;
+    others: { event_type: ReceptionEventType; status: ReceptionEventStatus; registered_at: string | null }[];
+  }>(
+    em,
+    `select e."id", e."round", e."status", e."event_type", e."cufe", e."document_id", e."response_code_list_id", e."description_claim",
+       d."type" as "document_type", to_json(d."issue_date") as "issue_date", d."is_canceled", d."document_number",
+       b."name" as "seller_name", b."identifier_number" as "seller_identifier", c."name" as "company_name", c."tax_id" as "company_tax_id",
+       f."id" is not null as "has_credential", f."dian_nit", f."dian_legal_representative",
+       coalesce((select json_agg(json_build_object('event_type', o."event_type", 'status', o."status", 'registered_at', coalesce(o."issue_date", o."completed_at")))
+                 from "reception_events" as o where o."company_id" = e."company_id" and o."document_id" = e."document_id" and o."id" <> e."id"), '[]') as "others"
+     from "reception_events" as e
+     join "documents" as d on d."id" = e."document_id" and d."company_id" = e."company_id"
+     join "companies" as c on c."id" = e."company_id"
+     left join "beneficiaries" as b on b."id" = d."beneficiary_id" and b."company_id" = e."company_id"
+     left join "fiscal_credentials" as f on f."company_id" = e."company_id"
+     where e."id" = :eventId and e."company_id" = :companyId`,
+    { eventId, companyId },
+  );
+  if (!row) return null;
+  return {
+    id: row.id,
+    round: row.round,
+    status: row.status,
+    eventType: row.event_type,
+    cufe: row.cufe,
+    documentId: row.document_id,
+    claim: row.response_code_list_id ? { code: row.response_code_list_id, description: row.description_claim } : null,
+    document: { type: row.document_type, issueDate: row.issue_date === null ? null : new Date(row.issue_date), isCanceled: row.is_canceled, documentNumber: row.document_number },
+    seller: row.seller_name === null ? null : { name: row.seller_name, identifierNumber: row.seller_identifier ?? '' },
+    company: { name: row.company_name, taxId: row.company_tax_id },
+    credential: row.has_credential ? { dianNit: row.dian_nit, dianLegalRepresentative: row.dian_legal_representative } : null,
+    others: row.others.map((other) => ({ eventType: other.event_type, status: other.status, registeredAt: other.registered_at === null ? null : new Date(other.registered_at) })),
+  };
+}
+
+/** Counts a submission of the event's round before it is sent (a crash mid-send still counts it). */
+export async function countSubmission(em: EntityManager, companyId: string, eventId: string, round: number, submittedAt: Date): Promise<void> {
+  await runStatement(
+    em,
+    `update "reception_events" set "attempts" = "attempts" + 1, "submitted_at" = :submittedAt, "updated_at" = :submittedAt
+     where "id" = :eventId and "company_id" = :companyId and "round" = :round and "status" = 'processing'`,
+    { eventId, companyId, round, submittedAt },
+  );
+}
+
+export interface ReceptionEventFinal {
+  status: Exclude<ReceptionEventStatus, 'processing'>;
+  message: string | null;
+  dianResponse: Record<string, unknown> | null;
+  issueDate: Date | null;
+}
+
+/** Writes an event's final state if its round is still the row's and still processing; whether it wrote. */
+export async function recordFinalState(em: EntityManager, companyId: string, eventId: string, round: number, final: ReceptionEventFinal, at: Date): Promise<boolean> {
+  const rows = await runStatement<{ id: string }>(
+    em,
+    `update "reception_events" set "status" = :status::reception_event_status, "message" = :message, "dian_response" = :dianResponse::jsonb,
+       "issue_date" = :issueDate, "completed_at" = :at, "updated_at" = :at
+     where "id" = :eventId and "company_id" = :companyId and "round" = :round and "status" = 'processing'
+     returning "id"`,
+    { eventId, companyId, round, at, status: final.status, message: final.message, dianResponse: final.dianResponse === null ? null : JSON.stringify(final.dianResponse), issueDate: final.issueDate },
+  );
+  return rows.length === 1;
+}
+
+/** The first of `types` (in that order) among the document's events still processing: the one to wake next. */
+export async function nextProcessingEvent(em: EntityManager, companyId: string, documentId: string, types: readonly ReceptionEventType[]): Promise<{ id: string; eventType: ReceptionEventType; round: number } | null> {
+  if (types.length === 0) return null;
+  const [row] = await runStatement<{ id: string; event_type: ReceptionEventType; round: number }>(
+    em,
+    `select "id", "event_type", "round" from "reception_events"
+     where "company_id" = :companyId and "document_id" = :documentId and "status" = 'processing' and "event_type" = any(array[:types]::reception_event_type[])
+     order by array_position(array[:types]::reception_event_type[], "event_type") limit 1`,
+    { companyId, documentId, types: [...types] },
+  );
+  return row ? { id: row.id, eventType: row.event_type, round: row.round } : null;
 }

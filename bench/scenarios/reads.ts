@@ -174,7 +174,8 @@ export async function readScenarios(context: BenchContext): Promise<ReadResults>
       latency: latencies(detail.product),
       baselineLatency: latencies(detail.baseline),
       checks: [
-        { name: 'p99 < 4× p50', value: `${p99OverP50(detail.product).toFixed(1)}×`, met: p99OverP50(detail.product) < 4 },
+        // The baseline's own tail, measured in the same runs, says how much of the product's is the machine's.
+        { name: 'p99 < 4× p50', value: `${p99OverP50(detail.product).toFixed(1)}× (raw HTTP+SQL: ${p99OverP50(detail.baseline).toFixed(1)}×)`, met: p99OverP50(detail.product) < 4 },
         { name: 'bytes per response (product / baseline)', value: `${bytes(detail.product)} / ${bytes(detail.baseline)}`, met: true },
         detailCost.check,
       ],

@@ -4,6 +4,7 @@ import { recordEvent } from '../../activities/webhooks/events.ts';
 import { secretBox } from '../../activities/webhooks/secret-box.ts';
 import { addSubscription } from '../../activities/webhooks/subscriptions.ts';
 import { companyEm, initORM, type Orm } from '../../db/orm.ts';
+import { recordAttempt } from '../../db/webhooks/webhook-delivery.repository.ts';
 import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
 import { TEST_WEBHOOK_SECRET_KEY } from '../helpers/activity-deps.ts';
 import { makeCompany } from '../helpers/companies.ts';
@@ -73,6 +74,22 @@ describe('a delivery attempt named under another company', () => {
     const { company: other } = await makeCompany(orm);
     await expect(attemptDelivery(deps, { ...attempt, companyId: other.id })).rejects.toThrow(/does not exist/);
     expect(sent()).toBe(0);
+    expect(await sendingUntil()).toBeNull();
+  });
+});
+
+describe('an attempt recorded twice (its activity retried after it wrote)', () => {
+  it('stays one attempt, and the delivery keeps its count, status and answer', async () => {
+    const { attempt, deliveryId, sendingUntil } = await recordedDelivery();
+    const written = { ...attempt, startedAt: new Date(), latencyMs: 12, statusCode: 200, error: null, status: 'delivered' as const, response: { ok: true } };
+    await recordAttempt(companyEm(orm, attempt.companyId), written);
+    await recordAttempt(companyEm(orm, attempt.companyId), { ...written, latencyMs: 15 });
+    const connection = orm.em.getConnection();
+    const attempts = await connection.execute<{ attempt: number; latency_ms: number }[]>('select attempt, latency_ms from webhook_delivery_attempts where delivery_id = ?', [deliveryId]);
+    expect(attempts).toEqual([{ attempt: 1, latency_ms: 15 }]);
+    const [delivery] = await connection.execute<{ attempts: number; status: string; receiver_response: unknown; delivered_at: unknown }[]>('select attempts, status, receiver_response, delivered_at from webhook_deliveries where id = ?', [deliveryId]);
+    expect(delivery).toMatchObject({ attempts: 1, status: 'delivered', receiver_response: { ok: true } });
+    expect(delivery!.delivered_at).not.toBeNull();
     expect(await sendingUntil()).toBeNull();
   });
 });

@@ -103,6 +103,8 @@ export function createActivities(deps: ActivityDeps) {
     advanceReceptionEvent: (input: receptionEvents.ReceptionEventSubject) => receptionEvents.advanceReceptionEvent(deps, input),
     /** Starts (or finds running) the workflow of each event of a batch. */
     startReceptionEventWorkflows: (input: Parameters<typeof receptionEvents.startBatchWorkflows>[1]) => receptionEvents.startBatchWorkflows(deps, input),
+    /** Starts the batch workflow of every batch whose API never started it. */
+    handOverStrandedReceptionEventBatches: (input: Parameters<typeof receptionEvents.handOverStrandedBatches>[1]) => receptionEvents.handOverStrandedBatches(deps, input),
     /** Records a RADIAN event as failed (DIAN unreachable after every retry). */
     failReceptionEvent: (input: Parameters<typeof receptionEvents.failReceptionEvent>[1]) => receptionEvents.failReceptionEvent(deps, input),
     ...fiscalSyncActivities(deps),

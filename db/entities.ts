@@ -25,6 +25,7 @@ import { IdempotencyKey } from './idempotency/idempotency-key.entity.ts';
 import { Payable } from './payments/payable.entity.ts';
 import { PaymentBatch } from './payments/payment-batch.entity.ts';
 import { Payment } from './payments/payment.entity.ts';
+import { ReceptionEventBatch } from './reception-events/reception-event-batch.entity.ts';
 import { ReceptionEvent } from './reception-events/reception-event.entity.ts';
 import { DocumentTag } from './tags/document-tag.entity.ts';
 import { PaymentTag } from './tags/payment-tag.entity.ts';
@@ -54,6 +55,7 @@ export const TENANT_ENTITIES = [
   PaymentBatch,
   Payment,
   ReceptionEvent,
+  ReceptionEventBatch,
   WorkflowStep,
   WorkflowFlow,
   AccountingEntry,

@@ -17,7 +17,7 @@ export function ormConfig(db: DatabaseConfig, overrides: Partial<Options> = {}) 
     clientUrl: withStatementTimeout(db.url, db.statementTimeoutMs),
     entities: ENTITIES,
     extensions: [Migrator],
-    pool: { min: 0, max: db.poolMax },
+    pool: { min: Math.min(db.poolMin ?? 0, db.poolMax), max: db.poolMax },
     debug: db.debug,
     // Every company-owned entity is scoped to the company of the request; forgetting to set it is an error.
     filters: {

@@ -12,6 +12,8 @@ import { databaseConfigFromEnv } from '../db/config.ts';
 import { initORM } from '../db/orm.ts';
 import { temporalConnectionOptions } from './client.ts';
 import { temporalConfigFromEnv, workerTuningFromEnv } from './config.ts';
+import { receptionEventSweepMsFromEnv } from './reception-event-timing.ts';
+import { scheduleReceptionEventSweep } from './reception-events.ts';
 import { registerSearchAttributes } from './search-attributes.ts';
 import { sdkLogger } from './sdk-logger.ts';
 import { tracingClientInterceptors } from './tracing.ts';
@@ -36,6 +38,9 @@ const clientConnection = await Connection.connect(temporalConnectionOptions(conf
 await registerSearchAttributes(clientConnection, config.namespace);
 const client = new Client({ connection: clientConnection, namespace: config.namespace, ...(tracing ? { interceptors: tracingClientInterceptors() } : {}) });
 
+const temporal = { client, taskQueue: config.taskQueue };
+await scheduleReceptionEventSweep(temporal, receptionEventSweepMsFromEnv());
+
 const connection = await NativeConnection.connect({ address: config.address });
 const worker = await createWorker({
   config,
@@ -46,7 +51,7 @@ const worker = await createWorker({
     orm,
     logger,
     storage: fileStorageFromEnv(),
-    temporal: { client, taskQueue: config.taskQueue },
+    temporal,
     publicUrl: api.publicUrl,
     secrets: secretBoxFromEnv(),
     webhookRetry: retryScheduleFromEnv(),

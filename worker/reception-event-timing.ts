@@ -32,3 +32,11 @@ export function receptionEventTimingFromEnv(env: NodeJS.ProcessEnv = process.env
   }
   return timing;
 }
+
+/** How often the sweep hands over batches whose workflow never started (and how old such a batch must be). */
+export function receptionEventSweepMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const value = env.RECEPTION_EVENT_SWEEP_MS ?? '60000';
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1000) throw new Error(`RECEPTION_EVENT_SWEEP_MS must be a whole number of milliseconds, at least 1000, not ${JSON.stringify(value)}`);
+  return number;
+}

@@ -1,8 +1,7 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
 import { RESOLUTION_ORDER } from '../fiscal/radian-rules.ts';
-import { randomUUID } from 'node:crypto';
 import { earlierEventSettledSignal, receptionEventBatchWorkflowId, type ReceptionEventTiming, type receptionEvent, type receptionEventBatch } from '../workflows/reception-event.ts';
 import { CompanyReference, DocumentReference, FiscalReference } from '../workflows/search-attributes.ts';
 import { beforeDeadline, workflowIds, type TemporalHandle } from './processes.ts';
@@ -78,15 +77,45 @@ export async function wakeReceptionEvent(temporal: TemporalHandle, companyId: st
   });
 }
 
-/** Hands a batch's events to one `reception-event-batch/<company>/<batch>` workflow, which starts theirs. */
-export async function startReceptionEventBatch(temporal: TemporalHandle, companyId: string, events: readonly QueuedReceptionEvent[], timing: ReceptionEventTiming): Promise<void> {
-  if (events.length === 0) return;
-  await beforeDeadline(temporal, () =>
+/**
+ * Starts the `reception-event-batch/<company>/<batch>` workflow of a queued batch, which starts its events' workflows.
+ * Starting it again (the sweep, after a start that seemed to fail) joins the one already started, and once it has
+ * run, the batch is gone and nothing is started twice.
+ */
+export async function startReceptionEventBatch(temporal: TemporalHandle, companyId: string, batchId: string): Promise<void> {
+  const start = () =>
     temporal.client.workflow.start<typeof receptionEventBatch>('receptionEventBatch', {
-      workflowId: receptionEventBatchWorkflowId(companyId, randomUUID()),
+      workflowId: receptionEventBatchWorkflowId(companyId, batchId),
       taskQueue: temporal.taskQueue,
-      args: [{ companyId, eventIds: events.map((event) => event.id), resubmittedIds: events.filter((event) => event.resubmitted).map((event) => event.id), timing }],
+      args: [{ companyId, batchId }],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      // A run that completed removed its batch; one that failed or was terminated left it for a new run.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: companyId }]),
-    }),
-  );
+    });
+  await beforeDeadline(temporal, start).catch((error: unknown) => {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  });
+}
+
+/** The schedule that hands over batches whose start never happened: one per task queue, run by its workers. */
+export const receptionEventSweepScheduleId = (taskQueue: string) => `reception-event-batch-sweep/${taskQueue}`;
+
+/**
+ * Creates the sweep's schedule, or brings an existing one to `everyMs`. A batch is swept once it is `everyMs` old: by
+ * then the API that queued it has started its workflow, or never will (it died, or Temporal was unreachable).
+ */
+export async function scheduleReceptionEventSweep(temporal: TemporalHandle, everyMs: number): Promise<void> {
+  const options = {
+    spec: { intervals: [{ every: everyMs }] },
+    action: { type: 'startWorkflow' as const, workflowType: 'receptionEventBatchSweep', taskQueue: temporal.taskQueue, args: [{ olderThanMs: everyMs }] },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP },
+  };
+  const scheduleId = receptionEventSweepScheduleId(temporal.taskQueue);
+  try {
+    await temporal.client.schedule.create({ scheduleId, ...options });
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    await temporal.client.schedule.getHandle(scheduleId).update((current) => ({ ...current, ...options }));
+  }
 }

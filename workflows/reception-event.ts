@@ -93,26 +93,34 @@ export async function receptionEvent(input: ReceptionEventInput): Promise<Recept
 
 export interface ReceptionEventBatchInput {
   companyId: string;
-  /** The batch's events, persisted as `processing` before this workflow started: their ids, a small start. */
+  /** The batch queued with its events (`reception_event_batches`): its row lists them, with their pacing. */
+  batchId?: string;
+  /** The events' ids, as batches carried them before their row. */
   eventIds?: string[];
   /** Those of them sent again after a rejection or failure, whose run replaces the previous round's. */
   resubmittedIds?: string[];
   /** The events themselves, as batches carried them before ids. */
   events?: QueuedReceptionEvent[];
-  timing: ReceptionEventTiming;
+  timing?: ReceptionEventTiming;
 }
 
 /** The read-state key of a batch's workflow: `reception-event-batch/<company>/<batch>`. */
 export const receptionEventBatchWorkflowId = (companyId: string, batchId: string) => `reception-event-batch/${companyId}/${batchId}`;
 
 /**
- * The events of one POST /events/batch, as workflow `reception-event-batch/<company>/<batch>`: starts the workflow of
- * each event (starting one that runs already is a no-op), retried until every one has started. The request answers
- * once this single workflow has started, instead of after hundreds of starts.
+ * The events of one request, as workflow `reception-event-batch/<company>/<batch>`: starts the workflow of each event
+ * (starting one that runs already is a no-op), retried until every one has started. The request answers once its
+ * events and their batch are persisted; the API starts this workflow right after, and the sweep if it never did.
  */
 export async function receptionEventBatch(input: ReceptionEventBatchInput): Promise<void> {
   // Starting 800 workflows takes seconds, and starting one again is a no-op: a worker that died mid-batch is retried
   // after a minute, not after ten with the batch's events held in `processing`.
   const { startReceptionEventWorkflows } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '1 minute' } });
   await startReceptionEventWorkflows(input);
+}
+
+/** Run by a schedule: starts the batch workflow of every batch queued over `olderThanMs` ago and still pending. */
+export async function receptionEventBatchSweep(input: { olderThanMs: number }): Promise<number> {
+  const { handOverStrandedReceptionEventBatches } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 } });
+  return handOverStrandedReceptionEventBatches(input);
 }

@@ -1,16 +1,19 @@
-import { companyEm, type EntityManager } from '../../db/orm.ts';
+import { companyEm, systemEm, type EntityManager } from '../../db/orm.ts';
 import type { ReceptionEventStatus, ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
 import {
   countSubmission,
   nextProcessingEvent,
+  pendingReceptionEventBatch,
   queuedReceptionEvents,
   receptionEventForSubmission,
   recordFinalState,
+  removeReceptionEventBatch,
+  strandedReceptionEventBatches,
   type ReceptionEventFinal,
   type ReceptionEventForSubmission,
 } from '../../db/reception-events/reception-event.repository.ts';
 import { checkRadianOrder, resolvedAfter } from '../../fiscal/radian-rules.ts';
-import { startReceptionEvents, wakeReceptionEvent } from '../../worker/reception-events.ts';
+import { startReceptionEventBatch, startReceptionEvents, wakeReceptionEvent } from '../../worker/reception-events.ts';
 import type { ReceptionEventBatchInput, ReceptionEventTiming } from '../../workflows/reception-event.ts';
 import type { ActivityDeps } from '../index.ts';
 import { applicationResponse, bareNit, DIAN_NIT } from './application-response.ts';
@@ -31,7 +34,7 @@ export type ReceptionEventOutcome = ReceptionEventStatus | 'superseded';
 /** Where the event stands for the workflow: to wait for an earlier event of its document, or done. */
 export type ReceptionEventStep = { action: 'wait'; waitingFor: ReceptionEventType[] } | { action: 'done'; status: ReceptionEventOutcome };
 
-type Deps = Pick<ActivityDeps, 'orm' | 'outside' | 'environment' | 'temporal'>;
+type Deps = Pick<ActivityDeps, 'orm' | 'outside' | 'environment' | 'temporal' | 'logger'>;
 
 /**
  * Wakes the next event of the same document still processing, which may be waiting for this one. Only the next: when
@@ -124,8 +127,31 @@ export async function failReceptionEvent(deps: Deps, input: ReceptionEventSubjec
   return finish(deps, em, event, input, { status: 'failed', message: input.reason, dianResponse: null, issueDate: null });
 }
 
-/** Starts (or finds running) the workflow of each event of a batch, read back by id (a batch started before ids carries them). */
+/**
+ * Starts (or finds running) the workflow of each event of a batch, read back from its row, which goes once all have
+ * started: a batch already gone was handed over by an earlier run. (A batch started before its row carries its
+ * events' ids, or the events themselves.)
+ */
 export async function startBatchWorkflows(deps: Deps, input: ReceptionEventBatchInput): Promise<void> {
-  const events = input.events ?? (await queuedReceptionEvents(companyEm(deps.orm, input.companyId), input.companyId, input.eventIds ?? [], input.resubmittedIds ?? []));
-  await startReceptionEvents(deps.temporal, input.companyId, events, input.timing);
+  const em = companyEm(deps.orm, input.companyId);
+  if (input.batchId) {
+    const batch = await pendingReceptionEventBatch(em, input.companyId, input.batchId);
+    if (!batch) return;
+    await startReceptionEvents(deps.temporal, input.companyId, await queuedReceptionEvents(em, input.companyId, batch.eventIds, batch.resubmittedIds), batch.timing);
+    await removeReceptionEventBatch(em, input.companyId, input.batchId);
+    return;
+  }
+  const events = input.events ?? (await queuedReceptionEvents(em, input.companyId, input.eventIds ?? [], input.resubmittedIds ?? []));
+  await startReceptionEvents(deps.temporal, input.companyId, events, input.timing!);
+}
+
+/** How many stranded batches one sweep hands over; the next sweep takes the rest. */
+const SWEEP_LIMIT = 500;
+
+/** Starts the batch workflow of each batch queued over `olderThanMs` ago whose hand-over never happened; returns how many. */
+export async function handOverStrandedBatches(deps: Deps, input: { olderThanMs: number }): Promise<number> {
+  const stranded = await strandedReceptionEventBatches(systemEm(deps.orm), new Date(Date.now() - input.olderThanMs), SWEEP_LIMIT);
+  for (const batch of stranded) await startReceptionEventBatch(deps.temporal, batch.companyId, batch.id);
+  if (stranded.length > 0) deps.logger.warn({ batches: stranded.length }, 'handed over reception-event batches whose workflow had not started');
+  return stranded.length;
 }

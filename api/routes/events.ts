@@ -1,9 +1,10 @@
+import type { Context } from 'koa';
 import { Document } from '../../db/documents/document.entity.ts';
 import { documentIdsByFiscalReference } from '../../db/documents/document.repository.ts';
 import { queueReceptionEvents, type QueueOutcome } from '../../db/reception-events/reception-event.repository.ts';
 import type { ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
 import { DEFAULT_RECEPTION_EVENT_TIMING } from '../../worker/reception-event-timing.ts';
-import { startReceptionEventBatch, startReceptionEvents } from '../../worker/reception-events.ts';
+import { startReceptionEventBatch } from '../../worker/reception-events.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { defineRoute, type Caller } from '../route.ts';
@@ -21,6 +22,18 @@ function requireColombia(caller: Caller): void {
 }
 
 const timing = (deps: AppDeps) => deps.config.receptionEvents ?? DEFAULT_RECEPTION_EVENT_TIMING;
+
+/**
+ * Starts the batch's workflow once the answer is out: the events and their batch are committed, and the hundreds of
+ * workflow starts it sets off would otherwise compete with the answer for the CPU. A batch whose start fails here
+ * (Temporal unreachable, or this process gone) is handed over by the sweep.
+ */
+function handOver(deps: AppDeps, ctx: Context, companyId: string, batchId: string | null): void {
+  if (!batchId) return;
+  ctx.res.once('close', () => {
+    startReceptionEventBatch(deps.temporal, companyId, batchId).catch((error: unknown) => ctx.state.log.warn({ err: error, batchId }, 'reception-event batch not started: the sweep hands it over'));
+  });
+}
 
 function singleMessage(eventType: ReceptionEventType, outcome: QueueOutcome): string {
   if (outcome.alreadyAccepted) return `Event ${eventType} was already accepted by DIAN; nothing was sent again`;
@@ -42,14 +55,14 @@ export const eventRoutes = [
     body: SingleEventRequest,
     response: SingleEventResponse,
     errors: [DOCUMENT_NOT_FOUND, NOT_COLOMBIAN],
-    handler: async ({ em, caller, body, deps }) => {
+    handler: async ({ em, caller, body, deps, ctx }) => {
       requireColombia(caller);
       const cufe = body.document_fiscal_reference.toLowerCase();
       const document = await em.findOne(Document, { fiscalReference: cufe }, { fields: ['id'] });
       if (!document) throw notFound(DOCUMENT_NOT_FOUND.code, 'No document of the company has this CUFE');
       const claim = body.event_type === '031' ? { code: body.response_code_list_id!, description: body.description_claim! } : null;
-      const outcome = await queueReceptionEvents(em, caller.company.id, [{ documentId: document.id, cufe, eventType: body.event_type, claim }]);
-      await startReceptionEvents(deps.temporal, caller.company.id, outcome.toRun, timing(deps));
+      const outcome = await queueReceptionEvents(em, caller.company.id, [{ documentId: document.id, cufe, eventType: body.event_type, claim }], timing(deps));
+      handOver(deps, ctx, caller.company.id, outcome.batchId);
       return { document_fiscal_reference: body.document_fiscal_reference, message: singleMessage(body.event_type, outcome) };
     },
   }),
@@ -64,7 +77,7 @@ export const eventRoutes = [
     body: BatchEventsRequest,
     response: BatchEventsResponse,
     errors: [DOCUMENT_NOT_FOUND, CLAIM_IN_BATCH, NOT_COLOMBIAN],
-    handler: async ({ em, caller, body, deps }) => {
+    handler: async ({ em, caller, body, deps, ctx }) => {
       requireColombia(caller);
       if (body.events_type.includes('031')) throw new ApiError(422, CLAIM_IN_BATCH.code, 'A claim (031) cannot be sent in a batch: send it through POST /events/single with its concept and description');
       const cufes = [...new Map(body.documents_fiscal_reference.map((cufe) => [cufe.toLowerCase(), cufe])).entries()];
@@ -75,8 +88,8 @@ export const eventRoutes = [
         throw new ApiError(404, DOCUMENT_NOT_FOUND.code, `${unknown.length} of the CUFEs match no document of the company; nothing was queued`, { extras: { documents_fiscal_reference: unknown } });
       }
       const requests = cufes.flatMap(([cufe]) => eventTypes.map((eventType) => ({ documentId: byCufe.get(cufe)!, cufe, eventType, claim: null })));
-      const outcome = await queueReceptionEvents(em, caller.company.id, requests);
-      await startReceptionEventBatch(deps.temporal, caller.company.id, outcome.toRun, timing(deps));
+      const outcome = await queueReceptionEvents(em, caller.company.id, requests, timing(deps));
+      handOver(deps, ctx, caller.company.id, outcome.batchId);
       const { created, resubmitted, alreadyProcessing, alreadyAccepted } = outcome;
       return {
         documents_fiscal_reference: cufes.map(([, sent]) => sent),

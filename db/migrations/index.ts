@@ -6,6 +6,7 @@ import { Migration20261121090015_fiscal_sync_rate_limit } from './Migration20261
 import { Migration20261121110000_idempotency_response_text } from './Migration20261121110000_idempotency_response_text.ts';
 import { Migration20261121120000_search_trigram_indexes } from './Migration20261121120000_search_trigram_indexes.ts';
 import { Migration20261121170000_webhook_delivery_lease } from './Migration20261121170000_webhook_delivery_lease.ts';
+import { Migration20261122020000_reception_event_batches } from './Migration20261122020000_reception_event_batches.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery happens at run time. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261121110000_idempotency_response_text', class: Migration20261121110000_idempotency_response_text },
   { name: 'Migration20261121120000_search_trigram_indexes', class: Migration20261121120000_search_trigram_indexes },
   { name: 'Migration20261121170000_webhook_delivery_lease', class: Migration20261121170000_webhook_delivery_lease },
+  { name: 'Migration20261122020000_reception_event_batches', class: Migration20261122020000_reception_event_batches },
 ];

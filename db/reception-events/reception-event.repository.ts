@@ -2,7 +2,8 @@ import type { DocumentType } from '../documents/document.entity.ts';
 import { uuidv7 } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
 import { runStatement } from '../prepared.ts';
-import { ReceptionEvent, type ClaimCode, type ReceptionEventStatus, type ReceptionEventType } from './reception-event.entity.ts';
+import type { ReceptionEventTiming } from '../../workflows/reception-event.ts';
+import type { ClaimCode, ReceptionEventStatus, ReceptionEventType } from './reception-event.entity.ts';
 
 export interface ReceptionEventRequest {
   documentId: string;
@@ -24,7 +25,8 @@ export interface QueuedReceptionEvent {
 }
 
 export interface QueueOutcome {
-  toRun: QueuedReceptionEvent[];
+  /** The batch whose workflow starts the events' own; null when none needs one (all accepted already). */
+  batchId: string | null;
   created: number;
   resubmitted: number;
   alreadyProcessing: number;
@@ -32,27 +34,47 @@ export interface QueueOutcome {
 }
 
 /**
- * Persists requested events as `processing` in one statement: new ones are inserted, rejected or failed ones start a
- * new round (a resend submits again), accepted and processing ones are left as they are. Columns travel as arrays, a
+ * Persists requested events as `processing`, and the batch that hands them to their workflows, in one statement: new
+ * ones are inserted, rejected or failed ones start a new round (a resend submits again), accepted and processing ones
+ * are left as they are (a processing one joins the batch, which ensures its workflow). Columns travel as arrays, a
  * statement of the same shape for any batch instead of a row of placeholders per event.
  */
-export async function queueReceptionEvents(em: EntityManager, companyId: string, requests: ReceptionEventRequest[]): Promise<QueueOutcome> {
+export async function queueReceptionEvents(em: EntityManager, companyId: string, requests: ReceptionEventRequest[], timing: ReceptionEventTiming): Promise<QueueOutcome> {
   const unique = [...new Map(requests.map((request) => [`${request.documentId}/${request.eventType}`, request])).values()];
-  if (unique.length === 0) return { toRun: [], created: 0, resubmitted: 0, alreadyProcessing: 0, alreadyAccepted: 0 };
+  if (unique.length === 0) return { batchId: null, created: 0, resubmitted: 0, alreadyProcessing: 0, alreadyAccepted: 0 };
   const column = <T>(pick: (request: ReceptionEventRequest) => T) => unique.map(pick);
-  const rows = await runStatement<{ id: string; document_id: string; event_type: ReceptionEventType; round: number; inserted: boolean }>(
+  const batchId = uuidv7();
+  // `processing` reads the rows as they were before the statement: the ones it inserts or resets are not among them.
+  const [counts] = await runStatement<{ created: number; resubmitted: number; already_processing: number; batched: boolean }>(
     em,
-    `insert into "reception_events" ("id", "company_id", "document_id", "cufe", "event_type", "status", "response_code_list_id", "description_claim", "attempts", "round", "created_at", "updated_at")
-     select r.id, :companyId, r.document_id, r.cufe, r.event_type, 'processing', nullif(r.claim_code, ''), nullif(r.claim_description, ''), 0, 1, now(), now()
-     from unnest(array[:ids]::uuid[], array[:documentIds]::uuid[], array[:cufes]::text[], array[:eventTypes]::reception_event_type[], array[:claimCodes]::text[], array[:claimDescriptions]::text[]) as r(id, document_id, cufe, event_type, claim_code, claim_description)
-     on conflict ("company_id", "document_id", "event_type") do update set
-       "status" = 'processing', "round" = "reception_events"."round" + 1, "message" = null, "dian_response" = null,
-       "issue_date" = null, "attempts" = 0, "submitted_at" = null, "completed_at" = null, "updated_at" = excluded."updated_at",
-       "response_code_list_id" = excluded."response_code_list_id", "description_claim" = excluded."description_claim"
-     where "reception_events"."status" in ('rejected', 'failed')
-     returning "id", "document_id", "event_type", "round", (xmax = 0) as "inserted"`,
+    `with requested as (
+       select * from unnest(array[:ids]::uuid[], array[:documentIds]::uuid[], array[:cufes]::text[], array[:eventTypes]::reception_event_type[], array[:claimCodes]::text[], array[:claimDescriptions]::text[])
+         as r(id, document_id, cufe, event_type, claim_code, claim_description)
+     ), written as (
+       insert into "reception_events" ("id", "company_id", "document_id", "cufe", "event_type", "status", "response_code_list_id", "description_claim", "attempts", "round", "created_at", "updated_at")
+       select r.id, :companyId, r.document_id, r.cufe, r.event_type, 'processing', nullif(r.claim_code, ''), nullif(r.claim_description, ''), 0, 1, now(), now()
+       from requested r
+       on conflict ("company_id", "document_id", "event_type") do update set
+         "status" = 'processing', "round" = "reception_events"."round" + 1, "message" = null, "dian_response" = null,
+         "issue_date" = null, "attempts" = 0, "submitted_at" = null, "completed_at" = null, "updated_at" = excluded."updated_at",
+         "response_code_list_id" = excluded."response_code_list_id", "description_claim" = excluded."description_claim"
+       where "reception_events"."status" in ('rejected', 'failed')
+       returning "id", (xmax = 0) as "inserted"
+     ), processing as (
+       select e."id" from "reception_events" e join requested r on e."document_id" = r.document_id and e."event_type" = r.event_type
+       where e."company_id" = :companyId and e."status" = 'processing'
+     ), batch as (
+       insert into "reception_event_batches" ("id", "company_id", "event_ids", "resubmitted_ids", "timing", "created_at")
+       select :batchId, :companyId, array(select "id" from written union all select "id" from processing), array(select "id" from written where not "inserted"), :timing::jsonb, now()
+       where exists (select 1 from written) or exists (select 1 from processing)
+       returning "id"
+     )
+     select (select count(*) from written where "inserted")::int as "created", (select count(*) from written where not "inserted")::int as "resubmitted",
+       (select count(*) from processing)::int as "already_processing", exists (select 1 from batch) as "batched"`,
     {
       companyId,
+      batchId,
+      timing: JSON.stringify(timing),
       ids: column(() => uuidv7()),
       documentIds: column((request) => request.documentId),
       cufes: column((request) => request.cufe),
@@ -63,37 +85,8 @@ export async function queueReceptionEvents(em: EntityManager, companyId: string,
       claimDescriptions: column((request) => request.claim?.description ?? ''),
     },
   );
-  const byKey = new Map(unique.map((request) => [`${request.documentId}/${request.eventType}`, request]));
-  const written = new Set(rows.map((row) => `${row.document_id}/${row.event_type}`));
-  const toRun: QueuedReceptionEvent[] = rows.map((row) => ({
-    id: row.id,
-    documentId: row.document_id,
-    cufe: byKey.get(`${row.document_id}/${row.event_type}`)!.cufe,
-    eventType: row.event_type,
-    round: row.round,
-    resubmitted: !row.inserted,
-  }));
-  const created = toRun.filter((event) => !event.resubmitted).length;
-  let alreadyProcessing = 0;
-  let alreadyAccepted = 0;
-  if (written.size < unique.length) {
-    // The rest existed and were left alone: accepted ones need nothing; processing ones keep (or regain) their workflow.
-    const existing = await em.find(
-      ReceptionEvent,
-      { document: { $in: [...new Set(unique.map((request) => request.documentId))] }, eventType: { $in: [...new Set(unique.map((request) => request.eventType))] } },
-      { fields: ['id', 'document', 'eventType', 'status', 'round', 'cufe'] },
-    );
-    for (const event of existing) {
-      const key = `${event.document.id}/${event.eventType}`;
-      if (!byKey.has(key) || written.has(key)) continue;
-      if (event.status === 'accepted') alreadyAccepted++;
-      else {
-        alreadyProcessing++;
-        toRun.push({ id: event.id, documentId: event.document.id, cufe: event.cufe, eventType: event.eventType, round: event.round, resubmitted: false });
-      }
-    }
-  }
-  return { toRun, created, resubmitted: rows.length - created, alreadyProcessing, alreadyAccepted };
+  const { created, resubmitted, already_processing: alreadyProcessing, batched } = counts!;
+  return { batchId: batched ? batchId : null, created, resubmitted, alreadyProcessing, alreadyAccepted: unique.length - created - resubmitted - alreadyProcessing };
 }
 
 /** The batch's events by id, as the batch's workflow hands them on: those of another company are never found. */
@@ -222,4 +215,35 @@ export async function nextProcessingEvent(em: EntityManager, companyId: string, 
     { companyId, documentId, types: [...types] },
   );
   return row ? { id: row.id, eventType: row.event_type, round: row.round } : null;
+}
+
+/** A batch still to be handed to its workflows: its events, those of them resubmitted, and the pacing they run with. */
+export interface PendingReceptionEventBatch {
+  eventIds: string[];
+  resubmittedIds: string[];
+  timing: ReceptionEventTiming;
+}
+
+export async function pendingReceptionEventBatch(em: EntityManager, companyId: string, batchId: string): Promise<PendingReceptionEventBatch | null> {
+  const [row] = await runStatement<{ event_ids: string[]; resubmitted_ids: string[]; timing: ReceptionEventTiming }>(
+    em,
+    'select "event_ids", "resubmitted_ids", "timing" from "reception_event_batches" where "company_id" = :companyId and "id" = :batchId',
+    { companyId, batchId },
+  );
+  return row ? { eventIds: row.event_ids, resubmittedIds: row.resubmitted_ids, timing: row.timing } : null;
+}
+
+/** Once every event of the batch has its workflow, the batch is done with. */
+export async function removeReceptionEventBatch(em: EntityManager, companyId: string, batchId: string): Promise<void> {
+  await runStatement(em, 'delete from "reception_event_batches" where "company_id" = :companyId and "id" = :batchId', { companyId, batchId });
+}
+
+/** Batches queued before `before` and still pending, of any company, oldest first: those whose hand-over never happened. */
+export async function strandedReceptionEventBatches(em: EntityManager, before: Date, limit: number): Promise<{ id: string; companyId: string }[]> {
+  const rows = await runStatement<{ id: string; company_id: string }>(
+    em,
+    'select "id", "company_id" from "reception_event_batches" where "created_at" < :before order by "created_at" limit :limit',
+    { before, limit },
+  );
+  return rows.map((row) => ({ id: row.id, companyId: row.company_id }));
 }

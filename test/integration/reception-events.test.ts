@@ -1,14 +1,17 @@
 import { expectStatus, type DocumentListItem, type SendReceptionEvent, type SendReceptionEventsBatch } from '@accounts-payable/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import { companyEm } from '../../db/orm.ts';
+import { ReceptionEventBatch } from '../../db/reception-events/reception-event-batch.entity.ts';
 import { ReceptionEvent, type ReceptionEventStatus, type ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
+import { queueReceptionEvents } from '../../db/reception-events/reception-event.repository.ts';
 import { seedDocument, type DocumentSeed } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { dianSimulator, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
-import { receptionEvent, receptionEventBatch, receptionEventBatchWorkflowId, receptionEventWorkflowId } from '../../workflows/reception-event.ts';
+import { receptionEvent, receptionEventBatch, receptionEventBatchSweep, receptionEventBatchWorkflowId, receptionEventWorkflowId } from '../../workflows/reception-event.ts';
+import { receptionEventSweepScheduleId } from '../../worker/reception-events.ts';
 
 const DAY = 24 * 3_600_000;
 
@@ -321,7 +324,8 @@ describe('sending again', () => {
     await recorded(document, '030', 'processing');
     await single({ document_fiscal_reference: cufeOf(document), event_type: '032' });
     const handle = api.client.workflow.getHandle(`reception-event/${company.id}/${cufeOf(document)}/032`);
-    const { runId } = await handle.describe();
+    // The answer does not wait for the workflow's start, which follows it.
+    const { runId } = await vi.waitFor(() => handle.describe(), { timeout: 10_000, interval: 50 });
     const [againSingle, againBatch] = await Promise.all([single({ document_fiscal_reference: cufeOf(document), event_type: '032' }), batch({ documents_fiscal_reference: [cufeOf(document)], events_type: ['032'] })]);
     expect(expectStatus(againSingle, 200).message).toBe('Event 032 is already being processed; nothing new was queued');
     expect(expectStatus(againBatch, 200).message).toContain('1 already processing');
@@ -372,5 +376,36 @@ describe('batches started before their input carried event ids', () => {
       args: [{ companyId: company.id, events: [queued], timing: FAST_RECEPTION_EVENT_TIMING }],
     });
     expect((await settled(document, '030')).status).toBe('accepted');
+  });
+});
+
+describe('handing events to their workflows', () => {
+  it('answers once the events and their batch are persisted; the batch goes once its workflows have started', async () => {
+    const document = await invoice();
+    expectStatus(await single({ document_fiscal_reference: cufeOf(document), event_type: '030' }), 200);
+    expect((await settled(document, '030')).status).toBe('accepted');
+    await expect.poll(() => companyEm(api.orm, company.id).count(ReceptionEventBatch, {}), { timeout: 10_000, interval: 100 }).toBe(0);
+  });
+
+  it('starts, by the sweep, the events of a batch committed by an API that died before starting its workflow', async () => {
+    const document = await invoice();
+    const em = companyEm(api.orm, company.id);
+    const outcome = await queueReceptionEvents(em, company.id, [{ documentId: document.id, cufe: cufeOf(document), eventType: '030', claim: null }], FAST_RECEPTION_EVENT_TIMING);
+    expect(outcome).toMatchObject({ batchId: expect.any(String), created: 1 });
+    await expect(api.client.workflow.getHandle(receptionEventWorkflowId(company.id, cufeOf(document), '030')).describe()).rejects.toThrow(/not found/i);
+
+    const handedOver = await api.client.workflow.execute(receptionEventBatchSweep, { workflowId: `sweep-${document.id}`, taskQueue: inject('taskQueue'), args: [{ olderThanMs: 0 }] });
+    expect(handedOver).toBeGreaterThanOrEqual(1);
+    expect((await settled(document, '030')).status).toBe('accepted');
+    await expect.poll(() => em.fork().count(ReceptionEventBatch, { id: outcome.batchId! }), { timeout: 10_000, interval: 100 }).toBe(0);
+    // Swept again, the batch is gone: nothing starts twice.
+    await api.client.workflow.execute(receptionEventBatchSweep, { workflowId: `sweep-again-${document.id}`, taskQueue: inject('taskQueue'), args: [{ olderThanMs: 0 }] });
+    expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(1);
+  });
+
+  it('runs the sweep on a schedule that the worker keeps', async () => {
+    const schedule = await api.client.schedule.getHandle(receptionEventSweepScheduleId(inject('taskQueue'))).describe();
+    expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'receptionEventBatchSweep', taskQueue: inject('taskQueue'), args: [{ olderThanMs: 60_000 }] });
+    expect(schedule.spec.intervals).toMatchObject([{ every: 60_000 }]);
   });
 });

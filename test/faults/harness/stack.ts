@@ -50,6 +50,8 @@ const FAST_PACING: Record<string, string> = {
   RECEPTION_EVENT_RETRY_MS: '250',
   RECEPTION_EVENT_RETRY_MAX_MS: '5000',
   RECEPTION_EVENT_ATTEMPTS: '30',
+  // A batch whose workflow could not be started (Temporal down) is handed over within seconds of its return.
+  RECEPTION_EVENT_SWEEP_MS: '2000',
 };
 
 export async function startFaultStack(): Promise<FaultStack> {

@@ -1,6 +1,4 @@
 import type { Context } from 'koa';
-import { Document } from '../../db/documents/document.entity.ts';
-import { documentIdsByFiscalReference } from '../../db/documents/document.repository.ts';
 import { queueReceptionEvents, type QueueOutcome } from '../../db/reception-events/reception-event.repository.ts';
 import type { ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
 import { DEFAULT_RECEPTION_EVENT_TIMING } from '../../worker/reception-event-timing.ts';
@@ -58,10 +56,9 @@ export const eventRoutes = [
     handler: async ({ em, caller, body, deps, ctx }) => {
       requireColombia(caller);
       const cufe = body.document_fiscal_reference.toLowerCase();
-      const document = await em.findOne(Document, { fiscalReference: cufe }, { fields: ['id'] });
-      if (!document) throw notFound(DOCUMENT_NOT_FOUND.code, 'No document of the company has this CUFE');
       const claim = body.event_type === '031' ? { code: body.response_code_list_id!, description: body.description_claim! } : null;
-      const outcome = await queueReceptionEvents(em, caller.company.id, [{ documentId: document.id, cufe, eventType: body.event_type, claim }], timing(deps));
+      const outcome = await queueReceptionEvents(em, caller.company.id, [{ cufe, eventType: body.event_type, claim }], timing(deps));
+      if (outcome.unknownCufes.length) throw notFound(DOCUMENT_NOT_FOUND.code, 'No document of the company has this CUFE');
       handOver(deps, ctx, caller.company.id, outcome.batchId);
       return { document_fiscal_reference: body.document_fiscal_reference, message: singleMessage(body.event_type, outcome) };
     },
@@ -82,13 +79,13 @@ export const eventRoutes = [
       if (body.events_type.includes('031')) throw new ApiError(422, CLAIM_IN_BATCH.code, 'A claim (031) cannot be sent in a batch: send it through POST /events/single with its concept and description');
       const cufes = [...new Map(body.documents_fiscal_reference.map((cufe) => [cufe.toLowerCase(), cufe])).entries()];
       const eventTypes = [...new Set(body.events_type)];
-      const byCufe = await documentIdsByFiscalReference(em, caller.company.id, cufes.map(([cufe]) => cufe));
-      const unknown = cufes.filter(([cufe]) => !byCufe.has(cufe)).map(([, sent]) => sent);
-      if (unknown.length) {
-        throw new ApiError(404, DOCUMENT_NOT_FOUND.code, `${unknown.length} of the CUFEs match no document of the company; nothing was queued`, { extras: { documents_fiscal_reference: unknown } });
-      }
-      const requests = cufes.flatMap(([cufe]) => eventTypes.map((eventType) => ({ documentId: byCufe.get(cufe)!, cufe, eventType, claim: null })));
+      const requests = cufes.flatMap(([cufe]) => eventTypes.map((eventType) => ({ cufe, eventType, claim: null })));
       const outcome = await queueReceptionEvents(em, caller.company.id, requests, timing(deps));
+      if (outcome.unknownCufes.length) {
+        const unknown = new Set(outcome.unknownCufes);
+        const sent = cufes.filter(([cufe]) => unknown.has(cufe)).map(([, as]) => as);
+        throw new ApiError(404, DOCUMENT_NOT_FOUND.code, `${sent.length} of the CUFEs match no document of the company; nothing was queued`, { extras: { documents_fiscal_reference: sent } });
+      }
       handOver(deps, ctx, caller.company.id, outcome.batchId);
       const { created, resubmitted, alreadyProcessing, alreadyAccepted } = outcome;
       return {

@@ -2,7 +2,6 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { Country } from '../companies/company.entity.ts';
 import { UUID_PATTERN } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
-import { runStatement } from '../prepared.ts';
 import { ADMITTED_TAG } from '../tags/tag.entity.ts';
 import { Document, type ApprovalStatus, type DocumentPaymentStatus, type DocumentType } from './document.entity.ts';
 
@@ -37,16 +36,6 @@ const SORT_COLUMNS = { created_at: 'createdAt', issue_date: 'issueDate', expirat
 const UTC_OFFSET: Record<Country, string> = { COL: '-05:00', MEX: '-06:00' };
 
 const CUFE = /^[a-f0-9]{96}$/i;
-
-/** The ids of the company's documents among these fiscal references (lowercase), by fiscal reference: one statement, no entities. */
-export async function documentIdsByFiscalReference(em: EntityManager, companyId: string, fiscalReferences: readonly string[]): Promise<Map<string, string>> {
-  const rows = await runStatement<{ id: string; fiscal_reference: string }>(
-    em,
-    'select id, fiscal_reference from documents where company_id = :companyId and fiscal_reference = any(array[:fiscalReferences]::text[])',
-    { companyId, fiscalReferences: [...fiscalReferences] },
-  );
-  return new Map(rows.map((row) => [row.fiscal_reference, row.id]));
-}
 
 /** A document by internal reference, CUFE (96 hex) or SAT fiscal UUID; null when the company has none such. */
 export async function findDocumentByAnyReference(em: EntityManager, reference: string): Promise<Document | null> {

@@ -6,7 +6,6 @@ import type { ReceptionEventTiming } from '../../workflows/reception-event.ts';
 import type { ClaimCode, ReceptionEventStatus, ReceptionEventType } from './reception-event.entity.ts';
 
 export interface ReceptionEventRequest {
-  documentId: string;
   /** The document's CUFE, lowercase. */
   cufe: string;
   eventType: ReceptionEventType;
@@ -25,6 +24,8 @@ export interface QueuedReceptionEvent {
 }
 
 export interface QueueOutcome {
+  /** CUFEs that match no document of the company: when there are any, nothing was queued. */
+  unknownCufes: string[];
   /** The batch whose workflow starts the events' own; null when none needs one (all accepted already). */
   batchId: string | null;
   created: number;
@@ -34,26 +35,34 @@ export interface QueueOutcome {
 }
 
 /**
- * Persists requested events as `processing`, and the batch that hands them to their workflows, in one statement: new
- * ones are inserted, rejected or failed ones start a new round (a resend submits again), accepted and processing ones
- * are left as they are (a processing one joins the batch, which ensures its workflow). Columns travel as arrays, a
- * statement of the same shape for any batch instead of a row of placeholders per event.
+ * Persists requested events as `processing`, and the batch that hands them to their workflows, in one statement, all
+ * or nothing: if a CUFE matches no document of the company, nothing is written and the unknown ones come back. New
+ * events are inserted, rejected or failed ones start a new round (a resend submits again), accepted and processing
+ * ones are left as they are (a processing one joins the batch, which ensures its workflow). Columns travel as arrays,
+ * a statement of the same shape for any batch instead of a row of placeholders per event.
  */
 export async function queueReceptionEvents(em: EntityManager, companyId: string, requests: ReceptionEventRequest[], timing: ReceptionEventTiming): Promise<QueueOutcome> {
-  const unique = [...new Map(requests.map((request) => [`${request.documentId}/${request.eventType}`, request])).values()];
-  if (unique.length === 0) return { batchId: null, created: 0, resubmitted: 0, alreadyProcessing: 0, alreadyAccepted: 0 };
+  const unique = [...new Map(requests.map((request) => [`${request.cufe}/${request.eventType}`, request])).values()];
+  const none = { unknownCufes: [], batchId: null, created: 0, resubmitted: 0, alreadyProcessing: 0, alreadyAccepted: 0 };
+  if (unique.length === 0) return none;
   const column = <T>(pick: (request: ReceptionEventRequest) => T) => unique.map(pick);
   const batchId = uuidv7();
   // `processing` reads the rows as they were before the statement: the ones it inserts or resets are not among them.
-  const [counts] = await runStatement<{ created: number; resubmitted: number; already_processing: number; batched: boolean }>(
+  const [outcome] = await runStatement<{ unknown: string[]; created: number; resubmitted: number; already_processing: number; batched: boolean }>(
     em,
     `with requested as (
-       select * from unnest(array[:ids]::uuid[], array[:documentIds]::uuid[], array[:cufes]::text[], array[:eventTypes]::reception_event_type[], array[:claimCodes]::text[], array[:claimDescriptions]::text[])
-         as r(id, document_id, cufe, event_type, claim_code, claim_description)
+       select * from unnest(array[:ids]::uuid[], array[:cufes]::text[], array[:eventTypes]::reception_event_type[], array[:claimCodes]::text[], array[:claimDescriptions]::text[])
+         as r(id, cufe, event_type, claim_code, claim_description)
+     ), found as (
+       select "id", "fiscal_reference" from "documents" where "company_id" = :companyId and "fiscal_reference" = any(array[:distinctCufes]::text[])
+     ), unknown as (
+       select cufe from unnest(array[:distinctCufes]::text[]) as cufe where cufe not in (select "fiscal_reference" from found)
+     ), queued as (
+       select r.*, f."id" as document_id from requested r join found f on f."fiscal_reference" = r.cufe where not exists (select 1 from unknown)
      ), written as (
        insert into "reception_events" ("id", "company_id", "document_id", "cufe", "event_type", "status", "response_code_list_id", "description_claim", "attempts", "round", "created_at", "updated_at")
-       select r.id, :companyId, r.document_id, r.cufe, r.event_type, 'processing', nullif(r.claim_code, ''), nullif(r.claim_description, ''), 0, 1, now(), now()
-       from requested r
+       select q.id, :companyId, q.document_id, q.cufe, q.event_type, 'processing', nullif(q.claim_code, ''), nullif(q.claim_description, ''), 0, 1, now(), now()
+       from queued q
        on conflict ("company_id", "document_id", "event_type") do update set
          "status" = 'processing', "round" = "reception_events"."round" + 1, "message" = null, "dian_response" = null,
          "issue_date" = null, "attempts" = 0, "submitted_at" = null, "completed_at" = null, "updated_at" = excluded."updated_at",
@@ -61,7 +70,7 @@ export async function queueReceptionEvents(em: EntityManager, companyId: string,
        where "reception_events"."status" in ('rejected', 'failed')
        returning "id", (xmax = 0) as "inserted"
      ), processing as (
-       select e."id" from "reception_events" e join requested r on e."document_id" = r.document_id and e."event_type" = r.event_type
+       select e."id" from "reception_events" e join queued q on e."document_id" = q.document_id and e."event_type" = q.event_type
        where e."company_id" = :companyId and e."status" = 'processing'
      ), batch as (
        insert into "reception_event_batches" ("id", "company_id", "event_ids", "resubmitted_ids", "timing", "created_at")
@@ -69,14 +78,15 @@ export async function queueReceptionEvents(em: EntityManager, companyId: string,
        where exists (select 1 from written) or exists (select 1 from processing)
        returning "id"
      )
-     select (select count(*) from written where "inserted")::int as "created", (select count(*) from written where not "inserted")::int as "resubmitted",
-       (select count(*) from processing)::int as "already_processing", exists (select 1 from batch) as "batched"`,
+     select array(select cufe from unknown) as "unknown", (select count(*) from written where "inserted")::int as "created",
+       (select count(*) from written where not "inserted")::int as "resubmitted", (select count(*) from processing)::int as "already_processing",
+       exists (select 1 from batch) as "batched"`,
     {
       companyId,
       batchId,
       timing: JSON.stringify(timing),
+      distinctCufes: [...new Set(column((request) => request.cufe))],
       ids: column(() => uuidv7()),
-      documentIds: column((request) => request.documentId),
       cufes: column((request) => request.cufe),
       eventTypes: column((request) => request.eventType),
       // '' stands for no claim (never a valid code or description): inside a transaction the ORM writes the arrays
@@ -85,8 +95,9 @@ export async function queueReceptionEvents(em: EntityManager, companyId: string,
       claimDescriptions: column((request) => request.claim?.description ?? ''),
     },
   );
-  const { created, resubmitted, already_processing: alreadyProcessing, batched } = counts!;
-  return { batchId: batched ? batchId : null, created, resubmitted, alreadyProcessing, alreadyAccepted: unique.length - created - resubmitted - alreadyProcessing };
+  const { unknown, created, resubmitted, already_processing: alreadyProcessing, batched } = outcome!;
+  if (unknown.length > 0) return { ...none, unknownCufes: unknown };
+  return { unknownCufes: [], batchId: batched ? batchId : null, created, resubmitted, alreadyProcessing, alreadyAccepted: unique.length - created - resubmitted - alreadyProcessing };
 }
 
 /** The batch's events by id, as the batch's workflow hands them on: those of another company are never found. */

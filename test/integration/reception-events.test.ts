@@ -390,7 +390,7 @@ describe('handing events to their workflows', () => {
   it('starts, by the sweep, the events of a batch committed by an API that died before starting its workflow', async () => {
     const document = await invoice();
     const em = companyEm(api.orm, company.id);
-    const outcome = await queueReceptionEvents(em, company.id, [{ documentId: document.id, cufe: cufeOf(document), eventType: '030', claim: null }], FAST_RECEPTION_EVENT_TIMING);
+    const outcome = await queueReceptionEvents(em, company.id, [{ cufe: cufeOf(document), eventType: '030', claim: null }], FAST_RECEPTION_EVENT_TIMING);
     expect(outcome).toMatchObject({ batchId: expect.any(String), created: 1 });
     await expect(api.client.workflow.getHandle(receptionEventWorkflowId(company.id, cufeOf(document), '030')).describe()).rejects.toThrow(/not found/i);
 

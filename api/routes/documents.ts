@@ -182,23 +182,44 @@ async function linkedNote(body: z.output<typeof NoteRequest>): Promise<NoteInput
   if (body.file_path && (await pointsOutsidePublicInternet(new URL(body.file_path)))) {
     throw validationError({ file_path: ['Must point to a public address (not private, loopback or link-local)'] });
   }
-  const inferred = body.file_path ? decodeURIComponent(new URL(body.file_path).pathname.split('/').pop() ?? '') || null : null;
+  const inferred = body.file_path ? fileNameOf(new URL(body.file_path)) : null;
   return { comment: body.comment?.trim() || null, filePath: body.file_path ?? null, fileName: body.file_name ?? inferred };
+}
+
+const MAX_FILE_NAME = 255;
+const MAX_COMMENT = 5000;
+/** Characters as the limits count them (and as PostgreSQL does): code points, not UTF-16 units. */
+const characters = (text: string) => [...text];
+
+/** The name a linked file goes by when none is given: its path's last segment, decoded where it can be, cut to the limit. */
+function fileNameOf(url: URL): string | null {
+  const segment = url.pathname.split('/').pop() ?? '';
+  let decoded = segment;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    // A malformed escape (`%ZZ`) keeps the segment as written.
+  }
+  // Nor can a decoded `%00` be stored.
+  if (decoded.includes('\u0000')) decoded = segment;
+  return characters(decoded).slice(0, MAX_FILE_NAME).join('') || null;
 }
 
 const EXTENSIONS = { pdf: ['pdf'], png: ['png'], jpeg: ['jpg', 'jpeg'] } as const;
 
 async function uploadedNote(ctx: Context, caller: Caller, document: Document, storage: FileStorage): Promise<NoteInput> {
-  const form = await readMultipart(ctx, { maxFileBytes: MAX_ATTACHMENT_BYTES, maxFiles: 1, maxFieldBytes: 20_000 });
-  const comment = form.fields.comment?.trim() || null;
-  if (comment && comment.length > 5000) throw validationError({ comment: ['Must be at most 5000 characters'] });
+  // 5000 characters take up to 20,000 bytes, and a field that reaches its limit counts as cut short.
+  const form = await readMultipart(ctx, { maxFileBytes: MAX_ATTACHMENT_BYTES, maxFiles: 1, maxFieldBytes: 4 * MAX_COMMENT + 1 });
+  const sent = form.fields.comment;
+  if (sent && characters(sent).length > MAX_COMMENT) throw validationError({ comment: [`Must be at most ${MAX_COMMENT} characters`] });
+  const comment = sent?.trim() || null;
   const file = form.files.find((candidate) => candidate.field === 'file');
   if (!file) throw validationError({ file: ['Required: the attachment, in the field `file`'] });
   const type = sniffFileType(file.bytes);
   const extension = /\.([a-z0-9]+)$/i.exec(file.fileName)?.[1]?.toLowerCase();
   if (!type) throw validationError({ file: ['Must be a pdf, jpg, jpeg or png file (checked by content)'] });
   if (extension && !(EXTENSIONS[type] as readonly string[]).includes(extension)) throw validationError({ file: [`The content is ${type} but the name ends in .${extension}`] });
-  const fileName = (file.fileName.replace(/[\\/]/g, '_').slice(0, 255) || `attachment.${EXTENSIONS[type][0]}`);
+  const fileName = characters(file.fileName.replace(/[\\/]/g, '_')).slice(0, MAX_FILE_NAME).join('') || `attachment.${EXTENSIONS[type][0]}`;
   const id = uuidv7();
   const storageKey = `${caller.company.id}/documents/${document.id}/notes/${id}.${EXTENSIONS[type][0]}`;
   await storage.put(storageKey, file.bytes, type === 'pdf' ? 'application/pdf' : `image/${type}`);

@@ -95,6 +95,15 @@ describe('POST /documents/{reference}/notes', () => {
     expect(response).toMatchObject({ status: 201, body: { comment: null, file_path: 'https://files.example.com/soportes/Orden%20123.pdf', file_name: 'Orden 123.pdf' } });
   });
 
+  it('infers a storable file_name from any path the URL rules accept: cut to 255 characters, escapes it cannot decode kept', async () => {
+    const document = await seedDocument(api.orm, company);
+    const named = async (file_path: string) => expectStatus(await sdk.addDocumentNote({ params: { reference: document.id }, body: { file_path } }), 201).file_name;
+    const long = `${'á'.repeat(300)}.pdf`;
+    expect(await named(`https://files.example.com/${encodeURIComponent(long)}`)).toBe(long.slice(0, 255));
+    expect(await named('https://files.example.com/a%ZZ.pdf')).toBe('a%ZZ.pdf');
+    expect(await named('https://files.example.com/a%00b.pdf')).toBe('a%00b.pdf');
+  });
+
   it('refuses what the limits and rules forbid, naming the field', async () => {
     const document = await seedDocument(api.orm, company);
     const cases = [
@@ -141,6 +150,9 @@ describe('POST /documents/{reference}/notes', () => {
     expect(await refusal(PNG, 'foto.pdf')).toContain('png');
     expect(await refusal(Buffer.concat([PDF, Buffer.alloc(5 * 1024 * 1024)]), 'grande.pdf')).toContain('5 MB');
     expect(expectStatus(await upload({ comment: 'sin archivo' }), 400).error.details).toHaveProperty('file');
+    // The limit counts characters, as in JSON: 5000 emoji (10,000 UTF-16 units) pass, one more does not.
+    expect((await upload({ file: new File([PNG], 'foto.png'), comment: '📎'.repeat(5000) })).status).toBe(201);
+    expect(expectStatus(await upload({ file: new File([PNG], 'foto.png'), comment: '📎'.repeat(5001) }), 400).error.details).toHaveProperty('comment');
   });
 });
 

@@ -44,7 +44,7 @@ export function createApp(deps: AppDeps): Koa {
   const limiter = deps.config.rateLimit ? rateLimiter(deps.config.rateLimit) : undefined;
   let openApi: unknown;
   // Paths carry their full prefix (/public/api/v1, /api/v1/erp), so the server is the host itself.
-  const documentation = () => (openApi ??= buildOpenApiDocument(ROUTE_GROUPS, { version: packageJson.version, serverUrl: deps.config.publicUrl }));
+  const documentation = () => (openApi ??= buildOpenApiDocument(ROUTE_GROUPS, { serverUrl: deps.config.publicUrl, release: packageJson.version }));
   for (const group of ROUTE_GROUPS) {
     const router = new Router({ prefix: group.prefix });
     if (group.prefix === PUBLIC_PREFIX) {

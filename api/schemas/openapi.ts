@@ -12,7 +12,10 @@ type JsonSchema = Record<string, unknown>;
 const SHAPE_SCHEMA = { flat: 'FlatError', step: 'StepError', validation: 'ValidationError' } as const;
 
 /** Builds the OpenAPI 3.1 document from the same route declarations that validate requests. */
-export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { version: string; serverUrl: string }) {
+/** The contract's version ("interface description version 1.0.0"), not the release's: it moves when the contract does. */
+export const INTERFACE_VERSION = '1.0.0';
+
+export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { serverUrl: string; release?: string }) {
   const components: Record<string, JsonSchema> = {};
   const convert = (schema: z.ZodType, io: 'input' | 'output') => toJsonSchema(schema, io, components);
   for (const errorBody of [FlatError, StepError, ValidationError]) convert(errorBody, 'output');
@@ -28,7 +31,8 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { v
     openapi: '3.1.0',
     info: {
       title: 'Accounts-payable API',
-      version: options.version,
+      version: INTERFACE_VERSION,
+      ...(options.release ? { 'x-release': options.release } : {}),
       description:
         'Accounts payable for companies in Colombia and Mexico: fiscal documents from DIAN and SAT, approval flows, payments, beneficiaries, banks, tax-authority events, fiscal synchronisation and ERP catalogs. Decisions on what the contract leaves open are recorded in docs/decisions.md.',
     },

@@ -18,6 +18,8 @@ describe('OpenAPI document', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
+    // The contract's version, whatever the release.
+    expect(response.body.info.version).toBe('1.0.0');
   });
 
   it('describes every declared route with its security, parameters and error responses', async () => {

@@ -11,7 +11,7 @@ export const GENERATED_FILE = new URL('../src/operations.generated.ts', import.m
 
 /** The declarations the route table describes today. */
 export function generatedSource(): string {
-  const document = buildOpenApiDocument(ROUTE_GROUPS, { version: '0.0.0', serverUrl: 'http://localhost' });
+  const document = buildOpenApiDocument(ROUTE_GROUPS, { serverUrl: 'http://localhost' });
   return renderClientTypes(document as unknown as OpenApiDocument);
 }
 

@@ -4,9 +4,7 @@ import { ErpDocument } from '../../db/accounting/erp-document.entity.ts';
 import { Member } from '../../db/companies/member.entity.ts';
 import { ActivityLog, type Actor } from '../../db/documents/activity-log.entity.ts';
 import { Document, type ApprovalStatus } from '../../db/documents/document.entity.ts';
-import { ErpBookAccount } from '../../db/erp/book-account.entity.ts';
-import { ErpCostCenter } from '../../db/erp/cost-center.entity.ts';
-import { ErpProduct } from '../../db/erp/product.entity.ts';
+import { activeCatalogLabels, catalogOptions } from '../../db/erp/classification-options.ts';
 import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
 import { generatePayables } from '../../db/payments/payable-schedule.ts';
 import { Tag } from '../../db/tags/tag.entity.ts';
@@ -19,17 +17,6 @@ export const APPROVAL_OPTIONS: DecisionOption[] = [
   { value: 'approve', label: 'Approve' },
   { value: 'reject', label: 'Reject' },
 ];
-
-type Options = (em: EntityManager) => Promise<DecisionOption[]>;
-const asOptions = (records: { externalId: string; name: string }[]) => records.map((record) => ({ value: record.externalId, label: record.name }));
-const ACTIVE = { where: { isActive: true }, options: { orderBy: { name: 'asc' as const }, limit: 500 } };
-
-/** Classification fields whose options come from the company's ERP catalogs (active records only). */
-const CATALOG_FIELDS: Record<string, Options> = {
-  cost_center: async (em) => asOptions(await em.find(ErpCostCenter, ACTIVE.where, ACTIVE.options)),
-  book_account: async (em) => asOptions(await em.find(ErpBookAccount, ACTIVE.where, ACTIVE.options)),
-  product: async (em) => asOptions(await em.find(ErpProduct, ACTIVE.where, ACTIVE.options)),
-};
 
 /** How many of the company's tags an unrestricted tagging step shows as a sample. */
 const TAG_SAMPLE = 50;
@@ -86,9 +73,9 @@ async function decisionFor(em: EntityManager, definition: FlowStepDefinition): P
   if (definition.kind === 'approval') return { kind: 'approval', multiple: false, fieldName: null, options: APPROVAL_OPTIONS, optionsComplete: true };
   if (definition.kind === 'classification') {
     const fieldName = definition.fieldName ?? null;
-    const catalog = fieldName ? CATALOG_FIELDS[fieldName] : undefined;
-    const options = definition.options?.length ? definition.options : catalog ? await catalog(em) : [];
-    return { kind: 'classification', multiple: false, fieldName, options, optionsComplete: true };
+    if (definition.options?.length) return { kind: 'classification', multiple: false, fieldName, options: definition.options, optionsComplete: true };
+    const catalog = await catalogOptions(em, fieldName);
+    return { kind: 'classification', multiple: false, fieldName, options: catalog?.options ?? [], optionsComplete: catalog?.complete ?? true };
   }
   if (definition.tags?.length) return { kind: 'tagging', multiple: true, fieldName: null, options: definition.tags.map((name) => ({ value: name, label: name })), optionsComplete: true };
   const sample = await em.find(Tag, { isSystem: false }, { orderBy: { name: 'asc' }, limit: TAG_SAMPLE });
@@ -134,7 +121,13 @@ export async function openStep(orm: Orm, input: { companyId: string; documentId:
   });
 }
 
-const labelsOf = (step: WorkflowStep, values: string[]) => values.map((value) => step.decision?.options.find((option) => option.value === value)?.label ?? value);
+/** Labels as offered; a classification's sample may not hold the value decided, whose catalog record then names it. */
+async function labelsOf(em: EntityManager, step: WorkflowStep, values: string[]): Promise<string[]> {
+  const offered = new Map(step.decision?.options.map((option) => [option.value, option.label]));
+  const missing = values.filter((value) => !offered.has(value));
+  const named = step.kind === 'classification' && missing.length ? await activeCatalogLabels(em, step.decision?.fieldName ?? null, missing) : new Map<string, string>();
+  return values.map((value) => offered.get(value) ?? named.get(value) ?? value);
+}
 
 /**
  * Records one assignee's decision and, when it closes the step, its outcome: an approval sets approval_status
@@ -161,7 +154,7 @@ export async function completeStep(
     const values = step.kind === 'approval' && step.assignees.some((assignee) => assignee.values?.includes('reject')) ? ['reject'] : input.values;
     step.status = 'completed';
     step.completedAt = new Date();
-    step.result = { values, labels: labelsOf(step, values) };
+    step.result = { values, labels: await labelsOf(tx, step, values) };
     step.actedBy = { email: input.actor.email, name: input.actor.name };
     step.comment = input.comment;
     tx.create(ActivityLog, { company: document.company, document, event: 'document.updated', actor, metadata: { change: 'step_completed', step: step.id, action: step.action, values, comment: input.comment } });
@@ -204,7 +197,7 @@ export async function approveDocument(
       if (step) {
         step.status = 'completed';
         step.completedAt = new Date();
-        step.result = { values: ['approve'], labels: labelsOf(step, ['approve']) };
+        step.result = { values: ['approve'], labels: await labelsOf(tx, step, ['approve']) };
         step.actedBy = { email: '', name: input.by };
         tx.create(ActivityLog, { company: document.company, document, event: 'document.updated', actor, metadata: { change: 'step_completed', step: step.id, action: step.action, values: ['approve'], via: 'approve' } });
       }

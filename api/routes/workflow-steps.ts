@@ -1,5 +1,6 @@
 import { Member } from '../../db/companies/member.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
+import { activeCatalogLabels } from '../../db/erp/classification-options.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { Tag, normalizeTagName } from '../../db/tags/tag.entity.ts';
 import { WorkflowStep } from '../../db/workflow-steps/workflow-step.entity.ts';
@@ -62,6 +63,7 @@ export const workflowStepRoutes = [
       if (!member) throw stepError('acting_user_not_found_in_company', 400, `${body.acting_user_email} is not a member of the company`);
       let values = Array.isArray(body.decision) ? body.decision : [body.decision];
       if (found.decision?.kind === 'tagging' && !found.decision.optionsComplete) values = await companyTagNames(em, values);
+      if (found.decision?.kind === 'classification' && !found.decision.optionsComplete) await activeCatalogValues(em, found.decision.fieldName, values);
       // A retry (same Idempotency-Key) of a request whose answer was lost joins its update rather than being refused.
       const key = ctx.get('idempotency-key');
       await asStepCommand(() =>
@@ -72,6 +74,13 @@ export const workflowStepRoutes = [
     },
   }),
 ];
+
+/** A classification whose options are a sample accepts any active record of its catalog, and nothing else. */
+async function activeCatalogValues(em: EntityManager, fieldName: string | null, values: string[]): Promise<void> {
+  const labels = await activeCatalogLabels(em, fieldName, values);
+  const unknown = values.filter((value) => !labels.has(value));
+  if (unknown.length) throw stepError('invalid_decision', 422, `Not active values of ${fieldName}: ${unknown.join(', ')}`);
+}
 
 /** Unrestricted tagging accepts any tag of the company, and nothing else; names are matched without case. */
 async function companyTagNames(em: EntityManager, values: string[]): Promise<string[]> {

@@ -5,6 +5,7 @@ import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import { ensureTags } from '../../db/tags/tag.repository.ts';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
+import { ErpCostCenter } from '../../db/erp/cost-center.entity.ts';
 import { ErpPaymentTerm } from '../../db/erp/payment-term.entity.ts';
 import { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import { companyEm } from '../../db/orm.ts';
@@ -123,6 +124,30 @@ describe('a full flow: approval, classification, tagging, accounting', () => {
     const response = await current(document.id);
     expect(response.status).toBe(204);
     expect(response.body).toBeUndefined();
+  });
+});
+
+describe('classification on an ERP catalog', () => {
+  it('offers the active records, a sample of 500 when there are more, and then takes any active record named by its catalog', async () => {
+    const { company: owner, apiKey: key } = await makeCompany(api.orm, { country: 'COL', features: ['workflow_api'], members });
+    await setFlow(api.orm, owner, { steps: [{ action: 'document.classification', kind: 'classification', field_name: 'cost_center', assignees: ['ana@example.co'] }] });
+    const em = companyEm(api.orm, owner.id);
+    const centers = Array.from({ length: 501 }, (_, n) => ({ externalId: `cc-${String(n).padStart(3, '0')}`, name: `Centro ${String(n).padStart(3, '0')}`, isActive: true }));
+    for (const center of [...centers, { externalId: 'cc-old', name: 'Centro cerrado', isActive: false }]) em.create(ErpCostCenter, { company: owner, ...center, raw: {} });
+    await em.flush();
+
+    const document = await flowingDocument({}, owner);
+    const step = await stepWith(document.id, 'document.classification', key);
+    expect(step.decision).toMatchObject({ kind: 'classification', field_name: 'cost_center', options_complete: false });
+    expect(step.decision!.options).toHaveLength(500);
+    expect(step.decision!.options[0]).toEqual({ value: 'cc-000', label: 'Centro 000' });
+    expect(step.decision!.options.map((option) => option.value)).not.toContain('cc-500');
+
+    for (const decision of ['cc-old', 'cc-nope']) {
+      expect((await complete(step.reference, { decision, acting_user_email: 'ana@example.co' }, key)).body).toMatchObject({ status: 422, code: 'invalid_decision' });
+    }
+    const decided = expectStatus(await complete(step.reference, { decision: 'cc-500', acting_user_email: 'ana@example.co' }, key), 200);
+    expect(decided.step.decision).toEqual({ kind: 'classification', values: ['cc-500'], labels: ['Centro 500'] });
   });
 });
 

@@ -40,7 +40,7 @@ describe('authentication on the ERP catalog API', () => {
     const write = await api.sdk(scoped).syncCostCenters({ body: { external_id: 'CC-1', name: 'Operaciones' } });
     const read = await api.sdk(scoped).listVendors();
     expect([write.status, read.status]).toEqual([403, 403]);
-    expect(write.body).toMatchObject({ code: 'insufficient_scope' });
+    expect(write.body).toMatchObject({ code: 'insufficient_scope', required_scope: null });
     expect((await costCenters(company.apiKey)).total).toBe(0);
   });
 });

@@ -287,6 +287,21 @@ describe('POST /documents/{reference}/approve', () => {
     ]);
   });
 
+  it('approves a rejected document, and an approved one again with a new ERP reference, generating its payables once', async () => {
+    const document = await flowingDocument();
+    const step = await stepWith(document.id, 'document.approval');
+    expectStatus(await complete(step.reference, { decision: 'reject', acting_user_email: 'ana@example.co' }), 200);
+    expect(await documentOf(document.id)).toMatchObject({ approval_status: 'rejected', payables: [] });
+
+    const params = { reference: document.id };
+    const approved = expectStatus(await sdk.approveDocument({ params, body: { erp_document_reference: 'ERP-1' } }), 200);
+    expect(approved).toMatchObject({ approval_status: 'approved', payables: [expect.objectContaining({ installment_number: 1 })] });
+    const again = expectStatus(await sdk.approveDocument({ params, body: { erp_document_reference: 'ERP-2' } }), 200);
+    expect(again).toMatchObject({ approval_status: 'approved', payables: [expect.objectContaining({ reference: approved.payables[0]!.reference })] });
+    expect(again.payables).toHaveLength(1);
+    expect(again.logs.filter((log) => log.event === 'document.approved').map((log) => log.metadata)).toEqual([{ erp_reference: 'ERP-1' }, { erp_reference: 'ERP-2' }]);
+  });
+
   it('refuses a malformed reference and answers 404 for an unknown one', async () => {
     expect((await sdk.approveDocument({ params: { reference: 'abc' } })).status).toBe(400);
     expect(await sdk.approveDocument({ params: { reference: 'c'.repeat(96) } })).toMatchObject({ status: 404, body: { code: 'document_not_found' } });

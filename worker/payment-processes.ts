@@ -12,17 +12,25 @@ export const paymentWorkflowIds = {
 };
 
 /**
+ * What to do when `payment/<reference>` has already run and ended: refuse (the default: a payment's process runs
+ * once), or start it again, for a reference whose earlier process ended without writing its payment (refused).
+ */
+export type EndedPaymentProcess = 'refuse' | 'start-again';
+
+/**
  * Creates a payment through its own `payment/<reference>` workflow (update-with-start): the workflow starts and
  * its update writes the payment, so no payment exists without the process that pays it. Resolves once written.
+ * The same reference again (a retry) joins the running workflow, whose update finds the payment already written;
+ * if that workflow has ended, `WorkflowExecutionAlreadyStartedError` unless `ended` is `start-again`.
  */
-export async function createPaymentThroughProcess(temporal: TemporalHandle, input: PaymentProcessInput, command: NewPaymentCommand): Promise<{ paymentId: string }> {
+export async function createPaymentThroughProcess(temporal: TemporalHandle, input: PaymentProcessInput, command: NewPaymentCommand, ended: EndedPaymentProcess = 'refuse'): Promise<{ paymentId: string }> {
   const start = new WithStartWorkflowOperation<typeof paymentProcess>('paymentProcess', {
     workflowId: paymentWorkflowIds.payment(input.paymentId),
     taskQueue: temporal.taskQueue,
     args: [input],
     typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    workflowIdReusePolicy: ended === 'refuse' ? WorkflowIdReusePolicy.REJECT_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE,
   });
   return beforeDeadline(temporal, () =>
     temporal.client.workflow.executeUpdateWithStart(createPaymentUpdate, { args: [command], startWorkflowOperation: start }),

@@ -18,8 +18,9 @@ const ABANDONED_AFTER_MS = 30_000;
 /**
  * `Idempotency-Key` on a POST: the first request runs and its answer is kept for 24 hours; the same key with the
  * same body replays it (status and body), with another body is refused (422 `idempotency_key_reused`), and while
- * the first still runs answers 409 `idempotency_key_in_progress`. Server errors are not kept: the client may retry;
- * nor is a claim its request abandoned (see ABANDONED_AFTER_MS).
+ * the first still runs answers 409 `idempotency_key_in_progress`. Server errors and 429 are not kept: they say "not
+ * now", so the same key must be evaluated afresh when the client retries; nor is a claim its request abandoned (see
+ * ABANDONED_AFTER_MS).
  */
 export async function idempotent(ctx: Context, orm: Orm, caller: Caller, run: () => Promise<Reply>): Promise<Reply> {
   const key = ctx.request.headers['idempotency-key'];
@@ -44,7 +45,7 @@ export async function idempotent(ctx: Context, orm: Orm, caller: Caller, run: ()
   try {
     reply = await run();
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) {
+    if (error instanceof ApiError && isFinalAnswer(error.status)) {
       await em.nativeUpdate(IdempotencyKey, { key }, { status: 'completed', responseStatus: error.status, responseBody: JSON.stringify(error.body) });
     } else {
       await em.nativeDelete(IdempotencyKey, { key });
@@ -54,6 +55,9 @@ export async function idempotent(ctx: Context, orm: Orm, caller: Caller, run: ()
   await em.nativeUpdate(IdempotencyKey, { key }, { status: 'completed', responseStatus: reply.status, responseBody: reply.body === undefined ? null : JSON.stringify(reply.body) });
   return reply;
 }
+
+/** A client error other than a rate limit would be answered again as it was: a retry may replay it. */
+const isFinalAnswer = (status: number) => status < 500 && status !== 429;
 
 function replay(ctx: Context, stored: IdempotencyKey, requestHash: string): Reply {
   if (stored.requestHash !== requestHash) throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with another request');

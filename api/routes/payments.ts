@@ -1,8 +1,9 @@
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { createHash } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
 import type { Country } from '../../db/companies/company.entity.ts';
-import { UUID_PATTERN, uuidv7 } from '../../db/ids.ts';
+import { UUID_PATTERN, uuidv5, uuidv7 } from '../../db/ids.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { PAYMENT_REFUSALS, PaymentRefused, resolveNewPayment, type PaymentRefusal } from '../../db/payments/new-payment.ts';
 import { findPaymentPage } from '../../db/payments/payment.repository.ts';
@@ -76,6 +77,17 @@ async function asPaymentCommand<T>(command: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * A new payment's reference. With an Idempotency-Key it is named by the company, the key and the request, so a retry
+ * whose answer was lost (a 5xx releases the key) reaches the same `payment/<reference>` process instead of paying
+ * twice; without one it is time-ordered like every id.
+ */
+export function newPaymentId(companyId: string, idempotencyKey: string, rawBody: string): string {
+  if (!idempotencyKey) return uuidv7();
+  const request = createHash('sha256').update(rawBody).digest('hex');
+  return uuidv5(`payment\n${companyId}\n${idempotencyKey}\n${request}`);
+}
+
 async function paymentDetailOr404(em: EntityManager, companyId: string, reference: string) {
   if (!UUID_PATTERN.test(reference)) throw new ApiError(INVALID_INPUT.status, INVALID_INPUT.code, 'The payment reference must be a UUID');
   const detail = await renderPaymentDetail(em, companyId, reference.toLowerCase());
@@ -146,12 +158,23 @@ export const paymentRoutes = [
     status: 201,
     response: PaymentListItem,
     errors: REFUSALS,
-    handler: async ({ em, body, caller, deps }) => {
+    handler: async ({ em, body, caller, deps, ctx }) => {
       const command = commandOf(body, caller.company.country);
+      const key = ctx.get('idempotency-key');
+      const paymentId = newPaymentId(caller.company.id, key, ctx.request.rawBody ?? '');
+      const written = async () => (await renderPaymentListItems(em, caller.company.id, [paymentId]))[0];
+      // A retry whose answer was lost: the payment is written, and the precheck would count it against its payable.
+      const earlier = key ? await written() : undefined;
+      if (earlier) return earlier;
       await precheck(em, command);
-      const paymentId = uuidv7();
-      await asPaymentCommand(() => createPaymentThroughProcess(deps.temporal, { companyId: caller.company.id, paymentId, pollIntervalMs: deps.config.paymentPollIntervalMs }, command));
-      const [created] = await renderPaymentListItems(em, caller.company.id, [paymentId]);
+      const input = { companyId: caller.company.id, paymentId, pollIntervalMs: deps.config.paymentPollIntervalMs };
+      await asPaymentCommand(() => createPaymentThroughProcess(deps.temporal, input, command)).catch(async (error: unknown) => {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        // The key's process has ended: it wrote the payment meanwhile, or it was refused and that answer was lost.
+        if (await written()) return;
+        await asPaymentCommand(() => createPaymentThroughProcess(deps.temporal, input, command, 'start-again'));
+      });
+      const created = await written();
       if (!created) throw new Error(`Payment ${paymentId} is not in the read state after its creating update`);
       return created;
     },

@@ -21,10 +21,14 @@ export class FiscalSyncRefused extends Error {
   }
 }
 
+/** Refusals about the window, not the set-up: the spec's hourly limit (429, with when to retry) answers before them. */
+const WINDOW_REFUSALS: ReadonlySet<SyncRefusalCode> = new Set(['dian_sync_window_empty']);
+
 /**
  * Claims the company's synchronisation of this hour and records its run, in one transaction that holds the
- * company's credential row locked: concurrent requests queue on the lock, and only the first passes. Preconditions
- * are checked first, so a refused request does not count against the limit. Times are the database's clock.
+ * company's credential row locked: concurrent requests queue on the lock, and only the first passes. The set-up is
+ * checked first, then the hourly limit, then the window; a refused request does not count against the limit. Times
+ * are the database's clock.
  */
 export async function claimFiscalSync(em: EntityManager, company: Company): Promise<FiscalSyncRun> {
   return em.transactional(async (tx) => {
@@ -32,9 +36,10 @@ export async function claimFiscalSync(em: EntityManager, company: Company): Prom
     // Read after the lock is held, so the wait for a concurrent claim is not counted as elapsed time.
     const now = await databaseNow(tx);
     const plan = planSync(company.country, credential, now);
-    if (isRefusal(plan)) throw new FiscalSyncRefused(plan);
+    if (isRefusal(plan) && !WINDOW_REFUSALS.has(plan.code)) throw new FiscalSyncRefused(plan);
     const limited = rateLimitRefusal(credential!.lastSyncStartedAt ?? null, now);
     if (limited) throw new FiscalSyncRefused(limited);
+    if (isRefusal(plan)) throw new FiscalSyncRefused(plan);
     credential!.lastSyncStartedAt = now;
     return tx.create(FiscalSyncRun, {
       company: company.id,

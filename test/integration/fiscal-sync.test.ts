@@ -124,10 +124,29 @@ describe('rate limit: one sync per company per hour', () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([202, 429, 429, 429, 429, 429, 429, 429]);
   });
 
-  it('applies to Colombian companies too', async () => {
+  it('applies to Colombian companies too, while the sync runs and once it has finished (before the empty window)', async () => {
     const { apiKey } = await colombianCompany();
-    expect((await sync(apiKey)).status).toBe(202);
+    const { started_at: startedAt } = await accepted(apiKey, 'COL');
     expect((await sync(apiKey)).status).toBe(429);
+    expect((await settled(apiKey, startedAt)).status).toBe('finished');
+    // Finished today: the window is empty too, but the hour answers first, with when to retry.
+    const again = await sync(apiKey);
+    expect(expectStatus(again, 429)).toEqual({ code: 'fiscal_sync_rate_limited', message: expect.any(String), retry_after_seconds: expect.any(Number) });
+    expect(again.headers.get('retry-after')).toBe(String(expectStatus(again, 429).retry_after_seconds));
+  });
+
+  it('does not keep a 429 under its Idempotency-Key: the same key after the wait is evaluated afresh', async () => {
+    const { company, apiKey } = await mexicanCompany({ ciec: 'valid' });
+    const syncWithKey = (key: string) => api.sdk(apiKey).startFiscalSync({ idempotencyKey: key });
+    expect((await syncWithKey('sync-first')).status).toBe(202);
+    expect(await syncWithKey('sync-second')).toMatchObject({ status: 429, body: { code: 'fiscal_sync_rate_limited' } });
+    await forgetRateLimit(company.id);
+    const retried = await syncWithKey('sync-second');
+    expect(retried.status).toBe(202);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    // An accepted answer is kept as before.
+    const replayed = await syncWithKey('sync-second');
+    expect([replayed.status, replayed.headers.get('idempotent-replayed')]).toEqual([202, 'true']);
   });
 });
 

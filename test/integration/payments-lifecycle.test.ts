@@ -1,13 +1,18 @@
 import { expectStatus, type Client, type CreatePayment, type Payment } from '@accounts-payable/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { newPaymentId } from '../../api/routes/payments.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
+import { IdempotencyKey } from '../../db/idempotency/idempotency-key.entity.ts';
 import { companyEm } from '../../db/orm.ts';
 import type { Payable } from '../../db/payments/payable.entity.ts';
+import { Payment as PaymentRow } from '../../db/payments/payment.entity.ts';
+import { createPaymentThroughProcess } from '../../worker/payment-processes.ts';
 import { seedDocument } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
-import { seedBankAccount, seedBeneficiary, seedPayable, steerGateway } from '../helpers/payments.ts';
+import { seedBankAccount, seedBeneficiary, seedPayable, seedPayment, steerGateway } from '../helpers/payments.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
 let api: TestApi;
@@ -185,6 +190,53 @@ describe('payments of a document', () => {
     expect(currency).toMatchObject({ status: 422, body: { code: 'currency_mismatch' } });
     const mismatch = await pay({ payable_reference: fresh.id, beneficiary_reference: document.beneficiary!.id, amount: 1, amount_currency: 'COP' });
     expect(mismatch).toMatchObject({ status: 422, body: { code: 'beneficiary_mismatch' } });
+  });
+});
+
+describe('POST /payments with an Idempotency-Key whose answer was lost', () => {
+  /** What the API does with the key when its request answers a 5xx (say the Temporal deadline passed): it lets it go. */
+  const releaseKey = (key: string) => companyEm(api.orm, company.id).nativeDelete(IdempotencyKey, { key });
+  const paymentsOf = (payable: string) => companyEm(api.orm, company.id).count(PaymentRow, { payable });
+  const payWithKey = (body: NewPayment, key: string) => sdk.createPayment({ body, idempotencyKey: key });
+
+  it('answers a retry with the same payment, while its process runs and once it has ended', async () => {
+    const beneficiary = await seedBeneficiary(api.orm, company, { name: 'Ferretería El Tornillo S.A.S.' });
+    await steerGateway({ amount_cents: '31415', outcome: 'hold' });
+    const body: NewPayment = { beneficiary_reference: beneficiary.id, amount: 314.15, amount_currency: 'COP', payable_payload: { expiration_date: '2026-12-20' } };
+    const first = expectStatus(await payWithKey(body, 'pay-lost-answer'), 201);
+
+    await releaseKey('pay-lost-answer');
+    const retried = await payWithKey(body, 'pay-lost-answer');
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(expectStatus(retried, 201).reference).toBe(first.reference);
+
+    await steerGateway({ reference: first.reference, outcome: 'settle' });
+    await settled(first.reference);
+    expect(await api.client.workflow.getHandle(`payment/${first.reference}`).result()).toBe('processed');
+    await releaseKey('pay-lost-answer');
+    expect(expectStatus(await payWithKey(body, 'pay-lost-answer'), 201)).toMatchObject({ reference: first.reference, status: 'processed' });
+    expect(await paymentsOf(first.payable.reference)).toBe(1);
+    // Without a key, the same body is another payment.
+    expect(expectStatus(await pay(body), 201).reference).not.toBe(first.reference);
+  });
+
+  it('evaluates afresh a retry whose process refused the payment and ended', async () => {
+    const beneficiary = await seedBeneficiary(api.orm, company, { name: 'Papelería La Hoja S.A.S.' });
+    const payable = await seedPayable(api.orm, company, { beneficiary, amountCents: 500_00n });
+    const blocking = await seedPayment(api.orm, company, { payable, amountCents: 500_00n });
+    const body: NewPayment = { payable_reference: payable.id, amount: 500, amount_currency: 'COP' };
+    const paymentId = newPaymentId(company.id, 'pay-refused-then-lost', JSON.stringify(body));
+    // The first attempt: its process is refused under lock (the balance is taken), and that answer never reaches the client.
+    const command = { beneficiaryId: null, payableId: payable.id, amountCents: '50000', currency: 'COP' as const, exchangeRate: null, exchangeCurrency: null, exchangeAmountCents: null, filePath: null, payable: null };
+    const refused = await createPaymentThroughProcess({ client: api.client, taskQueue: inject('taskQueue') }, { companyId: company.id, paymentId, pollIntervalMs: 100 }, command).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(await api.client.workflow.getHandle(`payment/${paymentId}`).result()).toBe('refused');
+
+    await companyEm(api.orm, company.id).nativeUpdate(PaymentRow, { id: blocking.id }, { status: 'failed' });
+    const retried = expectStatus(await payWithKey(body, 'pay-refused-then-lost'), 201);
+    expect(retried.reference).toBe(paymentId);
+    await settled(paymentId);
+    expect(await paymentsOf(payable.id)).toBe(2);
   });
 });
 

@@ -6,7 +6,8 @@ import { createCompany, enableFeature, upsertMember } from '../db/companies/comp
 import type { Country } from '../db/companies/company.entity.ts';
 import type { Currency } from '../db/money.ts';
 import { uuidv7 } from '../db/ids.ts';
-import { systemEm, type Orm } from '../db/orm.ts';
+import { setDianEventPerson } from '../db/fiscal/dian-event-person.repository.ts';
+import { companyEm, systemEm, type Orm } from '../db/orm.ts';
 import { fiscalReferenceFor, templates, type Template } from './fixtures.ts';
 import { seededRandom, type Random } from '../dev/random.ts';
 
@@ -228,6 +229,8 @@ export async function seed(orm: Orm, databaseUrl: string, documentsPerCompany: n
       await enableFeature(em, company, 'workflow_api');
       const member = { email: 'ana@example.co', name: 'Ana Gómez' };
       await upsertMember(em, company, member);
+      // The events benchmark sends 030 and 032, which name who receives for the company.
+      if (country === 'COL') await setDianEventPerson(companyEm(orm, company.id), company, { idType: '13', idNumber: '52123456', firstName: 'Ana', familyName: 'Gómez', jobTitle: 'Jefe de compras', department: 'Compras' });
 
       const rng = seededRandom(20_261_121 + index);
       const tags = TAG_NAMES.map((name) => ({ id: uuidv7(now - 400 * DAY), name }));

@@ -5,6 +5,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync }
 import { join } from 'node:path';
 import { Company } from '../db/companies/company.entity.ts';
 import { createCompany, enableFeature, upsertMember } from '../db/companies/company.repository.ts';
+import { setDianEventPerson } from '../db/fiscal/dian-event-person.repository.ts';
 import { companyEm, initORM, systemEm, type Orm } from '../db/orm.ts';
 import { WebhookSubscription } from '../db/webhooks/webhook-subscription.entity.ts';
 import { addSubscription } from '../activities/webhooks/subscriptions.ts';
@@ -74,6 +75,8 @@ async function demoCompany(orm: Orm): Promise<Demo> {
   const { company, apiKey } = await createCompany(em, { name: 'Demo Company S.A.S.', country: 'COL', taxId: '900123456' });
   await enableFeature(em, company, 'workflow_api');
   await upsertMember(em, company, { email: 'ana@example.co', name: 'Ana Gómez' });
+  // Who receives for the company in 030 and 032, so that reception events can be tried out at once.
+  await setDianEventPerson(companyEm(orm, company.id), company, { idType: '13', idNumber: '52123456', firstName: 'Ana', familyName: 'Gómez', jobTitle: 'Jefe de compras', department: 'Compras' });
   const demo = { reference: company.id, api_key: apiKey };
   writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return demo;

@@ -3,6 +3,7 @@
 // and the software PIN belong to whoever holds the certificate at the DIAN end of the adapter.
 
 import { eventCude } from '../../fiscal/event-cude.ts';
+import { carriesPerson, dianCheckDigit, type RadianPerson } from '../../fiscal/radian-person.ts';
 import { bogotaTime } from '../../fiscal/radian-rules.ts';
 
 export type EventCode = '030' | '031' | '032' | '033' | '034';
@@ -46,8 +47,8 @@ export interface EventRendition {
   receiver: Party;
   invoice: { number: string; cufe: string };
   claim: { code: string; description: string } | null;
-  /** Who received the invoice or the goods (030 and 032 carry a person). */
-  person: { firstName: string; familyName: string; jobTitle: string } | null;
+  /** Who receives for the buyer: required in 030 and 032, left out of the others. */
+  person: RadianPerson | null;
 }
 
 /** A NIT as DIAN's CompanyID wants it: digits only, without the check digit after a dash. */
@@ -59,8 +60,23 @@ const partyTaxScheme = (party: Party) => ({
   PartyTaxScheme: { RegistrationName: party.name, CompanyID: { schemeAgencyID: '195', schemeName: '31', value: party.nit }, TaxScheme: { ID: '01', Name: 'IVA' } },
 });
 
-/** The ApplicationResponse of one event, with its CUDE. */
+/** `cac:IssuerParty/cac:Person` as the official 030 example writes it: the ID's check digit in `@schemeID`, when numeric. */
+function issuerParty(person: RadianPerson) {
+  const checkDigit = dianCheckDigit(person.idNumber);
+  return {
+    Person: {
+      ID: { ...(checkDigit === null ? {} : { schemeID: checkDigit }), schemeName: person.idType, value: person.idNumber },
+      FirstName: person.firstName,
+      FamilyName: person.familyName,
+      JobTitle: person.jobTitle,
+      OrganizationDepartment: person.department,
+    },
+  };
+}
+
+/** The ApplicationResponse of one event, with its CUDE. Throws for a 030 or 032 without its person, which DIAN refuses. */
 export function applicationResponse(event: EventRendition) {
+  if (carriesPerson(event.eventCode) && !event.person) throw new Error(`Event ${event.eventCode} needs the person who receives for the buyer`);
   const stamp = bogotaTime(event.signedAt);
   const [issueDate, issueTime] = [stamp.slice(0, 10), stamp.slice(11)];
   const cude = eventCude({
@@ -98,9 +114,7 @@ export function applicationResponse(event: EventRendition) {
       DocumentResponse: {
         Response: { ResponseCode: responseCode, Description: EVENT_DESCRIPTIONS[event.eventCode] },
         DocumentReference: { ID: event.invoice.number, UUID: { schemeName: 'CUFE-SHA384', value: event.invoice.cufe }, DocumentTypeCode: '01' },
-        ...(event.person && (event.eventCode === '030' || event.eventCode === '032')
-          ? { IssuerParty: { Person: { FirstName: event.person.firstName, FamilyName: event.person.familyName, JobTitle: event.person.jobTitle } } }
-          : {}),
+        ...(event.person && carriesPerson(event.eventCode) ? { IssuerParty: issuerParty(event.person) } : {}),
       },
     },
   };

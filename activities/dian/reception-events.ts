@@ -12,6 +12,7 @@ import {
   type ReceptionEventFinal,
   type ReceptionEventForSubmission,
 } from '../../db/reception-events/reception-event.repository.ts';
+import { carriesPerson, missingPersonFields } from '../../fiscal/radian-person.ts';
 import { checkRadianOrder, resolvedAfter } from '../../fiscal/radian-rules.ts';
 import { startReceptionEventBatch, startReceptionEvents, wakeReceptionEvent } from '../../worker/reception-events.ts';
 import type { ReceptionEventBatchInput, ReceptionEventTiming } from '../../workflows/reception-event.ts';
@@ -60,7 +61,6 @@ async function finish(deps: Deps, em: EntityManager, event: ReceptionEventForSub
 /** The ApplicationResponse of an event: sent by the company (the buyer) to the seller, or to DIAN for a tacit acceptance. */
 function renditionOf(event: ReceptionEventForSubmission, signedAt: Date, environment: Deps['environment']) {
   const { company, credential, document, seller } = event;
-  const representative = credential?.dianLegalRepresentative?.trim().split(/\s+/) ?? [];
   return applicationResponse({
     eventCode: event.eventType,
     eventNumber: `${event.eventType}-${event.id.replaceAll('-', '')}-${event.round}`,
@@ -71,8 +71,24 @@ function renditionOf(event: ReceptionEventForSubmission, signedAt: Date, environ
     receiver: event.eventType === '034' ? { name: 'Unidad Especial Dirección de Impuestos y Aduanas Nacionales', nit: DIAN_NIT } : { name: seller?.name ?? '', nit: bareNit(seller?.identifierNumber) },
     invoice: { number: document.documentNumber, cufe: event.cufe },
     claim: event.eventType === '031' && event.claim ? { code: event.claim.code, description: event.claim.description ?? '' } : null,
-    person: representative.length ? { firstName: representative[0]!, familyName: representative.slice(1).join(' '), jobTitle: 'Representante legal' } : null,
+    person: carriesPerson(event.eventType) ? (credential?.dianEventPerson ?? null) : null,
   });
+}
+
+/**
+ * Why a 030 or 032 cannot be sent: DIAN refuses it without the person who receives for the company, and the company
+ * has none registered (or an incomplete one). Null when the event can go.
+ */
+function missingPerson(event: ReceptionEventForSubmission): ReceptionEventFinal | null {
+  if (!carriesPerson(event.eventType)) return null;
+  const missing = missingPersonFields(event.credential?.dianEventPerson);
+  if (missing.length === 0) return null;
+  return {
+    status: 'rejected',
+    message: `Event ${event.eventType} must name the person who receives for the company (identity document, names, job title and department), as DIAN requires, and the company has none registered: an operator registers it (ops fiscal event-person), then send the event again`,
+    dianResponse: { source: 'company_setup', rule: 'event_person', missing },
+    issueDate: null,
+  };
 }
 
 /** The event as this run's round has it, or null when a resend has started a newer round. */
@@ -83,9 +99,10 @@ async function current(em: EntityManager, subject: ReceptionEventSubject): Promi
 
 /**
  * Takes the event as far as it can go now. Right before submission it checks DIAN's ordering rules against the read
- * state: an earlier event of the document still processing means wait; a broken rule is recorded as a rejection, never
- * sent. Otherwise it sends the event and records DIAN's answer: accepted (with DIAN's registration time) or rejected
- * with DIAN's reasons. Transient failures are thrown, for Temporal to retry with back-off; business rejections are not.
+ * state: an earlier event of the document still processing means wait; a broken rule, or a 030 or 032 without the
+ * company's event person, is recorded as a rejection, never sent. Otherwise it sends the event and records DIAN's
+ * answer: accepted (with DIAN's registration time) or rejected with DIAN's reasons. Transient failures are thrown, for
+ * Temporal to retry with back-off; business rejections are not.
  */
 export async function advanceReceptionEvent(deps: Deps, subject: ReceptionEventSubject): Promise<ReceptionEventStep> {
   const em = companyEm(deps.orm, subject.companyId);
@@ -107,6 +124,9 @@ export async function advanceReceptionEvent(deps: Deps, subject: ReceptionEventS
   if (verdict.kind === 'reject') {
     return { action: 'done', status: await finish(deps, em, event, subject, { status: 'rejected', message: verdict.reason, dianResponse: { source: 'ordering_rules', rule: verdict.rule }, issueDate: null }) };
   }
+
+  const unsendable = missingPerson(event);
+  if (unsendable) return { action: 'done', status: await finish(deps, em, event, subject, unsendable) };
 
   const rendition = renditionOf(event, signedAt, deps.environment);
   await countSubmission(em, subject.companyId, event.id, subject.round, signedAt);

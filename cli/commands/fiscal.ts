@@ -5,6 +5,7 @@ import type { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.
 import { companyEm, systemEm, type Orm } from '../../db/orm.ts';
 import { oneOf, optional, reference } from '../arguments.ts';
 import type { Command, CommandInput } from '../command.ts';
+import { dianEventPersonCommand } from './dian-event-person.ts';
 import { CliError, notFound, usage } from '../errors.ts';
 
 const RFC = /^[A-ZÑ&]{3,4}\d{6}[A-Z\d]{3}$/;
@@ -118,4 +119,5 @@ export const fiscalCommands: Command[] = [
       };
     },
   },
+  dianEventPersonCommand,
 ];

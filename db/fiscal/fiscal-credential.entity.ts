@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
+import type { RadianPerson } from '../../fiscal/radian-person.ts';
 import { uuidv7 } from '../ids.ts';
 
 export const CIEC_STATUSES = ['pending', 'valid', 'invalid'] as const;
@@ -18,6 +19,8 @@ export const FiscalCredential = defineEntity({
     dianForwardingEnabled: p.boolean().default(false),
     dianNit: p.string().nullable(),
     dianLegalRepresentative: p.string().nullable(),
+    /** Who receives for the company, named in RADIAN events 030 and 032 (DIAN refuses them without); set as a whole. */
+    dianEventPerson: p.json<RadianPerson>().nullable(),
     /** Colombia's next window starts the day after. */
     lastSyncAt: p.datetime().nullable(),
     /** When the last accepted POST /fiscal-sync started (database clock): the hourly rate limit reads and claims it under a row lock. */

@@ -7,6 +7,7 @@ import { Migration20261121110000_idempotency_response_text } from './Migration20
 import { Migration20261121120000_search_trigram_indexes } from './Migration20261121120000_search_trigram_indexes.ts';
 import { Migration20261121170000_webhook_delivery_lease } from './Migration20261121170000_webhook_delivery_lease.ts';
 import { Migration20261122020000_reception_event_batches } from './Migration20261122020000_reception_event_batches.ts';
+import { Migration20261122041000_dian_event_person } from './Migration20261122041000_dian_event_person.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery happens at run time. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261121120000_search_trigram_indexes', class: Migration20261121120000_search_trigram_indexes },
   { name: 'Migration20261121170000_webhook_delivery_lease', class: Migration20261121170000_webhook_delivery_lease },
   { name: 'Migration20261122020000_reception_event_batches', class: Migration20261122020000_reception_event_batches },
+  { name: 'Migration20261122041000_dian_event_person', class: Migration20261122041000_dian_event_person },
 ];

@@ -2,6 +2,7 @@ import type { DocumentType } from '../documents/document.entity.ts';
 import { uuidv7 } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
 import { runStatement } from '../prepared.ts';
+import type { RadianPerson } from '../../fiscal/radian-person.ts';
 import type { ReceptionEventTiming } from '../../workflows/reception-event.ts';
 import type { ClaimCode, ReceptionEventStatus, ReceptionEventType } from './reception-event.entity.ts';
 
@@ -123,7 +124,8 @@ export interface ReceptionEventForSubmission {
   document: { type: DocumentType; issueDate: Date | null; isCanceled: boolean; documentNumber: string };
   seller: { name: string; identifierNumber: string } | null;
   company: { name: string; taxId: string | null };
-  credential: { dianNit: string | null; dianLegalRepresentative: string | null } | null;
+  /** The company's NIT for DIAN, and who receives for it in 030 and 032. */
+  credential: { dianNit: string | null; dianEventPerson: RadianPerson | null } | null;
   /** The document's other events: when DIAN registered them (or they were completed), for the ordering rules. */
   others: { eventType: ReceptionEventType; status: ReceptionEventStatus; registeredAt: Date | null }[];
 }
@@ -150,14 +152,14 @@ export async function receptionEventForSubmission(em: EntityManager, companyId: 
     company_tax_id: string | null;
     has_credential: boolean;
     dian_nit: string | null;
-    dian_legal_representative: string | null;
+    dian_event_person: RadianPerson | null;
     others: { event_type: ReceptionEventType; status: ReceptionEventStatus; registered_at: string | null }[];
   }>(
     em,
     `select e."id", e."round", e."status", e."event_type", e."cufe", e."document_id", e."response_code_list_id", e."description_claim",
        d."type" as "document_type", to_json(d."issue_date") as "issue_date", d."is_canceled", d."document_number",
        b."name" as "seller_name", b."identifier_number" as "seller_identifier", c."name" as "company_name", c."tax_id" as "company_tax_id",
-       f."id" is not null as "has_credential", f."dian_nit", f."dian_legal_representative",
+       f."id" is not null as "has_credential", f."dian_nit", f."dian_event_person",
        coalesce((select json_agg(json_build_object('event_type', o."event_type", 'status', o."status", 'registered_at', coalesce(o."issue_date", o."completed_at")))
                  from "reception_events" as o where o."company_id" = e."company_id" and o."document_id" = e."document_id" and o."id" <> e."id"), '[]') as "others"
      from "reception_events" as e
@@ -180,7 +182,7 @@ export async function receptionEventForSubmission(em: EntityManager, companyId: 
     document: { type: row.document_type, issueDate: row.issue_date === null ? null : new Date(row.issue_date), isCanceled: row.is_canceled, documentNumber: row.document_number },
     seller: row.seller_name === null ? null : { name: row.seller_name, identifierNumber: row.seller_identifier ?? '' },
     company: { name: row.company_name, taxId: row.company_tax_id },
-    credential: row.has_credential ? { dianNit: row.dian_nit, dianLegalRepresentative: row.dian_legal_representative } : null,
+    credential: row.has_credential ? { dianNit: row.dian_nit, dianEventPerson: row.dian_event_person } : null,
     others: row.others.map((other) => ({ eventType: other.event_type, status: other.status, registeredAt: other.registered_at === null ? null : new Date(other.registered_at) })),
   };
 }

@@ -1,7 +1,8 @@
 // DIAN's RADIAN event service, for the embedded default and the tests: `POST /SendEventUpdateStatus` takes an event
 // (the JSON ApplicationResponse, base64 in `contentFile`) and answers like the SOAP operation: IsValid, StatusCode 00 or
 // 99 with ErrorMessage entries "Regla: <rule>, Rechazo: <message>". By default it validates like DIAN: the header,
-// the CUFE, the claim concept, a repeated event (rule 90), events out of order (DC24b) or contradicting earlier ones.
+// the CUFE, the claim concept, the person block of 030 and 032, a repeated event (rule 90), events out of order (DC24b)
+// or contradicting earlier ones.
 // Rule names 90 and DC24x are DIAN's; the others are illustrative. Steered per CUFE, since a whole test suite
 // shares one instance: reject with given messages, or fail transiently (HTTP 503), `times` times or for good.
 import { listen } from '../http.ts';
@@ -59,6 +60,8 @@ const DIAN_NIT = '800197268';
 const REQUIRES: Record<string, string | null> = { '030': null, '031': '032', '032': '030', '033': '032', '034': '032' };
 const CONTRADICTS: Record<string, string[]> = { '030': [], '032': [], '031': ['033', '034'], '033': ['031', '034'], '034': ['031', '033'] };
 const DEFAULT_REJECTION = 'Regla: AAH07, Rechazo: El CUFE referenciado no existe en los registros de la DIAN.';
+/** `cac:IssuerParty/cac:Person` of 030 and 032 (Anexo RADIAN §2, official 030 example): each element must be filled. */
+const PERSON_ELEMENTS = ['FirstName', 'FamilyName', 'JobTitle', 'OrganizationDepartment'];
 /** Requests kept for inspection; older ones are dropped, so a long-running `npm start` does not grow without bound. */
 const MAX_RECEIVED = 20_000;
 
@@ -66,6 +69,16 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 const at = (value: unknown, ...path: string[]): unknown => path.reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), value);
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : isObject(value) && typeof value.value === 'string' ? value.value : null);
 const json = (status: number, body: unknown): Reply => ({ status, body });
+
+/** The elements of the person block that are absent or empty; `cbc:ID` needs its number and `@schemeName`. */
+function missingPersonElements(person: unknown): string[] {
+  const filled = (value: string | null) => value !== null && value.trim() !== '';
+  const missing = PERSON_ELEMENTS.filter((name) => !filled(text(at(person, name)))).map((name) => `cbc:${name}`);
+  const id = at(person, 'ID');
+  if (!filled(text(id))) missing.unshift('cbc:ID');
+  else if (!filled(typeof at(id, 'schemeName') === 'string' ? (at(id, 'schemeName') as string) : null)) missing.unshift('cbc:ID/@schemeName');
+  return missing;
+}
 
 /** Checks behave options (from code or the control API); throws a RangeError when invalid. */
 function toBehaviour(input: Record<string, unknown>): Required<Pick<DianBehaviour, 'mode'>> & DianBehaviour & { remaining: number | null } {
@@ -139,6 +152,10 @@ export async function startDianSimulator(options: { port?: number; host?: string
     if (errors.length || !cufe || !eventType) return errors;
     if (eventType === '031' && !['01', '02', '03', '04'].includes(String(at(event, 'ApplicationResponse', 'DocumentResponse', 'Response', 'ResponseCode', 'listID')))) {
       errors.push('Regla: AAH29, Rechazo: El concepto de reclamo (listID) no es válido');
+    }
+    if (eventType === '030' || eventType === '032') {
+      const missing = missingPersonElements(at(event, 'ApplicationResponse', 'DocumentResponse', 'IssuerParty', 'Person'));
+      if (missing.length) errors.push(`Regla: Person, Rechazo: El evento ${eventType} requiere la persona que recibe (cac:IssuerParty/cac:Person) completa; falta: ${missing.join(', ')}`);
     }
     if (eventType === '034') {
       if (text(at(event, 'ApplicationResponse', 'ReceiverParty', 'PartyTaxScheme', 'CompanyID')) !== DIAN_NIT) errors.push('Regla: AAG04, Rechazo: El receptor de la aceptación tácita debe ser la DIAN (NIT 800197268)');

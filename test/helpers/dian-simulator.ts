@@ -1,4 +1,5 @@
 import { inject } from 'vitest';
+import type { RadianPerson } from '../../fiscal/radian-person.ts';
 import type { DianBehaviour, ReceivedEvent } from '../../simulators/dian/server.ts';
 import type { ReceptionEventTiming } from '../../workflows/reception-event.ts';
 
@@ -7,6 +8,9 @@ export const FAST_RECEPTION_EVENT_TIMING: ReceptionEventTiming = {
   wait: { initialMs: 1_000, maxMs: 5_000, giveUpMs: 300_000 },
   submit: { initialMs: 100, maxMs: 400, attempts: 3, timeoutMs: 10_000 },
 };
+
+/** Who receives for a test company in 030 and 032 (`setDianEventPerson`): without it those events are not sent. */
+export const EVENT_PERSON: RadianPerson = { idType: '13', idNumber: '52123456', firstName: 'Ana María', familyName: 'Pérez Gómez', jobTitle: 'Jefe de compras', department: 'Compras' };
 
 /** The suite's DIAN simulator, steered over its control API per CUFE (every test file shares one instance). */
 export const dianSimulator = {

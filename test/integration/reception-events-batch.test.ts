@@ -2,11 +2,12 @@ import { expectStatus, type DocumentListItem } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
+import { setDianEventPerson } from '../../db/fiscal/dian-event-person.repository.ts';
 import { companyEm } from '../../db/orm.ts';
 import { ReceptionEvent } from '../../db/reception-events/reception-event.entity.ts';
 import { seedDocument } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
-import { dianSimulator, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
+import { dianSimulator, EVENT_PERSON, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 import { spawnWorker, type WorkerProcess } from '../helpers/processes.ts';
 
@@ -23,6 +24,7 @@ beforeAll(async () => {
   worker = spawnWorker(TASK_QUEUE);
   [api] = await Promise.all([startTestApi({ config: { receptionEvents: FAST_RECEPTION_EVENT_TIMING }, taskQueue: TASK_QUEUE }), worker.ready]);
   ({ company, apiKey } = await makeCompany(api.orm, { country: 'COL' }));
+  await setDianEventPerson(companyEm(api.orm, company.id), company, EVENT_PERSON);
 }, 120_000);
 afterAll(async () => {
   await worker?.kill('SIGTERM');

@@ -2,13 +2,15 @@ import { expectStatus, type DocumentListItem, type SendReceptionEvent, type Send
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
+import { setDianEventPerson } from '../../db/fiscal/dian-event-person.repository.ts';
 import { companyEm } from '../../db/orm.ts';
 import { ReceptionEventBatch } from '../../db/reception-events/reception-event-batch.entity.ts';
 import { ReceptionEvent, type ReceptionEventStatus, type ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
 import { queueReceptionEvents } from '../../db/reception-events/reception-event.repository.ts';
 import { seedDocument, type DocumentSeed } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
-import { dianSimulator, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
+import { dianSimulator, EVENT_PERSON, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
+import { ops } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 import { receptionEvent, receptionEventBatch, receptionEventBatchSweep, receptionEventBatchWorkflowId, receptionEventWorkflowId } from '../../workflows/reception-event.ts';
 import { receptionEventSweepScheduleId } from '../../worker/reception-events.ts';
@@ -22,6 +24,7 @@ let apiKey: string;
 beforeAll(async () => {
   api = await startTestApi({ config: { receptionEvents: FAST_RECEPTION_EVENT_TIMING } });
   ({ company, apiKey } = await makeCompany(api.orm, { country: 'COL' }));
+  await setDianEventPerson(companyEm(api.orm, company.id), company, EVENT_PERSON);
 });
 afterAll(() => api.close());
 
@@ -30,35 +33,35 @@ const batch = (body: SendReceptionEventsBatch['request']['body'], key = apiKey) 
 /** For bodies that break the documented types on purpose. */
 const raw = (endpoint: 'single' | 'batch', body: unknown) => api.call('POST', `/public/api/v1/events/${endpoint}`, { apiKey, body });
 type ReceptionEventEntry = NonNullable<DocumentListItem['invoice_reception_events']>[number];
-const invoice = (seed: DocumentSeed = {}) => seedDocument(api.orm, company, { issueDate: new Date(Date.now() - 2 * DAY), ...seed });
+const invoice = (seed: DocumentSeed = {}, owner = company) => seedDocument(api.orm, owner, { issueDate: new Date(Date.now() - 2 * DAY), ...seed });
 const cufeOf = (document: Document) => document.fiscalReference!;
 
 /** The document's invoice_reception_events, as GET /documents?fields=invoice_reception_events shows them. */
-async function receptionEvents(document: Document): Promise<ReceptionEventEntry[]> {
-  const page = expectStatus(await api.sdk(apiKey).listDocuments({ query: { fields: 'invoice_reception_events', fiscal_reference: cufeOf(document) } }), 200);
+async function receptionEvents(document: Document, key = apiKey): Promise<ReceptionEventEntry[]> {
+  const page = expectStatus(await api.sdk(key).listDocuments({ query: { fields: 'invoice_reception_events', fiscal_reference: cufeOf(document) } }), 200);
   return page.items[0]!.invoice_reception_events!;
 }
 
 /** Waits until the event has left `processing`, and returns its entry. */
-async function settled(document: Document, eventType: ReceptionEventType): Promise<ReceptionEventEntry> {
+async function settled(document: Document, eventType: ReceptionEventType, key = apiKey): Promise<ReceptionEventEntry> {
   let entry: ReceptionEventEntry | undefined;
   await expect
     .poll(async () => {
-      entry = (await receptionEvents(document)).find((event) => event.event_type === eventType);
+      entry = (await receptionEvents(document, key)).find((event) => event.event_type === eventType);
       return entry?.status;
     }, { timeout: 30_000, interval: 100 })
     .toMatch(/^(accepted|rejected|failed)$/);
   return entry!;
 }
 
-async function row(document: Document, eventType: ReceptionEventType): Promise<ReceptionEvent> {
-  return companyEm(api.orm, company.id).findOneOrFail(ReceptionEvent, { document: document.id, eventType });
+async function row(document: Document, eventType: ReceptionEventType, owner = company): Promise<ReceptionEvent> {
+  return companyEm(api.orm, owner.id).findOneOrFail(ReceptionEvent, { document: document.id, eventType });
 }
 
 /** An event as if processed earlier, written straight to the read state. */
-async function recorded(document: Document, eventType: ReceptionEventType, status: ReceptionEventStatus, registeredAt: Date | null = new Date()) {
-  const em = companyEm(api.orm, company.id);
-  em.create(ReceptionEvent, { company, document: document.id, cufe: cufeOf(document), eventType, status, issueDate: status === 'accepted' ? registeredAt : null, completedAt: status === 'processing' ? null : new Date() });
+async function recorded(document: Document, eventType: ReceptionEventType, status: ReceptionEventStatus, registeredAt: Date | null = new Date(), owner = company) {
+  const em = companyEm(api.orm, owner.id);
+  em.create(ReceptionEvent, { company: owner, document: document.id, cufe: cufeOf(document), eventType, status, issueDate: status === 'accepted' ? registeredAt : null, completedAt: status === 'processing' ? null : new Date() });
   await em.flush();
 }
 
@@ -171,6 +174,68 @@ describe('one event', () => {
     await single({ document_fiscal_reference: cufeOf(document), event_type: '033' });
     expect(await settled(document, '033')).toMatchObject({ status: 'rejected', reason: expect.stringContaining('contradicts the claim (031)') });
     expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(1);
+  });
+});
+
+describe('the person who receives for the company (030 and 032)', () => {
+  const issuerParty = (received: { applicationResponse: unknown }) => (received.applicationResponse as { ApplicationResponse: { DocumentResponse: { IssuerParty?: unknown } } }).ApplicationResponse.DocumentResponse.IssuerParty;
+
+  it('is named in full in 030 and 032, and in no other event', async () => {
+    const document = await invoice();
+    await batch({ documents_fiscal_reference: [cufeOf(document)], events_type: ['030', '032', '033'] });
+    for (const eventType of ['030', '032', '033'] as const) expect((await settled(document, eventType)).status, eventType).toBe('accepted');
+    const received = Object.fromEntries((await dianSimulator.events(cufeOf(document))).received.map((event) => [event.eventType, event]));
+    const block = {
+      Person: { ID: { schemeID: '2', schemeName: '13', value: '52123456' }, FirstName: 'Ana María', FamilyName: 'Pérez Gómez', JobTitle: 'Jefe de compras', OrganizationDepartment: 'Compras' },
+    };
+    expect(issuerParty(received['030']!)).toEqual(block);
+    expect(issuerParty(received['032']!)).toEqual(block);
+    expect(issuerParty(received['033']!)).toBeUndefined();
+  });
+
+  it('without one registered: 030 and 032 are recorded as rejected and never sent, 033 goes through; once registered, sent again they go', async () => {
+    const bare = await makeCompany(api.orm, { country: 'COL' });
+    const reason = expect.stringContaining('must name the person who receives for the company');
+
+    const acknowledged = await invoice({}, bare.company);
+    expectStatus(await single({ document_fiscal_reference: cufeOf(acknowledged), event_type: '030' }, bare.apiKey), 200);
+    expect(await settled(acknowledged, '030', bare.apiKey)).toEqual({ event: 'acuse', event_type: '030', issue_date: null, status: 'rejected', reason });
+    expect((await row(acknowledged, '030', bare.company)).dianResponse).toEqual({
+      source: 'company_setup',
+      rule: 'event_person',
+      missing: ['idType', 'idNumber', 'firstName', 'familyName', 'jobTitle', 'department'],
+    });
+    expect((await dianSimulator.events(cufeOf(acknowledged))).received).toEqual([]);
+
+    const received = await invoice({}, bare.company);
+    await recorded(received, '030', 'accepted', new Date(Date.now() - 60_000), bare.company);
+    await dianSimulator.register(cufeOf(received), ['030']);
+    await single({ document_fiscal_reference: cufeOf(received), event_type: '032' }, bare.apiKey);
+    expect(await settled(received, '032', bare.apiKey)).toMatchObject({ status: 'rejected', reason });
+    expect((await dianSimulator.events(cufeOf(received))).received).toEqual([]);
+
+    const accepted = await invoice({}, bare.company);
+    await recorded(accepted, '030', 'accepted', new Date(Date.now() - 60_000), bare.company);
+    await recorded(accepted, '032', 'accepted', new Date(Date.now() - 30_000), bare.company);
+    await dianSimulator.register(cufeOf(accepted), ['030', '032']);
+    await batch({ documents_fiscal_reference: [cufeOf(accepted)], events_type: ['033'] }, bare.apiKey);
+    expect(await settled(accepted, '033', bare.apiKey)).toMatchObject({ status: 'accepted', reason: null });
+    const [acceptance] = (await dianSimulator.events(cufeOf(accepted))).received;
+    expect(acceptance).toMatchObject({ eventType: '033', answer: { status: 200 } });
+    expect(issuerParty(acceptance!)).toBeUndefined();
+
+    const partial = await ops('fiscal', 'event-person', '--company', bare.company.id, '--first-name', 'Luis');
+    expect(partial).toMatchObject({ code: 2, stderr: { error: { code: 'usage', message: expect.stringContaining('--id-type, --id-number, --family-name, --job-title, --department missing') } } });
+    const person = ['--id-type', '41', '--id-number', 'ab123456', '--first-name', 'Luis', '--family-name', 'Rojas', '--job-title', 'Almacenista', '--department', 'Logística'];
+    const registered = await ops('fiscal', 'event-person', '--company', bare.company.id, ...person);
+    expect(registered.stdout).toEqual({
+      company: bare.company.id,
+      event_person: { id_type: '41', id_type_name: 'Pasaporte', id_number: 'AB123456', first_name: 'Luis', family_name: 'Rojas', job_title: 'Almacenista', department: 'Logística' },
+    });
+    expectStatus(await single({ document_fiscal_reference: cufeOf(acknowledged), event_type: '030' }, bare.apiKey), 200);
+    expect(await settled(acknowledged, '030', bare.apiKey)).toMatchObject({ status: 'accepted', reason: null });
+    const [sent] = (await dianSimulator.events(cufeOf(acknowledged))).received;
+    expect(issuerParty(sent!)).toEqual({ Person: { ID: { schemeName: '41', value: 'AB123456' }, FirstName: 'Luis', FamilyName: 'Rojas', JobTitle: 'Almacenista', OrganizationDepartment: 'Logística' } });
   });
 });
 

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { applicationResponse, DIAN_NIT, type EventRendition } from '../../activities/dian/application-response.ts';
 import { sendEventUpdateStatus } from '../../activities/dian/dian-client.ts';
+import type { RadianPerson } from '../../fiscal/radian-person.ts';
 import { startDianSimulator, type DianSimulator } from '../../simulators/dian/server.ts';
 
 const CUFE = 'd'.repeat(96);
@@ -13,6 +14,9 @@ beforeAll(async () => {
 afterAll(() => dian.stop());
 beforeEach(() => dian.reset());
 
+/** The person of DIAN's official 030 example. */
+const PERSON: RadianPerson = { idType: '13', idNumber: '2589846132', firstName: 'Solo', familyName: 'Pruebas', jobTitle: 'Revisor Fiscal', department: 'Jurídica' };
+
 const event = (eventCode: EventRendition['eventCode'], overrides: Partial<EventRendition> = {}) =>
   applicationResponse({
     eventCode,
@@ -23,7 +27,7 @@ const event = (eventCode: EventRendition['eventCode'], overrides: Partial<EventR
     receiver: eventCode === '034' ? { name: 'DIAN', nit: DIAN_NIT } : { name: 'Proveedor S.A.S.', nit: '800000002' },
     invoice: { number: 'FE-1', cufe: CUFE },
     claim: eventCode === '031' ? { code: '01', description: 'Valores errados' } : null,
-    person: null,
+    person: eventCode === '030' || eventCode === '032' ? PERSON : null,
     ...overrides,
   });
 
@@ -32,7 +36,24 @@ describe('the ApplicationResponse rendition', () => {
     const claim = event('031').ApplicationResponse;
     expect(claim).toMatchObject({ UBLVersionID: 'UBL 2.1', ID: '031-1', IssueDate: '2026-11-20', IssueTime: '10:30:00-05:00', Note: ['Valores errados'] });
     expect(claim.DocumentResponse.Response).toEqual({ ResponseCode: { value: '031', listID: '01', name: 'Documento con inconsistencias' }, Description: 'Reclamo de la Factura Electrónica de Venta' });
-    expect(event('030', { person: { firstName: 'Ana', familyName: 'Gómez', jobTitle: 'Representante legal' } }).ApplicationResponse.DocumentResponse).toHaveProperty('IssuerParty.Person.FirstName', 'Ana');
+  });
+
+  it('names the person in 030 and 032 as DIAN’s 030 example does, and nobody in the other events', () => {
+    const person = {
+      Person: { ID: { schemeID: '4', schemeName: '13', value: '2589846132' }, FirstName: 'Solo', FamilyName: 'Pruebas', JobTitle: 'Revisor Fiscal', OrganizationDepartment: 'Jurídica' },
+    };
+    expect(event('030').ApplicationResponse.DocumentResponse.IssuerParty).toEqual(person);
+    expect(event('032').ApplicationResponse.DocumentResponse.IssuerParty).toEqual(person);
+    const passport = event('032', { person: { ...PERSON, idType: '41', idNumber: 'AB123456' } }).ApplicationResponse.DocumentResponse.IssuerParty;
+    expect(passport?.Person.ID).toEqual({ schemeName: '41', value: 'AB123456' });
+    for (const code of ['031', '033', '034'] as const) {
+      expect(event(code, { person: PERSON }).ApplicationResponse.DocumentResponse, code).not.toHaveProperty('IssuerParty');
+    }
+  });
+
+  it('refuses to build a 030 or 032 without its person', () => {
+    expect(() => event('030', { person: null })).toThrow('Event 030 needs the person who receives for the buyer');
+    expect(() => event('032', { person: null })).toThrow('Event 032 needs the person who receives for the buyer');
   });
 });
 
@@ -53,6 +74,30 @@ describe('DIAN simulator and adapter', () => {
     expect((await sendEventUpdateStatus(dian.url, event('034', { receiver: { name: 'Proveedor', nit: '800000002' } }))).errors).toEqual(
       expect.arrayContaining([expect.stringContaining('debe ser la DIAN')]),
     );
+  });
+
+  it('rejects a 030 or 032 whose person block is missing or incomplete, like DIAN, and takes a 033 without one', async () => {
+    const withPerson = (code: '030' | '032', change: (person: Record<string, any> | undefined, response: Record<string, any>) => void) => {
+      const rendition = structuredClone(event(code));
+      const response = rendition.ApplicationResponse.DocumentResponse as Record<string, any>;
+      change(response.IssuerParty?.Person, response);
+      return rendition;
+    };
+    const cases = [
+      { code: '030', change: (_: unknown, response: Record<string, any>) => delete response.IssuerParty, missing: 'cbc:ID, cbc:FirstName, cbc:FamilyName, cbc:JobTitle, cbc:OrganizationDepartment' },
+      { code: '030', change: (person: Record<string, any> | undefined) => delete person!.ID.schemeName, missing: 'cbc:ID/@schemeName' },
+      { code: '032', change: (person: Record<string, any> | undefined) => (person!.OrganizationDepartment = ' '), missing: 'cbc:OrganizationDepartment' },
+      { code: '032', change: (person: Record<string, any> | undefined) => delete person!.JobTitle, missing: 'cbc:JobTitle' },
+    ] as const;
+    for (const { code, change, missing } of cases) {
+      const answer = await sendEventUpdateStatus(dian.url, withPerson(code, change));
+      expect(answer, missing).toMatchObject({ accepted: false, statusCode: '99', errors: [`Regla: Person, Rechazo: El evento ${code} requiere la persona que recibe (cac:IssuerParty/cac:Person) completa; falta: ${missing}`] });
+    }
+    expect(dian.registered(CUFE)).toEqual([]);
+    expect((await sendEventUpdateStatus(dian.url, event('030'))).accepted).toBe(true);
+    dian.register(CUFE, ['032']);
+    expect((await sendEventUpdateStatus(dian.url, event('033'))).accepted).toBe(true);
+    expect(dian.registered(CUFE)).toEqual(['030', '032', '033']);
   });
 
   it('rejects or fails on command, per CUFE and for a number of requests', async () => {

@@ -24,6 +24,8 @@ export async function setUpCompany(stack: FaultStack, ops: Operator): Promise<{ 
   };
   const { reference: company, api_key: apiKey } = await must('companies', 'create', '--name', 'Ferretería La Falla S.A.S.', '--country', 'COL', '--tax-id', '900111222');
   await must('members', 'add', '--company', company, '--email', MEMBER, '--name', 'Ana Gómez');
+  // Who receives for the company in 030 and 032, without whom those events are not sent.
+  await must('fiscal', 'event-person', '--company', company, '--id-type', '13', '--id-number', '52123456', '--first-name', 'Ana', '--family-name', 'Gómez', '--job-title', 'Jefe de compras', '--department', 'Compras');
   await must('features', 'enable', '--company', company, '--feature', 'workflow_api');
   const flowFile = join(stack.dir, 'flow.json');
   writeFileSync(flowFile, JSON.stringify(FLOW));

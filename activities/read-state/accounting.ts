@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { fileUrl } from '../../api/presenters/files.ts';
-import { AccountingEntry, type JournalEntry, type JournalEntryLine, type PaymentLine } from '../../db/accounting/accounting-entry.entity.ts';
+import { AccountingEntry, type JournalEntry } from '../../db/accounting/accounting-entry.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
 import { LineItem } from '../../db/documents/line-item.entity.ts';
@@ -10,9 +10,11 @@ import { ErpTax } from '../../db/erp/tax.entity.ts';
 import { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import { companyEm, systemEm, type EntityManager, type Orm } from '../../db/orm.ts';
 import { installmentsOf } from '../../db/payments/payable-schedule.ts';
+import { countryDate } from '../../fiscal/country-dates.ts';
 import type { TemporalHandle } from '../../worker/processes.ts';
 import { recordEvent, startDeliveries, undeliveredEventsOf, type RetrySchedule } from '../webhooks/events.ts';
 import { documentAccountedPayload } from '../webhooks/payloads.ts';
+import { proposeJournal } from './journal-proposal.ts';
 
 const Cents = z.number().int();
 const Line = z
@@ -125,7 +127,7 @@ export async function accountDocument(deps: AccountingDeps, input: { documentId:
     if (posted) throw new AccountingRefused('already_accounted', 'The document already has a posted voucher; use --retry to hand it over again');
     const parsed = input.entry === undefined ? null : EntryFile.safeParse(input.entry);
     if (parsed && !parsed.success) throw new AccountingRefused('invalid_entry', z.prettifyError(parsed.error));
-    const journal = parsed ? completeJournal(parsed.data.journal_entry, document) : await proposeJournal(tx, document);
+    const journal = parsed ? completeJournal(parsed.data.journal_entry, document) : await agentJournal(tx, document);
     const entry = tx.create(AccountingEntry, {
       company: document.company,
       document,
@@ -158,7 +160,7 @@ function completeJournal(journal: z.output<typeof EntryFile>['journal_entry'], d
   return {
     ...journal,
     document_number: journal.document_number ?? document.documentNumber,
-    issue_date: journal.issue_date ?? (document.issueDate ?? document.createdAt).toISOString().slice(0, 10),
+    issue_date: journal.issue_date ?? countryDate(document.issueDate ?? document.createdAt, document.country),
   } as JournalEntry;
 }
 
@@ -168,12 +170,8 @@ function summarize(journal: JournalEntry): Record<string, number> {
   return { debit_cents: debit, credit_cents: credit, lines: journal.erp_journal_entry_lines.length, payment_lines: journal.payment_lines.length };
 }
 
-/**
- * The accounting agent's proposal: one debit line per line item on its product's book account (or the first expense
- * account), tax lines on each ERP tax's account, withholdings as credits, and one payment line per installment on the
- * supplier payable account. Lines it could not map say so in their metadata.
- */
-async function proposeJournal(em: EntityManager, document: Document): Promise<JournalEntry> {
+/** Reads what the accounting agent needs and lets it propose the voucher. */
+async function agentJournal(em: EntityManager, document: Document): Promise<JournalEntry> {
   const [lines, products, taxes, accounts] = await Promise.all([
     em.find(LineItem, { document }, { orderBy: { position: 'asc' } }),
     em.find(ErpProduct, { isActive: true }),
@@ -181,64 +179,6 @@ async function proposeJournal(em: EntityManager, document: Document): Promise<Jo
     em.find(ErpBookAccount, { isActive: true }, { orderBy: { code: 'asc' } }),
   ]);
   const vendor = document.beneficiary ? await em.findOne(ErpVendor, { identifierNumber: document.beneficiary.identifierNumber, isActive: true }) : null;
-  const expenseAccount = accounts.find((account) => account.nature === 'debit')?.externalId ?? 'unmapped-expense';
-  const payableAccount = accounts.find((account) => account.nature === 'credit' && account.code.startsWith('22'))?.externalId ?? accounts.find((account) => account.nature === 'credit')?.externalId ?? 'unmapped-payable';
-  const productOf = (code: string | null | undefined) => (code ? products.find((product) => product.code === code || product.externalId === code) : undefined);
-  const taxOf = (rate: string | null, withholding: boolean) => taxes.find((tax) => tax.isWithholding === withholding && rate !== null && Number(tax.rate) === Number(rate));
-
-  const journalLines: JournalEntryLine[] = [];
-  let withheld = 0;
-  for (const line of lines) {
-    const product = productOf(line.code);
-    const lineTaxes = (line.adjustments ?? []).filter((adjustment) => adjustment.type === 'tax' || adjustment.type === 'withholding');
-    journalLines.push({
-      source: 'agent',
-      description: line.name,
-      book_account_external_id: product?.bookAccountExternalId ?? expenseAccount,
-      debit_cents: Number(line.subtotalCents),
-      credit_cents: null,
-      quantity: Number(line.quantity),
-      unit_price_cents: Number(line.unitPriceCents),
-      product_external_id: product?.externalId ?? null,
-      vendor_external_id: null,
-      taxes: lineTaxes.flatMap((adjustment) => {
-        const tax = taxOf(adjustment.rate, adjustment.type === 'withholding');
-        return tax ? [{ tax_external_id: tax.externalId, base_cents: adjustment.baseAmountCents, amount_cents: adjustment.amountCents, type: tax.type ?? adjustment.type }] : [];
-      }),
-      metadata: product ? {} : { needs_review: 'no ERP product matched this line' },
-    });
-    for (const adjustment of lineTaxes) {
-      const withholding = adjustment.type === 'withholding';
-      const tax = taxOf(adjustment.rate, withholding);
-      if (withholding) withheld += adjustment.amountCents;
-      journalLines.push({
-        source: 'agent',
-        description: `${withholding ? 'Withholding' : 'Tax'} ${adjustment.code ?? ''} ${adjustment.ratePercentage ?? ''}%`.replace(/\s+/g, ' ').trim(),
-        book_account_external_id: tax?.bookAccountExternalId ?? (withholding ? payableAccount : expenseAccount),
-        debit_cents: withholding ? null : adjustment.amountCents,
-        credit_cents: withholding ? adjustment.amountCents : null,
-        metadata: tax ? { tax_external_id: tax.externalId } : { needs_review: 'no ERP tax matched this rate' },
-      });
-    }
-  }
   const installments = await installmentsOf(em, document);
-  const payable = Number(document.amountCents) - withheld;
-  const paymentLines: PaymentLine[] = installments.map((installment, index) => ({
-    book_account_external_id: payableAccount,
-    amount_cents: index === installments.length - 1 ? payable - installments.slice(0, -1).reduce((sum, part) => sum + Number(part.amountCents), 0) : Number(installment.amountCents),
-    due_date: installment.dueDate,
-    quota_number: installment.number,
-  }));
-  return {
-    status: 'posted',
-    document_number: document.documentNumber,
-    vendor_external_id: vendor?.externalId ?? null,
-    issue_date: (document.issueDate ?? document.createdAt).toISOString().slice(0, 10),
-    posting_date: new Date().toISOString().slice(0, 10),
-    expiration_date: document.expirationDate?.toISOString().slice(0, 10) ?? null,
-    description: `${document.type.replace('_', ' ')} ${document.documentNumber}`,
-    erp_journal_entry_lines: journalLines,
-    payment_lines: paymentLines,
-    erp_journal_entry_taxes: [],
-  };
+  return proposeJournal({ document, lines, products, taxes, accounts, vendor, installments, postedAt: new Date() });
 }

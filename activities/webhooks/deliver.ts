@@ -5,6 +5,8 @@ import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
 import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
 import { claimDelivery, FINAL_DELIVERY_STATUSES, recordAttempt, type AttemptRecord, type DeliveryToSend } from '../../db/webhooks/webhook-delivery.repository.ts';
 import { pointsOutsidePublicInternet } from '../../api/url-safety.ts';
+import { holdsNul, readRegistration, readRejection, type ErpRegistration, type ErpRejection } from './erp-answer.ts';
+import { erpDocumentData, loadVoucherCatalog } from './erp-document-data.ts';
 import type { SecretBox } from './secret-box.ts';
 import { WEBHOOK_HEADERS, signBody } from './signature.ts';
 
@@ -60,15 +62,7 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: st
       method: 'POST',
       redirect: 'manual',
       signal: AbortSignal.timeout(delivery.timeoutSeconds * 1000),
-      headers: {
-        ...delivery.headers,
-        'content-type': 'application/json',
-        'user-agent': 'accounts-payable-webhooks/1',
-        [WEBHOOK_HEADERS.signature]: signBody(deps.secrets.open(delivery.secretCiphertext), delivery.body),
-        [WEBHOOK_HEADERS.event]: delivery.event,
-        [WEBHOOK_HEADERS.timestamp]: startedAt.toISOString(),
-        [WEBHOOK_HEADERS.deliveryId]: delivery.id,
-      },
+      headers: requestHeaders(delivery, deps.secrets.open(delivery.secretCiphertext), startedAt),
       body: delivery.body,
     });
     statusCode = response.status;
@@ -79,8 +73,29 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: st
   }
   const latencyMs = Math.round(performance.now() - started);
   const json = parseJson(text);
-  const outcome = { event: delivery.event, ...(delivery.event === 'document.accounted' ? accountedOutcome(statusCode, json, error) : plainOutcome(statusCode, error)) };
-  return record(em, delivery, { ...attempt, startedAt, latencyMs }, outcome, json ?? (text ? { raw: text.slice(0, 2000) } : null));
+  const { answer, ...result } = delivery.event === 'document.accounted' ? accountedOutcome(statusCode, json, error) : { ...plainOutcome(statusCode, error), answer: null };
+  return record(em, delivery, { ...attempt, startedAt, latencyMs }, { event: delivery.event, ...result }, keptResponse(json, text), answer);
+}
+
+/**
+ * The subscription's extra headers, then ours, set last: a name that differs from ours only in case (fetch would
+ * join both values) is replaced, not merged. New subscriptions cannot name them; older ones may.
+ */
+function requestHeaders(delivery: DeliveryToSend, secret: string, startedAt: Date): Headers {
+  const headers = new Headers(delivery.headers);
+  headers.set('content-type', 'application/json');
+  headers.set('user-agent', 'accounts-payable-webhooks/1');
+  headers.set(WEBHOOK_HEADERS.signature, signBody(secret, delivery.body));
+  headers.set(WEBHOOK_HEADERS.event, delivery.event);
+  headers.set(WEBHOOK_HEADERS.timestamp, startedAt.toISOString());
+  headers.set(WEBHOOK_HEADERS.deliveryId, delivery.id);
+  return headers;
+}
+
+/** The answer as kept for operators: its JSON, or its text when it is not JSON (or holds U+0000, which jsonb refuses). */
+function keptResponse(json: unknown, text: string): unknown {
+  if (json !== null && !holdsNul(json)) return json;
+  return text ? { raw: text.slice(0, 2000).replaceAll('\0', '\uFFFD') } : null;
 }
 
 /** Any 2xx delivers; 408, 429 and 5xx (and no answer) are retried; another 4xx means the receiver refuses it for good. */
@@ -91,20 +106,30 @@ function plainOutcome(statusCode: number | null, error: string | null): Omit<Att
   return { outcome: 'failed', statusCode, error: `HTTP ${statusCode}` };
 }
 
-/** The synchronous hand-off: 200 with erp_invoice_id registers; 422 rejects (no automatic retry); the rest is retried. */
-function accountedOutcome(statusCode: number | null, json: unknown, error: string | null): Omit<AttemptOutcome, 'event'> {
-  if (statusCode === null) return { outcome: 'retry', statusCode, error };
-  const body = json as { erp_invoice_id?: unknown; error?: { code?: unknown; message?: unknown } } | null;
+/** What the ERP said, when it settles the hand-off: the ids it registered the voucher with, or its rejection. */
+type ErpAnswer = { registration: ErpRegistration } | { rejection: ErpRejection } | null;
+
+/**
+ * The synchronous hand-off: a readable 200 registers; a 422 in the receiver-error shape rejects (no automatic retry);
+ * the rest (5xx, timeouts, unreadable answers, including a 422 without that shape) is retried.
+ */
+function accountedOutcome(statusCode: number | null, json: unknown, error: string | null): Omit<AttemptOutcome, 'event'> & { answer: ErpAnswer } {
+  if (statusCode === null) return { outcome: 'retry', statusCode, error, answer: null };
   if (statusCode === 200) {
-    if (typeof body?.erp_invoice_id === 'string' && body.erp_invoice_id !== '') return { outcome: 'delivered', statusCode, error: null };
-    return { outcome: 'retry', statusCode, error: body ? 'The answer has no erp_invoice_id' : 'The answer is not JSON' };
+    const registration = readRegistration(json);
+    if (registration.ok) return { outcome: 'delivered', statusCode, error: null, answer: { registration: registration.value } };
+    return { outcome: 'retry', statusCode, error: json === null ? 'The answer is not JSON' : registration.error, answer: null };
   }
-  if (statusCode === 422) return { outcome: 'rejected', statusCode, error: typeof body?.error?.message === 'string' ? body.error.message : 'Rejected by the ERP' };
-  return { outcome: 'retry', statusCode, error: `HTTP ${statusCode}` };
+  if (statusCode === 422) {
+    const rejection = readRejection(json);
+    if (rejection.ok) return { outcome: 'rejected', statusCode, error: rejection.value.message, answer: { rejection: rejection.value } };
+    return { outcome: 'retry', statusCode, error: json === null ? 'HTTP 422 with an answer that is not JSON' : rejection.error, answer: null };
+  }
+  return { outcome: 'retry', statusCode, error: `HTTP ${statusCode}`, answer: null };
 }
 
 /** Records the attempt and ends its hold; a final `document.accounted` also records the registration, in the same transaction. */
-async function record(em: EntityManager, delivery: DeliveryToSend, attempt: Omit<AttemptRecord, 'statusCode' | 'error' | 'status' | 'response'>, outcome: AttemptOutcome, response: unknown): Promise<AttemptOutcome> {
+async function record(em: EntityManager, delivery: DeliveryToSend, attempt: Omit<AttemptRecord, 'statusCode' | 'error' | 'status' | 'response'>, outcome: AttemptOutcome, response: unknown, answer: ErpAnswer = null): Promise<AttemptOutcome> {
   const written: AttemptRecord = { ...attempt, statusCode: outcome.statusCode, error: outcome.error, status: outcome.outcome === 'retry' ? 'delivering' : outcome.outcome, response };
   if (delivery.event !== 'document.accounted' || outcome.outcome === 'retry') {
     await recordAttempt(em, written);
@@ -112,29 +137,30 @@ async function record(em: EntityManager, delivery: DeliveryToSend, attempt: Omit
   }
   await em.transactional(async (tx) => {
     await recordAttempt(tx, written);
-    await recordRegistration(tx, await tx.findOneOrFail(WebhookDelivery, { id: delivery.id }), outcome, response);
+    await recordRegistration(tx, await tx.findOneOrFail(WebhookDelivery, { id: delivery.id }), outcome, answer);
   });
   return outcome;
 }
 
 /** What the ERP answered to `document.accounted`, on the voucher, the document's erp_document, and its log. */
-async function recordRegistration(em: EntityManager, delivery: WebhookDelivery, outcome: AttemptOutcome, response: unknown): Promise<void> {
+async function recordRegistration(em: EntityManager, delivery: WebhookDelivery, outcome: AttemptOutcome, answer: ErpAnswer): Promise<void> {
   const entry = delivery.subjectId ? await em.findOne(AccountingEntry, { id: delivery.subjectId }, { populate: ['document'] }) : null;
   if (!entry) return;
   const document = entry.document;
-  const answer = (response ?? {}) as { erp_invoice_id?: string; invoice_reference?: string | null; error?: { code?: string; message?: string } };
-  if (outcome.outcome === 'delivered') {
+  const registration = answer && 'registration' in answer ? answer.registration : null;
+  if (registration) {
     entry.registrationState = 'registered';
     entry.failureCode = null;
     entry.failureMessage = null;
+    const data = erpDocumentData(document, entry, registration, await loadVoucherCatalog(em, entry));
     await em.upsert(
       ErpDocument,
-      { company: entry.company, document, registered: true, erpInvoiceId: answer.erp_invoice_id ?? null, invoiceReference: answer.invoice_reference ?? null, registeredAt: new Date(), data: (delivery.payload.data as Record<string, unknown>) ?? null },
+      { company: entry.company, document, registered: true, erpInvoiceId: registration.erpInvoiceId, invoiceReference: registration.invoiceReference, registeredAt: new Date(), data },
       { onConflictFields: ['document'], onConflictAction: 'merge' },
     );
   } else {
     entry.registrationState = 'failed';
-    entry.failureCode = outcome.outcome === 'rejected' ? (answer.error?.code ?? 'rejected') : 'delivery_failed';
+    entry.failureCode = answer && 'rejection' in answer ? answer.rejection.code : 'delivery_failed';
     entry.failureMessage = outcome.error;
   }
   em.create(ActivityLog, {
@@ -142,10 +168,9 @@ async function recordRegistration(em: EntityManager, delivery: WebhookDelivery, 
     document,
     event: 'document.updated',
     actor: { type: 'system', source: 'erp' },
-    metadata:
-      outcome.outcome === 'delivered'
-        ? { change: 'erp_registered', accounting_entry: entry.id, erp_invoice_id: answer.erp_invoice_id, invoice_reference: answer.invoice_reference ?? null, crossed: entry.isCrossed }
-        : { change: 'erp_registration_failed', accounting_entry: entry.id, code: entry.failureCode, message: entry.failureMessage },
+    metadata: registration
+      ? { change: 'erp_registered', accounting_entry: entry.id, erp_invoice_id: registration.erpInvoiceId, invoice_reference: registration.invoiceReference, crossed: entry.isCrossed }
+      : { change: 'erp_registration_failed', accounting_entry: entry.id, code: entry.failureCode, message: entry.failureMessage },
   });
 }
 

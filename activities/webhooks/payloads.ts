@@ -1,9 +1,9 @@
 import { renderDocuments } from '../../api/presenters/document-json.ts';
-import { isoDate } from '../../api/presenters/money.ts';
 import type { AccountingEntry } from '../../db/accounting/accounting-entry.entity.ts';
 import type { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
+import { countryDate } from '../../fiscal/country-dates.ts';
 
 // Webhook amounts are integer cents (the API shows decimal amounts; receivers get minor units).
 
@@ -23,7 +23,7 @@ export function documentAccountedPayload(document: Document, beneficiary: Benefi
       reference: document.id,
       document_number: document.documentNumber,
       type: document.type,
-      issue_date: isoDate(document.issueDate ?? null),
+      issue_date: document.issueDate ? countryDate(document.issueDate, document.country) : null,
       expiration_date: document.expirationDate?.toISOString() ?? null,
       amount: Number(document.amountCents),
       amount_currency: document.currency,
@@ -50,7 +50,7 @@ export function documentAccountedPayload(document: Document, beneficiary: Benefi
   };
 }
 
-/** `payment.rescheduled`: the payment and its old and new due dates. */
+/** `payment.rescheduled`: the payment and its old and new due dates; the old one is null when the payment had none. */
 export function paymentRescheduledPayload(paymentId: string, previousDueDate: string | null, newDueDate: string): Record<string, unknown> {
   return { event: 'payment.rescheduled', timestamp: new Date().toISOString(), payment_id: paymentId, previous_due_date: previousDueDate, new_due_date: newDueDate };
 }

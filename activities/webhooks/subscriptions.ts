@@ -10,7 +10,31 @@ export const DEFAULT_TIMEOUT_SECONDS: Record<WebhookEvent, number> = { 'document
 export const MAX_RETRIES = 10;
 export const MAX_TIMEOUT_SECONDS = 300;
 
-export class SubscriptionRefused extends Error {}
+/** A subscription the service will not create: `code` says which part is refused. */
+export class SubscriptionRefused extends Error {
+  readonly code: 'invalid_url' | 'invalid_header';
+  constructor(code: SubscriptionRefused['code'], message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** Headers every delivery sets itself, or that the HTTP client manages: a subscription's extra headers cannot name them. */
+const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'user-agent', 'host', 'connection', 'transfer-encoding']);
+const RESERVED_PREFIX = 'x-service-';
+
+/** Extra headers are for the receiver's own authentication: none may be ours, nor repeat another in a different case. */
+export function checkExtraHeaders(headers: Record<string, string>): void {
+  const seen = new Set<string>();
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    if (RESERVED_HEADERS.has(lower) || lower.startsWith(RESERVED_PREFIX)) {
+      throw new SubscriptionRefused('invalid_header', `The header ${name} is set by the service on every delivery (reserved: ${[...RESERVED_HEADERS].join(', ')} and ${RESERVED_PREFIX}*); choose another name`);
+    }
+    if (seen.has(lower)) throw new SubscriptionRefused('invalid_header', `The header ${name} is given twice (header names ignore case)`);
+    seen.add(lower);
+  }
+}
 
 /** Checks a receiver URL: https at a public address; http only to loopback, and only outside production. */
 export async function checkReceiverUrl(url: string, environment: 'development' | 'production'): Promise<void> {
@@ -18,12 +42,12 @@ export async function checkReceiverUrl(url: string, environment: 'development' |
   try {
     target = new URL(url);
   } catch {
-    throw new SubscriptionRefused(`Not a URL: ${url}`);
+    throw new SubscriptionRefused('invalid_url', `Not a URL: ${url}`);
   }
   const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(target.hostname);
   if (environment === 'development' && loopback && (target.protocol === 'http:' || target.protocol === 'https:')) return;
-  if (target.protocol !== 'https:') throw new SubscriptionRefused('The URL must use https (http is accepted only for loopback receivers in development)');
-  if (await pointsOutsidePublicInternet(target)) throw new SubscriptionRefused('The URL points at a private, loopback or link-local address');
+  if (target.protocol !== 'https:') throw new SubscriptionRefused('invalid_url', 'The URL must use https (http is accepted only for loopback receivers in development)');
+  if (await pointsOutsidePublicInternet(target)) throw new SubscriptionRefused('invalid_url', 'The URL points at a private, loopback or link-local address');
 }
 
 /** Subscribes a company's receiver to an event; the secret is sealed, and generated (to be shown once) when not given. */
@@ -33,6 +57,7 @@ export async function addSubscription(
   input: { company: Company; event: WebhookEvent; url: string; secret?: string; retries?: number; timeoutSeconds?: number; headers?: Record<string, string>; environment: 'development' | 'production' },
 ): Promise<{ subscription: WebhookSubscription; generatedSecret: string | null }> {
   await checkReceiverUrl(input.url, input.environment);
+  checkExtraHeaders(input.headers ?? {});
   const generatedSecret = input.secret ? null : randomBytes(32).toString('base64url');
   const subscription = em.create(WebhookSubscription, {
     company: input.company,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { APPROVAL_STATUSES, DOCUMENT_PAYMENT_STATUSES, DOCUMENT_TYPES } from '../../db/documents/document.entity.ts';
 import { Currency, PageQuery, QueryBoolean, Reference, commaSeparated, trimmedString } from './common.ts';
+import { ErpDocumentBody } from './erp-document.ts';
 
 const DateTime = z.iso.datetime({ offset: true });
 const DateOnly = z.iso.date();
@@ -124,8 +125,6 @@ export const PaymentReceiptComplementBody = z.strictObject({
   paid_amount: z.number(),
   outstanding_balance: z.number(),
 });
-
-export const ErpDocumentBody = z.strictObject({ registered: z.boolean(), data: z.record(z.string(), z.unknown()).nullable() });
 
 const DocumentBase = {
   reference: Reference,

@@ -65,7 +65,7 @@ export const webhookCommands: Command[] = [
           ...(generatedSecret ? { secret: generatedSecret } : {}),
         };
       } catch (error) {
-        if (error instanceof SubscriptionRefused) throw new CliError('invalid_url', error.message);
+        if (error instanceof SubscriptionRefused) throw new CliError(error.code, error.message);
         throw error;
       }
     },

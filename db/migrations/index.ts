@@ -8,6 +8,7 @@ import { Migration20261121120000_search_trigram_indexes } from './Migration20261
 import { Migration20261121170000_webhook_delivery_lease } from './Migration20261121170000_webhook_delivery_lease.ts';
 import { Migration20261122020000_reception_event_batches } from './Migration20261122020000_reception_event_batches.ts';
 import { Migration20261122041000_dian_event_person } from './Migration20261122041000_dian_event_person.ts';
+import { Migration20261122050000_erp_document_ids_text } from './Migration20261122050000_erp_document_ids_text.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery happens at run time. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261121170000_webhook_delivery_lease', class: Migration20261121170000_webhook_delivery_lease },
   { name: 'Migration20261122020000_reception_event_batches', class: Migration20261122020000_reception_event_batches },
   { name: 'Migration20261122041000_dian_event_person', class: Migration20261122041000_dian_event_person },
+  { name: 'Migration20261122050000_erp_document_ids_text', class: Migration20261122050000_erp_document_ids_text },
 ];

@@ -1,3 +1,4 @@
+import { countryDate } from '../../fiscal/country-dates.ts';
 import type { Document } from '../documents/document.entity.ts';
 import { ErpPaymentTerm } from '../erp/payment-term.entity.ts';
 import { ErpVendor } from '../erp/vendor.entity.ts';
@@ -12,12 +13,8 @@ export interface Installment {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
-/** Colombia and Mexico observe no daylight saving time; a document's day is its day in the issuing country. */
-const OFFSET_HOURS = { COL: -5, MEX: -6 } as const;
-
-function localDay(date: Date, country: keyof typeof OFFSET_HOURS): string {
-  return new Date(date.getTime() + OFFSET_HOURS[country] * 60 * 60 * 1000).toISOString().slice(0, 10);
-}
+/** A document's day is its day in the issuing country (Mexico kept daylight saving time until 2022). */
+const localDay = countryDate;
 
 const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
 

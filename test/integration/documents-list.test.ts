@@ -183,7 +183,7 @@ describe('GET /documents/{reference}', () => {
       company: own, document, complementFiscalUuid: 'c1', paymentDate: at('08T00:00:00.000'), amountCents: 1n, currency: 'COP', installmentNumber: 1,
       previousBalanceCents: 10_06n, paidCents: 1n, outstandingBalanceCents: 10_05n,
     });
-    em.create(ErpDocument, { company: own, document, registered: true, data: { erp_invoice_id: 'INV-1' } });
+    em.create(ErpDocument, { company: own, document, registered: true, erpInvoiceId: 'INV-1', invoiceReference: null, data: { erp_invoice_id: 'INV-1' } });
     const uploaded = em.create(DocumentNote, {
       company: own, document, comment: null, fileName: 'soporte.pdf', storageKey: `${own.id}/documents/${document.id}/notes/n1.pdf`, createdBy: { name: 'API key apk_a' },
       createdAt: at('10T00:00:00.000'), updatedAt: at('10T00:00:00.000'),
@@ -271,7 +271,7 @@ describe('GET /documents/{reference}', () => {
         { event: 'document.created', created_at: '2026-10-01T16:00:00.123Z', actor: { type: 'system', source: 'fiscal' }, metadata: {} },
         { event: 'document.updated', created_at: '2026-10-12T00:00:00.000Z', actor: { type: 'user', name: 'Ana', email: 'ana@example.co' }, metadata: { change: 'tagged' } },
       ],
-      erp_document: { registered: true, data: { erp_invoice_id: 'INV-1' } },
+      erp_document: { registered: true, erp_invoice_id: 'INV-1', invoice_reference: null, data: { erp_invoice_id: 'INV-1' } },
       notes: [
         {
           reference: uploaded.id, comment: null, file_path: `${files}/${own.id}/documents/${document.id}/notes/n1.pdf`, file_name: 'soporte.pdf', created_by: { name: 'API key apk_a' },

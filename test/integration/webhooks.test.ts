@@ -5,15 +5,19 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { accountDocument } from '../../activities/read-state/accounting.ts';
+import { ErpDocumentData } from '../../api/schemas/erp-document.ts';
 import { freePort } from '../../dev/ports.ts';
 import { temporalConnectionOptions } from '../../worker/client.ts';
 import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
+import { WebhookSubscription } from '../../db/webhooks/webhook-subscription.entity.ts';
 import { companyEm } from '../../db/orm.ts';
 import { tempDir } from '../../dev/temp-dir.ts';
 import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { ops } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
+import { jsonReply, startScriptedReceiver, textReply } from '../helpers/scripted-receiver.ts';
+import { JOURNAL_ENTRY_KEYS, JOURNAL_LINE_KEYS, PAYMENT_LINE_KEYS, keysOf } from '../helpers/voucher-keys.ts';
 
 const exec = promisify(execFile);
 const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
@@ -59,6 +63,26 @@ describe('subscriptions', () => {
     const removed = await ops('webhooks', 'remove', '--subscription', generated.stdout.reference);
     expect(removed.stdout).toEqual({ reference: generated.stdout.reference, removed: true });
     expect((await ops('webhooks', 'list', '--company', company.id)).stdout.subscriptions).toEqual([]);
+  });
+
+  it('refuses extra headers that name ours in any case, and sends ours over those of an earlier subscription', async () => {
+    const { company } = await makeCompany(api.orm);
+    const add = (...headers: string[]) => ops('webhooks', 'add', '--company', company.id, '--event', 'document.created', '--url', `${receiver.url}/hooks`, '--secret', SECRET, ...headers.flatMap((header) => ['--header', header]));
+    for (const [headers, named] of [[['X-Service-Signature: forged'], 'X-Service-Signature'], [['content-type: text/plain'], 'content-type'], [['Authorization: a', 'authorization: b'], 'authorization']] as const) {
+      const refused = await add(...headers);
+      expect(refused.code, named).toBe(1);
+      expect(refused.stderr.error).toEqual({ code: 'invalid_header', message: expect.stringContaining(`header ${named} `) });
+    }
+    expect((await ops('webhooks', 'list', '--company', company.id)).stdout.subscriptions).toEqual([]);
+
+    // A subscription stored before names were refused: the headers it repeats are replaced by ours, never joined.
+    const earlier = await subscribedCompany('document.created', ['--header', 'Authorization: Bearer abc']);
+    await companyEm(api.orm, earlier.company.id).nativeUpdate(WebhookSubscription, { id: earlier.subscription }, { headers: { Authorization: 'Bearer abc', 'x-service-signature': 'forged', 'CONTENT-TYPE': 'text/plain' } });
+    await importInvoice(earlier.company.id);
+    await expect.poll(() => hooks('document.created').length, { timeout: 30_000 }).toBe(1);
+    const { headers, signatureValid } = hooks('document.created')[0]!;
+    expect(signatureValid).toBe(true);
+    expect(headers).toMatchObject({ 'content-type': 'application/json', 'x-service-signature': expect.stringMatching(/^[0-9a-f]{64}$/), authorization: 'Bearer abc' });
   });
 });
 
@@ -151,6 +175,12 @@ describe('document.accounted', () => {
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.every((line) => (line.debit_cents === null) !== (line.credit_cents === null) && line.source === 'agent')).toBe(true);
     expect(data.accounting_entry.journal_entry.payment_lines[0]).toMatchObject({ quota_number: 1, due_date: expect.any(String) });
+    // Every key the contract lists, null or empty where the agent cannot tell.
+    const journal = data.accounting_entry.journal_entry as Record<string, any>;
+    expect(keysOf(journal)).toEqual(JOURNAL_ENTRY_KEYS);
+    expect(journal).toMatchObject({ issue_date: '2019-06-12', expiration_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), document_type_external_id: null, cost_center_external_id: null });
+    for (const line of journal.erp_journal_entry_lines) expect(keysOf(line)).toEqual(JOURNAL_LINE_KEYS);
+    for (const line of journal.payment_lines) expect(keysOf(line)).toEqual(PAYMENT_LINE_KEYS);
 
     await expect.poll(async () => (await api.call('GET', `/public/api/v1/documents/${reference}`, { apiKey })).body.erp_document?.registered, { timeout: 30_000 }).toBe(true);
     const document = (await api.call('GET', `/public/api/v1/documents/${reference}`, { apiKey })).body;
@@ -247,5 +277,120 @@ describe('document.accounted', () => {
     await expect.poll(async () => (await current()).body?.step?.action, { timeout: 30_000 }).toBe('document.accounting');
     await ops('documents', 'account', '--document', reference);
     await expect.poll(async () => (await current()).status, { timeout: 30_000 }).toBe(204);
+  });
+
+  /** The company's documents as `GET /documents?fields=erp_document` lists them. */
+  const erpDocumentsOf = async (apiKey: string) => (await api.call('GET', '/public/api/v1/documents?fields=erp_document', { apiKey })).body.items as { reference: string; erp_document: any }[];
+  const registeredErpDocument = async (apiKey: string, reference: string) => {
+    await expect.poll(async () => (await erpDocumentsOf(apiKey)).find((document) => document.reference === reference)?.erp_document?.registered, { timeout: 30_000 }).toBe(true);
+    return (await erpDocumentsOf(apiKey)).find((document) => document.reference === reference)!.erp_document;
+  };
+  const accountedDelivery = async (companyId: string) => (await deliveriesOf(companyId)).find((delivery: { event: string }) => delivery.event === 'document.accounted');
+
+  it('retries a 5xx, then shows the ERP ids and the document in the ERP shape, with the catalog records it references', async () => {
+    const { company, apiKey, reference } = await accountedCompany();
+    const sync = async (catalog: string, items: unknown[]) => expect((await api.call('POST', `/api/v1/erp/${catalog}`, { headers: { authorization: `ApiKey ${apiKey}` }, body: { items } })).body).toEqual({ synced: items.length, errors: [] });
+    await sync('book-accounts', [{ external_id: 'BA-5195', code: '519595', name: 'Diversos', nature: 'debit' }, { external_id: 'BA-2205', code: '220505', name: 'Proveedores nacionales', nature: 'credit' }]);
+    await sync('products', [{ external_id: 'P-1', code: 'SRV', name: 'Servicio de soporte', unit_code: '94' }]);
+    await sync('cost-centers', [{ external_id: 'CC-1', code: '100', name: 'Operaciones' }]);
+    await sync('taxes', [{ external_id: 'IVA16', code: '16', name: 'IVA 16%', type: 'iva', rate: '0.16' }]);
+    await sync('vendors', [{ external_id: 'V-1', name: 'Proveedor', identifier_type: 'NIT', identifier_number: '900123456' }]);
+    const dir = tempDir('ap-erp-shape-');
+    const entry = {
+      summary: { total_cents: 112_000 },
+      journal_entry: {
+        document_type_external_id: 'FC', vendor_external_id: 'V-1', posting_date: '2026-01-15', expiration_date: '2026-02-10', description: 'Soporte de enero',
+        erp_journal_entry_lines: [
+          {
+            source: 'front', description: 'Soporte', book_account_external_id: 'BA-5195', debit_cents: 100_000, quantity: 2, unit_price_cents: 50_500, discount: 1_000, product_external_id: 'P-1',
+            cost_centers: [{ cost_center_external_id: 'CC-1', percentage: 60 }, { cost_center_external_id: 'CC-UNSYNCED', percentage: 40 }],
+            taxes: [{ tax_external_id: 'IVA16', base_cents: 100_000, amount_cents: 16_000, type: 'iva' }],
+          },
+          { source: 'front', description: 'IVA 16%', book_account_external_id: 'BA-UNSYNCED', debit_cents: 16_000 },
+          { source: 'front', description: 'Retención', book_account_external_id: 'BA-2205', credit_cents: 4_000 },
+        ],
+        payment_lines: [
+          { book_account_external_id: 'BA-2205', amount_cents: 56_000, due_date: '2026-02-10', quota_number: 1 },
+          { book_account_external_id: 'BA-2205', amount_cents: 56_000, due_date: '2026-03-10', quota_number: 2 },
+        ],
+      },
+    };
+    writeFileSync(join(dir, 'entry.json'), JSON.stringify(entry));
+    receiver.behave('fail', { times: 1 });
+    expect((await ops('documents', 'account', '--document', reference, '--file', join(dir, 'entry.json'))).code).toBe(0);
+
+    const shown = await registeredErpDocument(apiKey, reference);
+    expect((await accountedDelivery(company.id)).attempts.map((attempt: { status_code: number }) => attempt.status_code)).toEqual([500, 200]);
+    const voucher = receiver.registered.get(reference)!;
+    expect(voucher.invoice_reference).toEqual(expect.any(String));
+    expect(shown).toMatchObject({ registered: true, erp_invoice_id: voucher.erp_invoice_id, invoice_reference: voucher.invoice_reference });
+    const data = ErpDocumentData.parse(shown.data);
+    expect(data).toMatchObject({
+      document_id: reference, document_number: 'SETP990000008', external_reference: voucher.erp_invoice_id, document_reference: voucher.invoice_reference,
+      document_type_id: 'FC', origin: 'direct', status: 'posted', vendor_id: 'V-1', due_date: '2026-03-10', expiration_date: '2026-02-10',
+      accounting_date: '2026-01-15', observation: 'Soporte de enero', erp_journal: { id: 'FC' },
+      erp_vendor: { id: 'V-1', name: 'Proveedor', identifier_type: 'NIT', identifier_number: '900123456', email: null },
+    });
+    expect(data.items).toEqual([
+      { description: 'Soporte', product_id: 'P-1', quantity: 2, unit_price: 505, discount: 10, amount_total: 1_000, taxes: [{ id: 'IVA16', base: 1_000 }], cost_centers: [{ id: 'CC-1', value: 60 }, { id: 'CC-UNSYNCED', value: 40 }] },
+    ]);
+    expect(data.summary).toEqual({ subtotal: 1_000, gross_total: 1_160, net_total: 1_120, discount: 10, iva_8: 0, iva_16: 160 });
+    expect(data.payment_lines).toEqual([{ amount: 560, due_date: '2026-02-10', book_account_id: 'BA-2205' }, { amount: 560, due_date: '2026-03-10', book_account_id: 'BA-2205' }]);
+    const [item, tax, withholding] = data.erp_journal_entry_lines;
+    expect(item).toMatchObject({
+      debit_cents: '100000', credit_cents: null, quantity: 2,
+      book_account: { id: 'BA-5195', code: '519595', name: 'Diversos', nature: 'debit' },
+      product: { id: 'P-1', code: 'SRV', name: 'Servicio de soporte', unit_code: '94' },
+      cost_centers: [{ id: 'CC-1', percentage: 60, cost_center: { id: 'CC-1', code: '100', name: 'Operaciones' } }, { id: 'CC-UNSYNCED', percentage: 40, cost_center: null }],
+      taxes: [{ id: 'IVA16', base_cents: 100_000, amount_cents: 16_000, tax: { id: 'IVA16', type: 'iva', rate: 0.16, is_withholding: false } }],
+    });
+    expect(tax).toMatchObject({ debit_cents: '16000', credit_cents: null, book_account_id: 'BA-UNSYNCED', book_account: null, product: null });
+    expect(withholding).toMatchObject({ debit_cents: null, credit_cents: '4000', book_account: { id: 'BA-2205' } });
+  });
+
+  it("retries a 200 without erp_invoice_id (the simulator's missing-id mode), then shows the ids of the registration", async () => {
+    const { company, apiKey, reference } = await accountedCompany();
+    receiver.behave('missing-id', { times: 1 });
+    await ops('documents', 'account', '--document', reference);
+    const shown = await registeredErpDocument(apiKey, reference);
+    const [first, second] = (await accountedDelivery(company.id)).attempts;
+    expect(first).toMatchObject({ status_code: 200, error: 'The answer has no erp_invoice_id' });
+    expect(second).toMatchObject({ status_code: 200, error: null });
+    expect(hooks('document.accounted')[0]!.answer?.body).not.toContain('erp_invoice_id');
+    expect(receiver.registered.get(reference)).toMatchObject({ times: 2 });
+    expect(shown).toMatchObject({ erp_invoice_id: receiver.registered.get(reference)!.erp_invoice_id, data: { external_reference: receiver.registered.get(reference)!.erp_invoice_id } });
+  });
+
+  it('retries a 422 that is not the receiver-error shape and ids it cannot store, then registers a 300-character id', async () => {
+    const longId = `ERP-${'7'.repeat(296)}`;
+    const scripted = await startScriptedReceiver([
+      textReply(422, 'Unprocessable'),
+      jsonReply(422, { error: 'period closed' }),
+      { status: 200, contentType: 'application/json', body: '{"erp_invoice_id":"ERP-\\u0000-1","invoice_reference":null}' },
+      jsonReply(200, { erp_invoice_id: 42, invoice_reference: null }),
+      jsonReply(200, { erp_invoice_id: '', invoice_reference: null }),
+      jsonReply(200, { erp_invoice_id: longId, invoice_reference: null }),
+    ]);
+    try {
+      const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
+      expect((await ops('webhooks', 'add', '--company', company.id, '--event', 'document.accounted', '--url', `${scripted.url}/hooks`, '--secret', SECRET, '--retries', '6')).code).toBe(0);
+      const reference = await importInvoice(company.id);
+      await ops('documents', 'account', '--document', reference);
+      const shown = await registeredErpDocument(apiKey, reference);
+      expect(shown).toMatchObject({ registered: true, erp_invoice_id: longId, invoice_reference: null, data: { external_reference: longId, document_reference: null } });
+      expect(ErpDocumentData.safeParse(shown.data).success).toBe(true);
+      const attempts = (await accountedDelivery(company.id)).attempts as { status_code: number; error: string | null }[];
+      expect(attempts.map((attempt) => [attempt.status_code, attempt.error])).toEqual([
+        [422, 'HTTP 422 with an answer that is not JSON'],
+        [422, 'The 422 answer is not { error: { code, message } }'],
+        [200, 'erp_invoice_id is not a string without U+0000'],
+        [200, 'erp_invoice_id is not a string without U+0000'],
+        [200, 'The answer has no erp_invoice_id'],
+        [200, null],
+      ]);
+      expect(scripted.received).toHaveLength(6);
+    } finally {
+      await scripted.stop();
+    }
   });
 });

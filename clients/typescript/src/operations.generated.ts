@@ -162,7 +162,11 @@ export interface Document {
   }[];
   erp_document: {
     registered: boolean;
-    data: Record<string, unknown> | null;
+    /** The ERP's id of the voucher, as it answered */
+    erp_invoice_id: string | null;
+    /** The ERP's consecutive; null while it has not assigned one */
+    invoice_reference: string | null;
+    data: ErpDocumentData | Record<string, unknown> | null;
   } | null;
   notes: DocumentNote[];
   line_items: LineItem[];
@@ -249,7 +253,11 @@ export interface DocumentListItem {
   }[];
   erp_document?: {
     registered: boolean;
-    data: Record<string, unknown> | null;
+    /** The ERP's id of the voucher, as it answered */
+    erp_invoice_id: string | null;
+    /** The ERP's consecutive; null while it has not assigned one */
+    invoice_reference: string | null;
+    data: ErpDocumentData | Record<string, unknown> | null;
   } | null;
   notes?: DocumentNote[];
 }
@@ -369,6 +377,117 @@ export interface ErpCostCenterRecord {
 
 /** A batch `{ items: [...] }` of 1 to 1000 records, or one record. */
 export type ErpCostCenterSyncRequest = ErpCostCenterBatch | ErpCostCenterRecord;
+
+/** The document as the ERP registered it, built when the ERP answered document.accounted. */
+export interface ErpDocumentData {
+  /** The document reference (the deduplication key of document.accounted) */
+  document_id: string;
+  document_number: string;
+  /** The ERP's consecutive (invoice_reference); null until assigned */
+  document_reference: string | null;
+  document_type_id: string | null;
+  /** The ERP's id of the registered voucher (erp_invoice_id) */
+  external_reference: string;
+  /** Registered directly, or against the purchase order or goods receipt its lines were crossed with */
+  origin: 'direct' | 'purchase_order' | 'goods_receipt';
+  /** The status of the voucher registered */
+  status: 'posted' | 'cancelled';
+  vendor_id: string | null;
+  issue_date: string;
+  /** Due date of the last installment */
+  due_date: string | null;
+  expiration_date: string | null;
+  accounting_date: string;
+  observation: string | null;
+  /** Lines of goods or services (with a product or a quantity); tax and withholding lines are only in erp_journal_entry_lines */
+  items: {
+    description: string | null;
+    product_id: string | null;
+    quantity: number | null;
+    unit_price: number | null;
+    discount: number;
+    /** The line's amount on the voucher, before its taxes */
+    amount_total: number;
+    taxes: {
+      id: string;
+      base: number;
+    }[];
+    cost_centers: {
+      id: string;
+      /** Percentage of the line */
+      value: number;
+    }[];
+  }[];
+  summary: {
+    subtotal: number;
+    gross_total: number;
+    net_total: number;
+    discount: number;
+    iva_8: number;
+    iva_16: number;
+  };
+  payment_lines: {
+    amount: number;
+    due_date: string;
+    book_account_id: string;
+  }[];
+  /** The journal, named by the voucher's document type */
+  erp_journal: {
+    id: string;
+  } | null;
+  erp_vendor: {
+    id: string;
+    name: string;
+    identifier_type: string | null;
+    identifier_number: string | null;
+    email: string | null;
+  } | null;
+  erp_journal_entry_lines: {
+    source: 'document' | 'agent' | 'front' | 'purchase_order' | 'goods_receipt' | 'payable_line';
+    description: string | null;
+    debit_cents: string | null;
+    credit_cents: string | null;
+    quantity: number | null;
+    book_account_id: string;
+    /** Null when the ERP catalog has no book account with this id */
+    book_account: {
+      id: string;
+      code: string;
+      name: string;
+      nature: string | null;
+    } | null;
+    product_id: string | null;
+    product: {
+      id: string;
+      code: string | null;
+      name: string;
+      unit_code: string | null;
+    } | null;
+    cost_centers: {
+      id: string;
+      percentage: number;
+      cost_center: {
+        id: string;
+        code: string | null;
+        name: string;
+      } | null;
+    }[];
+    taxes: {
+      id: string;
+      base_cents: number;
+      amount_cents: number;
+      tax: {
+        id: string;
+        code: string | null;
+        name: string;
+        type: string | null;
+        /** Fraction: 0.16 for 16% */
+        rate: number | null;
+        is_withholding: boolean;
+      } | null;
+    }[];
+  }[];
+}
 
 export interface ErpPaymentTerm {
   external_id: string;

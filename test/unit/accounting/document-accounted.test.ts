@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { proposeJournal, type ProposalInput } from '../../../activities/read-state/journal-proposal.ts';
+import { documentAccountedPayload } from '../../../activities/webhooks/payloads.ts';
+import type { AccountingEntry } from '../../../db/accounting/accounting-entry.entity.ts';
+import type { Document } from '../../../db/documents/document.entity.ts';
+import type { LineItemAdjustment } from '../../../db/documents/line-item.entity.ts';
+import type { EntityManager } from '../../../db/orm.ts';
+import { installmentsOf } from '../../../db/payments/payable-schedule.ts';
+import { countryDate } from '../../../fiscal/country-dates.ts';
+import { JOURNAL_ENTRY_KEYS, JOURNAL_LINE_KEYS, PAYMENT_LINE_KEYS, keysOf } from '../../helpers/voucher-keys.ts';
+
+type DocumentFields = ProposalInput['document'] & Pick<Document, 'beneficiary'>;
+
+// Issued in the evening: already the next day in UTC.
+const colombian: DocumentFields = {
+  country: 'COL',
+  type: 'invoice',
+  documentNumber: 'SETP990000008',
+  amountCents: 119_000_00n,
+  issueDate: new Date('2026-03-20T19:30:00-05:00'),
+  expirationDate: null,
+  createdAt: new Date('2026-03-21T02:00:00Z'),
+  beneficiary: null,
+};
+const mexican: DocumentFields = {
+  ...colombian,
+  country: 'MEX',
+  documentNumber: 'A-123',
+  issueDate: new Date('2026-03-20T23:00:00-06:00'),
+  expirationDate: new Date('2026-04-19T22:00:00-06:00'),
+};
+
+/** The installments as the voucher gets them: a document without beneficiary never reaches the ERP catalogs. */
+const installments = (document: DocumentFields) => installmentsOf({} as EntityManager, document as Document);
+
+async function voucher(document: DocumentFields, overrides: Partial<ProposalInput> = {}) {
+  return proposeJournal({ document, lines: [], products: [], taxes: [], accounts: [], vendor: null, installments: await installments(document), postedAt: new Date('2026-03-25T21:00:00-05:00'), ...overrides });
+}
+
+function accountedPayload(document: DocumentFields) {
+  const full = { ...document, id: '0190a1b2-0000-7000-8000-000000000001', currency: 'COP', approvalStatus: 'approved', paymentStatus: 'pending', fiscalReference: null, fiscalMetadata: null, purchaseOrder: null } as unknown as Document;
+  const entry = { id: '0190a1b2-0000-7000-8000-000000000002', accountedAt: new Date('2026-03-25T12:00:00Z'), isCrossed: false, summary: {}, journalEntry: {}, advanceCrossings: [], registrationPayload: null } as unknown as AccountingEntry;
+  return documentAccountedPayload(full, null, entry, null) as { data: Record<string, unknown> };
+}
+
+describe('document.accounted dates are the days of the document country', () => {
+  it('counts an instant in Bogotá or Mexico City, not in UTC', () => {
+    expect(countryDate(new Date('2026-03-21T00:30:00Z'), 'COL')).toBe('2026-03-20');
+    expect(countryDate(new Date('2026-03-21T05:00:00Z'), 'MEX')).toBe('2026-03-20');
+    // Mexico City kept daylight saving time until 2022: 00:30 CDT was 05:30 UTC, still the same day there.
+    expect(countryDate(new Date('2021-07-01T00:30:00-05:00'), 'MEX')).toBe('2021-07-01');
+  });
+
+  it('sends the issue date as written on the invoice', () => {
+    expect(accountedPayload(colombian).data.issue_date).toBe('2026-03-20');
+    expect(accountedPayload(mexican).data.issue_date).toBe('2026-03-20');
+    expect(accountedPayload({ ...colombian, issueDate: null }).data.issue_date).toBeNull();
+  });
+
+  it("dates the agent's voucher, and its installments, in the document's country", async () => {
+    const fromColombia = await voucher(colombian);
+    expect(fromColombia).toMatchObject({ issue_date: '2026-03-20', posting_date: '2026-03-25', expiration_date: null });
+    expect(fromColombia.payment_lines.map((line) => line.due_date)).toEqual(['2026-03-20']);
+
+    const fromMexico = await voucher(mexican, { postedAt: new Date('2026-03-25T21:00:00-06:00') });
+    expect(fromMexico).toMatchObject({ issue_date: '2026-03-20', posting_date: '2026-03-25', expiration_date: '2026-04-19' });
+    expect(fromMexico.payment_lines.map((line) => line.due_date)).toEqual(['2026-04-19']);
+  });
+
+  it('keeps the voucher and the payables on the same day across a former daylight-saving summer', async () => {
+    const summer = { ...mexican, issueDate: new Date('2021-07-01T00:30:00-05:00'), expirationDate: null };
+    const proposed = await voucher(summer);
+    expect(proposed.issue_date).toBe('2021-07-01');
+    expect(proposed.payment_lines[0]?.due_date).toBe('2021-07-01');
+  });
+});
+
+describe("the agent's voucher carries every key the contract lists", () => {
+  const adjustment = (fields: Partial<LineItemAdjustment> & Pick<LineItemAdjustment, 'type' | 'amountCents'>): LineItemAdjustment => ({ code: null, rate: null, ratePercentage: null, baseAmountCents: 100_000_00, isInclusive: false, metadata: {}, ...fields });
+  const input: Partial<ProposalInput> = {
+    lines: [
+      {
+        name: 'Consultoría',
+        code: 'SRV-1',
+        quantity: '1.000000',
+        unitPriceCents: 110_000_00n,
+        subtotalCents: 100_000_00n,
+        adjustments: [
+          adjustment({ type: 'discount', amountCents: 10_000_00, ratePercentage: '9.09', baseAmountCents: 110_000_00 }),
+          adjustment({ type: 'tax', code: '01', rate: '0.19', ratePercentage: '19', amountCents: 19_000_00 }),
+          adjustment({ type: 'withholding', code: '06', rate: '0.04', ratePercentage: '4', amountCents: 4_000_00 }),
+        ],
+      },
+    ],
+    products: [{ externalId: 'p-1', code: 'SRV-1', bookAccountExternalId: 'ba-5110' }],
+    taxes: [{ externalId: 't-iva', type: 'iva', rate: '0.19000000', isWithholding: false, bookAccountExternalId: 'ba-2408' }],
+    accounts: [
+      { externalId: 'ba-2205', code: '220505', name: 'Proveedores nacionales', nature: 'credit' },
+      { externalId: 'ba-5110', code: '511025', name: 'Asesoría técnica', nature: 'debit' },
+    ],
+    vendor: { externalId: 'v-1' },
+  };
+
+  it('on the journal entry, each line and each payment line, null or empty when the agent cannot tell', async () => {
+    const journal = await voucher(colombian, input);
+    expect(keysOf(journal)).toEqual(JOURNAL_ENTRY_KEYS);
+    expect(journal).toMatchObject({ document_type_external_id: null, cost_center_external_id: null, vendor_external_id: 'v-1' });
+    expect(journal.erp_journal_entry_lines).toHaveLength(3);
+    for (const line of journal.erp_journal_entry_lines) {
+      expect(keysOf(line)).toEqual(JOURNAL_LINE_KEYS);
+      expect(line).toMatchObject({ source: 'agent', cost_centers: [], warehouses: [], purchase_order_line_external_id: null, goods_receipt_line_external_id: null });
+    }
+    expect(journal.payment_lines).toHaveLength(1);
+    for (const line of journal.payment_lines) expect(keysOf(line)).toEqual(PAYMENT_LINE_KEYS);
+  });
+
+  it("fills what it knows: the line's discount, the payable account's code and name", async () => {
+    const journal = await voucher(colombian, input);
+    const [item, tax, withholding] = journal.erp_journal_entry_lines;
+    expect(item).toMatchObject({ book_account_external_id: 'ba-5110', debit_cents: 100_000_00, discount: 10_000_00, discount_rate: 9.09, product_external_id: 'p-1' });
+    expect(tax).toMatchObject({ book_account_external_id: 'ba-2408', debit_cents: 19_000_00, discount: null, discount_rate: null, taxes: [] });
+    expect(withholding).toMatchObject({ book_account_external_id: 'ba-2205', credit_cents: 4_000_00, metadata: { needs_review: 'no ERP tax matched this rate' } });
+    expect(journal.payment_lines[0]).toEqual({
+      book_account_external_id: 'ba-2205',
+      book_account_code: '220505',
+      book_account_name: 'Proveedores nacionales',
+      amount_cents: 115_000_00,
+      due_date: '2026-03-20',
+      quota_number: 1,
+      payment_method_external_id: null,
+      cost_center_external_id: null,
+    });
+  });
+
+  it('leaves the payable account code and name null when the catalog has no credit account', async () => {
+    const journal = await voucher(colombian, { ...input, accounts: [] });
+    expect(journal.payment_lines[0]).toMatchObject({ book_account_external_id: 'unmapped-payable', book_account_code: null, book_account_name: null });
+  });
+});

@@ -9,6 +9,7 @@ import { Migration20261121170000_webhook_delivery_lease } from './Migration20261
 import { Migration20261122020000_reception_event_batches } from './Migration20261122020000_reception_event_batches.ts';
 import { Migration20261122041000_dian_event_person } from './Migration20261122041000_dian_event_person.ts';
 import { Migration20261122050000_erp_document_ids_text } from './Migration20261122050000_erp_document_ids_text.ts';
+import { Migration20261122060000_admitted_tag_is_system } from './Migration20261122060000_admitted_tag_is_system.ts';
 
 /** Every migration, in order. Listed explicitly so that no file discovery happens at run time. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261122020000_reception_event_batches', class: Migration20261122020000_reception_event_batches },
   { name: 'Migration20261122041000_dian_event_person', class: Migration20261122041000_dian_event_person },
   { name: 'Migration20261122050000_erp_document_ids_text', class: Migration20261122050000_erp_document_ids_text },
+  { name: 'Migration20261122060000_admitted_tag_is_system', class: Migration20261122060000_admitted_tag_is_system },
 ];

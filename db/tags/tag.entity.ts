@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
 import { uuidv7 } from '../ids.ts';
 
-/** Added by POST /documents/{reference}/acknowledge; its presence makes a document `is_admited`. */
+/** Added by POST /documents/{reference}/acknowledge (or as a tag of that name); its presence makes a document `is_admited`. */
 export const ADMITTED_TAG = 'admitido';
 
 export const normalizeTagName = (name: string) => name.trim().toLowerCase();

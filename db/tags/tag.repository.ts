@@ -4,15 +4,18 @@ import type { EntityManager } from '../orm.ts';
 import { Payment } from '../payments/payment.entity.ts';
 import { DocumentTag } from './document-tag.entity.ts';
 import { PaymentTag } from './payment-tag.entity.ts';
-import { Tag, normalizeTagName } from './tag.entity.ts';
+import { ADMITTED_TAG, Tag, normalizeTagName } from './tag.entity.ts';
 
-/** The company's tags with these names, created when missing; concurrent callers end up with the same rows. */
+/**
+ * The company's tags with these names, created when missing; concurrent callers end up with the same rows.
+ * `admitido` is always the system tag, whoever names it first.
+ */
 export async function ensureTags(em: EntityManager, company: Company, names: string[], options: { system?: boolean } = {}): Promise<Tag[]> {
   const byName = new Map(names.map((name) => [normalizeTagName(name), name.trim()]));
   if (byName.size === 0) return [];
   await em.upsertMany(
     Tag,
-    [...byName].map(([normalizedName, name]) => ({ company, name, normalizedName, isSystem: options.system ?? false })),
+    [...byName].map(([normalizedName, name]) => ({ company, name, normalizedName, isSystem: (options.system ?? false) || normalizedName === ADMITTED_TAG })),
     { onConflictFields: ['company', 'normalizedName'], onConflictAction: 'ignore' },
   );
   return em.find(Tag, { normalizedName: { $in: [...byName.keys()] } });

@@ -37,6 +37,15 @@ describe('POST /documents/{reference}/acknowledge', () => {
     expect(body.logs.filter((log) => log.metadata.change === 'acknowledged')).toHaveLength(1);
   });
 
+  it('takes the name admitido for the system tag whoever names it first: tagging with it acknowledges', async () => {
+    const { company: other, apiKey: otherKey } = await makeCompany(api.orm, { country: 'MEX' });
+    const document = await seedDocument(api.orm, other);
+    const params = { reference: document.id };
+    expectStatus(await api.sdk(otherKey).tagDocument({ params, body: { tags_text: ['Admitido'] } }), 200);
+    expect(expectStatus(await api.sdk(otherKey).getDocument({ params }), 200)).toMatchObject({ tags: ['Admitido'], is_admited: true, approval_status: 'pending' });
+    expect(await companyEm(api.orm, other.id).findOneOrFail(Tag, { normalizedName: 'admitido' })).toMatchObject({ isSystem: true });
+  });
+
   it('answers 404 document_not_found for an unknown reference', async () => {
     const response = await sdk.acknowledgeDocument({ params: { reference: '01a1fd1b-78d3-7a06-918e-b55b593118bf' } });
     expect(response.status).toBe(404);
@@ -54,6 +63,7 @@ describe('POST /documents/{reference}/tags', () => {
     expect(again.status).toBe(200);
     const body = expectStatus(await sdk.getDocument({ params }), 200);
     expect(body.tags).toEqual(['Proyecto Norte', 'Urgente', 'Caja menor']);
+    expect(body).toMatchObject({ approval_status: document.approvalStatus, is_admited: false });
     const em = companyEm(api.orm, company.id);
     expect(await em.count(Tag, { normalizedName: 'urgente' })).toBe(1);
     expect(await em.count(PaymentTag, { payment: { payable: { document: document.id } } })).toBe(6);

@@ -1,5 +1,6 @@
-// A document's calendar days are those of its country: an instant stored in UTC falls on another day there in the
-// evening (from 19:00 in Bogotá, 18:00 in Mexico City), so dates are never cut from an ISO string.
+// A document's calendar days are those of the place it was issued: an instant stored in UTC falls on another day
+// there in the evening (from 19:00 in Bogotá, 18:00 in Mexico City, 16:00 in Tijuana), so dates are never cut from
+// an ISO string.
 
 import { BOGOTA, MEXICO_CITY, dateInZone } from './sync-window.ts';
 
@@ -11,4 +12,16 @@ export const COUNTRY_TIME_ZONES: Readonly<Record<CountryCode, string>> = { COL: 
 /** The calendar day (`YYYY-MM-DD`) of an instant in a country. */
 export function countryDate(instant: Date, country: CountryCode): string {
   return dateInZone(instant, COUNTRY_TIME_ZONES[country]);
+}
+
+/** What a document says of where it was issued: a CFDI's zone of its place of issue, kept in its fiscal metadata. */
+export interface DatedDocument {
+  country: CountryCode;
+  fiscalMetadata?: Record<string, unknown> | null;
+}
+
+/** The calendar day of an instant where the document was issued, so that its issue date reads as written on it. */
+export function documentDate(instant: Date, document: DatedDocument): string {
+  const zone = document.fiscalMetadata?.['timeZone'];
+  return typeof zone === 'string' && zone ? dateInZone(instant, zone) : countryDate(instant, document.country);
 }

@@ -10,7 +10,7 @@ import { ErpTax } from '../../db/erp/tax.entity.ts';
 import { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import { companyEm, systemEm, type EntityManager, type Orm } from '../../db/orm.ts';
 import { installmentsOf } from '../../db/payments/payable-schedule.ts';
-import { countryDate } from '../../fiscal/country-dates.ts';
+import { documentDate } from '../../fiscal/country-dates.ts';
 import type { TemporalHandle } from '../../worker/processes.ts';
 import { recordEvent, startDeliveries, undeliveredEventsOf, type RetrySchedule } from '../webhooks/events.ts';
 import { documentAccountedPayload } from '../webhooks/payloads.ts';
@@ -160,7 +160,7 @@ function completeJournal(journal: z.output<typeof EntryFile>['journal_entry'], d
   return {
     ...journal,
     document_number: journal.document_number ?? document.documentNumber,
-    issue_date: journal.issue_date ?? countryDate(document.issueDate ?? document.createdAt, document.country),
+    issue_date: journal.issue_date ?? documentDate(document.issueDate ?? document.createdAt, document),
   } as JournalEntry;
 }
 

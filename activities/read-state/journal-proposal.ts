@@ -6,7 +6,7 @@ import type { ErpProduct } from '../../db/erp/product.entity.ts';
 import type { ErpTax } from '../../db/erp/tax.entity.ts';
 import type { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import type { Installment } from '../../db/payments/payable-schedule.ts';
-import { countryDate } from '../../fiscal/country-dates.ts';
+import { countryDate, documentDate } from '../../fiscal/country-dates.ts';
 
 // Receivers map every key the contract lists, so a proposal sends them all: null or [] when the agent cannot tell.
 export type ProposedLine = Required<JournalEntryLine>;
@@ -125,9 +125,9 @@ export function proposeJournal(input: ProposalInput): ProposedJournal {
     document_number: document.documentNumber,
     document_type_external_id: null,
     vendor_external_id: input.vendor?.externalId ?? null,
-    issue_date: countryDate(document.issueDate ?? document.createdAt, document.country),
+    issue_date: documentDate(document.issueDate ?? document.createdAt, document),
     posting_date: countryDate(input.postedAt, document.country),
-    expiration_date: document.expirationDate ? countryDate(document.expirationDate, document.country) : null,
+    expiration_date: document.expirationDate ? documentDate(document.expirationDate, document) : null,
     cost_center_external_id: null,
     description: `${document.type.replace('_', ' ')} ${document.documentNumber}`,
     erp_journal_entry_lines: journalLines,

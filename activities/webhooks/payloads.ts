@@ -3,7 +3,7 @@ import type { AccountingEntry } from '../../db/accounting/accounting-entry.entit
 import type { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { countryDate } from '../../fiscal/country-dates.ts';
+import { documentDate } from '../../fiscal/country-dates.ts';
 
 // Webhook amounts are integer cents (the API shows decimal amounts; receivers get minor units).
 
@@ -23,7 +23,7 @@ export function documentAccountedPayload(document: Document, beneficiary: Benefi
       reference: document.id,
       document_number: document.documentNumber,
       type: document.type,
-      issue_date: document.issueDate ? countryDate(document.issueDate, document.country) : null,
+      issue_date: document.issueDate ? documentDate(document.issueDate, document) : null,
       expiration_date: document.expirationDate?.toISOString() ?? null,
       amount: Number(document.amountCents),
       amount_currency: document.currency,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { countryDate } from '../../fiscal/country-dates.ts';
 import type { z } from 'zod';
 import type { Country } from '../../db/companies/company.entity.ts';
 import { UUID_PATTERN, uuidv5, uuidv7 } from '../../db/ids.ts';
@@ -31,9 +32,7 @@ const REFUSAL_DESCRIPTIONS: Record<PaymentRefusal, string> = {
 };
 const REFUSALS: DocumentedError[] = (Object.keys(PAYMENT_REFUSALS) as PaymentRefusal[]).map((code) => ({ status: PAYMENT_REFUSALS[code], code, description: REFUSAL_DESCRIPTIONS[code] }));
 
-/** Colombia and Mexico observe no daylight saving time: a fixed offset gives the company's day. */
-const UTC_OFFSET_HOURS: Record<Country, number> = { COL: -5, MEX: -6 };
-const today = (country: Country) => new Date(Date.now() + UTC_OFFSET_HOURS[country] * 3_600_000).toISOString().slice(0, 10);
+const today = (country: Country) => countryDate(new Date(), country);
 
 /** amount × rate in cents, rounded half up, exactly: the rate has at most 8 decimals. */
 const exchangeCents = (amountCents: bigint, rate: string) => (amountCents * scaleDecimal(rate, 8) + 50_000_000n) / 100_000_000n;

@@ -1,4 +1,4 @@
-import { countryDate } from '../../fiscal/country-dates.ts';
+import { documentDate } from '../../fiscal/country-dates.ts';
 import type { Document } from '../documents/document.entity.ts';
 import { ErpPaymentTerm } from '../erp/payment-term.entity.ts';
 import { ErpVendor } from '../erp/vendor.entity.ts';
@@ -13,8 +13,6 @@ export interface Installment {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
-/** A document's day is its day in the issuing country (Mexico kept daylight saving time until 2022). */
-const localDay = countryDate;
 
 const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
 
@@ -25,7 +23,7 @@ const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00
  */
 export async function installmentsOf(em: EntityManager, document: Document): Promise<Installment[]> {
   const issueDate = document.issueDate ?? document.createdAt;
-  const issueDay = localDay(issueDate, document.country);
+  const issueDay = documentDate(issueDate, document);
   const identifier = document.beneficiary?.identifierNumber;
   const vendor = identifier ? await em.findOne(ErpVendor, { identifierNumber: identifier, isActive: true }) : null;
   const term = vendor?.paymentTermExternalId ? await em.findOne(ErpPaymentTerm, { externalId: vendor.paymentTermExternalId }) : null;
@@ -40,7 +38,7 @@ export async function installmentsOf(em: EntityManager, document: Document): Pro
     });
   }
   const dueDate = document.expirationDate
-    ? localDay(document.expirationDate, document.country)
+    ? documentDate(document.expirationDate, document)
     : addDays(issueDay, term?.days ?? document.beneficiary?.paymentTerms ?? 0);
   return [{ number: 1, amountCents: document.amountCents, dueDate }];
 }
@@ -50,7 +48,7 @@ export async function generatePayables(em: EntityManager, document: Document): P
   if (document.type === 'credit_note' || !document.beneficiary) return [];
   const existing = await em.find(Payable, { document });
   if (existing.length) return existing;
-  const issueDay = localDay(document.issueDate ?? document.createdAt, document.country);
+  const issueDay = documentDate(document.issueDate ?? document.createdAt, document);
   return (await installmentsOf(em, document)).map((installment) =>
     em.create(Payable, {
       company: document.company,

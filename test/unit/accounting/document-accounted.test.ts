@@ -6,7 +6,7 @@ import type { Document } from '../../../db/documents/document.entity.ts';
 import type { LineItemAdjustment } from '../../../db/documents/line-item.entity.ts';
 import type { EntityManager } from '../../../db/orm.ts';
 import { installmentsOf } from '../../../db/payments/payable-schedule.ts';
-import { countryDate } from '../../../fiscal/country-dates.ts';
+import { countryDate, documentDate } from '../../../fiscal/country-dates.ts';
 import { JOURNAL_ENTRY_KEYS, JOURNAL_LINE_KEYS, PAYMENT_LINE_KEYS, keysOf } from '../../helpers/voucher-keys.ts';
 
 type DocumentFields = ProposalInput['document'] & Pick<Document, 'beneficiary'>;
@@ -37,8 +37,8 @@ async function voucher(document: DocumentFields, overrides: Partial<ProposalInpu
   return proposeJournal({ document, lines: [], products: [], taxes: [], accounts: [], vendor: null, installments: await installments(document), postedAt: new Date('2026-03-25T21:00:00-05:00'), ...overrides });
 }
 
-function accountedPayload(document: DocumentFields) {
-  const full = { ...document, id: '0190a1b2-0000-7000-8000-000000000001', currency: 'COP', approvalStatus: 'approved', paymentStatus: 'pending', fiscalReference: null, fiscalMetadata: null, purchaseOrder: null } as unknown as Document;
+function accountedPayload(document: DocumentFields & { fiscalMetadata?: Record<string, unknown> }) {
+  const full = { id: '0190a1b2-0000-7000-8000-000000000001', currency: 'COP', approvalStatus: 'approved', paymentStatus: 'pending', fiscalReference: null, fiscalMetadata: null, purchaseOrder: null, ...document } as unknown as Document;
   const entry = { id: '0190a1b2-0000-7000-8000-000000000002', accountedAt: new Date('2026-03-25T12:00:00Z'), isCrossed: false, summary: {}, journalEntry: {}, advanceCrossings: [], registrationPayload: null } as unknown as AccountingEntry;
   return documentAccountedPayload(full, null, entry, null) as { data: Record<string, unknown> };
 }
@@ -49,6 +49,14 @@ describe('document.accounted dates are the days of the document country', () => 
     expect(countryDate(new Date('2026-03-21T05:00:00Z'), 'MEX')).toBe('2026-03-20');
     // Mexico City kept daylight saving time until 2022: 00:30 CDT was 05:30 UTC, still the same day there.
     expect(countryDate(new Date('2021-07-01T00:30:00-05:00'), 'MEX')).toBe('2021-07-01');
+  });
+
+  it('counts a CFDI in the zone of its place of issue, as its fiscal metadata names it', () => {
+    // 22:30 in Tijuana is already the next day in Mexico City.
+    const tijuana = { ...mexican, issueDate: new Date('2026-01-15T22:30:00-08:00'), fiscalMetadata: { timeZone: 'America/Tijuana' } };
+    expect(countryDate(tijuana.issueDate, 'MEX')).toBe('2026-01-16');
+    expect(documentDate(tijuana.issueDate, tijuana)).toBe('2026-01-15');
+    expect(accountedPayload(tijuana).data.issue_date).toBe('2026-01-15');
   });
 
   it('sends the issue date as written on the invoice', () => {

@@ -24,7 +24,8 @@ export const beneficiaryRoutes = [
     path: '/beneficiaries',
     operationId: 'listBeneficiaries',
     summary: 'List beneficiaries',
-    description: 'By name, with their contacts and bank accounts; deleted beneficiaries are left out.',
+    description:
+      'By name, with their contacts and bank accounts; deleted beneficiaries are left out. Beneficiaries are not created or read one by one through the API: suppliers come from the documents received (matched by their tax identifier), and bank accounts are added by operators.',
     tags: ['Beneficiaries'],
     auth: 'api-key',
     scope: 'beneficiaries:read',

@@ -135,7 +135,8 @@ export const documentRoutes = [
     path: '/documents/:reference/tags',
     operationId: 'tagDocument',
     summary: "Add tags to a document and to its payments",
-    description: 'Additive and idempotent per tag name (compared without case). Unknown names are created for the company.',
+    description:
+      'Additive and idempotent per tag name (compared without case). Unknown names are created for the company; the name `admitido` is the system tag (it acknowledges the document). Answers 200 with a message, not 201: it adds to the document and creates no resource of its own.',
     tags: ['Documents'],
     auth: 'api-key',
     params: DocumentParams,

@@ -42,7 +42,7 @@ export const PayableBody = z
   .strictObject({
     reference: Reference,
     type: z.enum(['supplier', 'payroll', 'advance']),
-    status: z.enum(['pending', 'partial', 'paid', 'canceled']),
+    status: z.enum(['pending', 'partial', 'paid', 'canceled']).describe('`pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays'),
     amount: z.number(),
     amount_currency: Currency,
     balance: z.number(),
@@ -51,11 +51,11 @@ export const PayableBody = z
     expiration_date: DateOnly.nullable(),
     concept: z.string().nullable(),
     origin: z.string().describe('document, fiscal_entity or manual'),
-    installment_number: z.number().int().min(1),
-    projects: z.array(z.record(z.string(), z.unknown())),
-    cost_center: z.record(z.string(), z.unknown()).nullable(),
+    installment_number: z.number().int().min(1).describe("1-based installment of the document's payment term"),
+    projects: z.array(z.record(z.string(), z.unknown())).describe('Kept as received; free-form objects'),
+    cost_center: z.record(z.string(), z.unknown()).nullable().describe('Kept as received; a free-form object'),
   })
-  .meta({ id: 'Payable' });
+  .meta({ id: 'Payable', description: "The payment record's payable fields, plus installment_number, projects and cost_center" });
 
 export const Adjustment = z.strictObject({
   type: z.string().describe('tax, withholding, discount or charge'),
@@ -132,8 +132,12 @@ const DocumentBase = {
   type: z.enum(DOCUMENT_TYPES),
   amount: z.number().describe('Total of the document'),
   amount_currency: Currency,
-  approval_status: z.enum(APPROVAL_STATUSES),
-  payment_status: z.enum(DOCUMENT_PAYMENT_STATUSES),
+  approval_status: z
+    .enum(APPROVAL_STATUSES)
+    .describe('`in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state'),
+  payment_status: z
+    .enum(DOCUMENT_PAYMENT_STATUSES)
+    .describe('Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`'),
   is_archived: z.boolean(),
   created_at: DateTime,
   updated_at: DateTime,
@@ -156,10 +160,10 @@ const Expanded = {
   beneficiary: BeneficiaryBody.nullable(),
   payments: z.array(DocumentPayment),
   payables: z.array(PayableBody),
-  document_support: z.strictObject({ issue_date: DateOnly, document_number: z.string() }).nullable(),
+  document_support: z.strictObject({ issue_date: DateOnly, document_number: z.string() }).nullable().describe('Only issue_date and document_number'),
   invoice_reception_events: z.array(ReceptionEventEntry),
   payment_receipt_complements: z.array(PaymentReceiptComplementBody),
-  expenses: z.record(z.string(), z.unknown()).nullable(),
+  expenses: z.record(z.string(), z.unknown()).nullable().describe('Kept as received; no field is guaranteed'),
   logs: z.array(LogBody),
   erp_document: ErpDocumentBody.nullable(),
   notes: z.array(NoteBody),

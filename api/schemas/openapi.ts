@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AnyRoute, DocumentedError } from '../route.ts';
 import { FlatError, StepError, TRIMMED, ValidationError } from './common.ts';
+import { WEBHOOKS, type WebhookDescription } from './webhooks.ts';
 
 export interface RouteGroup {
   prefix: string;
@@ -33,15 +34,24 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { s
       title: 'Accounts-payable API',
       version: INTERFACE_VERSION,
       ...(options.release ? { 'x-release': options.release } : {}),
-      description:
+      description: [
         'Accounts payable for companies in Colombia and Mexico: fiscal documents from DIAN and SAT, approval flows, payments, beneficiaries, banks, tax-authority events, fiscal synchronisation and ERP catalogs. Decisions on what the contract leaves open are recorded in docs/decisions.md.',
+        'New documents are learnt from the `document.created` webhook or read with GET /documents (`created_at_from`): there is no separate polling endpoint for incoming transactions.',
+        'Version 1 changes only by adding (endpoints, optional parameters, fields, codes, events); a change that could break a client gets a new version in the path.',
+      ].join('\n\n'),
     },
     servers: [{ url: options.serverUrl }],
     paths,
+    webhooks: Object.fromEntries(WEBHOOKS.map((webhook) => [webhook.event, webhookOperation(webhook, convert)])),
     components: {
       schemas: components,
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: "The company's API key." },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'api-key',
+          description: "The company's API key, issued by an operator (`ops api-keys create`, optionally `--scopes payments:read,payments:write,beneficiaries:read`). A scoped key is sent the same way and reaches only what its scopes name.",
+        },
         ErpApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The company API key as `ApiKey <key>` (ERP catalog endpoints).' },
       },
     },
@@ -89,6 +99,20 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
         }
       : {}),
     responses,
+  };
+}
+
+/** A webhook as the receiver sees it: the POST it gets, and what its answers mean. */
+function webhookOperation(webhook: WebhookDescription, convert: (schema: z.ZodType, io: 'input' | 'output') => JsonSchema) {
+  return {
+    post: {
+      operationId: `${webhook.event.replace(/\.(\w)/g, (_, letter: string) => letter.toUpperCase())}Webhook`,
+      summary: webhook.event,
+      description: webhook.summary,
+      tags: ['Webhooks'],
+      requestBody: { required: true, content: { 'application/json': { schema: convert(webhook.payload, 'output') } } },
+      responses: Object.fromEntries(webhook.answers.map((answer) => [String(answer.status), response(answer.description, answer.schema ? convert(answer.schema, 'input') : null)])),
+    },
   };
 }
 

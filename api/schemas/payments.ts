@@ -37,7 +37,7 @@ const PaymentDocument = z
 const PayableBase = {
   reference: Reference,
   type: z.enum(PAYABLE_TYPES),
-  status: z.enum(PAYABLE_STATUSES),
+  status: z.enum(PAYABLE_STATUSES).describe('`pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays'),
   amount: z.number(),
   amount_currency: Currency,
   file_path: z.string().nullable(),
@@ -46,7 +46,7 @@ const PayableBase = {
   expiration_date: DateOnly.nullable().describe('The due date'),
   concept: z.string().nullable(),
   origin: z.string().describe('`document` for a document installment, `manual` for a payable created with its payment'),
-  projects: z.array(Details),
+  projects: z.array(Details).describe('Kept as received; free-form objects'),
 };
 
 const PaymentBase = {
@@ -61,10 +61,10 @@ const PaymentBase = {
   file_path: z.string().nullable(),
   receipt_file_path: z.string().nullable(),
   is_archived: z.boolean(),
-  batch: z.strictObject({ reference: Reference, name: z.string(), status: z.string() }).nullable(),
+  batch: z.strictObject({ reference: Reference, name: z.string(), status: z.string() }).nullable().describe('The payment batch: reference, name and status only'),
   tags: z.array(z.string()).describe("Tag names, propagated from the payable's document"),
-  source_of_fund: Details.nullable(),
-  accounting_receipt: Details.nullable(),
+  source_of_fund: Details.nullable().describe('Kept as stored; a free-form object'),
+  accounting_receipt: Details.nullable().describe('Kept as stored; a free-form object'),
   paid_at: DateTime.nullable(),
   payment_method: z.string().nullable().describe('e.g. bank_transfer (through the gateway), cash, card, banking_correspondent'),
   created_at: DateTime,
@@ -88,7 +88,7 @@ export const PaymentDetail = z
       type: z.enum(BENEFICIARY_TYPES).describe('`employee` for payroll payments'),
       contact_information: z.array(z.strictObject({ reference: Reference, type: z.enum(CONTACT_TYPES), value: z.string() })),
     }),
-    payable: z.strictObject({ ...PayableBase, cost_center: Details.nullable() }),
+    payable: z.strictObject({ ...PayableBase, cost_center: Details.nullable().describe('Kept as received; a free-form object') }),
     payment_gateway: Details.nullable().describe('The transfer at the gateway: provider, transfer_id, status, failure_reason, submitted_at, settled_at'),
     has_erp_payment: z.boolean(),
     erp_payment_reference: z.string().nullable(),

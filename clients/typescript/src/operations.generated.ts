@@ -98,7 +98,9 @@ export interface Document {
   /** Total of the document */
   amount: number;
   amount_currency: Currency;
+  /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
   approval_status: 'pending' | 'in_review' | 'approved' | 'rejected';
+  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending` */
   payment_status: 'pending' | 'partial' | 'paid';
   is_archived: boolean;
   created_at: string;
@@ -123,6 +125,7 @@ export interface Document {
   beneficiary: Beneficiary | null;
   payments: DocumentPayment[];
   payables: Payable[];
+  /** Only issue_date and document_number */
   document_support: {
     issue_date: string;
     document_number: string;
@@ -147,6 +150,7 @@ export interface Document {
     paid_amount: number;
     outstanding_balance: number;
   }[];
+  /** Kept as received; no field is guaranteed */
   expenses: Record<string, unknown> | null;
   logs: {
     /** document.created, document.approved, document.updated... */
@@ -172,6 +176,20 @@ export interface Document {
   line_items: LineItem[];
 }
 
+export interface DocumentAccountedEvent {
+  event: 'document.accounted';
+  timestamp: string;
+  /** reference (deduplicate on it), document_number, type, issue_date (YYYY-MM-DD, the day where it was issued), expiration_date, amount (integer cents), amount_currency, status, payment_status, fiscal_reference, fiscal_metadata, file_path, purchase_order, beneficiary, accounting_entry (reference, accounted_at, is_crossed, summary, journal_entry, advance_crossings, registration_payload); catalog references are ERP external ids */
+  data: Record<string, unknown>;
+}
+
+export interface DocumentCreatedEvent {
+  event: 'document.created';
+  timestamp: string;
+  /** The document as GET /documents?fields=beneficiaries lists it, with `amount` in integer cents */
+  data: Record<string, unknown>;
+}
+
 export interface DocumentList {
   items: DocumentListItem[];
   total: number;
@@ -189,7 +207,9 @@ export interface DocumentListItem {
   /** Total of the document */
   amount: number;
   amount_currency: Currency;
+  /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
   approval_status: 'pending' | 'in_review' | 'approved' | 'rejected';
+  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending` */
   payment_status: 'pending' | 'partial' | 'paid';
   is_archived: boolean;
   created_at: string;
@@ -214,6 +234,7 @@ export interface DocumentListItem {
   beneficiary?: Beneficiary | null;
   payments?: DocumentPayment[];
   payables?: Payable[];
+  /** Only issue_date and document_number */
   document_support?: {
     issue_date: string;
     document_number: string;
@@ -238,6 +259,7 @@ export interface DocumentListItem {
     paid_amount: number;
     outstanding_balance: number;
   }[];
+  /** Kept as received; no field is guaranteed */
   expenses?: Record<string, unknown> | null;
   logs?: {
     /** document.created, document.approved, document.updated... */
@@ -823,10 +845,12 @@ export interface LineItem {
   updated_at: string;
 }
 
+/** The payment record's payable fields, plus installment_number, projects and cost_center */
 export interface Payable {
   /** UUID reference */
   reference: string;
   type: 'supplier' | 'payroll' | 'advance';
+  /** `pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays */
   status: 'pending' | 'partial' | 'paid' | 'canceled';
   amount: number;
   amount_currency: Currency;
@@ -837,8 +861,11 @@ export interface Payable {
   concept: string | null;
   /** document, fiscal_entity or manual */
   origin: string;
+  /** 1-based installment of the document's payment term */
   installment_number: number;
+  /** Kept as received; free-form objects */
   projects: Record<string, unknown>[];
+  /** Kept as received; a free-form object */
   cost_center: Record<string, unknown> | null;
 }
 
@@ -858,6 +885,7 @@ export interface Payment {
   file_path: string | null;
   receipt_file_path: string | null;
   is_archived: boolean;
+  /** The payment batch: reference, name and status only */
   batch: {
     /** UUID reference */
     reference: string;
@@ -866,7 +894,9 @@ export interface Payment {
   } | null;
   /** Tag names, propagated from the payable's document */
   tags: string[];
+  /** Kept as stored; a free-form object */
   source_of_fund: Record<string, unknown> | null;
+  /** Kept as stored; a free-form object */
   accounting_receipt: Record<string, unknown> | null;
   paid_at: string | null;
   /** e.g. bank_transfer (through the gateway), cash, card, banking_correspondent */
@@ -894,6 +924,7 @@ export interface Payment {
     /** UUID reference */
     reference: string;
     type: 'supplier' | 'payroll' | 'advance';
+    /** `pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays */
     status: 'pending' | 'partial' | 'paid' | 'canceled';
     amount: number;
     amount_currency: Currency;
@@ -906,7 +937,9 @@ export interface Payment {
     concept: string | null;
     /** `document` for a document installment, `manual` for a payable created with its payment */
     origin: string;
+    /** Kept as received; free-form objects */
     projects: Record<string, unknown>[];
+    /** Kept as received; a free-form object */
     cost_center: Record<string, unknown> | null;
   };
   /** The transfer at the gateway: provider, transfer_id, status, failure_reason, submitted_at, settled_at */
@@ -959,6 +992,7 @@ export interface PaymentListItem {
   file_path: string | null;
   receipt_file_path: string | null;
   is_archived: boolean;
+  /** The payment batch: reference, name and status only */
   batch: {
     /** UUID reference */
     reference: string;
@@ -967,7 +1001,9 @@ export interface PaymentListItem {
   } | null;
   /** Tag names, propagated from the payable's document */
   tags: string[];
+  /** Kept as stored; a free-form object */
   source_of_fund: Record<string, unknown> | null;
+  /** Kept as stored; a free-form object */
   accounting_receipt: Record<string, unknown> | null;
   paid_at: string | null;
   /** e.g. bank_transfer (through the gateway), cash, card, banking_correspondent */
@@ -993,6 +1029,7 @@ export interface PaymentListItem {
     /** UUID reference */
     reference: string;
     type: 'supplier' | 'payroll' | 'advance';
+    /** `pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays */
     status: 'pending' | 'partial' | 'paid' | 'canceled';
     amount: number;
     amount_currency: Currency;
@@ -1005,8 +1042,18 @@ export interface PaymentListItem {
     concept: string | null;
     /** `document` for a document installment, `manual` for a payable created with its payment */
     origin: string;
+    /** Kept as received; free-form objects */
     projects: Record<string, unknown>[];
   };
+}
+
+export interface PaymentRescheduledEvent {
+  event: 'payment.rescheduled';
+  timestamp: string;
+  payment_id: string;
+  /** Null when the payment had no due date before */
+  previous_due_date: string | null;
+  new_due_date: string;
 }
 
 /** Error body of the workflow-step endpoints. */

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+// The webhooks the service sends, for the OpenAPI document's `webhooks`: what a receiver gets and may answer.
+
+const DateTime = z.iso.datetime({ offset: true });
+const Day = z.iso.date();
+
+const DELIVERY =
+  'Signed with the subscription secret: `X-Service-Signature` is the hex HMAC-SHA256 of the raw body; `X-Service-Event`, `X-Service-Timestamp` and `X-Service-Delivery-Id` (the same on every attempt: deduplicate on it) come with it. ' +
+  'Reject a timestamp more than 5 minutes away from your clock unless its delivery id was already seen. Any 2xx delivers; 408, 429, 5xx, timeouts and connection errors are retried (3 retries unless the subscription says otherwise; waits from 30 s, doubling, capped at 1 h, times a jitter in [0.5, 1)); another 4xx fails the delivery for good. ' +
+  'These three are the only events sent; payment outcomes are read through GET /payments/{reference}.';
+
+const DocumentCreated = z
+  .strictObject({
+    event: z.literal('document.created'),
+    timestamp: DateTime,
+    data: z.record(z.string(), z.unknown()).describe('The document as GET /documents?fields=beneficiaries lists it, with `amount` in integer cents'),
+  })
+  .meta({ id: 'DocumentCreatedEvent' });
+
+const DocumentAccounted = z
+  .strictObject({
+    event: z.literal('document.accounted'),
+    timestamp: DateTime,
+    data: z
+      .record(z.string(), z.unknown())
+      .describe(
+        'reference (deduplicate on it), document_number, type, issue_date (YYYY-MM-DD, the day where it was issued), expiration_date, amount (integer cents), amount_currency, status, payment_status, fiscal_reference, fiscal_metadata, file_path, purchase_order, beneficiary, accounting_entry (reference, accounted_at, is_crossed, summary, journal_entry, advance_crossings, registration_payload); catalog references are ERP external ids',
+      ),
+  })
+  .meta({ id: 'DocumentAccountedEvent' });
+
+const PaymentRescheduled = z
+  .strictObject({
+    event: z.literal('payment.rescheduled'),
+    timestamp: DateTime,
+    payment_id: z.uuid(),
+    previous_due_date: Day.nullable().describe('Null when the payment had no due date before'),
+    new_due_date: Day,
+  })
+  .meta({ id: 'PaymentRescheduledEvent' });
+
+const Registered = z.strictObject({
+  erp_invoice_id: z.string().min(1).describe("The voucher's id in your ERP: stored and shown in the document's erp_document"),
+  invoice_reference: z.string().nullable().describe('The consecutive your ERP assigned; null when it has not yet, which is not an error'),
+});
+const Refused = z.strictObject({ error: z.strictObject({ code: z.string().min(1).max(255), message: z.string() }) });
+
+export interface WebhookDescription {
+  event: string;
+  summary: string;
+  payload: z.ZodType;
+  /** What the receiver may answer, by status, when the answer means more than "received". */
+  answers: { status: number; description: string; schema?: z.ZodType }[];
+}
+
+export const WEBHOOKS: WebhookDescription[] = [
+  {
+    event: 'document.created',
+    summary: `A new document appeared (imported, or found by a fiscal synchronisation). ${DELIVERY}`,
+    payload: DocumentCreated,
+    answers: [{ status: 200, description: 'Received (any 2xx)' }],
+  },
+  {
+    event: 'document.accounted',
+    summary: `Synchronous hand-off of a posted voucher to your ERP: answer once it is registered there (within 120 s unless the subscription says otherwise). ${DELIVERY}`,
+    payload: DocumentAccounted,
+    answers: [
+      { status: 200, description: 'Registered; for a reference already registered, answer the ids given the first time', schema: Registered },
+      { status: 422, description: 'Refused for good (the accounting is marked failed, the message is shown to the customer, an operator retries it); a 422 in another shape is retried like a 5xx', schema: Refused },
+    ],
+  },
+  {
+    event: 'payment.rescheduled',
+    summary: `A payment's due date was changed from the platform. ${DELIVERY}`,
+    payload: PaymentRescheduled,
+    answers: [{ status: 200, description: 'Received (any 2xx)' }],
+  },
+];

@@ -38,7 +38,7 @@ export function createCliContext(env: NodeJS.ProcessEnv = process.env): CliConte
     },
     async temporal() {
       const config = temporalConfigFromEnv({ ...env, TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS ?? runtime().temporalAddress });
-      connection ??= await Connection.connect({ address: config.address, connectTimeout: 5_000 });
+      connection ??= await Connection.connect({ address: config.address, ...config.security, connectTimeout: 5_000 });
       return { client: new Client({ connection, namespace: config.namespace }), taskQueue: config.taskQueue };
     },
     storage: () => fileStorageFromEnv(env),

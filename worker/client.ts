@@ -7,9 +7,10 @@ import type { TemporalConfig } from './config.ts';
  *   rather than after the SDK's default ten attempts (about 20 s);
  * - once the server is back, the channel reconnects within 5 s (gRPC's default back-off grows to 2 minutes).
  */
-export function temporalConnectionOptions(address: string): ConnectionOptions {
+export function temporalConnectionOptions(config: Pick<TemporalConfig, 'address' | 'security'>): ConnectionOptions {
   return {
-    address,
+    address: config.address,
+    ...config.security,
     connectTimeout: 5_000,
     channelArgs: { 'grpc.initial_reconnect_backoff_ms': 500, 'grpc.max_reconnect_backoff_ms': 5_000 },
     interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 4 }))],
@@ -18,6 +19,6 @@ export function temporalConnectionOptions(address: string): ConnectionOptions {
 
 /** A Temporal client for the API and the CLI. The connection is lazy, so a process starts even while Temporal is down. */
 export function createTemporalClient(config: TemporalConfig, interceptors?: ClientInterceptors): Client {
-  const connection = Connection.lazy(temporalConnectionOptions(config.address));
+  const connection = Connection.lazy(temporalConnectionOptions(config));
   return new Client({ connection, namespace: config.namespace, ...(interceptors ? { interceptors } : {}) });
 }

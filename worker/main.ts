@@ -34,14 +34,15 @@ const config = temporalConfigFromEnv();
 const orm = await initORM(databaseConfigFromEnv());
 
 // Activities start workflows of their own (a document's lifecycle, its webhooks) through a client.
-const clientConnection = await Connection.connect(temporalConnectionOptions(config.address));
-await registerSearchAttributes(clientConnection, config.namespace);
+const clientConnection = await Connection.connect(temporalConnectionOptions(config));
+const unregistered = await registerSearchAttributes(clientConnection, config.namespace);
+if (unregistered) logger.warn({ searchAttributes: unregistered.notAllowed }, 'this server does not let the worker register search attributes: they must exist in the namespace (Keyword)');
 const client = new Client({ connection: clientConnection, namespace: config.namespace, ...(tracing ? { interceptors: tracingClientInterceptors() } : {}) });
 
 const temporal = { client, taskQueue: config.taskQueue };
 await scheduleReceptionEventSweep(temporal, receptionEventSweepMsFromEnv());
 
-const connection = await NativeConnection.connect({ address: config.address });
+const connection = await NativeConnection.connect({ address: config.address, ...config.security });
 const worker = await createWorker({
   config,
   connection,

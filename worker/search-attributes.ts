@@ -1,4 +1,4 @@
-import { Connection } from '@temporalio/client';
+import { Connection, isGrpcServiceError } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.ts';
@@ -11,8 +11,27 @@ const INDEXED_TYPE: Partial<Record<SearchAttributeType, proto.temporal.api.enums
   [SearchAttributeType.DATETIME]: IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
 };
 
-/** Registers the operator search attributes in the namespace; a no-op for those already there. */
-export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<void> {
+/**
+ * gRPC answers of a server that does not let this client manage search attributes (a cloud namespace, say):
+ * PERMISSION_DENIED, UNIMPLEMENTED, UNAUTHENTICATED.
+ */
+const NOT_ALLOWED = new Set([7, 12, 16]);
+
+/**
+ * Registers the operator search attributes in the namespace; a no-op for those already there. Where the server does
+ * not allow it, returns the names that must then exist already (created by the namespace's operators).
+ */
+export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<{ notAllowed: string[] } | null> {
+  try {
+    await register(connection, namespace);
+    return null;
+  } catch (error) {
+    if (!isGrpcServiceError(error) || !NOT_ALLOWED.has(error.code)) throw error;
+    return { notAllowed: SEARCH_ATTRIBUTES.map((key) => key.name) };
+  }
+}
+
+async function register(connection: Connection, namespace: string): Promise<void> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const known = new Set(Object.keys(existing.customAttributes ?? {}));
   const missing = SEARCH_ATTRIBUTES.filter((key) => !known.has(key.name));

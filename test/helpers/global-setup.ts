@@ -64,7 +64,7 @@ async function start(project: TestProject): Promise<void> {
   clientConnection = await Connection.connect({ address: temporal.address });
   const client = new Client({ connection: clientConnection, namespace: 'default' });
   worker = await createWorker({
-    config: { address: temporal.address, namespace: 'default', taskQueue: TASK_QUEUE },
+    config: { address: temporal.address, namespace: 'default', taskQueue: TASK_QUEUE, security: {} },
     deps: testActivityDeps({ orm, client, taskQueue: TASK_QUEUE, storageDir: join(dataDir, 'files'), publicUrl: TEST_PUBLIC_URL, outside: simulators.urls }),
     connection,
     workflowBundle,

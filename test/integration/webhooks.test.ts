@@ -190,7 +190,7 @@ describe('document.accounted', () => {
 
   it('hands over a voucher whose first run stopped after its commit (Temporal unreachable) when the command runs again', async () => {
     const { company, reference } = await accountedCompany();
-    const unreachable = new Client({ connection: Connection.lazy(temporalConnectionOptions(`127.0.0.1:${await freePort()}`)) });
+    const unreachable = new Client({ connection: Connection.lazy(temporalConnectionOptions({ address: `127.0.0.1:${await freePort()}`, security: {} })) });
     const deps = { orm: api.orm, webhookRetry: { initialMs: 200, maxMs: 1_000 }, publicUrl: inject('publicUrl') };
     await expect(accountDocument({ ...deps, temporal: { client: unreachable, taskQueue: inject('taskQueue') } }, { documentId: reference })).rejects.toThrow();
     await unreachable.connection.close();

@@ -27,7 +27,7 @@ afterAll(async () => {
 const activityDeps = () => testActivityDeps({ orm: api.orm, client: api.client, taskQueue: TASK_QUEUE, storageDir: inject('storageDir'), publicUrl: inject('publicUrl'), outside: inject('outside') });
 
 async function runWorker(): Promise<{ worker: Worker; stopped: Promise<void> }> {
-  const worker = await createWorker({ config: { address: inject('temporalAddress'), namespace: 'default', taskQueue: TASK_QUEUE }, connection, deps: activityDeps() });
+  const worker = await createWorker({ config: { address: inject('temporalAddress'), namespace: 'default', taskQueue: TASK_QUEUE, security: {} }, connection, deps: activityDeps() });
   return { worker, stopped: worker.run() };
 }
 

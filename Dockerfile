@@ -7,6 +7,8 @@ COPY package.json package-lock.json .npmrc ./
 COPY clients/typescript/package.json clients/typescript/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY . .
+# Mount points owned by the user the processes run as, so that fresh volumes are writable.
+RUN mkdir -p /var/lib/accounts-payable/files /var/mail/accounts-payable && chown -R node:node /var/lib/accounts-payable /var/mail/accounts-payable
 USER node
 EXPOSE 3000
 CMD ["node", "--max-semi-space-size=16", "api/main.ts"]

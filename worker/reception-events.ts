@@ -1,4 +1,4 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
 import { RESOLUTION_ORDER } from '../fiscal/radian-rules.ts';
@@ -33,9 +33,27 @@ const eventAttributes = (companyId: string, event: Pick<QueuedReceptionEvent, 'd
     { key: FiscalReference, value: event.cufe },
   ]);
 
+/** Every run records its round in its memo, so that a start can tell a run of the same round from an older one. */
+const roundMemo = (event: Pick<QueuedReceptionEvent, 'round'>) => ({ round: event.round });
+
+/**
+ * Whether the event's latest run is of this round and running or done: a retried batch, or an earlier event's
+ * wake-up, already started it, and replacing it would submit the event twice. Runs started before the memo have none.
+ */
+async function startedThisRound(temporal: TemporalHandle, workflowId: string, round: number): Promise<boolean> {
+  try {
+    const run = await temporal.client.workflow.getHandle(workflowId).describe();
+    return run.memo?.['round'] === round && (run.status.name === 'RUNNING' || run.status.name === 'COMPLETED');
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
 /**
  * Starts (or ensures) the `reception-event/<company>/<cufe>/<type>` workflow of each queued event, in parallel. A running
- * one is kept (a resend never starts a second); a resubmitted event replaces the closing run of its previous round.
+ * one is kept (a resend never starts a second); a resubmitted event replaces the closing run of its previous round,
+ * once: a run of its own round is kept.
  */
 export async function startReceptionEvents(temporal: TemporalHandle, companyId: string, events: readonly QueuedReceptionEvent[], timing: ReceptionEventTiming): Promise<void> {
   // An event queued behind an earlier one of its document starts delayed by its first re-check: the earlier one's
@@ -44,10 +62,13 @@ export async function startReceptionEvents(temporal: TemporalHandle, companyId: 
   for (const event of events) firstRank.set(event.documentId, Math.min(firstRank.get(event.documentId) ?? Infinity, RESOLUTION_ORDER.indexOf(event.eventType)));
   await eachWithConcurrency(events, START_CONCURRENCY, async (event) => {
     const queuedBehind = RESOLUTION_ORDER.indexOf(event.eventType) > firstRank.get(event.documentId)!;
+    const workflowId = workflowIds.receptionEvent(companyId, event.cufe, event.eventType);
+    if (event.resubmitted && (await startedThisRound(temporal, workflowId, event.round))) return;
     await temporal.client.workflow.start<typeof receptionEvent>('receptionEvent', {
-      workflowId: workflowIds.receptionEvent(companyId, event.cufe, event.eventType),
+      workflowId,
       taskQueue: temporal.taskQueue,
       args: [{ companyId, eventId: event.id, round: event.round, cufe: event.cufe, eventType: event.eventType, timing }],
+      memo: roundMemo(event),
       ...(queuedBehind ? { startDelay: timing.wait.initialMs } : {}),
       // A round's run that completed has recorded its event: only a new round, or a run that failed, is started again.
       // (An earlier event's wake-up may have started this one, and it may have finished, before the batch got to it.)
@@ -72,6 +93,7 @@ export async function wakeReceptionEvent(temporal: TemporalHandle, companyId: st
     args: [{ companyId, eventId: event.id, round: event.round, cufe: event.cufe, eventType: event.eventType, timing }],
     signal: earlierEventSettledSignal,
     signalArgs: [],
+    memo: roundMemo(event),
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     typedSearchAttributes: eventAttributes(companyId, event),
   });

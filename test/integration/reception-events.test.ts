@@ -6,14 +6,14 @@ import { setDianEventPerson } from '../../db/fiscal/dian-event-person.repository
 import { companyEm } from '../../db/orm.ts';
 import { ReceptionEventBatch } from '../../db/reception-events/reception-event-batch.entity.ts';
 import { ReceptionEvent, type ReceptionEventStatus, type ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
-import { queueReceptionEvents } from '../../db/reception-events/reception-event.repository.ts';
+import { queuedReceptionEvents, queueReceptionEvents } from '../../db/reception-events/reception-event.repository.ts';
 import { seedDocument, type DocumentSeed } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { dianSimulator, EVENT_PERSON, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
 import { ops } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 import { receptionEvent, receptionEventBatch, receptionEventBatchSweep, receptionEventBatchWorkflowId, receptionEventWorkflowId } from '../../workflows/reception-event.ts';
-import { receptionEventSweepScheduleId } from '../../worker/reception-events.ts';
+import { receptionEventSweepScheduleId, startReceptionEvents } from '../../worker/reception-events.ts';
 
 const DAY = 24 * 3_600_000;
 
@@ -412,6 +412,24 @@ describe('sending again', () => {
     expect(again.message).toBe('Event 030 was queued again for submission to DIAN (its previous attempt was rejected or failed)');
     expect(await settled(document, '030')).toMatchObject({ status: 'accepted', reason: null });
     expect(await row(document, '030')).toMatchObject({ round: 2, attempts: 1, message: null });
+    expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(2);
+  });
+
+  it('keeps the run of a resubmitted round when its events are started again (a retried batch), and submits once', async () => {
+    const document = await invoice();
+    await dianSimulator.behave(cufeOf(document), { mode: 'reject', times: 1 });
+    await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
+    expect((await settled(document, '030')).status).toBe('rejected');
+    await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
+    expect((await settled(document, '030')).status).toBe('accepted');
+    const handle = api.client.workflow.getHandle(receptionEventWorkflowId(company.id, cufeOf(document), '030'));
+    const { runId } = await handle.describe();
+
+    const event = await row(document, '030');
+    const queued = await queuedReceptionEvents(companyEm(api.orm, company.id), company.id, [event.id], [event.id]);
+    expect(queued).toMatchObject([{ round: 2, resubmitted: true }]);
+    await startReceptionEvents({ client: api.client, taskQueue: inject('taskQueue') }, company.id, queued, FAST_RECEPTION_EVENT_TIMING);
+    expect((await handle.describe()).runId).toBe(runId);
     expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(2);
   });
 

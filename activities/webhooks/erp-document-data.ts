@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { centsToAmount, isoDate } from '../../api/presenters/money.ts';
 import type { AccountingEntry, JournalEntryLine } from '../../db/accounting/accounting-entry.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
@@ -7,68 +8,20 @@ import { ErpProduct } from '../../db/erp/product.entity.ts';
 import { ErpTax } from '../../db/erp/tax.entity.ts';
 import { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
+import type { ErpDocumentData as ErpDocumentDataSchema } from '../../api/schemas/erp-document.ts';
 import type { ErpRegistration } from './erp-answer.ts';
 
 // Amounts not named `*_cents` are decimal numbers in the document's currency, as the API shows amounts; the
 // `*_cents` ones are integer cents, and the lines' debit_cents and credit_cents strings, as the contract lists them.
 
-type Amount = number;
-type IsoDate = string;
-
-export type ErpProductRecord = { id: string; code: string | null; name: string; unit_code: string | null };
-export type ErpBookAccountRecord = { id: string; code: string; name: string; nature: string | null };
-export type ErpCostCenterRecord = { id: string; code: string | null; name: string };
-export type ErpTaxRecord = { id: string; code: string | null; name: string; type: string | null; rate: number | null; is_withholding: boolean };
-export type ErpVendorRecord = { id: string; name: string; identifier_type: string | null; identifier_number: string | null; email: string | null };
-
-export type ErpDocumentItem = {
-  description: string | null;
-  product_id: string | null;
-  quantity: number | null;
-  unit_price: Amount | null;
-  discount: Amount;
-  amount_total: Amount;
-  taxes: { id: string; base: Amount }[];
-  /** `value` is the percentage of the line that goes to the cost center. */
-  cost_centers: { id: string; value: number }[];
-};
-
-export type ErpJournalEntryLine = {
-  source: JournalEntryLine['source'];
-  description: string | null;
-  debit_cents: string | null;
-  credit_cents: string | null;
-  quantity: number | null;
-  book_account_id: string;
-  book_account: ErpBookAccountRecord | null;
-  product_id: string | null;
-  product: ErpProductRecord | null;
-  cost_centers: { id: string; percentage: number; cost_center: ErpCostCenterRecord | null }[];
-  taxes: { id: string; base_cents: number; amount_cents: number; tax: ErpTaxRecord | null }[];
-};
-
-/** `erp_document.data`: the document as the ERP registered it. Catalog records are null where the catalog lacks them. */
-export type ErpDocumentData = {
-  document_id: string;
-  document_number: string;
-  document_reference: string | null;
-  document_type_id: string | null;
-  external_reference: string;
-  origin: 'direct' | 'purchase_order' | 'goods_receipt';
-  status: AccountingEntry['journalEntry']['status'];
-  vendor_id: string | null;
-  issue_date: IsoDate;
-  due_date: IsoDate | null;
-  expiration_date: IsoDate | null;
-  accounting_date: IsoDate;
-  observation: string | null;
-  items: ErpDocumentItem[];
-  summary: { subtotal: Amount; gross_total: Amount; net_total: Amount; discount: Amount; iva_8: Amount; iva_16: Amount };
-  payment_lines: { amount: Amount; due_date: IsoDate; book_account_id: string }[];
-  erp_journal: { id: string } | null;
-  erp_vendor: ErpVendorRecord | null;
-  erp_journal_entry_lines: ErpJournalEntryLine[];
-};
+/** `erp_document.data`: the document as the ERP registered it, as its schema publishes it. */
+export type ErpDocumentData = z.output<typeof ErpDocumentDataSchema>;
+type JournalLineData = ErpDocumentData['erp_journal_entry_lines'][number];
+type ErpProductRecord = NonNullable<JournalLineData['product']>;
+type ErpBookAccountRecord = NonNullable<JournalLineData['book_account']>;
+type ErpCostCenterRecord = NonNullable<JournalLineData['cost_centers'][number]['cost_center']>;
+type ErpTaxRecord = NonNullable<JournalLineData['taxes'][number]['tax']>;
+type ErpVendorRecord = NonNullable<ErpDocumentData['erp_vendor']>;
 
 /** The ERP catalog records a voucher references, by external_id (inactive ones too: they describe what was booked). */
 export type VoucherCatalog = {

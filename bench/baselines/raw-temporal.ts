@@ -3,6 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { eachWithConcurrency, timed } from '../stats.ts';
+import { timedUpdate, type TimedUpdate } from '../update-stages.ts';
 import { echoUpdate, type echoForever, type trivial } from './raw-temporal-workflows.ts';
 
 export const RAW_TASK_QUEUE = 'bench-raw-temporal';
@@ -11,12 +12,12 @@ export async function rawTemporalClient(address: string): Promise<Client> {
   return new Client({ connection: await Connection.connect({ address }), namespace: 'default' });
 }
 
-/** Round trips of `executeUpdate` on a new running workflow, one at a time, in milliseconds. */
-export async function updateRoundTrips(client: Client, workflowId: string, count: number): Promise<number[]> {
+/** Round trips of `executeUpdate` on a new running workflow, one at a time. */
+export async function updateRoundTrips(client: Client, workflowId: string, count: number): Promise<TimedUpdate[]> {
   const handle = await client.workflow.start<typeof echoForever>('echoForever', { workflowId, taskQueue: RAW_TASK_QUEUE });
-  const timings: number[] = [];
-  for (let n = 0; n < count; n++) timings.push(await timed(() => handle.executeUpdate(echoUpdate, { args: [n] })));
-  return timings;
+  const calls: TimedUpdate[] = [];
+  for (let n = 0; n < count; n++) calls.push(await timedUpdate(workflowId, () => handle.executeUpdate(echoUpdate, { args: [n] })));
+  return calls;
 }
 
 /** Milliseconds to start `count` trivial workflows (`concurrency` starts in flight) and see every one complete. */

@@ -7,6 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { tempDir } from '../../dev/temp-dir.ts';
 import { Client, Connection } from '@temporalio/client';
 import { testActivityDeps } from './activity-deps.ts';
+import { HISTORIES_DIR, recordHistories } from './recorded-histories.ts';
 import type { OutsideSystems } from '../../activities/outside-systems.ts';
 import { startSimulators, type RunningSimulators } from '../../simulators/index.ts';
 import { initORM, type Orm } from '../../db/orm.ts';
@@ -38,6 +39,7 @@ let orm: Orm;
 let worker: Worker;
 let running: Promise<void>;
 let clientConnection: Connection | undefined;
+let client: Client | undefined;
 let simulators: RunningSimulators | undefined;
 
 /** Links stored by the worker point here; tests compare paths, not hosts. */
@@ -62,7 +64,7 @@ async function start(project: TestProject): Promise<void> {
   const workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
   const connection = await NativeConnection.connect({ address: temporal.address });
   clientConnection = await Connection.connect({ address: temporal.address });
-  const client = new Client({ connection: clientConnection, namespace: 'default' });
+  client = new Client({ connection: clientConnection, namespace: 'default' });
   worker = await createWorker({
     config: { address: temporal.address, namespace: 'default', taskQueue: TASK_QUEUE, security: {} },
     deps: testActivityDeps({ orm, client, taskQueue: TASK_QUEUE, storageDir: join(dataDir, 'files'), publicUrl: TEST_PUBLIC_URL, outside: simulators.urls }),
@@ -82,6 +84,10 @@ async function start(project: TestProject): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
+  if (process.env.RECORD_HISTORIES === '1' && client) {
+    const written = await recordHistories(client, Object.keys(await import('../../workflows/index.ts')));
+    process.stdout.write(`recorded ${written} workflow histories in ${HISTORIES_DIR}\n`);
+  }
   worker?.shutdown();
   await running?.catch(() => {});
   await clientConnection?.close();

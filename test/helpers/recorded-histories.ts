@@ -52,7 +52,7 @@ function features(history: History): Set<string> {
 
 /**
  * Writes, for each workflow type, the few histories of this Temporal server that together cover the most features,
- * chosen greedily; replaces what the directory held.
+ * chosen greedily, in place of the earlier recordings.
  */
 export async function recordHistories(client: Client, workflowTypes: string[], dir = HISTORIES_DIR): Promise<number> {
   mkdirSync(dir, { recursive: true });

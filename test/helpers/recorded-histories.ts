@@ -16,7 +16,7 @@ export const HISTORIES_DIR = new URL('../fixtures/histories/', import.meta.url).
 /** At most this many histories per workflow type: those that together show the most of what the type does. */
 const PER_TYPE = 4;
 /** Executions of a type looked at when choosing. */
-const CANDIDATES = 150;
+const CANDIDATES = 600;
 /** The files a recording replaces: `<type>.recorded-<n>.json`. */
 const RECORDED = /^\w+\.recorded-\d+\.json$/;
 

@@ -59,6 +59,9 @@ describe('with the Temporal server down', () => {
     await expect.poll(async () => (await currentStep(first.reference))?.action, { timeout: 60_000, interval: 250 }).toBe('document.approval');
     await expect.poll(async () => (await currentStep(second.reference))?.action, { timeout: 60_000, interval: 250 }).toBe('document.approval');
     const step = await currentStep(first.reference);
+    // Restarts before this point (while the stack came up on a machine loaded by the rest of the suite) are
+    // supervision's; the claim is about the process that serves through the outage.
+    const exitsBefore = stack.api.unexpectedExits;
 
     await stack.temporal.kill();
 
@@ -96,7 +99,7 @@ describe('with the Temporal server down', () => {
     await expect.poll(async () => (await call('GET', '/readyz')).status, { timeout: 60_000, interval: 250 }).toBe(200);
     console.log(`[degraded] ready again ${Math.round(performance.now() - restartedAt)} ms after the Temporal server was started`);
     // The same API process, not restarted: it reconnected by itself.
-    expect(stack.api.unexpectedExits).toBe(0);
+    expect(stack.api.unexpectedExits, stack.api.tail()).toBe(exitsBefore);
 
     const completed = await integrator('POST', `/public/api/v1/workflow-steps/${step.reference}/complete`, { body: approve });
     expect(completed.status).toBe(200);

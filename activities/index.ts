@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { Orm } from '../db/orm.ts';
+import type { OutboundPolicy } from '../platform/outbound-policy.ts';
 import type { OutsideSystems } from './outside-systems.ts';
 import { bankValidationClient } from './bank-validation/client.ts';
 import * as bankValidation from './bank-validation/validations.ts';
@@ -30,7 +31,9 @@ export interface ActivityDeps {
   /** Opens the sealed webhook secrets. */
   secrets: SecretBox;
   webhookRetry: RetrySchedule;
-  /** Outside production, webhooks may go to http receivers on loopback. */
+  /** Which webhook receivers may be reached. */
+  outbound: OutboundPolicy;
+  /** DIAN's profile (production or tests) follows it. */
   environment: 'development' | 'production';
   outside: OutsideSystems;
 }

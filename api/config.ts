@@ -1,5 +1,6 @@
 import { receptionEventTimingFromEnv, type ReceptionEventTiming } from '../worker/reception-event-timing.ts';
 import { fiscalSyncTimingFromEnv, type FiscalSyncTiming } from '../worker/fiscal-sync-timing.ts';
+import { outboundPolicyFromEnv, type OutboundPolicy } from '../platform/outbound-policy.ts';
 import type { RateLimit } from './middleware/rate-limit.ts';
 
 /** Settings of the HTTP API process, read and checked once at boot. */
@@ -23,6 +24,8 @@ export interface ApiConfig {
   metricsOnApiPort: boolean;
   /** Requests per API key; null: unlimited (the development default). */
   rateLimit: RateLimit | null;
+  /** Which links (notes' files) are accepted: public addresses, and the networks the operator allows. */
+  outbound: OutboundPolicy;
   /** Pacing of reception-event workflows (waits for earlier events, DIAN retries); tests shorten it. */
   receptionEvents?: ReceptionEventTiming;
   /** How often a payment's workflow asks the gateway about its transfer. */
@@ -49,6 +52,7 @@ export function apiConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ApiConfi
     metricsPort: env.METRICS_PORT ? Number(env.METRICS_PORT) : null,
     metricsOnApiPort: env.METRICS_ON_API_PORT === 'true',
     rateLimit: rateLimitFromEnv(env, environment),
+    outbound: outboundPolicyFromEnv(env),
     receptionEvents: receptionEventTimingFromEnv(env),
     paymentPollIntervalMs: Number(env.PAYMENT_POLL_INTERVAL_MS ?? 30_000),
     bankValidationPollIntervalMs: Number(env.BANK_VALIDATION_POLL_INTERVAL_MS ?? 30_000),

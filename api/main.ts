@@ -4,6 +4,7 @@ import { initORM } from '../db/orm.ts';
 import { createTemporalClient } from '../worker/client.ts';
 import { temporalConfigFromEnv } from '../worker/config.ts';
 import { tracingClientInterceptors } from '../worker/tracing.ts';
+import { settingsOrExit } from '../platform/required-settings.ts';
 import { createApp } from './app.ts';
 import { apiConfigFromEnv } from './config.ts';
 import { createLogger } from './logger.ts';
@@ -14,12 +15,16 @@ import { startTracing } from './tracing.ts';
 const logger = createLogger('api');
 // First, so that the SDK's context manager is in place before anything runs under a span.
 const tracing = startTracing('accounts-payable-api');
-const config = apiConfigFromEnv();
-const temporalConfig = temporalConfigFromEnv();
-const orm = await initORM(databaseConfigFromEnv());
+const { config, temporalConfig, databaseConfig, storage } = settingsOrExit('api', logger, () => ({
+  config: apiConfigFromEnv(),
+  temporalConfig: temporalConfigFromEnv(),
+  databaseConfig: databaseConfigFromEnv(),
+  storage: fileStorageFromEnv(),
+}));
+const orm = await initORM(databaseConfig);
 const client = createTemporalClient(temporalConfig, tracing ? tracingClientInterceptors() : undefined);
 const metrics = createHttpMetrics();
-const app = createApp({ orm, temporal: { client, taskQueue: temporalConfig.taskQueue }, config, logger, storage: fileStorageFromEnv(), metrics, ...(tracing ? { tracer: tracing.tracer } : {}) });
+const app = createApp({ orm, temporal: { client, taskQueue: temporalConfig.taskQueue }, config, logger, storage, metrics, ...(tracing ? { tracer: tracing.tracer } : {}) });
 const running = await listen(app, config);
 logger.info({ url: running.url, tracing: tracing !== null }, 'api listening');
 const metricsServer = config.metricsPort === null ? null : await serveMetrics(metrics, config.host, config.metricsPort);

@@ -19,6 +19,7 @@ import { outsideSystemsEnv } from '../activities/outside-systems.ts';
 import { WORKER_NODE_FLAGS } from '../worker/node-flags.ts';
 import { startSimulators } from '../simulators/index.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './postgres.ts';
+import { outboundPolicyFromEnv } from '../platform/outbound-policy.ts';
 import { freePort } from './ports.ts';
 import { DATA_DIR, writeRuntime } from './runtime.ts';
 import { startDevTemporal, type DevTemporal } from './temporal.ts';
@@ -100,7 +101,7 @@ async function subscribeDemo(orm: Orm, companyId: string, receiverUrl: string, s
   const company = await em.findOneOrFail(Company, { id: companyId }, { filters: false });
   for (const event of ['document.created', 'document.accounted'] as const) {
     if (existing.some((subscription) => subscription.url === url && subscription.event === event)) continue;
-    await addSubscription(em, secretBoxFromEnv(), { company, event, url, secret, environment: 'development' });
+    await addSubscription(em, secretBoxFromEnv(), { company, event, url, secret, outbound: outboundPolicyFromEnv() });
   }
 }
 

@@ -1,5 +1,6 @@
 // What the simulators of outside systems share: a JSON-over-HTTP server on loopback with a free port.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { Server as TlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface SimulatorRequest {
@@ -59,8 +60,8 @@ export async function serveJson(handle: (request: SimulatorRequest) => Simulator
   return listen(server, options);
 }
 
-/** Listens on loopback (or `host`), on `port` or a free one; `stop` also drops kept-alive connections. */
-export async function listen(server: Server, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
+/** Listens on loopback (or `host`), on `port` or a free one; `stop` also drops kept-alive connections. An https server answers an https URL. */
+export async function listen(server: Server | TlsServer, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -69,7 +70,7 @@ export async function listen(server: Server, options: { port?: number; host?: st
   const { port } = server.address() as AddressInfo;
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: `${server instanceof TlsServer ? 'https' : 'http'}://${urlHost}:${port}`,
     stop: () =>
       new Promise<void>((resolve, reject) => {
         server.close((cause) => (cause ? reject(cause) : resolve()));

@@ -11,17 +11,18 @@ export interface RunningSimulators {
 }
 
 /**
- * Starts a simulator for every outside system (real HTTP servers, on free loopback ports): the embedded default
- * and the test suite run against them through the same adapters production uses.
+ * Starts a simulator for every outside system (real HTTP servers, on free ports of loopback or of `host`): the
+ * embedded default and the test suites run against them through the same adapters production uses.
  */
-export async function startSimulators(): Promise<RunningSimulators> {
+export async function startSimulators(options: { host?: string } = {}): Promise<RunningSimulators> {
+  const at = options.host ? { host: options.host } : {};
   // Independent servers: start them together. DIAN_MAILBOX_DIR keeps the Maildir of forwarded DIAN e-mail where you want it.
   const [gateway, bankValidation, dian, satProvider, dianMailbox] = await Promise.all([
-    startPaymentGatewaySimulator(),
-    startBankValidationSimulator(),
-    startDianSimulator(),
-    startSatProviderSimulator(),
-    startDianMailboxSimulator(process.env.DIAN_MAILBOX_DIR ? { mailboxDir: process.env.DIAN_MAILBOX_DIR } : {}),
+    startPaymentGatewaySimulator(at),
+    startBankValidationSimulator(at),
+    startDianSimulator(at),
+    startSatProviderSimulator(at),
+    startDianMailboxSimulator({ ...at, ...(process.env.DIAN_MAILBOX_DIR ? { mailboxDir: process.env.DIAN_MAILBOX_DIR } : {}) }),
   ]);
   const urls: OutsideSystems = {
     paymentGatewayUrl: gateway.url,

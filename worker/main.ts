@@ -16,6 +16,8 @@ import { receptionEventSweepMsFromEnv } from './reception-event-timing.ts';
 import { scheduleReceptionEventSweep } from './reception-events.ts';
 import { registerSearchAttributes } from './search-attributes.ts';
 import { sdkLogger } from './sdk-logger.ts';
+import { outboundPolicyFromEnv } from '../platform/outbound-policy.ts';
+import { settingsOrExit } from '../platform/required-settings.ts';
 import { tracingClientInterceptors } from './tracing.ts';
 import { createWorker } from './worker.ts';
 
@@ -29,9 +31,20 @@ Runtime.install({
   logger: sdkLogger(logger),
   ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true, useSecondsForDurations: true, histogramBucketOverrides: WORKER_HISTOGRAM_BUCKETS } } } } : {}),
 });
-const api = apiConfigFromEnv();
-const config = temporalConfigFromEnv();
-const orm = await initORM(databaseConfigFromEnv());
+const settings = settingsOrExit('worker', logger, () => ({
+  api: apiConfigFromEnv(),
+  temporal: temporalConfigFromEnv(),
+  database: databaseConfigFromEnv(),
+  tuning: workerTuningFromEnv(),
+  storage: fileStorageFromEnv(),
+  secrets: secretBoxFromEnv(),
+  webhookRetry: retryScheduleFromEnv(),
+  outbound: outboundPolicyFromEnv(),
+  outside: outsideSystemsFromEnv(),
+  sweepMs: receptionEventSweepMsFromEnv(),
+}));
+const { api, temporal: config } = settings;
+const orm = await initORM(settings.database);
 
 // Activities start workflows of their own (a document's lifecycle, its webhooks) through a client.
 const clientConnection = await Connection.connect(temporalConnectionOptions(config));
@@ -40,24 +53,25 @@ if (unregistered) logger.warn({ searchAttributes: unregistered.notAllowed }, 'th
 const client = new Client({ connection: clientConnection, namespace: config.namespace, ...(tracing ? { interceptors: tracingClientInterceptors() } : {}) });
 
 const temporal = { client, taskQueue: config.taskQueue };
-await scheduleReceptionEventSweep(temporal, receptionEventSweepMsFromEnv());
+await scheduleReceptionEventSweep(temporal, settings.sweepMs);
 
 const connection = await NativeConnection.connect({ address: config.address, ...config.security });
 const worker = await createWorker({
   config,
   connection,
-  tuning: workerTuningFromEnv(),
+  tuning: settings.tuning,
   tracing,
   deps: {
     orm,
     logger,
-    storage: fileStorageFromEnv(),
+    storage: settings.storage,
     temporal,
     publicUrl: api.publicUrl,
-    secrets: secretBoxFromEnv(),
-    webhookRetry: retryScheduleFromEnv(),
+    secrets: settings.secrets,
+    webhookRetry: settings.webhookRetry,
+    outbound: settings.outbound,
     environment: api.environment,
-    outside: outsideSystemsFromEnv(),
+    outside: settings.outside,
   },
 });
 logger.info({ taskQueue: config.taskQueue, namespace: config.namespace, tracing: tracing !== null }, 'worker running');

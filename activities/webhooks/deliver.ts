@@ -4,7 +4,8 @@ import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
 import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
 import { claimDelivery, FINAL_DELIVERY_STATUSES, recordAttempt, type AttemptRecord, type DeliveryToSend } from '../../db/webhooks/webhook-delivery.repository.ts';
-import { pointsOutsidePublicInternet } from '../../api/url-safety.ts';
+import { pinnedClient } from '../../platform/outbound-http.ts';
+import { judgeReceiver, type OutboundPolicy, type Resolve } from '../../platform/outbound-policy.ts';
 import { holdsNul, readRegistration, readRejection, type ErpRegistration, type ErpRejection } from './erp-answer.ts';
 import { erpDocumentData, loadVoucherCatalog } from './erp-document-data.ts';
 import type { SecretBox } from './secret-box.ts';
@@ -13,8 +14,10 @@ import { WEBHOOK_HEADERS, signBody } from './signature.ts';
 export interface DeliveryDeps {
   orm: Orm;
   secrets: SecretBox;
-  /** Outside production, http to loopback receivers is allowed (simulators, local ERPs). */
-  environment: 'development' | 'production';
+  /** Which receivers may be reached (public, allowed networks, loopback in development). */
+  outbound: OutboundPolicy;
+  /** Host names to addresses; the system resolver unless a test gives another. */
+  resolve?: Resolve;
 }
 
 /** What one attempt achieved: `retry` asks the workflow to try again later; the others are final. */
@@ -49,16 +52,22 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: st
   if (FINAL_DELIVERY_STATUSES.includes(delivery.status)) return { event: delivery.event, outcome: delivery.status as AttemptOutcome['outcome'], statusCode: delivery.lastStatusCode, error: null };
   if (!delivery.held) throw new DeliveryInFlight(delivery.id);
   const attempt = { companyId: input.companyId, deliveryId: delivery.id, attempt: input.attempt };
-  const refusal = await unsafeTarget(delivery.url, deps.environment);
-  if (refusal) return record(em, delivery, { ...attempt, startedAt: new Date(), latencyMs: null }, { event: delivery.event, outcome: 'failed', statusCode: null, error: refusal }, null);
+  // Resolved and judged afresh for each attempt: a receiver registered under an earlier policy meets today's.
+  const target = await judgeReceiver(new URL(delivery.url), deps.outbound, deps.resolve);
+  // Nothing is sent: a refused receiver fails for good, one that does not resolve is tried again later.
+  if (!('addresses' in target)) {
+    const outcome = 'refusal' in target ? 'failed' : 'retry';
+    return record(em, delivery, { ...attempt, startedAt: new Date(), latencyMs: null }, { event: delivery.event, outcome, statusCode: null, error: 'refusal' in target ? target.refusal : target.unresolved }, null);
+  }
 
   const startedAt = new Date();
   const started = performance.now();
   let statusCode: number | null = null;
   let text = '';
   let error: string | null = null;
+  const client = pinnedClient(target.addresses);
   try {
-    const response = await fetch(delivery.url, {
+    const response = await client.fetch(delivery.url, {
       method: 'POST',
       redirect: 'manual',
       signal: AbortSignal.timeout(delivery.timeoutSeconds * 1000),
@@ -70,6 +79,8 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: st
   } catch (thrown) {
     const cause = thrown as Error;
     error = cause.name === 'TimeoutError' ? `No answer within ${delivery.timeoutSeconds} s` : `${cause.message}${cause.cause ? `: ${(cause.cause as Error).message}` : ''}`;
+  } finally {
+    await client.close();
   }
   const latencyMs = Math.round(performance.now() - started);
   const json = parseJson(text);
@@ -81,7 +92,7 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: st
  * The subscription's extra headers, then ours, set last: a name that differs from ours only in case (fetch would
  * join both values) is replaced, not merged. New subscriptions cannot name them; older ones may.
  */
-function requestHeaders(delivery: DeliveryToSend, secret: string, startedAt: Date): Headers {
+function requestHeaders(delivery: DeliveryToSend, secret: string, startedAt: Date): Record<string, string> {
   const headers = new Headers(delivery.headers);
   headers.set('content-type', 'application/json');
   headers.set('user-agent', 'accounts-payable-webhooks/1');
@@ -89,7 +100,7 @@ function requestHeaders(delivery: DeliveryToSend, secret: string, startedAt: Dat
   headers.set(WEBHOOK_HEADERS.event, delivery.event);
   headers.set(WEBHOOK_HEADERS.timestamp, startedAt.toISOString());
   headers.set(WEBHOOK_HEADERS.deliveryId, delivery.id);
-  return headers;
+  return Object.fromEntries(headers);
 }
 
 /** The answer as kept for operators: its JSON, or its text when it is not JSON (or holds U+0000, which jsonb refuses). */
@@ -191,14 +202,4 @@ function parseJson(text: string): unknown {
   } catch {
     return null;
   }
-}
-
-/** Receivers are reached over https at public addresses; http to loopback is only for development. */
-async function unsafeTarget(url: string, environment: DeliveryDeps['environment']): Promise<string | null> {
-  const target = new URL(url);
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(target.hostname);
-  if (environment === 'development' && loopback) return null;
-  if (target.protocol !== 'https:') return 'Receivers must use https';
-  if (await pointsOutsidePublicInternet(target)) return 'The receiver resolves to a private, loopback or link-local address';
-  return null;
 }

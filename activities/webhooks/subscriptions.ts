@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { pointsOutsidePublicInternet } from '../../api/url-safety.ts';
+import { judgeReceiver, type OutboundPolicy, type Resolve } from '../../platform/outbound-policy.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { WebhookSubscription, type WebhookEvent } from '../../db/webhooks/webhook-subscription.entity.ts';
@@ -36,27 +36,29 @@ export function checkExtraHeaders(headers: Record<string, string>): void {
   }
 }
 
-/** Checks a receiver URL: https at a public address; http only to loopback, and only outside production. */
-export async function checkReceiverUrl(url: string, environment: 'development' | 'production'): Promise<void> {
+/**
+ * Checks a receiver URL against the outbound policy. A name that does not resolve now is accepted with a warning, since
+ * each delivery resolves it again (and retries while it does not); an address the policy refuses is refused.
+ */
+export async function checkReceiverUrl(url: string, policy: OutboundPolicy, resolve?: Resolve): Promise<{ warning: string | null }> {
   let target: URL;
   try {
     target = new URL(url);
   } catch {
     throw new SubscriptionRefused('invalid_url', `Not a URL: ${url}`);
   }
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(target.hostname);
-  if (environment === 'development' && loopback && (target.protocol === 'http:' || target.protocol === 'https:')) return;
-  if (target.protocol !== 'https:') throw new SubscriptionRefused('invalid_url', 'The URL must use https (http is accepted only for loopback receivers in development)');
-  if (await pointsOutsidePublicInternet(target)) throw new SubscriptionRefused('invalid_url', 'The URL points at a private, loopback or link-local address');
+  const verdict = await judgeReceiver(target, policy, resolve);
+  if ('refusal' in verdict) throw new SubscriptionRefused('invalid_url', verdict.refusal);
+  return { warning: 'unresolved' in verdict ? `${verdict.unresolved} now; each delivery resolves it again, and is retried while it does not` : null };
 }
 
 /** Subscribes a company's receiver to an event; the secret is sealed, and generated (to be shown once) when not given. */
 export async function addSubscription(
   em: EntityManager,
   secrets: SecretBox,
-  input: { company: Company; event: WebhookEvent; url: string; secret?: string; retries?: number; timeoutSeconds?: number; headers?: Record<string, string>; environment: 'development' | 'production' },
-): Promise<{ subscription: WebhookSubscription; generatedSecret: string | null }> {
-  await checkReceiverUrl(input.url, input.environment);
+  input: { company: Company; event: WebhookEvent; url: string; secret?: string; retries?: number; timeoutSeconds?: number; headers?: Record<string, string>; outbound: OutboundPolicy },
+): Promise<{ subscription: WebhookSubscription; generatedSecret: string | null; warning: string | null }> {
+  const { warning } = await checkReceiverUrl(input.url, input.outbound);
   checkExtraHeaders(input.headers ?? {});
   const generatedSecret = input.secret ? null : randomBytes(32).toString('base64url');
   const subscription = em.create(WebhookSubscription, {
@@ -70,5 +72,5 @@ export async function addSubscription(
     isActive: true,
   });
   await em.flush();
-  return { subscription, generatedSecret };
+  return { subscription, generatedSecret, warning };
 }

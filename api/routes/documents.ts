@@ -19,7 +19,7 @@ import { listOf, page } from '../schemas/common.ts';
 import { EmptyResponse, MessageResponse, NoteRequest, TagsRequest } from '../schemas/document-commands.ts';
 import { DocumentDetail, DocumentListItem, DocumentListQuery, DocumentParams, NoteBody } from '../schemas/documents.ts';
 import { ApproveParams, ApproveRequest } from '../schemas/workflow-steps.ts';
-import { pointsOutsidePublicInternet } from '../url-safety.ts';
+import { linkRefusal, type OutboundPolicy } from '../../platform/outbound-policy.ts';
 
 export const DOCUMENT_NOT_FOUND = { status: 404, code: 'document_not_found', description: 'no document of the company has this reference' };
 const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
@@ -168,7 +168,7 @@ export const documentRoutes = [
     errors: [DOCUMENT_NOT_FOUND],
     handler: async ({ em, params, body, caller, ctx, deps }) => {
       const document = await documentOr404(em, params.reference);
-      const note = body ? await linkedNote(body) : await uploadedNote(ctx, caller, document, deps.storage);
+      const note = body ? await linkedNote(body, deps.config.outbound) : await uploadedNote(ctx, caller, document, deps.storage);
       const created = em.create(DocumentNote, { company: caller.company, document, createdBy: { name: author(caller) }, ...note });
       em.create(ActivityLog, { company: caller.company, document, event: 'document.updated', actor: { type: 'system', source: 'integration', name: author(caller) }, metadata: { change: 'note_added', note: created.id } });
       await em.flush();
@@ -179,10 +179,9 @@ export const documentRoutes = [
 
 type NoteInput = Pick<DocumentNote, 'comment' | 'filePath' | 'fileName'> & { storageKey?: string | null; id?: string };
 
-async function linkedNote(body: z.output<typeof NoteRequest>): Promise<NoteInput> {
-  if (body.file_path && (await pointsOutsidePublicInternet(new URL(body.file_path)))) {
-    throw validationError({ file_path: ['Must point to a public address (not private, loopback or link-local)'] });
-  }
+async function linkedNote(body: z.output<typeof NoteRequest>, outbound: OutboundPolicy): Promise<NoteInput> {
+  const refusal = body.file_path ? await linkRefusal(new URL(body.file_path), outbound) : null;
+  if (refusal) throw validationError({ file_path: [`Must point to a public address: ${refusal}`] });
   const inferred = body.file_path ? fileNameOf(new URL(body.file_path)) : null;
   return { comment: body.comment?.trim() || null, filePath: body.file_path ?? null, fileName: body.file_name ?? inferred };
 }

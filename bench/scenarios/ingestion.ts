@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { retryScheduleFromEnv, recordEvent, startDeliveries } from '../../activities/webhooks/events.ts';
 import { documentCreatedPayload } from '../../activities/webhooks/payloads.ts';
 import { addSubscription } from '../../activities/webhooks/subscriptions.ts';
+import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import { Company } from '../../db/companies/company.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
 import { companyEm } from '../../db/orm.ts';
@@ -36,7 +37,7 @@ async function subscribe(context: BenchContext, company: SeededCompany): Promise
   const em = companyEm(context.stack.orm, company.id);
   const entity = await em.findOneOrFail(Company, { id: company.id }, { filters: false });
   // The simulated ERP listens on loopback, which only a development subscription may name.
-  await addSubscription(em, context.stack.secrets, { company: entity, event: 'document.created', url: `${context.stack.erp.receiver.url}/webhooks`, secret: context.stack.erp.secret, environment: 'development' });
+  await addSubscription(em, context.stack.secrets, { company: entity, event: 'document.created', url: `${context.stack.erp.receiver.url}/webhooks`, secret: context.stack.erp.secret, outbound: outboundPolicyFromEnv({}) });
   await em.flush();
 }
 

@@ -5,6 +5,7 @@ import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
 import { WEBHOOK_EVENTS, WebhookSubscription, type WebhookEvent } from '../../db/webhooks/webhook-subscription.entity.ts';
 import { startDeliveries } from '../../activities/webhooks/events.ts';
 import { MAX_RETRIES, MAX_TIMEOUT_SECONDS, SubscriptionRefused, addSubscription } from '../../activities/webhooks/subscriptions.ts';
+import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import { oneOf, optional, reference, required } from '../arguments.ts';
 import type { Command, CommandInput } from '../command.ts';
 import { CliError, notFound, usage } from '../errors.ts';
@@ -29,8 +30,6 @@ function headers(input: CommandInput): Record<string, string> {
   );
 }
 
-const environment = () => (process.env.NODE_ENV === 'production' ? 'production' : 'development');
-
 /** Outbound webhooks: subscriptions, and the deliveries operators inspect and replay. */
 export const webhookCommands: Command[] = [
   {
@@ -44,7 +43,7 @@ export const webhookCommands: Command[] = [
       const company = await em.findOne(Company, { id: companyId });
       if (!company) throw notFound('company', companyId);
       try {
-        const { subscription, generatedSecret } = await addSubscription(em, context.secrets(), {
+        const { subscription, generatedSecret, warning } = await addSubscription(em, context.secrets(), {
           company,
           event: oneOf(required(input, 'event'), WEBHOOK_EVENTS, 'event'),
           url: required(input, 'url'),
@@ -52,7 +51,7 @@ export const webhookCommands: Command[] = [
           retries: integer(input, 'retries', 0, MAX_RETRIES),
           timeoutSeconds: integer(input, 'timeout', 1, MAX_TIMEOUT_SECONDS),
           headers: headers(input),
-          environment: environment(),
+          outbound: outboundPolicyFromEnv(),
         });
         return {
           reference: subscription.id,
@@ -63,6 +62,7 @@ export const webhookCommands: Command[] = [
           headers: Object.keys(subscription.headers),
           // Shown once: only its sealed form is kept.
           ...(generatedSecret ? { secret: generatedSecret } : {}),
+          ...(warning ? { warning } : {}),
         };
       } catch (error) {
         if (error instanceof SubscriptionRefused) throw new CliError(error.code, error.message);

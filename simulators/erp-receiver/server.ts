@@ -3,13 +3,16 @@
 // delivery id, and can be told to misbehave (reject, fail, stall, answer garbage) from code or over HTTP.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { listen } from '../http.ts';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 
 export interface ErpReceiverOptions {
   port?: number;
   host?: string;
   /** The subscription's signing secret. */
   secret: string;
+  /** Serve https with this certificate (PEM), as production receivers must. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
 export const ERP_RECEIVER_MODES = ['ok', 'reject', 'fail', 'slow', 'garbage', 'missing-id', 'no-consecutive'] as const;
@@ -238,11 +241,12 @@ export async function startErpReceiver(options: ErpReceiverOptions): Promise<Erp
     response.end(reply.body);
   };
 
-  const server = createServer((request, response) => {
+  const onRequest: RequestListener = (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => void handle(request, Buffer.concat(chunks), response));
-  });
+  };
+  const server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createServer(onRequest);
 
   const running = await listen(server, options);
   return {

@@ -2,11 +2,12 @@
 // objects, each request's SigV4 signature checked the way S3 checks it, failures answered as S3's XML errors.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../http.ts';
 import { encodeKeyPath, parseAuthorization, sameSignature, sha256Hex, signature } from '../../activities/storage/aws-signature-v4.ts';
 
 export interface ObjectStorageSimulatorOptions {
   port?: number;
+  host?: string;
   bucket: string;
   accessKeyId: string;
   secretAccessKey: string;
@@ -45,7 +46,7 @@ const fail = (status: number, code: string, message: string): Reply => ({ status
 
 const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** Starts the simulator on 127.0.0.1 (a free port unless one is given). */
+/** Starts the simulator on 127.0.0.1 unless told otherwise (a free port unless one is given). */
 export async function startObjectStorageSimulator(options: ObjectStorageSimulatorOptions): Promise<ObjectStorageSimulator> {
   const region = options.region ?? 'us-east-1';
   const objects = new Map<string, { body: Buffer; contentType: string }>();
@@ -119,17 +120,6 @@ export async function startObjectStorageSimulator(options: ObjectStorageSimulato
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    stop: () => new Promise<void>((resolve, reject) => {
-      server.close((error) => (error ? reject(error) : resolve()));
-      server.closeAllConnections();
-    }),
-  };
+  const running = await listen(server, options);
+  return { url: running.url, requests, stop: running.stop };
 }

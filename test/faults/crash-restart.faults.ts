@@ -1,9 +1,9 @@
 // The long crash-and-restart run (`npm run test:faults`): many faults of every kind, at seeded random moments, under
 // a steady load of imports, step decisions, approvals, reception-event batches and webhooks. FAULT_SEED replays a run.
 import { describe, expect, it } from 'vitest';
-import { formatFigures } from './harness/figures.ts';
-import { seedFromEnv } from './harness/random.ts';
-import { runCrashRestart, type CrashProfile } from './harness/scenario.ts';
+import { formatFigures } from '../harness/figures.ts';
+import { seedFromEnv } from '../harness/random.ts';
+import { runCrashRestart, type CrashProfile } from '../harness/scenario.ts';
 
 const rounds = Number(process.env.FAULT_ROUNDS ?? 5);
 

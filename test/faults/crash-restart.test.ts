@@ -1,9 +1,9 @@
 // The short crash-and-restart run, part of `npm test`: one SIGKILL of each part under a small load.
 // The long run is crash-restart.faults.ts (`npm run test:faults`).
 import { describe, expect, it } from 'vitest';
-import { formatFigures } from './harness/figures.ts';
-import { seedFromEnv } from './harness/random.ts';
-import { runCrashRestart, type CrashProfile } from './harness/scenario.ts';
+import { formatFigures } from '../harness/figures.ts';
+import { seedFromEnv } from '../harness/random.ts';
+import { runCrashRestart, type CrashProfile } from '../harness/scenario.ts';
 
 const SHORT: CrashProfile = {
   name: 'short: one fault of each kind',

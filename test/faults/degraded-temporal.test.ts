@@ -2,12 +2,12 @@
 // `service_unavailable`, what needs only PostgreSQL still works (reception events are queued, and run once it is
 // back), /readyz names Temporal, and once the server is back the same API process serves again. Real processes: the API and worker of the fault harness, its own Temporal server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MEMBER, setUpCompany } from './harness/company.ts';
-import { integratorClient, type Integrator } from './harness/integrator.ts';
-import { writeInvoices } from './harness/invoices.ts';
-import { operatorClient, type Operator } from './harness/operator.ts';
-import { RetryStats } from './harness/retry-stats.ts';
-import { startFaultStack, type FaultStack } from './harness/stack.ts';
+import { MEMBER, setUpCompany } from '../harness/company.ts';
+import { integratorClient, type Integrator } from '../harness/integrator.ts';
+import { writeInvoices } from '../harness/invoices.ts';
+import { operatorClient, type Operator } from '../harness/operator.ts';
+import { RetryStats } from '../harness/retry-stats.ts';
+import { startFaultStack, type FaultStack } from '../harness/stack.ts';
 import { join } from 'node:path';
 
 /** Generous for a loaded 2-core machine, and far below the Temporal client's own retries (about 20 s). */
@@ -27,7 +27,7 @@ beforeAll(async () => {
   ops = operatorClient(stack.env, new RetryStats(), 60_000);
   let company: string;
   ({ company, apiKey } = await setUpCompany(stack, ops));
-  integrator = integratorClient({ baseUrl: stack.apiUrl, apiKey, stats: new RetryStats(), giveUpAfterMs: 120_000 });
+  integrator = integratorClient({ baseUrls: stack.apiUrls, apiKey, stats: new RetryStats(), giveUpAfterMs: 120_000 });
   const invoices = writeInvoices(join(stack.dir, 'invoices'), 3, company);
   const imported = await ops('documents', 'import', '--company', company, ...invoices.map((invoice) => invoice.path));
   documents = imported.stdout.documents.map((document: { reference: string; fiscal_reference: string }) => ({ reference: document.reference, cufe: document.fiscal_reference }));

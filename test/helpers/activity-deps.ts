@@ -4,6 +4,7 @@ import type { ActivityDeps } from '../../activities/index.ts';
 import { localFileStorage } from '../../activities/storage/file-storage.ts';
 import { secretBox } from '../../activities/webhooks/secret-box.ts';
 import type { Orm } from '../../db/orm.ts';
+import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import type { OutsideSystems } from '../../activities/outside-systems.ts';
 
 /** The key sealing webhook secrets in the suite: the worker, the CLI and the tests share it. */
@@ -19,6 +20,7 @@ export function testActivityDeps(options: { orm: Orm; client: Client; taskQueue:
     publicUrl: options.publicUrl,
     secrets: secretBox(Buffer.from(TEST_WEBHOOK_SECRET_KEY, 'hex')),
     webhookRetry: { initialMs: 200, maxMs: 1_000 },
+    outbound: outboundPolicyFromEnv({}),
     environment: 'development',
     outside: options.outside,
   };

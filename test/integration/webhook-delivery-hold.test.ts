@@ -3,6 +3,7 @@ import { attemptDelivery, DeliveryInFlight, type DeliveryDeps } from '../../acti
 import { recordEvent } from '../../activities/webhooks/events.ts';
 import { secretBox } from '../../activities/webhooks/secret-box.ts';
 import { addSubscription } from '../../activities/webhooks/subscriptions.ts';
+import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import { companyEm, initORM, type Orm } from '../../db/orm.ts';
 import { recordAttempt } from '../../db/webhooks/webhook-delivery.repository.ts';
 import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
@@ -17,7 +18,7 @@ let deps: DeliveryDeps;
 beforeAll(async () => {
   orm = await initORM({ url: inject('databaseUrl'), poolMax: 5, statementTimeoutMs: 30_000, debug: false });
   receiver = await startErpReceiver({ secret: SECRET });
-  deps = { orm, secrets: secretBox(Buffer.from(TEST_WEBHOOK_SECRET_KEY, 'hex')), environment: 'development' };
+  deps = { orm, secrets: secretBox(Buffer.from(TEST_WEBHOOK_SECRET_KEY, 'hex')), outbound: outboundPolicyFromEnv({}) };
 });
 afterAll(async () => {
   await receiver.stop();
@@ -28,7 +29,7 @@ afterAll(async () => {
 async function recordedDelivery() {
   const { company } = await makeCompany(orm);
   const em = companyEm(orm, company.id);
-  await addSubscription(em, deps.secrets, { company, event: 'document.created', url: `${receiver.url}/hooks`, secret: SECRET, timeoutSeconds: 10, environment: 'development' });
+  await addSubscription(em, deps.secrets, { company, event: 'document.created', url: `${receiver.url}/hooks`, secret: SECRET, timeoutSeconds: 10, outbound: deps.outbound });
   await em.flush();
   const [delivery] = await recordEvent(em, company, 'document.created', null, { event: 'document.created', data: { reference: company.id } });
   await em.flush();

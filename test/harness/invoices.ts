@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A real DIAN UBL 2.1 invoice (see test/fixtures/SOURCES.md); its variants differ only in number and CUFE. */
-const SOURCE = new URL('../../fixtures/dian/stenfrank-invoice_unsigned_dian_v2.xml', import.meta.url);
+const SOURCE = new URL('../fixtures/dian/stenfrank-invoice_unsigned_dian_v2.xml', import.meta.url);
 const NUMBER = '<cbc:ID>SETP990000008</cbc:ID>';
 const CUFE = /(<cbc:UUID schemeID="2" schemeName="CUFE-SHA384">)[0-9a-f]{96}(<\/cbc:UUID>)/;
 

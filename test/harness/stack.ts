@@ -3,46 +3,83 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { outsideSystemsEnv } from '../../../activities/outside-systems.ts';
-import { initORM } from '../../../db/orm.ts';
-import { migrateAndSeed } from '../../../db/schema.ts';
-import { freePort } from '../../../dev/ports.ts';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../../dev/postgres.ts';
-import { tempDir } from '../../../dev/temp-dir.ts';
-import { startDevTemporal, type DevTemporal } from '../../../dev/temporal.ts';
-import { startErpReceiver, type ErpReceiver } from '../../../simulators/erp-receiver/server.ts';
-import { startSimulators, type RunningSimulators } from '../../../simulators/index.ts';
+import { outsideSystemsEnv } from '../../activities/outside-systems.ts';
+import { initORM } from '../../db/orm.ts';
+import { migrateAndSeed } from '../../db/schema.ts';
+import { freePort } from '../../dev/ports.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
+import { tempDir } from '../../dev/temp-dir.ts';
+import { startDevTemporal, type DevTemporal } from '../../dev/temporal.ts';
+import { startErpReceiver, type ReceivedRequest, type RegisteredVoucher } from '../../simulators/erp-receiver/server.ts';
+import { startSimulators, type RunningSimulators } from '../../simulators/index.ts';
+import type { FaultKind } from './faults.ts';
 import { productProcess, type ProductProcess } from './product-process.ts';
-import { API_NODE_FLAGS } from '../../../api/node-flags.ts';
-import { WORKER_NODE_FLAGS } from '../../../worker/node-flags.ts';
+import { API_NODE_FLAGS } from '../../api/node-flags.ts';
+import { WORKER_NODE_FLAGS } from '../../worker/node-flags.ts';
 
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** What an integrator's ERP receiver has seen: every request, the vouchers it registered, the events it saw twice. */
+export interface ReceiverState {
+  received: ReceivedRequest[];
+  /** Document reference → the voucher registered for it. */
+  registered: Map<string, RegisteredVoucher>;
+  duplicates: number;
+}
+
+/** The ERP receiver the company's webhooks are registered to: it checks each signature with `secret`. */
+export interface Receiver {
+  /** Its webhook URL, as an operator registers it. */
+  url: string;
+  secret: string;
+  state(): Promise<ReceiverState>;
+}
+
+/** A part of the product that a fault kills (SIGKILL) and starts again where it stood. */
+export interface Part {
+  name: string;
+  kill(): Promise<void>;
+  start(): Promise<void>;
+}
 
 /**
- * The whole product on one machine, every part restartable where it stood: PostgreSQL on its on-disk cluster and
- * port, the Temporal dev server on its SQLite file and port, and the API and the worker as separate processes.
- * The outside systems (DIAN, an integrator's ERP receiver) are simulators in the harness's own process.
+ * The whole product running, in one shape or another (development: one of each process, the dev server, simulators
+ * on loopback; production: replicas, the real Temporal server, simulators on another host): what the load, the
+ * faults and the checks need of it.
  */
-export interface FaultStack {
+export interface Stack {
   dir: string;
-  apiUrl: string;
-  database: EmbeddedDatabase;
-  temporal: DevTemporal;
-  api: ProductProcess;
-  worker: ProductProcess;
-  /** Records every webhook request and dedupes: vouchers by document reference, other events by delivery id. */
-  receiver: ErpReceiver;
-  receiverSecret: string;
+  /** The API processes, as integrators reach them; clients take turns. */
+  apiUrls: string[];
   /** The environment of the product processes, which the operator CLI shares. */
   env: NodeJS.ProcessEnv;
+  temporalAddress: string;
+  receiver: Receiver;
+  /** What faults may kill, by kind: each replica. */
+  parts: Partial<Record<FaultKind, Part[]>>;
+  /** The API and worker processes under supervision: their own exits are counted. */
+  processes: ProductProcess[];
   /** Reads the read state directly, to check what the service promised. */
   query<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Stops everything; the directory (logs, data) is kept when asked, to look into a failure. */
   stop(options?: { keep?: boolean }): Promise<void>;
 }
 
+/**
+ * The development shape, every part restartable where it stood: PostgreSQL on its on-disk cluster and port, the
+ * Temporal dev server on its SQLite file and port, and the API and the worker as separate processes. The outside
+ * systems (DIAN, an integrator's ERP receiver) are simulators in the harness's own process.
+ */
+export interface FaultStack extends Stack {
+  apiUrl: string;
+  database: EmbeddedDatabase;
+  temporal: DevTemporal;
+  api: ProductProcess;
+  worker: ProductProcess;
+}
+
 /** The pacing a fault run needs: short retry waits, and enough DIAN attempts to outlast a database restart. */
-const FAST_PACING: Record<string, string> = {
+export const FAST_PACING: Record<string, string> = {
   WEBHOOK_RETRY_INITIAL_MS: '200',
   WEBHOOK_RETRY_MAX_MS: '2000',
   RECEPTION_EVENT_WAIT_MS: '500',
@@ -106,12 +143,19 @@ export async function startFaultStack(): Promise<FaultStack> {
     return {
       dir,
       apiUrl,
+      apiUrls: [apiUrl],
       database,
       temporal,
+      temporalAddress: temporal.address,
       api,
       worker,
-      receiver,
-      receiverSecret,
+      parts: { api: [api], worker: [worker], temporal: [{ name: 'temporal', kill: temporal.kill, start: temporal.start }], postgres: [{ name: 'postgres', kill: database.kill, start: database.start }] },
+      processes: [api, worker],
+      receiver: {
+        url: `${receiver.url}/erp`,
+        secret: receiverSecret,
+        state: async () => ({ received: [...receiver.received], registered: new Map(receiver.registered), duplicates: receiver.duplicates }),
+      },
       env,
       query: async (sql, params) => (await pool.query(sql, params)).rows,
       async stop(options = {}) {

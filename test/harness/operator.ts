@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { backoff, type RetryStats } from './retry-stats.ts';
 
-const CLI = fileURLToPath(new URL('../../../cli/main.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
 
 export interface CliAnswer {
   code: number;
@@ -36,6 +36,7 @@ export function operatorClient(env: NodeJS.ProcessEnv, stats: RetryStats, giveUp
   return async function ops(...args: string[]): Promise<CliAnswer> {
     const deadline = Date.now() + giveUpAfterMs;
     for (let attempt = 0; ; attempt++) {
+      stats.requests.cli += 1;
       const answer = await runCli(env, args);
       if (answer.code === 0 || !['internal_error', 'no_answer'].includes(answer.error?.code ?? '')) return answer;
       if (Date.now() > deadline) throw new Error(`ops ${args.slice(0, 2).join(' ')}: still failing after ${giveUpAfterMs / 1000} s: ${answer.error?.message}`);

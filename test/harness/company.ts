@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Operator } from './operator.ts';
-import type { FaultStack } from './stack.ts';
+import type { Stack } from './stack.ts';
 
 /** The company member who decides every step. */
 export const MEMBER = 'ana@example.co';
@@ -16,7 +16,7 @@ export const FLOW = {
 };
 
 /** A Colombian company with the workflow API, one member, the flow above, and both webhooks to the ERP receiver. */
-export async function setUpCompany(stack: FaultStack, ops: Operator): Promise<{ company: string; apiKey: string }> {
+export async function setUpCompany(stack: Stack, ops: Operator): Promise<{ company: string; apiKey: string }> {
   const must = async (...args: string[]) => {
     const answer = await ops(...args);
     if (answer.code !== 0) throw new Error(`ops ${args.join(' ')}: ${JSON.stringify(answer.error)}`);
@@ -31,7 +31,7 @@ export async function setUpCompany(stack: FaultStack, ops: Operator): Promise<{ 
   writeFileSync(flowFile, JSON.stringify(FLOW));
   await must('flows', 'set', '--company', company, '--file', flowFile);
   for (const event of ['document.created', 'document.accounted']) {
-    await must('webhooks', 'add', '--company', company, '--event', event, '--url', `${stack.receiver.url}/erp`, '--secret', stack.receiverSecret, '--retries', '10', '--timeout', '10');
+    await must('webhooks', 'add', '--company', company, '--event', event, '--url', stack.receiver.url, '--secret', stack.receiver.secret, '--retries', '10', '--timeout', '10');
   }
   return { company, apiKey };
 }

@@ -9,6 +9,8 @@ export interface Figures {
   durationMs: number;
   /** From the end of the load (and of the last fault) until every promise held. */
   settleMs: number;
+  /** Requests sent: API calls (retries included) and CLI runs. */
+  requests: { api: number; cli: number };
   accepted: Record<OperationKind, number>;
   doneByEarlierAttempt: number;
   /** Requests the service refused unexpectedly or never answered in time. */
@@ -18,7 +20,8 @@ export interface Figures {
   faults: InjectedFault[];
   retries: Record<RetryReason, number>;
   serverErrors: string[];
-  unexpectedExits: { api: number; worker: number };
+  /** By process (`api`, `worker-2`...). */
+  unexpectedExits: Record<string, number>;
   checked: Checked;
 }
 
@@ -35,11 +38,12 @@ export function formatFigures(figures: Figures): string {
   const rows: [string, string][] = [
     ['seed', `${figures.seed} (FAULT_SEED=${figures.seed} replays the schedule)`],
     ['duration', `${seconds(figures.durationMs)} (every promise held ${seconds(figures.settleMs)} after the load ended)`],
+    ['requests sent', `${figures.requests.api + figures.requests.cli}: API ${figures.requests.api}, CLI ${figures.requests.cli}`],
     ['operations accepted', `${sum(Object.values(figures.accepted))}: ${list(Object.entries(figures.accepted))}`],
     ['done by an earlier attempt', String(figures.doneByEarlierAttempt)],
     ['requests failed (refused, unanswered)', String(figures.failures.length)],
     ['document flow (import → registered)', `median ${seconds(figures.flowMs.median)}, slowest ${seconds(figures.flowMs.max)}`],
-    ['faults injected', `${faults.length}: ${list([...byKind].map(([kind, all]) => [kind, all.length]))}`],
+    ['faults injected', `${faults.length}: ${faults.map((fault) => fault.part).join(', ')}`],
     ['documents in flight at faults', `min ${Math.min(...faults.map((fault) => fault.documentsInFlight))}, max ${Math.max(...faults.map((fault) => fault.documentsInFlight))}`],
     ['slowest recovery', recovery.map(([kind, ms]) => `${kind} ${seconds(ms)}`).join(', ')],
     ['client retries', `${sum(Object.values(figures.retries))}: ${list(Object.entries(figures.retries).filter(([, count]) => count > 0))}`],

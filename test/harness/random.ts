@@ -1,4 +1,4 @@
-export { seededRandom, type Random } from '../../../dev/random.ts';
+export { seededRandom, type Random } from '../../dev/random.ts';
 
 /** `FAULT_SEED` replays a run; otherwise a fresh seed, printed with the figures. */
 export function seedFromEnv(env: NodeJS.ProcessEnv = process.env): number {

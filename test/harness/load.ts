@@ -17,9 +17,13 @@ export interface LoadPlan {
   approveShare: number;
   /** A document whose flow has not ended by then is left for the checks, which will call it stuck. */
   documentTimeoutMs: number;
+  /** Once a flow ends, notes linking these files (public URLs) are added to the document. */
+  noteLinks?: readonly string[];
+  /** Once a flow ends, the operator registers the supplier's bank account (once) and the integrator pays the document. */
+  pay?: boolean;
 }
 
-export const OPERATION_KINDS = ['import', 'step', 'approve', 'events', 'account', 'read'] as const;
+export const OPERATION_KINDS = ['import', 'step', 'approve', 'events', 'account', 'note', 'pay', 'read'] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 
 /** The reception events every imported batch asks for: DIAN's receipt of the invoice, then of the goods. */
@@ -35,6 +39,10 @@ export interface Ledger {
   accounted: Set<string>;
   /** Documents whose flow the integrator saw end, with how long it took from its import. */
   finished: Map<string, number>;
+  /** Document → the links of the notes added to it. */
+  notes: Map<string, string[]>;
+  /** Payment → the document it pays. */
+  payments: Map<string, string>;
   accepted: Record<OperationKind, number>;
   /** Requests the service refused unexpectedly or never answered in time: each one failed a client. */
   failures: string[];
@@ -54,6 +62,8 @@ export function emptyLedger(): Ledger {
     eventBatches: [],
     accounted: new Set(),
     finished: new Map(),
+    notes: new Map(),
+    payments: new Map(),
     accepted: Object.fromEntries(OPERATION_KINDS.map((kind) => [kind, 0])) as Record<OperationKind, number>,
     failures: [],
     doneByEarlierAttempt: new Set(),
@@ -129,6 +139,8 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
       ledger.accepted.read += 1;
       if (current.status === 204 && accountingAsked) {
         ledger.finished.set(document.reference, Date.now() - document.importedAt);
+        for (const link of plan.noteLinks ?? []) await note(document.reference, link);
+        if (plan.pay) await pay(document.reference);
         return;
       }
       const step = current.status === 200 ? current.body.step : null;
@@ -145,9 +157,37 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
     }
   };
 
+  const note = async (reference: string, link: string) => {
+    const answer = await api('POST', `/public/api/v1/documents/${reference}/notes`, { body: { file_path: link, comment: 'Soporte' } });
+    if (answer.status !== 201) throw new Error(`note on ${reference}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    ledger.accepted.note += 1;
+    ledger.notes.set(reference, [...(ledger.notes.get(reference) ?? []), link]);
+  };
+
+  // The supplier of every invoice is the same: its account is registered once, by the first document paid.
+  let accountRegistered: Promise<void> | undefined;
+  const registerAccount = async (beneficiary: string) => {
+    const banks = await api('GET', '/public/api/v1/banks');
+    const answer = await ops('bank-accounts', 'add', '--beneficiary', beneficiary, '--bank', banks.body[0].reference, '--account-number', '002010077777777771', '--account-type', 'checking');
+    if (answer.code !== 0) throw new Error(`bank-accounts add: ${JSON.stringify(answer.error)}`);
+  };
+
+  const pay = async (reference: string) => {
+    const document = await api('GET', `/public/api/v1/documents/${reference}?fields=payables,beneficiaries`);
+    accountRegistered ??= registerAccount(document.body.beneficiary.reference);
+    await accountRegistered;
+    const payable = document.body.payables[0];
+    const answer = await api('POST', '/public/api/v1/payments', { body: { payable_reference: payable.reference, amount: payable.balance, amount_currency: payable.amount_currency } });
+    if (answer.status !== 201) throw new Error(`pay ${reference}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    ledger.accepted.pay += 1;
+    ledger.payments.set(answer.body.reference, reference);
+  };
+
   const decide = async (document: Followed, step: { reference: string; action: string; decision: { kind: string; options: { value: string }[] } }) => {
     if (step.decision.kind === 'approval' && document.approveDirectly) {
-      const answer = await api('POST', `/public/api/v1/documents/${document.reference}/approve`, { body: { erp_document_reference: `ERP-${document.reference.slice(0, 8)}` } });
+      // Every second direct approval names the document by its fiscal reference (CUFE), as the spec allows.
+      const named = ledger.approvals.size % 2 === 0 ? document.reference : ledger.documents.get(document.reference)!.cufe;
+      const answer = await api('POST', `/public/api/v1/documents/${named}/approve`, { body: { erp_document_reference: `ERP-${document.reference.slice(0, 8)}` } });
       if (answer.status !== 200) throw new Error(`approve ${document.reference}: ${answer.status} ${JSON.stringify(answer.body)}`);
       ledger.accepted.approve += 1;
       ledger.approvals.add(document.reference);

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { EVENT_TYPES, type Ledger } from './load.ts';
-import type { FaultStack } from './stack.ts';
+import type { Stack } from './stack.ts';
 
 /** The flow every document of the run goes through; its last step closes when the ERP registers the voucher. */
 export const FLOW_ACTIONS = ['document.approval', 'document.classification', 'document.tagging', 'document.accounting'] as const;
@@ -34,7 +34,8 @@ export interface Checked {
 export const noFindings = (findings: Findings) => findings.lost.length + findings.stuck.length + findings.doubled.length === 0;
 
 /** Checks, once, every promise of the service against what the load was told was accepted. */
-export async function checkPromises(stack: FaultStack, temporal: Client, company: string, ledger: Ledger): Promise<Checked> {
+export async function checkPromises(stack: Stack, temporal: Client, company: string, ledger: Ledger): Promise<Checked> {
+  const receiver = await stack.receiver.state();
   const findings: Findings = { lost: [], stuck: [], doubled: [] };
   const references = [...ledger.documents.keys()];
 
@@ -46,6 +47,31 @@ export async function checkPromises(stack: FaultStack, temporal: Client, company
   if (documents.length !== ledger.documents.size) findings.doubled.push(`${documents.length} documents for ${ledger.documents.size} imported invoices`);
   for (const reference of ledger.approvals) {
     if (byId.get(reference)?.approval_status !== 'approved') findings.lost.push(`approve ${reference}: approval_status is ${byId.get(reference)?.approval_status}`);
+  }
+
+  const notes = await stack.query<{ document_id: string; file_path: string; times: number }>(
+    `select document_id, file_path, count(*)::int as times from document_notes where company_id = $1 and file_path is not null group by 1, 2`,
+    [company],
+  );
+  for (const [reference, links] of ledger.notes) {
+    for (const link of links) {
+      const found = notes.find((row) => row.document_id === reference && row.file_path === link);
+      if (!found) findings.lost.push(`note ${link} on ${reference}: not in the read state`);
+      else if (found.times > 1) findings.doubled.push(`note ${link} on ${reference}: ${found.times} times`);
+    }
+  }
+  const payments = await stack.query<{ id: string; document_id: string; status: string }>(
+    `select p.id, pa.document_id, p.status::text from payments p join payables pa on pa.id = p.payable_id where p.company_id = $1`,
+    [company],
+  );
+  for (const [reference, document] of ledger.payments) {
+    const payment = payments.find((row) => row.id === reference);
+    if (!payment) findings.lost.push(`payment ${reference} of ${document}: not in the read state`);
+    else if (payment.status !== 'processed') findings.stuck.push(`payment ${reference} of ${document}: ${payment.status}`);
+  }
+  for (const document of new Set(ledger.payments.values())) {
+    const count = payments.filter((row) => row.document_id === document).length;
+    if (count > 1) findings.doubled.push(`document ${document} paid ${count} times`);
   }
 
   const steps = await stack.query<{ id: string; document_id: string; action: string; status: string; values: string[] | null }>(
@@ -100,7 +126,7 @@ export async function checkPromises(stack: FaultStack, temporal: Client, company
     `select event, payload->'data'->>'reference' as subject, min(status::text) as status, count(*)::int as times from webhook_deliveries where company_id = $1 group by 1, 2`,
     [company],
   );
-  const received = stack.receiver.received.filter((request) => request.signatureValid && request.answer?.status === 200);
+  const received = receiver.received.filter((request) => request.signatureValid && request.answer?.status === 200);
   const reached = new Set(received.map((request) => `${request.event}/${(request.json as { data?: { reference?: string } }).data?.reference}`));
   for (const reference of references) {
     const expected = ['document.created', ...(entryOf.has(reference) ? ['document.accounted'] : [])];
@@ -112,7 +138,7 @@ export async function checkPromises(stack: FaultStack, temporal: Client, company
       if (!reached.has(`${event}/${reference}`)) findings.lost.push(`${event} of ${reference}: never reached the receiver`);
     }
   }
-  const vouchers = [...stack.receiver.registered.values()];
+  const vouchers = [...receiver.registered.values()];
   const ids = new Set(vouchers.map((voucher) => voucher.erp_invoice_id));
   if (ids.size !== vouchers.length) findings.doubled.push('a voucher registered under two ERP ids');
 
@@ -124,7 +150,7 @@ export async function checkPromises(stack: FaultStack, temporal: Client, company
       .then((step) => step?.action ?? null, (error: Error) => `no answer (${error.message})`);
     if (waiting !== null) findings.stuck.push(`workflow document/${reference} still waits: ${waiting}`);
   }
-  for (const type of ['webhookDelivery', 'receptionEvent', 'receptionEventBatch', 'fiscalSync']) {
+  for (const type of ['webhookDelivery', 'receptionEvent', 'receptionEventBatch', 'fiscalSync', 'paymentProcess', 'bankAccountValidation']) {
     for await (const execution of temporal.workflow.list({ query: `WorkflowType = '${type}' AND ExecutionStatus = 'Running'` })) findings.stuck.push(`workflow ${execution.workflowId} still running`);
   }
   for await (const execution of temporal.workflow.list({ query: `ExecutionStatus = 'Failed' OR ExecutionStatus = 'TimedOut' OR ExecutionStatus = 'Terminated'` })) {
@@ -140,9 +166,9 @@ export async function checkPromises(stack: FaultStack, temporal: Client, company
     receptionEvents,
     deliveries: {
       created: new Set(created.map((request) => request.deliveryId)).size,
-      accounted: stack.receiver.registered.size,
-      requests: stack.receiver.received.length,
-      duplicates: stack.receiver.duplicates + accountedTimes - stack.receiver.registered.size,
+      accounted: receiver.registered.size,
+      requests: receiver.received.length,
+      duplicates: receiver.duplicates + accountedTimes - receiver.registered.size,
     },
   };
 }

@@ -10,7 +10,7 @@ import { operatorClient } from './operator.ts';
 import { checkPromises, noFindings, type Checked } from './promises.ts';
 import { seededRandom } from './random.ts';
 import { RetryStats } from './retry-stats.ts';
-import { startFaultStack } from './stack.ts';
+import { startFaultStack, type Stack } from './stack.ts';
 
 export interface CrashProfile {
   name: string;
@@ -50,22 +50,40 @@ const keepAnyway = process.env.FAULT_KEEP === '1';
  * killed and restarted at seeded random moments; then, with everything up, every promise is checked.
  */
 export async function runCrashRestart(profile: CrashProfile, seed: number, log: (line: string) => void): Promise<{ figures: Figures; held: boolean; logs: string | null }> {
-  const random = seededRandom(seed);
   const startedAt = Date.now();
   const stack = await startFaultStack();
   log(`stack up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (${stack.dir}); seed ${seed}`);
-  let connection: Connection | undefined;
   let held = false;
+  try {
+    const run = await runScenario(stack, profile, seed, log);
+    held = run.held;
+    return { ...run, logs: held && !keepAnyway ? null : join(stack.dir, 'logs') };
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n(logs kept in ${join(stack.dir, 'logs')})`, { cause: error });
+  } finally {
+    // A failed run keeps its directory: the processes' logs, the database and Temporal's state.
+    await stack.stop({ keep: !held || keepAnyway });
+  }
+}
+
+/**
+ * The load and the faults on a running stack of any shape, then the checks of every promise once everything is up;
+ * the stack stays up for the caller. The company is set up first (flow, webhooks to the stack's ERP receiver).
+ */
+export async function runScenario(stack: Stack, profile: CrashProfile, seed: number, log: (line: string) => void): Promise<{ figures: Figures; held: boolean; company: string; apiKey: string }> {
+  const random = seededRandom(seed);
+  const startedAt = Date.now();
+  let connection: Connection | undefined;
   try {
     const stats = new RetryStats();
     const giveUpAfterMs = profile.settleTimeoutMs;
     const ops = operatorClient(stack.env, stats, giveUpAfterMs);
     const { company, apiKey } = await setUpCompany(stack, ops);
-    const api = integratorClient({ baseUrl: stack.apiUrl, apiKey, stats, giveUpAfterMs });
+    const api = integratorClient({ baseUrls: stack.apiUrls, apiKey, stats, giveUpAfterMs });
     const invoices = writeInvoices(join(stack.dir, 'invoices'), profile.load.documents, `${seed}-${company}`);
 
     const loadStartedAt = Date.now();
-    const schedule = faultSchedule(profile.faults, random);
+    const schedule = faultSchedule(profile.faults, random, stack);
     const ledger = emptyLedger();
     const inFlight = () => ledger.documents.size - ledger.finished.size;
     const [, faults] = await Promise.all([
@@ -75,15 +93,16 @@ export async function runCrashRestart(profile: CrashProfile, seed: number, log: 
     const quietSince = Date.now();
     log(`load done: ${ledger.documents.size} documents, ${ledger.finished.size} flows seen ending; checking promises`);
 
-    connection = await Connection.connect({ address: stack.temporal.address });
+    connection = await Connection.connect({ address: stack.temporalAddress });
     const temporal = new Client({ connection, namespace: 'default' });
     const checked = await settle(() => checkPromises(stack, temporal, company, ledger), profile.settleTimeoutMs, log);
-    held = noFindings(checked.findings) && stats.serverErrors.length === 0 && ledger.failures.length === 0;
+    const held = noFindings(checked.findings) && stats.serverErrors.length === 0 && ledger.failures.length === 0;
     const figures: Figures = {
       profile: profile.name,
       seed,
       durationMs: Date.now() - startedAt,
       settleMs: Date.now() - quietSince,
+      requests: stats.requests,
       accepted: ledger.accepted,
       doneByEarlierAttempt: ledger.doneByEarlierAttempt.size,
       failures: ledger.failures,
@@ -91,15 +110,11 @@ export async function runCrashRestart(profile: CrashProfile, seed: number, log: 
       faults,
       retries: stats.retries,
       serverErrors: stats.serverErrors,
-      unexpectedExits: { api: stack.api.unexpectedExits, worker: stack.worker.unexpectedExits },
+      unexpectedExits: Object.fromEntries(stack.processes.map((process) => [process.name, process.unexpectedExits])),
       checked,
     };
-    return { figures, held, logs: held && !keepAnyway ? null : join(stack.dir, 'logs') };
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n(logs kept in ${join(stack.dir, 'logs')})`, { cause: error });
+    return { figures, held, company, apiKey };
   } finally {
     await connection?.close().catch(() => {});
-    // A failed run keeps its directory: the processes' logs, the database and Temporal's state.
-    await stack.stop({ keep: !held || keepAnyway });
   }
 }

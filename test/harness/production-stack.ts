@@ -1,0 +1,215 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Agent, fetch } from 'undici';
+import { API_NODE_FLAGS } from '../../api/node-flags.ts';
+import { startEmbeddedPostgres } from '../../dev/postgres.ts';
+import { freePort } from '../../dev/ports.ts';
+import { tempDir } from '../../dev/temp-dir.ts';
+import type { ReceivedRequest, RegisteredVoucher } from '../../simulators/erp-receiver/server.ts';
+import { WORKER_NODE_FLAGS } from '../../worker/node-flags.ts';
+import { makeServerCertificate } from './certificates.ts';
+import { createNetworkNamespace, type NetworkNamespace } from './network-namespace.ts';
+import { productProcess, type ProductProcess } from './product-process.ts';
+import { FAST_PACING, type Stack } from './stack.ts';
+import { startTemporalServer, type TemporalServer } from './temporal-server.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const node = process.execPath;
+
+/**
+ * What the suite sets only to make a run short (retry and poll pacing, pool sizes): an operator keeps the defaults.
+ * Every other variable of the product processes is one docker-compose.yml sets too (a test compares them).
+ */
+export const PACING_VARIABLES = [...Object.keys(FAST_PACING), 'PAYMENT_POLL_INTERVAL_MS', 'BANK_VALIDATION_POLL_INTERVAL_MS', 'DATABASE_POOL_MAX'] as const;
+
+/** The outside systems as the simulators process reports them, on the namespace's address. */
+interface SimulatorUrls {
+  paymentGatewayUrl: string;
+  bankValidationUrl: string;
+  dianUrl: string;
+  satProviderUrl: string;
+  dianAuthUrl: string;
+  dianMailboxDir: string;
+  erpReceiverUrl: string;
+  objectStorageUrl: string;
+}
+
+export interface ProductionStack extends Stack {
+  namespace: NetworkNamespace;
+  temporal: TemporalServer;
+  apis: ProductProcess[];
+  workers: ProductProcess[];
+  /** The environment of one product process as an operator would write it (without the pacing), for checks. */
+  productEnv: Record<string, string>;
+}
+
+const REPLICAS = 2;
+
+/**
+ * The product as docker-compose.yml deploys it, without Docker: PostgreSQL reached only through DATABASE_URL with
+ * its own role; the real Temporal server on PostgreSQL, set up by the deploy scripts; two API and two worker processes
+ * with NODE_ENV=production and the secrets an operator sets; the outside systems on a non-loopback address in a
+ * network namespace of the suite's own, the ERP receiver behind https with a private CA the product is told to trust,
+ * and that network allowlisted for webhooks.
+ */
+export async function startProductionStack(): Promise<ProductionStack> {
+  const dir = tempDir('ap-production-');
+  const logs = join(dir, 'logs');
+  mkdirSync(logs, { recursive: true });
+  const stops: (() => Promise<void> | void)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => {});
+  };
+  try {
+    const namespace = createNetworkNamespace();
+    stops.push(() => namespace.remove());
+    // A test process killed outright leaves it behind; the next run removes it, this covers ordinary exits.
+    process.once('exit', () => namespace.remove());
+
+    const password = () => randomBytes(18).toString('base64url');
+    const database = await startEmbeddedPostgres({ dataDir: join(dir, 'postgres'), database: 'postgres' });
+    stops.push(() => database.stop());
+    const roles = { product: password(), temporal: password() };
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    await admin.query(`create role accounts_payable login password '${roles.product}'`);
+    await admin.query('create database accounts_payable owner accounts_payable');
+    await admin.query(`create role temporal login createdb password '${roles.temporal}'`);
+    await admin.end();
+    const databaseUrl = `postgres://accounts_payable:${roles.product}@127.0.0.1:${database.port}/accounts_payable`;
+
+    const certificates = makeServerCertificate(dir, namespace.address);
+    const receiverSecret = randomBytes(18).toString('hex');
+    const storage = { bucket: 'accounts-payable-files', accessKeyId: `AKIA${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: password() };
+    const mailboxDir = join(dir, 'dian-mailbox');
+    const [urls, temporal] = await Promise.all([
+      startSimulatorsIn(namespace, {
+        args: ['--erp-secret', receiverSecret, '--erp-tls-cert', certificates.certFile, '--erp-tls-key', certificates.keyFile, '--storage-bucket', storage.bucket, '--storage-access-key-id', storage.accessKeyId, '--storage-secret-access-key', storage.secretAccessKey],
+        mailboxDir,
+        logFile: join(logs, 'simulators.log'),
+        stops,
+      }),
+      startTemporalServer({ dir: join(dir, 'temporal'), database: { host: '127.0.0.1', port: database.port, user: 'temporal', password: roles.temporal }, logFile: join(logs, 'temporal.log') }),
+    ]);
+    stops.push(() => temporal.stop());
+
+    const ports = await Promise.all(Array.from({ length: REPLICAS }, () => freePort()));
+    const apiUrls = ports.map((port) => `http://127.0.0.1:${port}`);
+    const productEnv: Record<string, string> = {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PUBLIC_URL: apiUrls[0]!,
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: 'default',
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+      OUTBOUND_ALLOWED_NETWORKS: namespace.network,
+      NODE_EXTRA_CA_CERTS: certificates.caFile,
+      PAYMENT_GATEWAY_URL: urls.paymentGatewayUrl,
+      BANK_VALIDATION_URL: urls.bankValidationUrl,
+      DIAN_URL: urls.dianUrl,
+      DIAN_AUTH_URL: urls.dianAuthUrl,
+      SAT_PROVIDER_URL: urls.satProviderUrl,
+      DIAN_MAILBOX_DIR: mailboxDir,
+      STORAGE_S3_BUCKET: storage.bucket,
+      STORAGE_S3_ENDPOINT: urls.objectStorageUrl,
+      STORAGE_S3_REGION: 'us-east-1',
+      STORAGE_S3_ACCESS_KEY_ID: storage.accessKeyId,
+      STORAGE_S3_SECRET_ACCESS_KEY: storage.secretAccessKey,
+    };
+    const pacing = { ...FAST_PACING, PAYMENT_POLL_INTERVAL_MS: '500', BANK_VALIDATION_POLL_INTERVAL_MS: '500', DATABASE_POOL_MAX: '6' };
+    // Only what an operator would set: nothing of the harness's own environment leaks into the product.
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', ...productEnv, ...pacing };
+
+    await runToEnd(node, [join(REPO, 'db/migrate.ts'), 'up'], env, join(logs, 'migrate.log'));
+    const apis = ports.map((port, index) =>
+      productProcess({ name: `api-${index + 1}`, script: join(REPO, 'api/main.ts'), nodeFlags: API_NODE_FLAGS, env: { ...env, PORT: String(port) }, readyLine: 'api listening', logFile: join(logs, `api-${index + 1}.log`) }),
+    );
+    const workers = Array.from({ length: REPLICAS }, (_, index) =>
+      productProcess({ name: `worker-${index + 1}`, script: join(REPO, 'worker/main.ts'), nodeFlags: WORKER_NODE_FLAGS, env, readyLine: 'worker running', logFile: join(logs, `worker-${index + 1}.log`) }),
+    );
+    stops.push(...workers.map((worker) => () => worker.stop()), ...apis.map((api) => () => api.stop()));
+    await Promise.all([...workers, ...apis].map((process) => process.start()));
+
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    pool.on('error', () => {});
+    stops.push(() => pool.end());
+    const trusting = new Agent({ connect: { ca: certificates.ca } });
+    stops.push(() => trusting.close());
+
+    return {
+      dir,
+      apiUrls,
+      env: { ...process.env, ...env },
+      productEnv,
+      temporalAddress: temporal.address,
+      namespace,
+      temporal,
+      apis,
+      workers,
+      processes: [...apis, ...workers],
+      parts: { api: apis, worker: workers, temporal: [{ name: 'temporal', kill: temporal.kill, start: temporal.start }] },
+      receiver: {
+        url: `${urls.erpReceiverUrl}/erp`,
+        secret: receiverSecret,
+        async state() {
+          const response = await fetch(`${urls.erpReceiverUrl}/_control/received`, { dispatcher: trusting });
+          const body = (await response.json()) as { received: ReceivedRequest[]; registered: Record<string, RegisteredVoucher>; duplicates: number };
+          return { received: body.received, registered: new Map(Object.entries(body.registered)), duplicates: body.duplicates };
+        },
+      },
+      query: async (sql, params) => (await pool.query(sql, params)).rows,
+      async stop(options = {}) {
+        await stopAll();
+        if (!options.keep) rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw new Error(`${(error as Error).message}\n(logs kept in ${logs})`, { cause: error });
+  }
+}
+
+/** Starts simulators/main.ts inside the namespace and reads the URLs it prints. */
+async function startSimulatorsIn(namespace: NetworkNamespace, options: { args: string[]; mailboxDir: string; logFile: string; stops: (() => Promise<void> | void)[] }): Promise<SimulatorUrls> {
+  const log = createWriteStream(options.logFile, { flags: 'a' });
+  const child = namespace.spawn(node, [join(REPO, 'simulators/main.ts'), '--host', namespace.address, ...options.args], {
+    env: { PATH: process.env.PATH ?? '', DIAN_MAILBOX_DIR: options.mailboxDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  options.stops.push(
+    () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  );
+  child.stderr!.pipe(log);
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      log.write(chunk);
+      output += chunk.toString();
+      const line = output.split('\n')[0];
+      if (output.includes('\n') && line) resolve(JSON.parse(line) as SimulatorUrls);
+    });
+    child.once('exit', (code) => reject(new Error(`The simulators exited (${code}) before listening; see ${options.logFile}`)));
+  });
+}
+
+/** Runs a one-shot command of the product (the migration), as compose's `migrate` service does. */
+function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const log = createWriteStream(logFile);
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}; see ${logFile}`))));
+  });
+}

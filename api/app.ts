@@ -49,7 +49,7 @@ export function createApp(deps: AppDeps): Koa {
     const router = new Router({ prefix: group.prefix });
     if (group.prefix === PUBLIC_PREFIX) {
       mountDocs(router, documentation);
-      mountFiles(router, deps);
+      mountFiles(router, deps, limiter);
     }
     mountRoutes(router, group.routes, deps, limiter);
     app.use(router.routes()).use(router.allowedMethods());

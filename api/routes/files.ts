@@ -1,13 +1,22 @@
 import type Router from '@koa/router';
-import { authenticate } from '../middleware/auth.ts';
+import { authenticate, authorize } from '../middleware/auth.ts';
+import type { RateLimiter } from '../middleware/rate-limit.ts';
 import type { AppDeps } from '../deps.ts';
 import { notFound, serviceUnavailable } from '../errors.ts';
 
-/** Stored files (documents' XML, notes' attachments), served to the company that owns them and to no one else. */
-export function mountFiles(router: Router, deps: AppDeps): void {
-  router.get('/files/*key', async (ctx) => {
+/** The one route served outside the route table (its answers are files, not JSON): the tenant and scope walks name it. */
+export const FILES_ROUTE = { method: 'get', path: '/files/*key' } as const;
+
+/**
+ * Stored files (documents' XML, notes' attachments), served to the company that owns them and to no one else. They
+ * belong to documents, which no scope covers: scoped keys are refused, as on the documents' own routes.
+ */
+export function mountFiles(router: Router, deps: AppDeps, limiter?: RateLimiter): void {
+  router.get(FILES_ROUTE.path, async (ctx) => {
     ctx.state.routePath = '/public/api/v1/files/{key}';
     const caller = await authenticate(ctx, deps.orm, 'api-key');
+    limiter?.take(caller.apiKeyId);
+    authorize(caller, undefined, undefined);
     const key = ctx.params.key ?? '';
     const owned = key.startsWith(`${caller.company.id}/`) && !key.includes('..');
     const file = owned

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { ROUTE_GROUPS } from '../../api/routes/index.ts';
+import { localFileStorage } from '../../activities/storage/file-storage.ts';
+import { FILES_ROUTE } from '../../api/routes/files.ts';
+import { PUBLIC_PREFIX, ROUTE_GROUPS } from '../../api/routes/index.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
@@ -25,6 +27,8 @@ interface Owned {
   paymentId: string;
   beneficiaryId: string;
   bankAccountId: string;
+  /** A stored file of the document (a note's attachment). */
+  fileKey: string;
 }
 
 let api: TestApi;
@@ -52,6 +56,7 @@ const PROBES: Record<string, (a: Owned) => Probe[]> = {
     { method: 'PUT', path: `/public/api/v1/beneficiaries/${a.beneficiaryId}/bank-accounts/${a.bankAccountId}`, body: { account_type: 'checking' } },
   ],
   'POST /public/api/v1/events/single': (a) => [{ method: 'POST', path: '/public/api/v1/events/single', body: { document_fiscal_reference: a.document.fiscalReference, event_type: '030' } }],
+  [`GET ${PUBLIC_PREFIX}${FILES_ROUTE.path}`]: (a) => [{ method: 'GET', path: `${PUBLIC_PREFIX}/files/${a.fileKey}` }],
   'POST /public/api/v1/events/batch': (a) => [{ method: 'POST', path: '/public/api/v1/events/batch', body: { documents_fiscal_reference: [a.document.fiscalReference], events_type: ['030'] } }],
 };
 
@@ -79,14 +84,20 @@ beforeAll(async () => {
   const payable = await seedPayable(api.orm, a.company, { beneficiary, document, amountCents: 10_000_00n });
   const payment = await seedPayment(api.orm, a.company, { payable, amountCents: 1_000_00n });
   const account = await seedBankAccount(api.orm, a.company, beneficiary, { bankCode: '1007', accountNumber: '123456789' });
-  owner = { company: a.company, document, stepId: step.id, paymentId: payment.id, beneficiaryId: beneficiary.id, bankAccountId: account.id };
+  const fileKey = `${a.company.id}/documents/${document.id}/notes/soporte.pdf`;
+  await localFileStorage(inject('storageDir')).put(fileKey, Buffer.from('%PDF-1.4\n%%EOF\n'), 'application/pdf');
+  owner = { company: a.company, document, stepId: step.id, paymentId: payment.id, beneficiaryId: beneficiary.id, bankAccountId: account.id, fileKey };
   const b = await makeCompany(api.orm, { country: 'COL', features: ['workflow_api'], members });
   intruder = { apiKey: b.apiKey };
 });
 afterAll(() => api.close());
 
 describe('tenant isolation over the route table', () => {
-  const routes = ROUTE_GROUPS.flatMap((group) => group.routes.map((route) => ({ key: `${route.method.toUpperCase()} ${group.prefix}${route.path}`, route })));
+  const routes = [
+    ...ROUTE_GROUPS.flatMap((group) => group.routes.map((route) => ({ key: `${route.method.toUpperCase()} ${group.prefix}${route.path}`, route }))),
+    // Files are served outside the route table; their key is a company's reference too.
+    { key: `GET ${PUBLIC_PREFIX}${FILES_ROUTE.path}`, route: { auth: 'api-key', params: true } },
+  ];
 
   it('covers every route that takes a reference (a new one must be added here)', () => {
     const takingReferences = routes.filter(({ key, route }) => route.params || (route.auth === 'api-key' && /events|workflow-steps\/current/.test(key)));
@@ -108,6 +119,15 @@ describe('tenant isolation over the route table', () => {
     expect(await fresh.count(ReceptionEvent, { document: owner.document })).toBe(0);
     const document = (await api.call('GET', `/public/api/v1/documents/${owner.document.id}`, { apiKey: (await makeKey(owner.company)) })).body;
     expect(document).toMatchObject({ approval_status: 'in_review', tags: [], notes: [] });
+  });
+
+  it("refuses a scoped key of company A on its files, as on its documents, and serves them to an unscoped one", async () => {
+    const path = `${PUBLIC_PREFIX}/files/${owner.fileKey}`;
+    const scoped = (await createApiKey(systemEm(api.orm), owner.company, ['payments:read', 'payments:write', 'beneficiaries:read'])).plaintext;
+    const refused = await api.call('GET', path, { apiKey: scoped });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ code: 'insufficient_scope', message: 'This endpoint needs an API key without scopes', required_scope: null });
+    expect((await api.call('GET', path, { apiKey: await makeKey(owner.company) })).status).toBe(200);
   });
 
   it("never lists company A's rows to company B", async () => {

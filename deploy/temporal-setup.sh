@@ -7,6 +7,14 @@ set -eu
 cli="${TEMPORAL_CLI:-temporal}"
 namespace="${TEMPORAL_NAMESPACE:-default}"
 
+# The server may still be starting (compose starts this beside it).
+tries=0
+until "$cli" operator cluster health 2>/dev/null | grep -q SERVING; do
+  tries=$((tries + 1))
+  [ "$tries" -lt 240 ] || { echo "the Temporal server at ${TEMPORAL_ADDRESS:-127.0.0.1:7233} is not serving" >&2; exit 1; }
+  sleep 0.5
+done
+
 "$cli" operator namespace describe --namespace "$namespace" >/dev/null 2>&1 || "$cli" operator namespace create --namespace "$namespace" --retention 30d
 # A new namespace reaches every frontend within the server's registry refresh (about ten seconds).
 tries=0

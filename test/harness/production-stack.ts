@@ -20,11 +20,19 @@ import { startTemporalServer, type TemporalServer } from './temporal-server.ts';
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const node = process.execPath;
 
-/**
- * What the suite sets only to make a run short (retry and poll pacing, pool sizes): an operator keeps the defaults.
- * Every other variable of the product processes is one docker-compose.yml sets too (a test compares them).
- */
-export const PACING_VARIABLES = [...Object.keys(FAST_PACING), 'PAYMENT_POLL_INTERVAL_MS', 'BANK_VALIDATION_POLL_INTERVAL_MS', 'DATABASE_POOL_MAX'] as const;
+/** The variables the suite gives the API and worker processes as an operator would: docker-compose.yml sets the same. */
+export const PRODUCT_VARIABLES = [
+  'NODE_ENV', 'LOG_LEVEL', 'HOST', 'PORT', 'PUBLIC_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WEBHOOK_SECRET_KEY',
+  'OUTBOUND_ALLOWED_NETWORKS', 'NODE_EXTRA_CA_CERTS', 'PAYMENT_GATEWAY_URL', 'BANK_VALIDATION_URL', 'DIAN_URL', 'DIAN_AUTH_URL', 'SAT_PROVIDER_URL',
+  'DIAN_MAILBOX_DIR', 'STORAGE_S3_BUCKET', 'STORAGE_S3_ENDPOINT', 'STORAGE_S3_REGION', 'STORAGE_S3_ACCESS_KEY_ID', 'STORAGE_S3_SECRET_ACCESS_KEY', 'STORAGE_S3_FORCE_PATH_STYLE',
+] as const;
+type ProductVariable = (typeof PRODUCT_VARIABLES)[number];
+
+/** What the suite sets besides, only to make a run short (retry and poll pacing, pool sizes): an operator keeps the defaults. */
+const PACING: Record<string, string> = { ...FAST_PACING, PAYMENT_POLL_INTERVAL_MS: '500', BANK_VALIDATION_POLL_INTERVAL_MS: '500', DATABASE_POOL_MAX: '6' };
+
+/** The variables of deploy/postgres-init.sh, which compose's postgres service sets too. */
+export const POSTGRES_INIT_VARIABLES = ['APP_POSTGRES_PASSWORD', 'TEMPORAL_POSTGRES_PASSWORD'] as const;
 
 /** The outside systems as the simulators process reports them, on the namespace's address. */
 interface SimulatorUrls {
@@ -44,7 +52,7 @@ export interface ProductionStack extends Stack {
   apis: ProductProcess[];
   workers: ProductProcess[];
   /** The environment of one product process as an operator would write it (without the pacing), for checks. */
-  productEnv: Record<string, string>;
+  productEnv: Record<ProductVariable, string>;
 }
 
 const REPLICAS = 2;
@@ -74,12 +82,17 @@ export async function startProductionStack(): Promise<ProductionStack> {
     const database = await startEmbeddedPostgres({ dataDir: join(dir, 'postgres'), database: 'postgres' });
     stops.push(() => database.stop());
     const roles = { product: password(), temporal: password() };
-    const admin = new pg.Client({ connectionString: database.url });
-    await admin.connect();
-    await admin.query(`create role accounts_payable login password '${roles.product}'`);
-    await admin.query('create database accounts_payable owner accounts_payable');
-    await admin.query(`create role temporal login createdb password '${roles.temporal}'`);
-    await admin.end();
+    const superuser = new URL(database.url);
+    await runToEnd('sh', [join(REPO, 'deploy/postgres-init.sh')], {
+      PATH: process.env.PATH ?? '',
+      PGHOST: superuser.hostname,
+      PGPORT: superuser.port,
+      PGPASSWORD: decodeURIComponent(superuser.password),
+      POSTGRES_USER: decodeURIComponent(superuser.username),
+      POSTGRES_DB: 'postgres',
+      APP_POSTGRES_PASSWORD: roles.product,
+      TEMPORAL_POSTGRES_PASSWORD: roles.temporal,
+    } satisfies Record<(typeof POSTGRES_INIT_VARIABLES)[number], string> & NodeJS.ProcessEnv, join(logs, 'postgres-init.log'));
     const databaseUrl = `postgres://accounts_payable:${roles.product}@127.0.0.1:${database.port}/accounts_payable`;
 
     const certificates = makeServerCertificate(dir, namespace.address);
@@ -99,10 +112,11 @@ export async function startProductionStack(): Promise<ProductionStack> {
 
     const ports = await Promise.all(Array.from({ length: REPLICAS }, () => freePort()));
     const apiUrls = ports.map((port) => `http://127.0.0.1:${port}`);
-    const productEnv: Record<string, string> = {
+    const productEnv: Record<ProductVariable, string> = {
       NODE_ENV: 'production',
       LOG_LEVEL: 'info',
       HOST: '127.0.0.1',
+      PORT: String(ports[0]),
       PUBLIC_URL: apiUrls[0]!,
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporal.address,
@@ -121,14 +135,15 @@ export async function startProductionStack(): Promise<ProductionStack> {
       STORAGE_S3_REGION: 'us-east-1',
       STORAGE_S3_ACCESS_KEY_ID: storage.accessKeyId,
       STORAGE_S3_SECRET_ACCESS_KEY: storage.secretAccessKey,
+      STORAGE_S3_FORCE_PATH_STYLE: 'true',
     };
-    const pacing = { ...FAST_PACING, PAYMENT_POLL_INTERVAL_MS: '500', BANK_VALIDATION_POLL_INTERVAL_MS: '500', DATABASE_POOL_MAX: '6' };
+    const replica = (index: number) => ({ ...productEnv, PORT: String(ports[index]) });
     // Only what an operator would set: nothing of the harness's own environment leaks into the product.
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', ...productEnv, ...pacing };
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', ...productEnv, ...PACING };
 
     await runToEnd(node, [join(REPO, 'db/migrate.ts'), 'up'], env, join(logs, 'migrate.log'));
-    const apis = ports.map((port, index) =>
-      productProcess({ name: `api-${index + 1}`, script: join(REPO, 'api/main.ts'), nodeFlags: API_NODE_FLAGS, env: { ...env, PORT: String(port) }, readyLine: 'api listening', logFile: join(logs, `api-${index + 1}.log`) }),
+    const apis = ports.map((_, index) =>
+      productProcess({ name: `api-${index + 1}`, script: join(REPO, 'api/main.ts'), nodeFlags: API_NODE_FLAGS, env: { ...env, ...replica(index) }, readyLine: 'api listening', logFile: join(logs, `api-${index + 1}.log`) }),
     );
     const workers = Array.from({ length: REPLICAS }, (_, index) =>
       productProcess({ name: `worker-${index + 1}`, script: join(REPO, 'worker/main.ts'), nodeFlags: WORKER_NODE_FLAGS, env, readyLine: 'worker running', logFile: join(logs, `worker-${index + 1}.log`) }),

@@ -17,6 +17,10 @@ const MODULE = `go.temporal.io/server@v${TEMPORAL_SERVER_VERSION}`;
 /** The server's settings that docker compose gives its `temporal` service too (the image's config template reads them). */
 export const SHARED_SERVER_VARIABLES = ['DB', 'DB_PORT', 'POSTGRES_SEEDS', 'POSTGRES_USER', 'POSTGRES_PWD', 'DBNAME', 'VISIBILITY_DBNAME', 'DYNAMIC_CONFIG_FILE_PATH'] as const;
 
+/** The variables of deploy/temporal-schema.sh and deploy/temporal-setup.sh, which compose's services set too. */
+export const SCHEMA_VARIABLES = ['SQL_HOST', 'SQL_PORT', 'SQL_USER', 'SQL_PASSWORD', 'DBNAME', 'VISIBILITY_DBNAME', 'SCHEMA_DIR'] as const;
+export const SETUP_VARIABLES = ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE'] as const;
+
 export interface TemporalDatabase {
   host: string;
   port: number;
@@ -81,13 +85,15 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     env: {
       ...process.env,
       TEMPORAL_SQL_TOOL: binaries.sqlTool,
-      SQL_HOST: database.host,
-      SQL_PORT: String(database.port),
-      SQL_USER: database.user,
-      SQL_PASSWORD: database.password,
-      DBNAME: 'temporal',
-      VISIBILITY_DBNAME: 'temporal_visibility',
-      SCHEMA_DIR: join(moduleDir, 'schema/postgresql/v12'),
+      ...({
+        SQL_HOST: database.host,
+        SQL_PORT: String(database.port),
+        SQL_USER: database.user,
+        SQL_PASSWORD: database.password,
+        DBNAME: 'temporal',
+        VISIBILITY_DBNAME: 'temporal_visibility',
+        SCHEMA_DIR: join(moduleDir, 'schema/postgresql/v12'),
+      } satisfies Record<(typeof SCHEMA_VARIABLES)[number], string>),
     },
   });
 
@@ -128,7 +134,9 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     await waitUntilServing(address, started, options.logFile);
   };
   await start();
-  await run('sh', [join(REPO, 'deploy/temporal-setup.sh')], { env: { ...process.env, TEMPORAL_CLI: binaries.cli, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default' } });
+  await run('sh', [join(REPO, 'deploy/temporal-setup.sh')], {
+    env: { ...process.env, TEMPORAL_CLI: binaries.cli, ...({ TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default' } satisfies Record<(typeof SETUP_VARIABLES)[number], string>) },
+  });
 
   const signal = (name: NodeJS.Signals) => async () => {
     const running = child;
@@ -150,7 +158,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   };
 }
 
-/** Until the frontend answers and the namespace registry serves (a restarted server rejoins its ring first). */
+/** Until the frontend answers (clients retry while the other services join the ring). */
 async function waitUntilServing(address: string, child: ChildProcess, logFile: string): Promise<void> {
   let exited: string | null = null;
   child.once('exit', (code, signal) => (exited = String(signal ?? code)));

@@ -105,6 +105,16 @@ describe('POST /documents/{reference}/notes', () => {
     expect(response).toMatchObject({ status: 201, body: { comment: null, file_path: 'https://files.example.com/soportes/Orden%20123.pdf', file_name: 'Orden 123.pdf' } });
   });
 
+  it('links files at public IPv4 and IPv6 addresses, and names the rule that refuses a private one', async () => {
+    const document = await seedDocument(api.orm, company);
+    for (const file_path of ['https://93.184.216.34/soportes/factura-77.pdf', 'https://[2001:4860:4860::8888]/soportes/factura-77.pdf', 'http://181.49.0.1/soporte.png']) {
+      expect(expectStatus(await sdk.addDocumentNote({ params: { reference: document.id }, body: { file_path } }), 201).file_path).toBe(file_path);
+    }
+    const refused = expectStatus(await sdk.addDocumentNote({ params: { reference: document.id }, body: { file_path: 'https://[::ffff:10.9.8.7]/a.pdf' } }), 400);
+    expect(refused.error.details).toEqual({ file_path: ['Must point to a public address: ::ffff:a09:807 (IPv4-mapped) carries 10.9.8.7, which is in 10.0.0.0/8 (private); allow it with OUTBOUND_ALLOWED_NETWORKS'] });
+    expect(expectStatus(await sdk.getDocument({ params: { reference: document.id } }), 200).notes).toHaveLength(3);
+  });
+
   it('infers a storable file_name from any path the URL rules accept: cut to 255 characters, escapes it cannot decode kept', async () => {
     const document = await seedDocument(api.orm, company);
     const named = async (file_path: string) => expectStatus(await sdk.addDocumentNote({ params: { reference: document.id }, body: { file_path } }), 201).file_name;

@@ -21,7 +21,10 @@ export const NoteRequest = z
       .url({ protocol: /^https?$/, message: 'Must be a public http(s) URL' })
       .max(2048, 'Must be at most 2048 characters')
       .refine((value) => URL.canParse(value) && ATTACHMENT_EXTENSION.test(new URL(value).pathname), 'Must point to a pdf, jpg, jpeg or png file')
-      .optional(),
+      .optional()
+      .describe(
+        'A pdf, jpg, jpeg or png at a public address (IPv4 or IPv6), or in a network the operator allows: private, loopback, link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming the rule. Stored as given, never fetched',
+      ),
     file_name: trimmedString().min(1).max(255, 'Must be at most 255 characters').optional(),
   })
   .superRefine((note, context) => {

@@ -1327,6 +1327,7 @@ export interface AddDocumentNote {
     idempotencyKey?: string;
   } & JsonOrForm<{
     comment?: string;
+    /** A pdf, jpg, jpeg or png at a public address (IPv4 or IPv6), or in a network the operator allows: private, loopback, link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming the rule. Stored as given, never fetched */
     file_path?: string;
     file_name?: string;
   }, {

@@ -18,8 +18,10 @@ const PUBLIC_LINKS = ['https://93.184.216.34/soportes/factura-77.pdf', 'https://
 
 const PROFILE: CrashProfile = {
   name: 'production shape: one API, one worker and the Temporal server killed once each',
-  load: { documents: 8, lanes: 8, importBatch: 4, spreadMs: 8_000, approveShare: 0.5, documentTimeoutMs: 240_000, noteLinks: PUBLIC_LINKS, pay: true },
-  faults: { rounds: 1, gapMs: [2_000, 5_000], downMs: [500, 2_500] },
+  // Imports spread over half a minute, so that every fault (a worker takes the longest to come back: it bundles its
+  // workflows first) lands while flows are under way.
+  load: { documents: 12, lanes: 8, importBatch: 1, spreadMs: 36_000, approveShare: 0.5, documentTimeoutMs: 240_000, noteLinks: PUBLIC_LINKS, pay: true },
+  faults: { rounds: 1, gapMs: [3_000, 8_000], downMs: [500, 2_500] },
   settleTimeoutMs: 240_000,
 };
 

@@ -31,13 +31,15 @@ export function createHttpMetrics(): HttpMetrics {
 
 /** Serves `/metrics` on a port of its own, so that the public API port never exposes them. */
 export async function serveMetrics(metrics: HttpMetrics, host: string, port: number): Promise<Server> {
-  const server = createServer(async (request, response) => {
+  const server = createServer((request, response) => {
     if (request.url !== '/metrics') {
       response.writeHead(404).end();
       return;
     }
-    response.writeHead(200, { 'content-type': metrics.registry.contentType });
-    response.end(await metrics.registry.metrics());
+    metrics.registry.metrics().then(
+      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      (error: Error) => response.writeHead(500).end(error.message),
+    );
   });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   return server;

@@ -5,7 +5,7 @@ import { ApiError } from './errors.ts';
 
 const STATUS: Record<StepErrorCode, number> = { step_not_pending: 409, not_assigned: 403, invalid_decision: 422, unsupported_step: 422 };
 
-export function stepError(code: StepErrorCode | string, status: number, message: string): ApiError {
+export function stepError(code: string, status: number, message: string): ApiError {
   return new ApiError(status, code, message, { shape: 'step' });
 }
 

@@ -17,7 +17,7 @@ export function giveBackLostConnections(pool: pg.Pool): void {
     client.once('end', () => {
       const held = client as pg.PoolClient;
       if (!checkedOut.has(held)) return;
-      const release = held.release;
+      const release = held.release.bind(held);
       held.release = () => {};
       release(new Error('The connection to PostgreSQL ended while checked out'));
     });

@@ -9,11 +9,11 @@ export interface EmbeddedDatabase {
   url: string;
   port: number;
   /** Starts the server again on the same port and data (after `stop` or `kill`). */
-  start(): Promise<void>;
+  start: () => Promise<void>;
   /** Fast shutdown: open connections are closed, data is safe. */
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
   /** SIGKILL, as a crash would: PostgreSQL recovers from its WAL at the next start. */
-  kill(): Promise<void>;
+  kill: () => Promise<void>;
 }
 
 export interface EmbeddedDatabaseOptions {

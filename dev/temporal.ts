@@ -13,11 +13,11 @@ export interface DevTemporal {
   uiUrl: string | null;
   /** How the server was found. */
   source: CliSource | 'download';
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
   /** SIGKILL, as a crash would; with `dbFile` the state survives for `start` (needs the CLI, not the download). */
-  kill(): Promise<void>;
+  kill: () => Promise<void>;
   /** Starts the server again on the same port (and state, with `dbFile`) after `stop` or `kill` (needs the CLI). */
-  start(): Promise<void>;
+  start: () => Promise<void>;
   /** SIGSTOP: a hung server, its connections open and nothing answered, until `thaw` (needs the CLI). */
   freeze(): void;
   /** SIGCONT after `freeze`. */
@@ -151,7 +151,7 @@ async function waitUntilServing(address: string, child: ChildProcess): Promise<v
   child.once('exit', (code) => (exited = code ?? -1));
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (exited !== null) throw new Error(`Temporal dev server exited with code ${exited} before serving`);
+    if (exited !== null) throw new Error(`Temporal dev server exited with code ${String(exited)} before serving`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {

@@ -61,7 +61,7 @@ const WEIGHTS = [3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71];
  */
 export function dianCheckDigit(number: string): string | null {
   if (!/^\d{1,15}$/.test(number)) return null;
-  const sum = [...number].reverse().reduce((total, digit, index) => total + Number(digit) * WEIGHTS[index]!, 0);
+  const sum = number.split('').reverse().reduce((total, digit, index) => total + Number(digit) * WEIGHTS[index]!, 0);
   const rest = sum % 11;
   return String(rest > 1 ? 11 - rest : rest);
 }

@@ -161,7 +161,7 @@ function buildElement(node: Record<string, unknown>, parentScope: ReadonlyMap<st
       text += decodeEntities(String(item['#text']), file, path);
     } else if ('#cdata' in item) {
       // CDATA is literal: no entity decoding.
-      for (const part of (item['#cdata'] ?? []) as Record<string, unknown>[]) text += String(part['#text'] ?? '');
+      for (const part of (item['#cdata'] ?? []) as Record<string, unknown>[]) text += String((part['#text'] as string | number | undefined) ?? '');
     } else {
       elementNodes.push(item);
     }

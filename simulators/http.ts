@@ -19,7 +19,7 @@ export interface SimulatorReply {
 
 export interface RunningServer {
   url: string;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 export const reply = (status: number, body: unknown): SimulatorReply => ({ status, body });

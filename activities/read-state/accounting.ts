@@ -37,7 +37,7 @@ const Line = z
     goods_receipt_line_external_id: z.string().nullable().optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
-  .refine((line) => (line.debit_cents ?? null) === null !== ((line.credit_cents ?? null) === null), 'Exactly one of debit_cents and credit_cents');
+  .refine((line) => (line.debit_cents == null) !== (line.credit_cents == null), 'Exactly one of debit_cents and credit_cents');
 
 /** The voucher an operator (or the integrator's tooling) gives to `ops documents account --file`: the wire shape of `accounting_entry`. */
 export const EntryFile = z.object({

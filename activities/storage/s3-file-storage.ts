@@ -34,7 +34,7 @@ const OWNER_PREFIX = /^[0-9a-f-]{36}\//;
 // of dot segments are kept: the API serves a file only to the company its key starts with.
 function assertObjectKey(key: string): void {
   const segments = key.split('/');
-  const valid = OWNER_PREFIX.test(key) && Buffer.byteLength(key) <= 1024 && !/[\u0000-\u001f\u007f]/.test(key)
+  const valid = OWNER_PREFIX.test(key) && Buffer.byteLength(key) <= 1024 && !/[\p{Cc}]/u.test(key)
     && segments.every((segment) => segment !== '' && segment !== '.' && segment !== '..');
   if (!valid) throw new Error(`Invalid storage key: ${key}`);
 }
@@ -69,7 +69,7 @@ export function s3FileStorage(config: S3Config): FileStorage {
     );
     const where = `S3 ${method} ${config.bucket}/${key}`;
     try {
-      const response = await fetch(url, { method, headers: { ...headers, authorization }, body: body ? Buffer.from(body) : undefined, signal: AbortSignal.timeout(timeoutMs) });
+      const response = await fetch(url, { method, headers: { ...headers, authorization }, ...(body ? { body: Buffer.from(body) } : {}), signal: AbortSignal.timeout(timeoutMs) });
       return { where, status: response.status, headers: response.headers, body: new Uint8Array(await response.arrayBuffer()) };
     } catch (error) {
       if ((error as Error).name === 'TimeoutError') throw new Error(`${where} timed out after ${timeoutMs} ms`, { cause: error });

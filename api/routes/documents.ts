@@ -189,7 +189,7 @@ async function linkedNote(body: z.output<typeof NoteRequest>, outbound: Outbound
 const MAX_FILE_NAME = 255;
 const MAX_COMMENT = 5000;
 /** Characters as the limits count them (and as PostgreSQL does): code points, not UTF-16 units. */
-const characters = (text: string) => [...text];
+const characters = (text: string) => Array.from(text);
 
 /** The name a linked file goes by when none is given: its path's last segment, decoded where it can be, cut to the limit. */
 function fileNameOf(url: URL): string | null {

@@ -35,6 +35,7 @@ export const SingleEventRequest = z
     allOf: [
       {
         if: { properties: { event_type: { const: '031' } }, required: ['event_type'] },
+        // oxlint-disable-next-line unicorn/no-thenable -- JSON Schema's if/then, not a promise
         then: { properties: { response_code_list_id: { type: 'string' }, description_claim: { type: 'string' } }, required: ['response_code_list_id', 'description_claim'] },
       },
     ],

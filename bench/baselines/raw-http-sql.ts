@@ -3,7 +3,7 @@
 // It authenticates the API key like the product, and serves the same paths, so one request list drives both.
 // Run as its own process: `DATABASE_URL=… PORT=… node bench/baselines/raw-http-sql.ts`.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
@@ -63,7 +63,7 @@ function document(row: Record<string, unknown>, publicUrl: string) {
     ...rest,
     amount_currency: currency,
     fiscal_metadata: metadata ? { final_notes: (metadata as { finalNotes?: unknown }).finalNotes ?? [] } : null,
-    file_path: xml ? `${publicUrl}/public/api/v1/files/${String(xml)}` : null,
+    file_path: xml ? `${publicUrl}/public/api/v1/files/${xml as string}` : null,
     tags,
     is_admited: (tags as string[]).includes('admitido'),
   };
@@ -146,7 +146,7 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   response.end(text);
 }
 
-const server = createServer(async (request, response) => {
+async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
   try {
     const url = new URL(request.url ?? '/', 'http://raw');
     const caller = await authenticate(request.headers['api-key'] as string | undefined);
@@ -163,7 +163,9 @@ const server = createServer(async (request, response) => {
   } catch (error) {
     send(response, 500, { message: (error as Error).message });
   }
-});
+}
+
+const server = createServer((request, response) => void serve(request, response));
 server.keepAliveTimeout = 5_000;
 server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('raw-http-sql listening\n'));
 process.once('SIGTERM', () => server.close(() => void pool.end().then(() => process.exit(0))));

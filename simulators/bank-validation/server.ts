@@ -31,7 +31,7 @@ export interface BankValidationSimulator {
   validations: Map<string, ValidationRequest>;
   /** Steers the validations of one account number. */
   steer(accountNumber: string, rule: ValidationRule): void;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 const DEFAULT_RULE: ValidationRule = { outcome: 'valid', afterChecks: 0 };

@@ -29,7 +29,7 @@ export interface DianMailboxSimulator {
   tokenRequests(nit?: string): TokenRequest[];
   deliver(companyId: string, mail: OutgoingMail): string;
   reset(): void;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 /** Starts the token service on loopback and makes the mailbox (`mailboxDir`, else a fresh temporary directory). */
@@ -81,7 +81,7 @@ export async function startDianMailboxSimulator(options: { port?: number; host?:
         const path = deliverMail(mailboxDir, segments[2]!, {
           ...(typeof input.subject === 'string' ? { subject: input.subject } : {}),
           ...(typeof input.received_at === 'string' ? { receivedAt: new Date(input.received_at) } : {}),
-          attachments: attachments.filter(isObject).map((attachment) => ({ name: String(attachment.name), data: new Uint8Array(Buffer.from(String(attachment.content_base64 ?? ''), 'base64')) })),
+          attachments: attachments.filter(isObject).map((attachment) => ({ name: String(attachment.name), data: new Uint8Array(Buffer.from(typeof attachment.content_base64 === 'string' ? attachment.content_base64 : '', 'base64')) })),
         });
         return reply(201, { path });
       }

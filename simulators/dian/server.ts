@@ -45,7 +45,7 @@ export interface DianSimulator {
   register(cufe: string, eventTypes: string[]): void;
   /** Forgets a CUFE (or everything): its behaviour, requests and registered events. */
   reset(cufe?: string): void;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 interface Reply {

@@ -60,7 +60,7 @@ export interface ErpReceiver {
   readonly duplicates: number;
   behave(mode: ErpReceiverMode, options?: BehaveOptions): void;
   reset(): void;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 interface Reply {

@@ -29,7 +29,7 @@ export interface RecordedRequest {
 export interface ObjectStorageSimulator {
   url: string;
   requests: RecordedRequest[];
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 interface Reply {

@@ -23,7 +23,7 @@ export interface OtlpCollector {
   spans: ReceivedSpan[];
   /** Export requests received, readable or not. */
   readonly exports: number;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 type KeyValue = { key: string; value: Record<string, unknown> };
@@ -49,7 +49,8 @@ export async function startOtlpCollector(options: { port?: number; host?: string
     exports += 1;
     if (!String(headers['content-type']).startsWith('application/json') || !isObject(json)) return failure(415, 'unsupported_media_type', 'This collector reads OTLP/JSON only');
     for (const resourceSpans of (json.resourceSpans as Record<string, any>[] | undefined) ?? []) {
-      const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name'] ?? '');
+      const name = attributesOf(resourceSpans.resource?.attributes)['service.name'];
+      const service = typeof name === 'string' ? name : '';
       for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
         for (const span of scopeSpans.spans ?? []) {
           spans.push({

@@ -40,7 +40,7 @@ export interface PaymentGatewaySimulator {
   transfers: Map<string, Transfer>;
   /** Steers the transfers of one payment reference, or of one amount in cents. */
   steer(key: { reference?: string; amountCents?: string }, rule: OutcomeRule): void;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 const DEFAULT_RULE: OutcomeRule = { outcome: 'settle', afterChecks: 0 };
@@ -148,7 +148,7 @@ export async function startPaymentGatewaySimulator(options: { port?: number; hos
       if (!isObject(body)) return failure(400, 'invalid_request', 'The body must be a JSON object');
       try {
         const rule = toRule(body);
-        steer({ reference: typeof body.reference === 'string' ? body.reference : undefined, amountCents: body.amount_cents === undefined ? undefined : String(body.amount_cents) }, rule);
+        steer({ reference: typeof body.reference === 'string' ? body.reference : undefined, amountCents: typeof body.amount_cents === 'string' || typeof body.amount_cents === 'number' ? String(body.amount_cents) : undefined }, rule);
         return reply(200, { ok: true });
       } catch (error) {
         return failure(400, 'invalid_request', (error as Error).message);

@@ -55,7 +55,7 @@ export interface SatProviderSimulator {
   behaveExtraction(id: string, scenario: SatScenario): void;
   extractions(rfc?: string): SimulatedExtraction[];
   reset(): void;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 const FIXTURES = new URL('../../test/fixtures/', import.meta.url);
@@ -135,7 +135,7 @@ export async function startSatProviderSimulator(options: { port?: number; host?:
   const byKey = new Map<string, string>();
   const packages = new Map<string, Uint8Array>();
 
-  const scenarioOf = (rfc: string): SatScenario => ({ ...(byRfc.get(rfc.toUpperCase()) ?? {}) });
+  const scenarioOf = (rfc: string): SatScenario => ({ ...byRfc.get(rfc.toUpperCase()) });
   const takeUnavailable = (rfc: string): boolean => {
     const scenario = byRfc.get(rfc.toUpperCase());
     if (!scenario?.unavailable) return false;

@@ -42,7 +42,7 @@ const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
   const response = await fetch(`${stack.apiUrl}${path}`, {
     method,
     headers: { 'api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined, ms: performance.now() - started };

@@ -44,7 +44,7 @@ export function integratorClient(options: IntegratorOptions) {
       try {
         const baseUrl = options.baseUrls[turn++ % options.baseUrls.length];
         options.stats.requests.api += 1;
-        const response = await fetch(`${baseUrl}${path}`, { method, headers, body, signal: AbortSignal.timeout(attemptTimeoutMs) });
+        const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(attemptTimeoutMs) });
         const text = await response.text();
         answer = { status: response.status, body: text ? parseJson(text) : undefined };
         retryAfter = response.headers.get('retry-after');

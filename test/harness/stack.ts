@@ -38,8 +38,8 @@ export interface Receiver {
 /** A part of the product that a fault kills (SIGKILL) and starts again where it stood. */
 export interface Part {
   name: string;
-  kill(): Promise<void>;
-  start(): Promise<void>;
+  kill: () => Promise<void>;
+  start: () => Promise<void>;
 }
 
 /**
@@ -103,7 +103,11 @@ export async function startFaultStack(): Promise<FaultStack> {
     ]);
     stops.push(() => database.stop(), () => temporal.stop());
     const orm = await initORM({ url: database.url, poolMax: 2, statementTimeoutMs: 60_000, debug: false });
-    await migrateAndSeed(orm).finally(() => orm.close());
+    try {
+      await migrateAndSeed(orm);
+    } finally {
+      await orm.close();
+    }
 
     const simulators: RunningSimulators = await startSimulators();
     stops.push(() => simulators.stop());

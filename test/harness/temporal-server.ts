@@ -31,10 +31,10 @@ export interface TemporalDatabase {
 export interface TemporalServer {
   address: string;
   /** SIGKILL, as a crash would; its state is in PostgreSQL. */
-  kill(): Promise<void>;
+  kill: () => Promise<void>;
   /** Starts it again on the same ports and databases. */
-  start(): Promise<void>;
-  stop(): Promise<void>;
+  start: () => Promise<void>;
+  stop: () => Promise<void>;
 }
 
 export interface TemporalServerOptions {
@@ -164,7 +164,7 @@ async function waitUntilServing(address: string, child: ChildProcess, logFile: s
   child.once('exit', (code, signal) => (exited = String(signal ?? code)));
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    if (exited !== null) throw new Error(`The Temporal server exited (${exited}) before serving; see ${logFile}`);
+    if (exited !== null) throw new Error(`The Temporal server exited (${String(exited)}) before serving; see ${logFile}`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {

@@ -14,8 +14,6 @@ export async function makeCompany(orm: Orm, options: { country?: Country; featur
   return {
     company,
     apiKey,
-    async scopedKey(scopes: Scope[]) {
-      return (await createApiKey(systemEm(orm), company, scopes)).plaintext;
-    },
+    scopedKey: async (scopes: Scope[]) => (await createApiKey(systemEm(orm), company, scopes)).plaintext,
   };
 }

@@ -42,8 +42,8 @@ function features(history: History): Set<string> {
     const signal = event.workflowExecutionSignaledEventAttributes?.signalName;
     if (signal) shown.add(`signal:${signal}`);
     const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName === 'core_patch') shown.add(`patch:${markerData(marker, 'patch-data').id}`);
-    if (marker?.markerName === 'core_local_activity') shown.add(`local-activity:${markerData(marker, 'data').activity_type}`);
+    if (marker?.markerName === 'core_patch') shown.add(`patch:${String(markerData(marker, 'patch-data').id)}`);
+    if (marker?.markerName === 'core_local_activity') shown.add(`local-activity:${String(markerData(marker, 'data').activity_type)}`);
     const failed = event.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type;
     if (failed) shown.add(`activity-failure:${failed}`);
   }

@@ -123,7 +123,7 @@ describe('metrics', () => {
       const documents = Object.fromEntries(samples(text, 'fiscal_sync_documents_imported_total').map(({ labels, value }) => [labels.country, value]));
       expect(documents).toEqual({ COL: 1, MEX: 2 });
       const durations = samples(text, 'fiscal_sync_duration_count').map(({ labels, value }) => [labels.country, labels.outcome, value]);
-      expect(durations.sort()).toEqual([['COL', 'finished', 1], ['MEX', 'failed', 1], ['MEX', 'finished', 1]]);
+      expect(durations.sort((a, b) => a.join().localeCompare(b.join()))).toEqual([['COL', 'finished', 1], ['MEX', 'failed', 1], ['MEX', 'finished', 1]]);
       // Buckets fit syncs of minutes to days, not the SDK's sub-10-second defaults.
       expect(samples(text, 'fiscal_sync_duration_bucket').map(({ labels }) => labels.le)).toContain('345600');
     } finally {

@@ -174,7 +174,7 @@ describe('assignees', () => {
       complete(step.reference, { decision: 'approve', acting_user_email: 'ana@example.co' }),
       complete(step.reference, { decision: 'reject', acting_user_email: 'luis@example.co' }),
     ]);
-    expect([ana.status, luis.status].sort()).toEqual([200, 409]);
+    expect([ana.status, luis.status].sort((a, b) => a - b)).toEqual([200, 409]);
     const loser = ana.status === 409 ? ana : luis;
     expect(loser.body).toEqual({ status: 409, code: 'step_not_pending', message: expect.any(String) });
     const document_ = await documentOf(document.id);

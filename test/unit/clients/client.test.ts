@@ -5,7 +5,7 @@ import { createClient, expectStatus, UnexpectedResponseError, type Document, typ
 function fakeFetch(status: number, body?: unknown, contentType = 'application/json') {
   const calls: { url: string; method: string; headers: Headers; body: unknown }[] = [];
   const fetch = async (input: string | URL | Request, init: RequestInit = {}) => {
-    calls.push({ url: String(input), method: init.method ?? 'GET', headers: new Headers(init.headers), body: init.body });
+    calls.push({ url: input instanceof Request ? input.url : input.toString(), method: init.method ?? 'GET', headers: new Headers(init.headers), body: init.body });
     return new Response(body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body), { status, headers: body === undefined ? {} : { 'content-type': contentType } });
   };
   return { fetch: fetch as typeof globalThis.fetch, calls };

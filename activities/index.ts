@@ -11,7 +11,11 @@ import * as gatewayPayments from './gateway/payments.ts';
 import * as payments from './read-state/payments.ts';
 import { FiscalDocumentError } from '../fiscal/errors.ts';
 import type { TemporalHandle } from '../worker/processes.ts';
-import { ImportRejected, importFiscalDocument, type ImportFiscalDocumentInput } from './read-state/import-fiscal-document.ts';
+import {
+  ImportRejected,
+  importFiscalDocument,
+  type ImportFiscalDocumentInput,
+} from './read-state/import-fiscal-document.ts';
 import * as lifecycle from './read-state/lifecycle.ts';
 import * as receptionEvents from './dian/reception-events.ts';
 import { fiscalSyncActivities } from './fiscal-sync/index.ts';
@@ -56,9 +60,14 @@ async function whileHeartbeating<T>(work: () => Promise<T>, everyMs = 2_000): Pr
 /** Business rejections are final: Temporal must not retry them. */
 function nonRetryable(error: unknown): never {
   if (error instanceof FiscalDocumentError) {
-    throw ApplicationFailure.nonRetryable(error.message, 'InvalidFiscalDocument', { code: error.code, file: error.file, element: error.element });
+    throw ApplicationFailure.nonRetryable(error.message, 'InvalidFiscalDocument', {
+      code: error.code,
+      file: error.file,
+      element: error.element,
+    });
   }
-  if (error instanceof ImportRejected) throw ApplicationFailure.nonRetryable(error.message, 'ImportRejected', { code: error.code });
+  if (error instanceof ImportRejected)
+    throw ApplicationFailure.nonRetryable(error.message, 'ImportRejected', { code: error.code });
   throw error;
 }
 
@@ -76,14 +85,19 @@ export function createActivities(deps: ActivityDeps) {
     /** Records a decision on a step, and its outcome when it closes the step. */
     completeStep: (input: Parameters<typeof lifecycle.completeStep>[1]) => lifecycle.completeStep(deps.orm, input),
     /** Approves a document (with its ERP reference) and generates its payables. */
-    approveDocument: (input: Parameters<typeof lifecycle.approveDocument>[1]) => lifecycle.approveDocument(deps.orm, input),
+    approveDocument: (input: Parameters<typeof lifecycle.approveDocument>[1]) =>
+      lifecycle.approveDocument(deps.orm, input),
     /** Sends one signed attempt of a webhook delivery and records it. */
     attemptDelivery: async (input: Parameters<typeof attemptDelivery>[1]) => {
       const started = performance.now();
       const result = await whileHeartbeating(() => attemptDelivery(deps, input));
       const meter = Context.current().metricMeter;
-      meter.createCounter('webhook_delivery_attempts', 'attempts', 'Webhook delivery attempts by event and outcome').add(1, { event: result.event, outcome: result.outcome });
-      meter.createHistogram('webhook_delivery_latency', 'float', 's', 'Webhook attempt latency').record((performance.now() - started) / 1000, { event: result.event });
+      meter
+        .createCounter('webhook_delivery_attempts', 'attempts', 'Webhook delivery attempts by event and outcome')
+        .add(1, { event: result.event, outcome: result.outcome });
+      meter
+        .createHistogram('webhook_delivery_latency', 'float', 's', 'Webhook attempt latency')
+        .record((performance.now() - started) / 1000, { event: result.event });
       return result;
     },
     /** Marks a delivery failed once its attempts are exhausted. */
@@ -91,25 +105,47 @@ export function createActivities(deps: ActivityDeps) {
     /** Writes a new payment (and a manual payment's payable), checked under a lock on the payable. */
     createPayment: (input: Parameters<typeof payments.createPayment>[1]) => payments.createPayment(deps.orm, input),
     /** Hands a payment's transfer to the gateway (idempotent per payment) and marks it in_process. */
-    submitPayment: (input: Parameters<typeof gatewayPayments.submitPayment>[1]) => gatewayPayments.submitPayment({ orm: deps.orm, gateway: paymentGatewayClient(deps.outside.paymentGatewayUrl) }, input),
+    submitPayment: (input: Parameters<typeof gatewayPayments.submitPayment>[1]) =>
+      gatewayPayments.submitPayment(
+        { orm: deps.orm, gateway: paymentGatewayClient(deps.outside.paymentGatewayUrl) },
+        input,
+      ),
     /** Asks the gateway where a transfer stands. */
-    checkTransfer: (input: Parameters<typeof gatewayPayments.checkTransfer>[1]) => gatewayPayments.checkTransfer({ orm: deps.orm, gateway: paymentGatewayClient(deps.outside.paymentGatewayUrl) }, input),
+    checkTransfer: (input: Parameters<typeof gatewayPayments.checkTransfer>[1]) =>
+      gatewayPayments.checkTransfer(
+        { orm: deps.orm, gateway: paymentGatewayClient(deps.outside.paymentGatewayUrl) },
+        input,
+      ),
     /** Records a payment's outcome and keeps its payable and document payment status current. */
-    recordPaymentOutcome: (input: Parameters<typeof payments.recordPaymentOutcome>[1]) => payments.recordPaymentOutcome(deps.orm, input),
+    recordPaymentOutcome: (input: Parameters<typeof payments.recordPaymentOutcome>[1]) =>
+      payments.recordPaymentOutcome(deps.orm, input),
     /** Sends a bank account to the validation service and marks it processing. */
-    beginAccountValidation: (input: Parameters<typeof bankValidation.beginAccountValidation>[1]) => bankValidation.beginAccountValidation({ orm: deps.orm, validation: bankValidationClient(deps.outside.bankValidationUrl) }, input),
+    beginAccountValidation: (input: Parameters<typeof bankValidation.beginAccountValidation>[1]) =>
+      bankValidation.beginAccountValidation(
+        { orm: deps.orm, validation: bankValidationClient(deps.outside.bankValidationUrl) },
+        input,
+      ),
     /** Asks the validation service where a validation stands. */
-    checkAccountValidation: (input: Parameters<typeof bankValidation.checkAccountValidation>[1]) => bankValidation.checkAccountValidation({ orm: deps.orm, validation: bankValidationClient(deps.outside.bankValidationUrl) }, input),
+    checkAccountValidation: (input: Parameters<typeof bankValidation.checkAccountValidation>[1]) =>
+      bankValidation.checkAccountValidation(
+        { orm: deps.orm, validation: bankValidationClient(deps.outside.bankValidationUrl) },
+        input,
+      ),
     /** Writes a bank account's validation outcome unless a later change superseded it. */
-    recordAccountValidation: (input: Parameters<typeof bankValidation.recordAccountValidation>[1]) => bankValidation.recordAccountValidation(deps.orm, input),
+    recordAccountValidation: (input: Parameters<typeof bankValidation.recordAccountValidation>[1]) =>
+      bankValidation.recordAccountValidation(deps.orm, input),
     /** Checks a RADIAN event against DIAN's ordering rules and, when they allow it, sends it and records DIAN's answer. */
-    advanceReceptionEvent: (input: receptionEvents.ReceptionEventSubject) => receptionEvents.advanceReceptionEvent(deps, input),
+    advanceReceptionEvent: (input: receptionEvents.ReceptionEventSubject) =>
+      receptionEvents.advanceReceptionEvent(deps, input),
     /** Starts (or finds running) the workflow of each event of a batch. */
-    startReceptionEventWorkflows: (input: Parameters<typeof receptionEvents.startBatchWorkflows>[1]) => receptionEvents.startBatchWorkflows(deps, input),
+    startReceptionEventWorkflows: (input: Parameters<typeof receptionEvents.startBatchWorkflows>[1]) =>
+      receptionEvents.startBatchWorkflows(deps, input),
     /** Starts the batch workflow of every batch whose API never started it. */
-    handOverStrandedReceptionEventBatches: (input: Parameters<typeof receptionEvents.handOverStrandedBatches>[1]) => receptionEvents.handOverStrandedBatches(deps, input),
+    handOverStrandedReceptionEventBatches: (input: Parameters<typeof receptionEvents.handOverStrandedBatches>[1]) =>
+      receptionEvents.handOverStrandedBatches(deps, input),
     /** Records a RADIAN event as failed (DIAN unreachable after every retry). */
-    failReceptionEvent: (input: Parameters<typeof receptionEvents.failReceptionEvent>[1]) => receptionEvents.failReceptionEvent(deps, input),
+    failReceptionEvent: (input: Parameters<typeof receptionEvents.failReceptionEvent>[1]) =>
+      receptionEvents.failReceptionEvent(deps, input),
     ...fiscalSyncActivities(deps),
   };
 }

@@ -24,10 +24,14 @@ const VARIABLES: Record<keyof OutsideSystems, string> = {
 };
 
 export function outsideSystemsFromEnv(env: NodeJS.ProcessEnv = process.env): OutsideSystems {
-  return Object.fromEntries(Object.entries(VARIABLES).map(([key, variable]) => [key, env[variable] ?? ''])) as unknown as OutsideSystems;
+  return Object.fromEntries(
+    Object.entries(VARIABLES).map(([key, variable]) => [key, env[variable] ?? '']),
+  ) as unknown as OutsideSystems;
 }
 
 /** The environment variables that point each part of the product at the same outside systems. */
 export function outsideSystemsEnv(systems: OutsideSystems): Record<string, string> {
-  return Object.fromEntries(Object.entries(VARIABLES).map(([key, variable]) => [variable, systems[key as keyof OutsideSystems] ?? '']));
+  return Object.fromEntries(
+    Object.entries(VARIABLES).map(([key, variable]) => [variable, systems[key as keyof OutsideSystems] ?? '']),
+  );
 }

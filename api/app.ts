@@ -44,7 +44,11 @@ export function createApp(deps: AppDeps): Koa {
   const limiter = deps.config.rateLimit ? rateLimiter(deps.config.rateLimit) : undefined;
   let openApi: unknown;
   // Paths carry their full prefix (/public/api/v1, /api/v1/erp), so the server is the host itself.
-  const documentation = () => (openApi ??= buildOpenApiDocument(ROUTE_GROUPS, { serverUrl: deps.config.publicUrl, release: packageJson.version }));
+  const documentation = () =>
+    (openApi ??= buildOpenApiDocument(ROUTE_GROUPS, {
+      serverUrl: deps.config.publicUrl,
+      release: packageJson.version,
+    }));
   for (const group of ROUTE_GROUPS) {
     const router = new Router({ prefix: group.prefix });
     if (group.prefix === PUBLIC_PREFIX) {
@@ -68,6 +72,8 @@ const routeNotFound: Koa.Middleware = async (ctx, next) => {
   if (ctx.status === 404) throw new ApiError(404, 'route_not_found', 'No such endpoint');
   if (ctx.status === 405 || ctx.status === 501) {
     const allow = ctx.response.get('Allow');
-    throw new ApiError(405, 'method_not_allowed', 'This endpoint does not accept this method', { headers: allow ? { allow } : {} });
+    throw new ApiError(405, 'method_not_allowed', 'This endpoint does not accept this method', {
+      headers: allow ? { allow } : {},
+    });
   }
 };

@@ -63,9 +63,11 @@ export function apiConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ApiConfi
 /** On in production (1,200 requests a minute per key, bursts of 120), off in development; `0` turns it off. */
 function rateLimitFromEnv(env: NodeJS.ProcessEnv, environment: ApiConfig['environment']): RateLimit | null {
   const perMinute = Number(env.RATE_LIMIT_PER_MINUTE ?? (environment === 'production' ? 1_200 : 0));
-  if (!Number.isFinite(perMinute) || perMinute < 0) throw new Error('RATE_LIMIT_PER_MINUTE must be a number of requests (0: unlimited)');
+  if (!Number.isFinite(perMinute) || perMinute < 0)
+    throw new Error('RATE_LIMIT_PER_MINUTE must be a number of requests (0: unlimited)');
   if (perMinute === 0) return null;
   const burst = Number(env.RATE_LIMIT_BURST ?? Math.max(1, Math.ceil(perMinute / 10)));
-  if (!Number.isInteger(burst) || burst < 1) throw new Error('RATE_LIMIT_BURST must be a whole number of requests, at least 1');
+  if (!Number.isInteger(burst) || burst < 1)
+    throw new Error('RATE_LIMIT_BURST must be a whole number of requests, at least 1');
   return { perMinute, burst };
 }

@@ -63,7 +63,12 @@ export function notFound(code: string, message: string): ApiError {
 }
 
 export function serviceUnavailable(dependency: string): ApiError {
-  return new ApiError(503, 'service_unavailable', `The service is temporarily unavailable (${dependency}); retry shortly`, {
-    headers: { 'retry-after': '5' },
-  });
+  return new ApiError(
+    503,
+    'service_unavailable',
+    `The service is temporarily unavailable (${dependency}); retry shortly`,
+    {
+      headers: { 'retry-after': '5' },
+    },
+  );
 }

@@ -24,7 +24,15 @@ const { config, temporalConfig, databaseConfig, storage } = settingsOrExit('api'
 const orm = await initORM(databaseConfig);
 const client = createTemporalClient(temporalConfig, tracing ? tracingClientInterceptors() : undefined);
 const metrics = createHttpMetrics();
-const app = createApp({ orm, temporal: { client, taskQueue: temporalConfig.taskQueue }, config, logger, storage, metrics, ...(tracing ? { tracer: tracing.tracer } : {}) });
+const app = createApp({
+  orm,
+  temporal: { client, taskQueue: temporalConfig.taskQueue },
+  config,
+  logger,
+  storage,
+  metrics,
+  ...(tracing ? { tracer: tracing.tracer } : {}),
+});
 const running = await listen(app, config);
 logger.info({ url: running.url, tracing: tracing !== null }, 'api listening');
 const metricsServer = config.metricsPort === null ? null : await serveMetrics(metrics, config.host, config.metricsPort);

@@ -54,7 +54,12 @@ export interface DocumentedError {
 type Schema = z.ZodType;
 type Out<S> = S extends Schema ? z.output<S> : undefined;
 
-export interface RouteDef<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema | null> {
+export interface RouteDef<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  R extends Schema | null,
+> {
   method: HttpMethod;
   /** Koa-style path relative to its base, e.g. `/documents/:reference`. */
   path: string;
@@ -87,8 +92,11 @@ export interface RouteDef<P extends Schema | undefined, Q extends Schema | undef
 export type AnyRoute = RouteDef<any, any, any, any>;
 
 /** Declares a route once: its schemas validate the request, type the handler, and feed the OpenAPI document. */
-export function defineRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined, R extends Schema | null = null>(
-  route: RouteDef<P, Q, B, R>,
-): RouteDef<P, Q, B, R> {
+export function defineRoute<
+  P extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  B extends Schema | undefined = undefined,
+  R extends Schema | null = null,
+>(route: RouteDef<P, Q, B, R>): RouteDef<P, Q, B, R> {
   return route;
 }

@@ -67,10 +67,17 @@ export function fieldErrors(error: z.ZodError): Record<string, string[]> {
 
 /** Outside production a response that breaks its own schema is a bug: fail loudly instead of drifting from the docs. */
 function checkResponse(route: AnyRoute, reply: Reply): void {
-  const schema = reply.status === (route.status ?? 200) ? route.response : route.alternatives?.find((a) => a.status === reply.status)?.schema;
+  const schema =
+    reply.status === (route.status ?? 200)
+      ? route.response
+      : route.alternatives?.find((a) => a.status === reply.status)?.schema;
   if (!schema) return;
   const result = (schema as z.ZodType).safeParse(reply.body);
   if (!result.success) {
-    throw new ApiError(500, 'response_schema_violation', `${route.operationId} answered outside its schema: ${z.prettifyError(result.error)}`);
+    throw new ApiError(
+      500,
+      'response_schema_violation',
+      `${route.operationId} answered outside its schema: ${z.prettifyError(result.error)}`,
+    );
   }
 }

@@ -10,11 +10,17 @@ export interface RunningServer {
 }
 
 /** Listens with bounded timeouts, so that no request hangs and slow clients cannot hold sockets forever. */
-export async function listen(app: Koa, config: Pick<ApiConfig, 'host' | 'port' | 'requestTimeoutMs'>): Promise<RunningServer> {
+export async function listen(
+  app: Koa,
+  config: Pick<ApiConfig, 'host' | 'port' | 'requestTimeoutMs'>,
+): Promise<RunningServer> {
   // The server checks request deadlines at this interval (Node's default, 30 s, would let a 1 s timeout run 30 s).
   const handle = app.callback();
   // Koa answers its own failures: the promise it returns never rejects.
-  const server = createServer({ connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs) }, (request, response) => void handle(request, response));
+  const server = createServer(
+    { connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs) },
+    (request, response) => void handle(request, response),
+  );
   server.requestTimeout = config.requestTimeoutMs;
   server.headersTimeout = Math.min(config.requestTimeoutMs, 20_000);
   server.keepAliveTimeout = 5_000;

@@ -28,7 +28,9 @@ export function startTracing(serviceName: ServiceName, env: NodeJS.ProcessEnv = 
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return null;
   if (env.OTEL_SDK_DISABLED === 'true') return null;
   // `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES` (read by the env detector) win over our defaults.
-  const resource = Resource.default().merge(new Resource({ 'service.name': serviceName, 'service.version': packageJson.version })).merge(envDetectorSync.detect()) as Resource;
+  const resource = Resource.default()
+    .merge(new Resource({ 'service.name': serviceName, 'service.version': packageJson.version }))
+    .merge(envDetectorSync.detect()) as Resource;
   const processor = new BatchSpanProcessor(new OTLPTraceExporter());
   const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
   // The async-hooks context manager carries the current span across awaits: from a request to its Temporal calls.

@@ -3,7 +3,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { STEP_ERRORS, type StepErrorCode } from '../workflows/document.ts';
 import { ApiError } from './errors.ts';
 
-const STATUS: Record<StepErrorCode, number> = { step_not_pending: 409, not_assigned: 403, invalid_decision: 422, unsupported_step: 422 };
+const STATUS: Record<StepErrorCode, number> = {
+  step_not_pending: 409,
+  not_assigned: 403,
+  invalid_decision: 422,
+  unsupported_step: 422,
+};
 
 export function stepError(code: string, status: number, message: string): ApiError {
   return new ApiError(status, code, message, { shape: 'step' });
@@ -18,7 +23,8 @@ export async function asStepCommand<T>(command: () => Promise<T>): Promise<T> {
     if (cause instanceof ApplicationFailure && (STEP_ERRORS as readonly string[]).includes(cause.type ?? '')) {
       throw stepError(cause.type!, STATUS[cause.type as StepErrorCode], cause.message);
     }
-    if (error instanceof WorkflowNotFoundError) throw stepError('step_not_pending', 409, 'The flow of this document is no longer running');
+    if (error instanceof WorkflowNotFoundError)
+      throw stepError('step_not_pending', 409, 'The flow of this document is no longer running');
     throw error;
   }
 }

@@ -59,13 +59,15 @@ export interface RowInput {
   bound?: string;
 }
 
-const medianLatency = (runs: Latency[] | undefined): Latency | undefined => (runs?.length ? { p50: median(runs.map((run) => run.p50)), p99: median(runs.map((run) => run.p99)) } : undefined);
+const medianLatency = (runs: Latency[] | undefined): Latency | undefined =>
+  runs?.length ? { p50: median(runs.map((run) => run.p50)), p99: median(runs.map((run) => run.p99)) } : undefined;
 
 export function row(input: RowInput): Row {
   const ratios = input.product.map((value, index) => value / input.baseline[index]!);
   const ratio = median(ratios);
   const checks = input.checks ?? [];
-  const met = (input.kind === 'min' ? ratio >= input.target : ratio <= input.target) && checks.every((check) => check.met);
+  const met =
+    (input.kind === 'min' ? ratio >= input.target : ratio <= input.target) && checks.every((check) => check.met);
   return {
     path: input.path,
     figure: input.figure,

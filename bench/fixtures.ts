@@ -22,7 +22,10 @@ const TEMPLATE_FILES: Record<Country, { file: string; weight: number }[]> = {
 };
 
 /** The CFDI files the import benchmark varies: stamped invoices (Ingreso) of two issuers. */
-export const CFDI_IMPORT_FILES = ['cfdi/satcfdi-he951128469_ingreso_iva16_stamped.xml', 'cfdi/cfdiutils-cfdi40-valid-ingreso.xml'];
+export const CFDI_IMPORT_FILES = [
+  'cfdi/satcfdi-he951128469_ingreso_iva16_stamped.xml',
+  'cfdi/cfdiutils-cfdi40-valid-ingreso.xml',
+];
 
 export interface Template {
   file: string;
@@ -51,5 +54,7 @@ export function fiscalReferenceFor(country: Country, seed: string): string {
 
 /** One of the CFDI fixtures with a new stamp UUID (and folio, where it has one): a distinct received invoice. */
 export function cfdiVariant(xml: string, uuid: string, folio: number): string {
-  return xml.replace(/(<tfd:TimbreFiscalDigital\b[^>]*\bUUID=")[^"]*"/, `$1${uuid.toUpperCase()}"`).replace(/(<cfdi:Comprobante\b[^>]*\bFolio=")[^"]*"/, `$1${folio}"`);
+  return xml
+    .replace(/(<tfd:TimbreFiscalDigital\b[^>]*\bUUID=")[^"]*"/, `$1${uuid.toUpperCase()}"`)
+    .replace(/(<cfdi:Comprobante\b[^>]*\bFolio=")[^"]*"/, `$1${folio}"`);
 }

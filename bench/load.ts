@@ -18,12 +18,21 @@ export interface LoadResult {
 }
 
 /** Drives `baseUrl` with autocannon over loopback, cycling through `requests` on every connection. */
-export async function load(baseUrl: string, requests: readonly LoadRequest[], options: { seconds: number; connections: number }): Promise<LoadResult> {
+export async function load(
+  baseUrl: string,
+  requests: readonly LoadRequest[],
+  options: { seconds: number; connections: number },
+): Promise<LoadResult> {
   const result = await autocannon({
     url: baseUrl,
     connections: options.connections,
     duration: options.seconds,
-    requests: requests.map((request) => ({ method: request.method ?? 'GET', path: request.path, headers: request.headers, ...(request.body ? { body: request.body } : {}) })),
+    requests: requests.map((request) => ({
+      method: request.method ?? 'GET',
+      path: request.path,
+      headers: request.headers,
+      ...(request.body ? { body: request.body } : {}),
+    })),
   });
   return {
     requestsPerSecond: result.requests.total / result.duration,

@@ -34,17 +34,41 @@ const elapsed = () => `${((Date.now() - startedAt.getTime()) / 1000).toFixed(0).
 const log = (line: string) => process.stdout.write(`[${elapsed()}] ${line}\n`);
 
 const dir = tempDir('ap-bench-');
-const stack = await startStack({ dir, log, nodeFlags: process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profiles')}`] : [] });
+const stack = await startStack({
+  dir,
+  log,
+  nodeFlags: process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profiles')}`] : [],
+});
 const baselines: BenchProcess[] = [];
 let failed = false;
 try {
   log(`seeding ${settings.documentsPerCompany.toLocaleString('en')} documents in each of 2 companies`);
   const seeded = await seed(stack.orm, stack.databaseUrl, settings.documentsPerCompany);
-  log(`  seeded in ${seeded.seconds.toFixed(0)} s: ${Object.entries(seeded.rows).map(([table, count]) => `${count} ${table}`).join(', ')}`);
+  log(
+    `  seeded in ${seeded.seconds.toFixed(0)} s: ${Object.entries(seeded.rows)
+      .map(([table, count]) => `${count} ${table}`)
+      .join(', ')}`,
+  );
 
   const rawPort = await freePort();
-  baselines.push(await spawnProcess(dir, 'raw-http-sql', ['bench/baselines/raw-http-sql.ts'], { ...process.env, DATABASE_URL: stack.databaseUrl, PORT: String(rawPort) }, (output) => output.includes('listening')));
-  baselines.push(await spawnProcess(dir, 'raw-temporal-worker', ['bench/baselines/raw-temporal.ts'], { ...process.env, TEMPORAL_ADDRESS: stack.temporalAddress }, (output) => output.includes('raw worker running')));
+  baselines.push(
+    await spawnProcess(
+      dir,
+      'raw-http-sql',
+      ['bench/baselines/raw-http-sql.ts'],
+      { ...process.env, DATABASE_URL: stack.databaseUrl, PORT: String(rawPort) },
+      (output) => output.includes('listening'),
+    ),
+  );
+  baselines.push(
+    await spawnProcess(
+      dir,
+      'raw-temporal-worker',
+      ['bench/baselines/raw-temporal.ts'],
+      { ...process.env, TEMPORAL_ADDRESS: stack.temporalAddress },
+      (output) => output.includes('raw worker running'),
+    ),
+  );
   const productConnection = await Connection.connect({ address: stack.temporalAddress });
   const memory = new MemorySampler({ api: stack.api.pid, worker: stack.worker.pid });
   memory.start();
@@ -52,7 +76,11 @@ try {
     stack,
     seed: seeded,
     product: { client: new Client({ connection: productConnection }), taskQueue: DEFAULT_TASK_QUEUE },
-    raw: { httpUrl: `http://127.0.0.1:${rawPort}`, httpPid: baselines[0]!.pid, temporal: await rawTemporalClient(stack.temporalAddress) },
+    raw: {
+      httpUrl: `http://127.0.0.1:${rawPort}`,
+      httpPid: baselines[0]!.pid,
+      temporal: await rawTemporalClient(stack.temporalAddress),
+    },
     memory,
     runs: settings.runs,
     seconds: settings.seconds,
@@ -61,7 +89,9 @@ try {
   };
 
   // Colombian invoices, split so that no scenario touches another's documents.
-  const colombian = seeded.companies.find((company) => company.country === 'COL')!.documents.filter((document) => document.type === 'invoice');
+  const colombian = seeded.companies
+    .find((company) => company.country === 'COL')!
+    .documents.filter((document) => document.type === 'invoice');
   const pending = colombian.filter((document) => document.approvalStatus === 'pending');
   const forCommands = pending.slice(0, 2 * (5 + settings.runs * 40));
   const taken = new Set(forCommands.map((document) => document.id));
@@ -83,29 +113,36 @@ try {
   if (settings.only.has('webhooks')) rows.push(...(await webhookScenarios(context, forWebhooks)));
   memory.stop();
 
-  const memoryFigures = ([
-    {
-      process: 'api',
-      peakMb: memory.peak('api', 'http'),
-      under: 'HTTP load',
-      limitMb: 250,
-      bound: `${memory.peak('api', 'idle').toFixed(0)} MB at rest (MikroORM's metadata, the Temporal client and its protocol definitions, the zod schemas, Node's type stripping). Each response is allocated several times over (rows, objects, JSON text) and little of it lives on: the young generation holds the peak, bounded by the API's 16 MB semi-spaces (api/node-flags.ts; V8's default let it grow to 134 MB).`,
-    },
-    {
-      process: 'worker',
-      peakMb: memory.peak('worker', 'workflows'),
-      under: 'workflow load',
-      limitMb: 400,
-      bound: `${memory.peak('worker', 'idle').toFixed(0)} MB at rest (the SDK's core and the workflow sandbox; the bundle is built in a child process). Bursts of hundreds of workflows and activities allocate fast; the worker's heap limits (worker/node-flags.ts: 256 MB old space, 8 MB semi-spaces) make V8 collect before the heap, and the SDK's native buffers its garbage keeps alive, grow (600-800 MB with V8's defaults).`,
-    },
-  ] as const)
+  const memoryFigures = (
+    [
+      {
+        process: 'api',
+        peakMb: memory.peak('api', 'http'),
+        under: 'HTTP load',
+        limitMb: 250,
+        bound: `${memory.peak('api', 'idle').toFixed(0)} MB at rest (MikroORM's metadata, the Temporal client and its protocol definitions, the zod schemas, Node's type stripping). Each response is allocated several times over (rows, objects, JSON text) and little of it lives on: the young generation holds the peak, bounded by the API's 16 MB semi-spaces (api/node-flags.ts; V8's default let it grow to 134 MB).`,
+      },
+      {
+        process: 'worker',
+        peakMb: memory.peak('worker', 'workflows'),
+        under: 'workflow load',
+        limitMb: 400,
+        bound: `${memory.peak('worker', 'idle').toFixed(0)} MB at rest (the SDK's core and the workflow sandbox; the bundle is built in a child process). Bursts of hundreds of workflows and activities allocate fast; the worker's heap limits (worker/node-flags.ts: 256 MB old space, 8 MB semi-spaces) make V8 collect before the heap, and the SDK's native buffers its garbage keeps alive, grow (600-800 MB with V8's defaults).`,
+      },
+    ] as const
+  )
     .filter((figure) => Number.isFinite(figure.peakMb))
     .map((figure): MemoryFigure => ({ ...figure, met: figure.peakMb < figure.limitMb }));
   const paths = writeReport({
     startedAt: startedAt.toISOString(),
     minutes: (Date.now() - startedAt.getTime()) / 60_000,
     machine: machine(loadAtStart),
-    settings: { runs: settings.runs, secondsPerLoad: settings.seconds, connections: settings.connections, documentsPerCompany: settings.documentsPerCompany },
+    settings: {
+      runs: settings.runs,
+      secondsPerLoad: settings.seconds,
+      connections: settings.connections,
+      documentsPerCompany: settings.documentsPerCompany,
+    },
     dataSet: { rows: seeded.rows, seedSeconds: seeded.seconds },
     rows,
     memory: memoryFigures,
@@ -114,15 +151,19 @@ try {
     notes: [
       'The API runs with RATE_LIMIT_PER_MINUTE=0: all load comes from two keys on loopback, and the per-key limit would otherwise measure itself.',
       'The worker runs with NODE_ENV=development: production refuses webhook receivers on loopback, where the simulated ERP listens; no other worker setting depends on it.',
-      'Raw HTTP+SQL authenticates the API key like the product (one query and a SHA-256 comparison) and lets PostgreSQL build the nested JSON; its answers match the product\'s (same totals and order; sizes above).',
+      "Raw HTTP+SQL authenticates the API key like the product (one query and a SHA-256 comparison) and lets PostgreSQL build the nested JSON; its answers match the product's (same totals and order; sizes above).",
       'The Temporal dev server runs in memory, as in the test suite: with the SQLite file of the embedded default, every Temporal figure, product and baseline alike, measured the disk.',
       'The machine is shared: the load average in the header says how much. Each ratio pairs a product run with the baseline run next to it; the runs table at the end shows how far they spread.',
     ],
   });
   await productConnection.close();
   await context.raw.temporal.connection.close();
-  for (const row of rows) log(`${row.met ? 'met   ' : 'MISSED'} ${row.path}: ${row.ratio.toFixed(2)}× (target ${row.target})`);
-  for (const figure of memoryFigures) log(`${figure.met ? 'met   ' : 'MISSED'} ${figure.process} RSS ${figure.peakMb.toFixed(0)} MB (limit ${figure.limitMb} MB)`);
+  for (const row of rows)
+    log(`${row.met ? 'met   ' : 'MISSED'} ${row.path}: ${row.ratio.toFixed(2)}× (target ${row.target})`);
+  for (const figure of memoryFigures)
+    log(
+      `${figure.met ? 'met   ' : 'MISSED'} ${figure.process} RSS ${figure.peakMb.toFixed(0)} MB (limit ${figure.limitMb} MB)`,
+    );
   log(`wrote ${paths.markdown} and ${paths.json}`);
 } catch (error) {
   failed = true;

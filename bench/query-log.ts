@@ -24,10 +24,19 @@ export async function observedApi(stack: BenchStack): Promise<ObservedApi> {
       statements.push(String(context.query));
     }
   }
-  const orm = await initORM({ url: stack.databaseUrl, poolMax: 2, statementTimeoutMs: 60_000, debug: false }, { debug: ['query', 'query-params'], loggerFactory: (options: LoggerOptions) => new Recording(options) });
+  const orm = await initORM(
+    { url: stack.databaseUrl, poolMax: 2, statementTimeoutMs: 60_000, debug: false },
+    { debug: ['query', 'query-params'], loggerFactory: (options: LoggerOptions) => new Recording(options) },
+  );
   const connection = await Connection.connect({ address: stack.temporalAddress });
   const config = { ...apiConfigFromEnv({ ...stack.env, PORT: '0' }), port: 0 };
-  const app = createApp({ orm, temporal: { client: new Client({ connection }), taskQueue: DEFAULT_TASK_QUEUE }, config, logger: createLogger('bench-observed', 'silent'), storage: localFileStorage(stack.env.STORAGE_DIR!) });
+  const app = createApp({
+    orm,
+    temporal: { client: new Client({ connection }), taskQueue: DEFAULT_TASK_QUEUE },
+    config,
+    logger: createLogger('bench-observed', 'silent'),
+    storage: localFileStorage(stack.env.STORAGE_DIR!),
+  });
   const running = await listen(app, config);
   return {
     async request(path, apiKey) {

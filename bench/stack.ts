@@ -48,7 +48,13 @@ export interface StackOptions {
 }
 
 /** Spawns `node <script>` with its output in `<dir>/logs/<name>.log`; resolves once `ready` says so. */
-export async function spawnProcess(dir: string, name: string, args: string[], env: NodeJS.ProcessEnv, ready: (output: string) => boolean | Promise<boolean>): Promise<BenchProcess> {
+export async function spawnProcess(
+  dir: string,
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: (output: string) => boolean | Promise<boolean>,
+): Promise<BenchProcess> {
   mkdirSync(join(dir, 'logs'), { recursive: true });
   const log = createWriteStream(join(dir, 'logs', `${name}.log`), { flags: 'a' });
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -65,7 +71,10 @@ export async function spawnProcess(dir: string, name: string, args: string[], en
   child.once('exit', () => (exited = true));
   const deadline = Date.now() + 90_000;
   while (!(await ready(output))) {
-    if (exited) throw new Error(`${name} exited before it was ready; see ${join(dir, 'logs', `${name}.log`)}\n${output.slice(-2000)}`);
+    if (exited)
+      throw new Error(
+        `${name} exited before it was ready; see ${join(dir, 'logs', `${name}.log`)}\n${output.slice(-2000)}`,
+      );
     if (Date.now() > deadline) throw new Error(`${name} was not ready within 90 s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -104,7 +113,10 @@ export async function startStack(options: StackOptions): Promise<BenchStack> {
       // In memory, as the test suite runs it: the figures are of the product, not of SQLite's disk writes.
       startDevTemporal(),
     ]);
-    stops.push(() => db.stop(), () => temporal.stop());
+    stops.push(
+      () => db.stop(),
+      () => temporal.stop(),
+    );
     const orm = await initORM({ url: db.url, poolMax: 4, statementTimeoutMs: 600_000, debug: false });
     stops.push(() => orm.close());
     await migrateAndSeed(orm);
@@ -135,9 +147,21 @@ export async function startStack(options: StackOptions): Promise<BenchStack> {
     options.log('starting the worker and the API (NODE_ENV=production)');
     // Production refuses webhook receivers on loopback, where the simulated ERP listens; nothing else in the worker
     // depends on NODE_ENV, so it runs as development.
-    const worker = await spawnProcess(options.dir, 'worker', [...flags, ...WORKER_NODE_FLAGS, 'worker/main.ts'], { ...env, NODE_ENV: 'development' }, (output) => output.includes('worker running'));
+    const worker = await spawnProcess(
+      options.dir,
+      'worker',
+      [...flags, ...WORKER_NODE_FLAGS, 'worker/main.ts'],
+      { ...env, NODE_ENV: 'development' },
+      (output) => output.includes('worker running'),
+    );
     stops.push(() => worker.stop());
-    const api = await spawnProcess(options.dir, 'api', [...flags, ...API_NODE_FLAGS, 'api/main.ts'], env, answers(`${apiUrl}/healthz`));
+    const api = await spawnProcess(
+      options.dir,
+      'api',
+      [...flags, ...API_NODE_FLAGS, 'api/main.ts'],
+      env,
+      answers(`${apiUrl}/healthz`),
+    );
     stops.push(() => api.stop());
 
     return {

@@ -13,7 +13,10 @@ export interface Latency {
   p99: number;
 }
 
-export const latencyOf = (timings: readonly number[]): Latency => ({ p50: percentile(timings, 0.5), p99: percentile(timings, 0.99) });
+export const latencyOf = (timings: readonly number[]): Latency => ({
+  p50: percentile(timings, 0.5),
+  p99: percentile(timings, 0.99),
+});
 
 /** Milliseconds that `work` took. */
 export async function timed(work: () => Promise<unknown>): Promise<number> {
@@ -23,7 +26,11 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** Runs `work` over every item with at most `limit` in flight. */
-export async function eachWithConcurrency<T>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function eachWithConcurrency<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const lane = async () => {
     while (next < items.length) {
@@ -35,7 +42,12 @@ export async function eachWithConcurrency<T>(items: readonly T[], limit: number,
 }
 
 /** Polls `check` until it answers true; throws after `timeoutMs`. */
-export async function until(check: () => Promise<boolean>, timeoutMs: number, what: string, intervalMs = 50): Promise<void> {
+export async function until(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 50,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what}: not done within ${timeoutMs / 1000} s`);
@@ -50,7 +62,11 @@ export async function until(check: () => Promise<boolean>, timeoutMs: number, wh
 export const settle = (milliseconds = 3_000) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 /** Runs the two sides of a run back to back, the first one alternating from run to run. */
-export async function backToBack(run: number, baseline: () => Promise<void>, product: () => Promise<void>): Promise<void> {
+export async function backToBack(
+  run: number,
+  baseline: () => Promise<void>,
+  product: () => Promise<void>,
+): Promise<void> {
   for (const side of run % 2 ? [product, baseline] : [baseline, product]) {
     await settle();
     await side();

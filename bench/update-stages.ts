@@ -39,18 +39,24 @@ export async function timedUpdate(workflowId: string, call: () => Promise<unknow
 
 export const durationOf = (call: TimedUpdate) => call.answeredAt - call.sentAt;
 
-const epochMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6);
+const epochMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6);
 
 /** The stages of each call, from the history of its workflow (fetched once per workflow). */
 export async function updateStages(client: Client, calls: TimedUpdate[]): Promise<UpdateStages[]> {
   const histories = new Map<string, { type: number; at: number }[]>();
   for (const workflowId of new Set(calls.map((call) => call.workflowId))) {
     const history = await client.workflow.getHandle(workflowId).fetchHistory();
-    histories.set(workflowId, (history.events ?? []).map((event) => ({ type: Number(event.eventType), at: epochMs(event.eventTime) })));
+    histories.set(
+      workflowId,
+      (history.events ?? []).map((event) => ({ type: Number(event.eventType), at: epochMs(event.eventTime) })),
+    );
   }
   return calls.map((call) => {
     // Stamps are whole milliseconds: an event in the call's own millisecond belongs to it.
-    const events = histories.get(call.workflowId)!.filter((event) => event.at >= Math.floor(call.sentAt) && event.at <= Math.ceil(call.answeredAt));
+    const events = histories
+      .get(call.workflowId)!
+      .filter((event) => event.at >= Math.floor(call.sentAt) && event.at <= Math.ceil(call.answeredAt));
     const spans = (scheduled: number, closed: number[]) => {
       let sum = 0;
       let count = 0;
@@ -66,9 +72,14 @@ export async function updateStages(client: Client, calls: TimedUpdate[]): Promis
       return { sum, count };
     };
     const tasks = spans(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, [EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED]);
-    const activities = spans(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, [EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED]);
+    const activities = spans(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, [
+      EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
+      EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED,
+    ]);
     const firstTask = events.find((event) => event.type === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED);
-    const completed = events.findLast((event) => event.type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED);
+    const completed = events.findLast(
+      (event) => event.type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED,
+    );
     return {
       beforeTask: firstTask ? firstTask.at - call.sentAt : Number.NaN,
       workflowTasks: tasks.sum,
@@ -82,8 +93,16 @@ export async function updateStages(client: Client, calls: TimedUpdate[]): Promis
 
 /** The median of each stage over many calls. */
 export function medianStages(stages: UpdateStages[]): UpdateStages {
-  const of = (key: keyof UpdateStages) => median(stages.map((stage) => stage[key]).filter((value) => !Number.isNaN(value)));
-  return { beforeTask: of('beforeTask'), workflowTasks: of('workflowTasks'), taskCount: of('taskCount'), activities: of('activities'), afterUpdate: of('afterUpdate'), total: of('total') };
+  const of = (key: keyof UpdateStages) =>
+    median(stages.map((stage) => stage[key]).filter((value) => !Number.isNaN(value)));
+  return {
+    beforeTask: of('beforeTask'),
+    workflowTasks: of('workflowTasks'),
+    taskCount: of('taskCount'),
+    activities: of('activities'),
+    afterUpdate: of('afterUpdate'),
+    total: of('total'),
+  };
 }
 
 export const describeStages = (stages: UpdateStages) =>

@@ -26,7 +26,8 @@ export function oneOf<T extends string>(value: string, allowed: readonly T[], fl
   return value as T;
 }
 
-export const country = (input: CommandInput): Country => oneOf(required(input, 'country').toUpperCase(), COUNTRIES, 'country');
+export const country = (input: CommandInput): Country =>
+  oneOf(required(input, 'country').toUpperCase(), COUNTRIES, 'country');
 export const feature = (input: CommandInput): Feature => oneOf(required(input, 'feature'), FEATURES, 'feature');
 
 export function scopes(input: CommandInput): Scope[] {

@@ -27,7 +27,11 @@ export function createCliContext(env: NodeJS.ProcessEnv = process.env): CliConte
   let connection: Connection | undefined;
   const runtime = () => {
     const info = readRuntime();
-    if (!info) throw new CliError('not_configured', 'Set DATABASE_URL and TEMPORAL_ADDRESS, or run `npm start` first so the CLI can find the embedded default');
+    if (!info)
+      throw new CliError(
+        'not_configured',
+        'Set DATABASE_URL and TEMPORAL_ADDRESS, or run `npm start` first so the CLI can find the embedded default',
+      );
     return info;
   };
   return {
@@ -37,7 +41,10 @@ export function createCliContext(env: NodeJS.ProcessEnv = process.env): CliConte
       return orm;
     },
     async temporal() {
-      const config = temporalConfigFromEnv({ ...env, TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS ?? runtime().temporalAddress });
+      const config = temporalConfigFromEnv({
+        ...env,
+        TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS ?? runtime().temporalAddress,
+      });
       connection ??= await Connection.connect({ address: config.address, ...config.security, connectTimeout: 5_000 });
       return { client: new Client({ connection, namespace: config.namespace }), taskQueue: config.taskQueue };
     },

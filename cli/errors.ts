@@ -10,4 +10,5 @@ export class CliError extends Error {
 }
 
 export const usage = (message: string) => new CliError('usage', message, 2);
-export const notFound = (what: string, reference: string) => new CliError(`${what}_not_found`, `No ${what.replace('_', ' ')} with reference ${reference}`);
+export const notFound = (what: string, reference: string) =>
+  new CliError(`${what}_not_found`, `No ${what.replace('_', ' ')} with reference ${reference}`);

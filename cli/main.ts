@@ -12,10 +12,22 @@ import { webhookCommands } from './commands/webhooks.ts';
 import { createCliContext } from './context.ts';
 import { CliError, usage } from './errors.ts';
 
-const COMMANDS: Command[] = [...companyCommands, ...documentCommands, ...flowCommands, ...webhookCommands, ...paymentCommands, ...bankAccountCommands, ...fiscalCommands];
+const COMMANDS: Command[] = [
+  ...companyCommands,
+  ...documentCommands,
+  ...flowCommands,
+  ...webhookCommands,
+  ...paymentCommands,
+  ...bankAccountCommands,
+  ...fiscalCommands,
+];
 
 function help(): string {
-  return ['usage: npm run --silent ops -- <group> <action> [flags]', '', ...COMMANDS.map((command) => `  ${command.usage}`)].join('\n');
+  return [
+    'usage: npm run --silent ops -- <group> <action> [flags]',
+    '',
+    ...COMMANDS.map((command) => `  ${command.usage}`),
+  ].join('\n');
 }
 
 async function main(argv: string[]): Promise<unknown> {
@@ -28,7 +40,12 @@ async function main(argv: string[]): Promise<unknown> {
   if (!command) throw usage(`Unknown command "${[group, action].filter(Boolean).join(' ')}". Commands:\n${help()}`);
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, options: command.options, allowPositionals: command.positionals ?? false, strict: true });
+    parsed = parseArgs({
+      args: rest,
+      options: command.options,
+      allowPositionals: command.positionals ?? false,
+      strict: true,
+    });
   } catch (error) {
     throw usage(`${(error as Error).message}\nusage: ${command.usage}`);
   }

@@ -28,7 +28,13 @@ export function ormConfig(db: DatabaseConfig, overrides: Partial<Options> = {}) 
         default: true,
       },
     },
-    migrations: { migrationsList: MIGRATIONS, path: 'db/migrations', snapshot: false, transactional: true, silent: true },
+    migrations: {
+      migrationsList: MIGRATIONS,
+      path: 'db/migrations',
+      snapshot: false,
+      transactional: true,
+      silent: true,
+    },
     ignoreUndefinedInQuery: true,
     forceUtcTimezone: true,
     serialization: { forceObject: true },
@@ -60,6 +66,7 @@ export function systemEm(orm: Orm): EntityManager {
 /** Bounds every statement server-side, so that no request waits on the database forever. */
 function withStatementTimeout(url: string, timeoutMs: number): string {
   const parsed = new URL(url);
-  if (!parsed.searchParams.has('options')) parsed.searchParams.set('options', `-c statement_timeout=${Math.trunc(timeoutMs)}`);
+  if (!parsed.searchParams.has('options'))
+    parsed.searchParams.set('options', `-c statement_timeout=${Math.trunc(timeoutMs)}`);
   return parsed.toString();
 }

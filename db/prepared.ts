@@ -26,7 +26,13 @@ export async function runStatement<T>(em: EntityManager, sql: string, params: Re
   try {
     const pool = await em.getConnection().getNativeClient();
     const { rows } = await pool.query({ name: statement.name, text: statement.text, values });
-    em.config.getLogger().logQuery({ query: statement.text, params: values, took: Math.round(performance.now() - started), results: rows.length, level: 'info' });
+    em.config.getLogger().logQuery({
+      query: statement.text,
+      params: values,
+      took: Math.round(performance.now() - started),
+      results: rows.length,
+      level: 'info',
+    });
     return rows as T[];
   } catch (error) {
     throw em.getDriver().convertException(error as Error);
@@ -42,7 +48,12 @@ function prepare(sql: string, keys: string[]): Prepared {
     return `$${order.indexOf(key) + 1}`;
   };
   const names = keys.join('|');
-  const text = keys.length === 0 ? sql : sql.replace(new RegExp(`array\\[:(${names})\\]`, 'g'), (_, key: string) => slot(key)).replace(new RegExp(`(?<!:):(${names})\\b`, 'g'), (_, key: string) => slot(key));
+  const text =
+    keys.length === 0
+      ? sql
+      : sql
+          .replace(new RegExp(`array\\[:(${names})\\]`, 'g'), (_, key: string) => slot(key))
+          .replace(new RegExp(`(?<!:):(${names})\\b`, 'g'), (_, key: string) => slot(key));
   statement = { name: `statement_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text, order };
   preparedBySql.set(sql, statement);
   return statement;

@@ -1,5 +1,16 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
@@ -40,7 +51,9 @@ async function binaries(): Promise<Binaries> {
   try {
     found = (await import(name)) as Binaries;
   } catch {
-    throw new Error(`No embedded PostgreSQL for ${process.platform}-${process.arch} (${name}); set DATABASE_URL to an external PostgreSQL instead`);
+    throw new Error(
+      `No embedded PostgreSQL for ${process.platform}-${process.arch} (${name}); set DATABASE_URL to an external PostgreSQL instead`,
+    );
   }
   return userInfo().uid === 0 && !reachableByOthers(found.postgres) ? copiedForPostgresUser(found) : found;
 }
@@ -99,7 +112,9 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   const ids = runAs();
   mkdirSync(options.dataDir, { recursive: true });
   if ('uid' in ids && !reachableByOthers(options.dataDir)) {
-    throw new Error(`PostgreSQL runs as the postgres system user, which cannot reach ${options.dataDir}; set AP_DATA_DIR to a directory every user can traverse, or DATABASE_URL`);
+    throw new Error(
+      `PostgreSQL runs as the postgres system user, which cannot reach ${options.dataDir}; set AP_DATA_DIR to a directory every user can traverse, or DATABASE_URL`,
+    );
   }
   if ('uid' in ids) chownSync(options.dataDir, ids.uid, ids.gid);
   if (!existsSync(join(options.dataDir, 'PG_VERSION'))) await initdb(bin, options.dataDir, ids, log);
@@ -127,7 +142,20 @@ async function initdb(bin: Binaries, dataDir: string, ids: object, log: (line: s
   const passwordFile = join(tmpdir(), `ap-pg-${process.pid}-${Date.now()}`);
   writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
   try {
-    await run(bin.initdb, [`--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync'], ids, log);
+    await run(
+      bin.initdb,
+      [
+        `--pgdata=${dataDir}`,
+        '--auth=scram-sha-256',
+        `--username=${USER}`,
+        `--pwfile=${passwordFile}`,
+        '--encoding=UTF8',
+        '--locale=C.UTF-8',
+        '--no-sync',
+      ],
+      ids,
+      log,
+    );
   } finally {
     rmSync(passwordFile, { force: true });
   }
@@ -144,11 +172,33 @@ function run(command: string, args: string[], ids: object, log: (line: string) =
   });
 }
 
-function launch(bin: Binaries, dataDir: string, port: number, ids: object, log: (line: string) => void): Promise<ChildProcess> {
+function launch(
+  bin: Binaries,
+  dataDir: string,
+  port: number,
+  ids: object,
+  log: (line: string) => void,
+): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
+    const args = [
+      '-D',
+      dataDir,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+    ];
     // Its own process group: a Ctrl-C meant for the launcher must not stop the database before the API drains.
-    const child = spawn(bin.postgres, args, { ...ids, env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(bin.postgres, args, {
+      ...ids,
+      env: { ...process.env, LC_MESSAGES: 'C' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let output = '';
     let ready = false;
     child.stderr.on('data', (chunk: Buffer) => {
@@ -163,7 +213,8 @@ function launch(bin: Binaries, dataDir: string, port: number, ids: object, log: 
     child.stdout.on('data', (chunk: Buffer) => log(chunk.toString()));
     child.on('error', reject);
     child.on('exit', (code, signal) => {
-      if (!ready) reject(new Error(`PostgreSQL exited before accepting connections (${signal ?? code}): ${output.trim()}`));
+      if (!ready)
+        reject(new Error(`PostgreSQL exited before accepting connections (${signal ?? code}): ${output.trim()}`));
     });
   });
 }

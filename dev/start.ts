@@ -40,13 +40,17 @@ async function portOr(preferred: number): Promise<number> {
 async function database(): Promise<string> {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
   say('• starting embedded PostgreSQL (.data/postgres)');
-  const db: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir: join(DATA_DIR, 'postgres'), port: await portOr(54329) });
+  const db: EmbeddedDatabase = await startEmbeddedPostgres({
+    dataDir: join(DATA_DIR, 'postgres'),
+    port: await portOr(54329),
+  });
   stops.push(() => db.stop());
   return db.url;
 }
 
 async function temporal(): Promise<{ address: string; uiUrl: string | null }> {
-  if (process.env.TEMPORAL_ADDRESS) return { address: process.env.TEMPORAL_ADDRESS, uiUrl: process.env.TEMPORAL_UI_URL ?? null };
+  if (process.env.TEMPORAL_ADDRESS)
+    return { address: process.env.TEMPORAL_ADDRESS, uiUrl: process.env.TEMPORAL_UI_URL ?? null };
   say('• starting the Temporal dev server with its Web UI (.data/temporal)');
   const server: DevTemporal = await startDevTemporal({
     dbFile: join(DATA_DIR, 'temporal', 'temporal.db'),
@@ -73,11 +77,22 @@ async function demoCompany(orm: Orm): Promise<Demo> {
     const demo = JSON.parse(readFileSync(file, 'utf8')) as Demo;
     if (await em.findOne(Company, { id: demo.reference })) return demo;
   }
-  const { company, apiKey } = await createCompany(em, { name: 'Demo Company S.A.S.', country: 'COL', taxId: '900123456' });
+  const { company, apiKey } = await createCompany(em, {
+    name: 'Demo Company S.A.S.',
+    country: 'COL',
+    taxId: '900123456',
+  });
   await enableFeature(em, company, 'workflow_api');
   await upsertMember(em, company, { email: 'ana@example.co', name: 'Ana Gómez' });
   // Who receives for the company in 030 and 032, so that reception events can be tried out at once.
-  await setDianEventPerson(companyEm(orm, company.id), company, { idType: '13', idNumber: '52123456', firstName: 'Ana', familyName: 'Gómez', jobTitle: 'Jefe de compras', department: 'Compras' });
+  await setDianEventPerson(companyEm(orm, company.id), company, {
+    idType: '13',
+    idNumber: '52123456',
+    firstName: 'Ana',
+    familyName: 'Gómez',
+    jobTitle: 'Jefe de compras',
+    department: 'Compras',
+  });
   const demo = { reference: company.id, api_key: apiKey };
   writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return demo;
@@ -86,7 +101,9 @@ async function demoCompany(orm: Orm): Promise<Demo> {
 /** A simulated integrator ERP receiving the demo company's webhooks; its secret is kept in .data/. */
 async function erpReceiver() {
   const file = join(DATA_DIR, 'erp-receiver.json');
-  const secret = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { secret: string }).secret : randomBytes(24).toString('base64url');
+  const secret = existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as { secret: string }).secret
+    : randomBytes(24).toString('base64url');
   writeFileSync(file, `${JSON.stringify({ secret }, null, 2)}\n`, { mode: 0o600 });
   return { receiver: await startErpReceiver({ secret, port: await portOr(4010) }), secret };
 }
@@ -95,7 +112,10 @@ async function erpReceiver() {
 async function subscribeDemo(orm: Orm, companyId: string, receiverUrl: string, secret: string): Promise<void> {
   const em = companyEm(orm, companyId);
   const url = `${receiverUrl}/webhooks`;
-  const existing = await em.find(WebhookSubscription, { url: { $like: 'http://127.0.0.1:%/webhooks' }, isActive: true });
+  const existing = await em.find(WebhookSubscription, {
+    url: { $like: 'http://127.0.0.1:%/webhooks' },
+    isActive: true,
+  });
   for (const subscription of existing) subscription.isActive = subscription.url === url;
   await em.flush();
   const company = await em.findOneOrFail(Company, { id: companyId }, { filters: false });
@@ -175,7 +195,14 @@ try {
   const port = Number(process.env.PORT ?? (await portOr(3000)));
   const apiUrl = `http://127.0.0.1:${port}`;
   // A variable set by the user (a real gateway, DIAN...) wins over its simulator.
-  const env = { ...outsideSystemsEnv(simulators.urls), ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: address, PORT: String(port), PUBLIC_URL: process.env.PUBLIC_URL ?? apiUrl };
+  const env = {
+    ...outsideSystemsEnv(simulators.urls),
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: address,
+    PORT: String(port),
+    PUBLIC_URL: process.env.PUBLIC_URL ?? apiUrl,
+  };
   run('worker', 'worker/main.ts', env, WORKER_NODE_FLAGS);
   run('api', 'api/main.ts', env, API_NODE_FLAGS);
   await waitForHttp(`${apiUrl}/healthz`);

@@ -61,7 +61,10 @@ const executable = (path: string) => {
 /** Finds the Temporal CLI: TEMPORAL_CLI_PATH, then `temporal` on PATH, then one built earlier into the cache. */
 export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): { path: string; source: CliSource } | null {
   if (env.TEMPORAL_CLI_PATH) return { path: env.TEMPORAL_CLI_PATH, source: 'TEMPORAL_CLI_PATH' };
-  const onPath = (env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'temporal')).find(executable);
+  const onPath = (env.PATH ?? '')
+    .split(delimiter)
+    .map((dir) => join(dir, 'temporal'))
+    .find(executable);
   if (onPath) return { path: onPath, source: 'PATH' };
   const cached = join(CLI_CACHE_DIR, 'temporal');
   return executable(cached) ? { path: cached, source: 'cache' } : null;
@@ -89,11 +92,23 @@ export async function startDevTemporal(options: DevTemporalOptions = {}): Promis
   const cli = findTemporalCli() ?? (options.build ? buildTemporalCli(options.build) : null);
   if (!cli) return downloadAndStart(port, uiPort, namespace, options);
 
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', namespace, '--log-level', 'warn'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--namespace',
+    namespace,
+    '--log-level',
+    'warn',
+  ];
   args.push(...DYNAMIC_CONFIG_ARGS);
   args.push(...(uiPort ? ['--ui-port', String(uiPort)] : ['--headless']));
   if (options.dbFile) args.push('--db-filename', options.dbFile);
-  for (const key of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${key.name}=${key.type === 'KEYWORD' ? 'Keyword' : key.type}`);
+  for (const key of SEARCH_ATTRIBUTES)
+    args.push('--search-attribute', `${key.name}=${key.type === 'KEYWORD' ? 'Keyword' : key.type}`);
   const address = `127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
   const start = async () => {
@@ -117,7 +132,12 @@ export async function startDevTemporal(options: DevTemporalOptions = {}): Promis
   };
 }
 
-async function downloadAndStart(port: number, uiPort: number | undefined, namespace: string, options: DevTemporalOptions): Promise<DevTemporal> {
+async function downloadAndStart(
+  port: number,
+  uiPort: number | undefined,
+  namespace: string,
+  options: DevTemporalOptions,
+): Promise<DevTemporal> {
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       ip: '127.0.0.1',
@@ -130,7 +150,8 @@ async function downloadAndStart(port: number, uiPort: number | undefined, namesp
       extraArgs: DYNAMIC_CONFIG_ARGS,
     },
   });
-  const restartUnsupported = () => Promise.reject(new Error('Restarting the Temporal dev server needs the Temporal CLI (TEMPORAL_CLI_PATH)'));
+  const restartUnsupported = () =>
+    Promise.reject(new Error('Restarting the Temporal dev server needs the Temporal CLI (TEMPORAL_CLI_PATH)'));
   const signalUnsupported = () => {
     throw new Error('Signalling the Temporal dev server needs the Temporal CLI (TEMPORAL_CLI_PATH)');
   };

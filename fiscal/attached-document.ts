@@ -24,14 +24,27 @@ export function parseAttachedDocument(root: XmlElement, file: string): Normalize
   const descriptions = childrenNamed(reference, 'Description');
   const descriptionPath = descriptions[0]?.path ?? `${root.path}/cac:Attachment/cac:ExternalReference/cbc:Description`;
   // UBL allows Description to repeat; some issuers split long content across several.
-  const wrapped = descriptions.map((description) => description.text).join('').trim();
+  const wrapped = descriptions
+    .map((description) => description.text)
+    .join('')
+    .trim();
   if (wrapped === '') {
-    throw new FiscalDocumentError('missing_element', file, descriptionPath, 'the AttachedDocument carries no invoice or note XML in its attachment description');
+    throw new FiscalDocumentError(
+      'missing_element',
+      file,
+      descriptionPath,
+      'the AttachedDocument carries no invoice or note XML in its attachment description',
+    );
   }
 
   const inner = parseXml(wrapped, file, descriptionPath);
   if (!isUblDocumentRoot(inner)) {
-    throw new FiscalDocumentError('unsupported_document', file, inner.path, `an AttachedDocument must wrap an Invoice, CreditNote or DebitNote, found ${inner.name}`);
+    throw new FiscalDocumentError(
+      'unsupported_document',
+      file,
+      inner.path,
+      `an AttachedDocument must wrap an Invoice, CreditNote or DebitNote, found ${inner.name}`,
+    );
   }
   const document = parseDianDocument(inner, file);
 
@@ -51,7 +64,8 @@ export function parseAttachedDocument(root: XmlElement, file: string): Normalize
         receiver: textAt(root, 'ReceiverParty', 'PartyTaxScheme', 'RegistrationName'),
         // Kept, not enforced: the envelope's own claim about which CUFE it carries.
         declaredFiscalReference: declaredUuid?.toLowerCase() ?? null,
-        declaredFiscalReferenceMatches: declaredUuid === null ? null : normalizeCufe(declaredUuid) === document.fiscalReference,
+        declaredFiscalReferenceMatches:
+          declaredUuid === null ? null : normalizeCufe(declaredUuid) === document.fiscalReference,
         validation: readValidation(parentReference),
         applicationResponse: readApplicationResponse(parentReference, file),
       },
@@ -70,9 +84,15 @@ function readValidation(parentReference: XmlElement | undefined): Record<string,
   };
 }
 
-function readApplicationResponse(parentReference: XmlElement | undefined, file: string): Record<string, unknown> | null {
+function readApplicationResponse(
+  parentReference: XmlElement | undefined,
+  file: string,
+): Record<string, unknown> | null {
   const descriptions = childrenNamed(find(parentReference, 'Attachment', 'ExternalReference'), 'Description');
-  const text = descriptions.map((description) => description.text).join('').trim();
+  const text = descriptions
+    .map((description) => description.text)
+    .join('')
+    .trim();
   const [first] = descriptions;
   if (first === undefined || text === '') return null;
   try {

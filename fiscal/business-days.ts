@@ -16,7 +16,8 @@ export function startOfColombianDay(date: string): Date {
   return new Date(`${date}T00:00:00-05:00`);
 }
 
-const shift = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+const shift = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
 /** Whether a `YYYY-MM-DD` day is a Colombian business day (Monday to Friday, not a holiday). */
 export function isColombianBusinessDay(date: string): boolean {
@@ -28,7 +29,7 @@ export function isColombianBusinessDay(date: string): boolean {
 export function addColombianBusinessDays(date: string, count: number): string {
   if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a positive integer');
   let day = date;
-  for (let found = 0; found < count; ) {
+  for (let found = 0; found < count;) {
     day = shift(day, 1);
     if (isColombianBusinessDay(day)) found++;
   }

@@ -13,7 +13,17 @@ import type {
   NormalizedPaymentComplement,
   ParsedFiscalFile,
 } from './normalized-document.ts';
-import { attr, attrPath, child, childPath, childrenNamed, findAll, requireAttr, requireChild, type XmlElement } from './xml.ts';
+import {
+  attr,
+  attrPath,
+  child,
+  childPath,
+  childrenNamed,
+  findAll,
+  requireAttr,
+  requireChild,
+  type XmlElement,
+} from './xml.ts';
 
 export const CFDI_NAMESPACE = 'http://www.sat.gob.mx/cfd/4';
 const CFDI_33_NAMESPACE = 'http://www.sat.gob.mx/cfd/3';
@@ -50,7 +60,12 @@ export function parseCfdi(root: XmlElement, file: string): ParsedFiscalFile {
   }
   const version = requireAttr(root, 'Version', file);
   if (version !== '4.0') {
-    throw new FiscalDocumentError('unsupported_document', file, attrPath(root, 'Version'), `only CFDI version 4.0 is accepted, found ${version}`);
+    throw new FiscalDocumentError(
+      'unsupported_document',
+      file,
+      attrPath(root, 'Version'),
+      `only CFDI version 4.0 is accepted, found ${version}`,
+    );
   }
   const type = requireAttr(root, 'TipoDeComprobante', file);
   if (type !== 'I' && type !== 'E' && type !== 'P') {
@@ -81,7 +96,12 @@ function readHeader(root: XmlElement, file: string): Header {
   const uuid = requireAttr(stamp, 'UUID', file);
   const fiscalReference = normalizeSatUuid(uuid);
   if (fiscalReference === null) {
-    throw new FiscalDocumentError('invalid_fiscal_reference', file, attrPath(stamp, 'UUID'), `the folio fiscal must be a UUID, found ${JSON.stringify(uuid)}`);
+    throw new FiscalDocumentError(
+      'invalid_fiscal_reference',
+      file,
+      attrPath(stamp, 'UUID'),
+      `the folio fiscal must be a UUID, found ${JSON.stringify(uuid)}`,
+    );
   }
   // Fecha is the local time of the place of issue (LugarExpedicion), written without an offset.
   const timeZone = mexicanTimeZone(attr(root, 'LugarExpedicion'));
@@ -122,7 +142,12 @@ function parseInvoiceOrCreditNote(header: Header, type: 'invoice' | 'credit_note
   const { root, file } = header;
   const concepts = findAll(root, 'Conceptos', 'Concepto');
   if (concepts.length === 0) {
-    throw new FiscalDocumentError('missing_element', file, `${root.path}/cfdi:Conceptos/cfdi:Concepto`, 'the CFDI has no Concepto');
+    throw new FiscalDocumentError(
+      'missing_element',
+      file,
+      `${root.path}/cfdi:Conceptos/cfdi:Concepto`,
+      'the CFDI has no Concepto',
+    );
   }
   const lineItems = concepts.map((concept, index) => parseConcept(concept, index + 1, file));
   const totals = checkTotals(root, lineItems, file);
@@ -139,7 +164,8 @@ function parseInvoiceOrCreditNote(header: Header, type: 'invoice' | 'credit_note
     expirationDate: null,
     currency,
     // Mexican pesos need no rate; SAT files often still write TipoCambio="1".
-    exchangeRate: exchangeRate === null || currency === 'MXN' ? null : decimalAt(exchangeRate, attrPath(root, 'TipoCambio'), file),
+    exchangeRate:
+      exchangeRate === null || currency === 'MXN' ? null : decimalAt(exchangeRate, attrPath(root, 'TipoCambio'), file),
     totals,
     supplier: header.supplier,
     customer: header.customer,
@@ -203,8 +229,10 @@ function parseConcept(concept: XmlElement, position: number, file: string): Fisc
       isInclusive: false,
     });
   }
-  for (const transfer of findAll(concept, 'Impuestos', 'Traslados', 'Traslado')) adjustments.push(parseTax(transfer, 'tax', file));
-  for (const withholding of findAll(concept, 'Impuestos', 'Retenciones', 'Retencion')) adjustments.push(parseTax(withholding, 'withholding', file));
+  for (const transfer of findAll(concept, 'Impuestos', 'Traslados', 'Traslado'))
+    adjustments.push(parseTax(transfer, 'tax', file));
+  for (const withholding of findAll(concept, 'Impuestos', 'Retenciones', 'Retencion'))
+    adjustments.push(parseTax(withholding, 'withholding', file));
 
   const subtotalCents = amountCents - discountCents;
   let totalCents = subtotalCents;
@@ -243,18 +271,50 @@ function parseTax(element: XmlElement, type: 'tax' | 'withholding', file: string
   const base = centsAt(requireAttr(element, 'Base', file), attrPath(element, 'Base'), file);
   const name = SAT_TAX_NAMES[code] ?? null;
   if (factor === 'Exento') {
-    return { type, code, name, rate: null, ratePercentage: null, baseAmountCents: base, amountCents: 0n, isInclusive: false };
+    return {
+      type,
+      code,
+      name,
+      rate: null,
+      ratePercentage: null,
+      baseAmountCents: base,
+      amountCents: 0n,
+      isInclusive: false,
+    };
   }
   const rate = decimalAt(requireAttr(element, 'TasaOCuota', file), attrPath(element, 'TasaOCuota'), file);
   const amountCents = centsAt(requireAttr(element, 'Importe', file), attrPath(element, 'Importe'), file);
   if (factor === 'Cuota') {
     // A Cuota is an amount per unit, not a fraction.
-    return { type, code, name, rate: null, ratePercentage: null, baseAmountCents: base, amountCents, isInclusive: false };
+    return {
+      type,
+      code,
+      name,
+      rate: null,
+      ratePercentage: null,
+      baseAmountCents: base,
+      amountCents,
+      isInclusive: false,
+    };
   }
   if (factor !== 'Tasa') {
-    throw new FiscalDocumentError('invalid_value', file, attrPath(element, 'TipoFactor'), `expected Tasa, Cuota or Exento, found ${JSON.stringify(factor)}`);
+    throw new FiscalDocumentError(
+      'invalid_value',
+      file,
+      attrPath(element, 'TipoFactor'),
+      `expected Tasa, Cuota or Exento, found ${JSON.stringify(factor)}`,
+    );
   }
-  return { type, code, name, rate: normalizeDecimal(rate), ratePercentage: fractionToPercent(rate), baseAmountCents: base, amountCents, isInclusive: false };
+  return {
+    type,
+    code,
+    name,
+    rate: normalizeDecimal(rate),
+    ratePercentage: fractionToPercent(rate),
+    baseAmountCents: base,
+    amountCents,
+    isInclusive: false,
+  };
 }
 
 /** Refuses a CFDI whose totals do not add up (1 cent of rounding per Concepto) and returns the normalized totals. */
@@ -274,10 +334,18 @@ function checkTotals(root: XmlElement, lineItems: FiscalLineItem[], file: string
   const lineWithholdings = sum(lineItems.map((line) => adjustmentSum(line, 'withholding')));
 
   if (centsDistance(amounts, subTotal) > tolerance) {
-    throw mismatch(file, attrPath(root, 'SubTotal'), `SubTotal is ${centsToDecimal(subTotal)} but the Concepto amounts add up to ${centsToDecimal(amounts)}`);
+    throw mismatch(
+      file,
+      attrPath(root, 'SubTotal'),
+      `SubTotal is ${centsToDecimal(subTotal)} but the Concepto amounts add up to ${centsToDecimal(amounts)}`,
+    );
   }
   if (centsDistance(lineDiscounts, discount) > tolerance) {
-    throw mismatch(file, attrPath(root, 'Descuento'), `Descuento is ${centsToDecimal(discount)} but the Concepto discounts add up to ${centsToDecimal(lineDiscounts)}`);
+    throw mismatch(
+      file,
+      attrPath(root, 'Descuento'),
+      `Descuento is ${centsToDecimal(discount)} but the Concepto discounts add up to ${centsToDecimal(lineDiscounts)}`,
+    );
   }
   const taxes = child(root, 'Impuestos');
   const transferred = taxes === undefined ? null : money('TotalImpuestosTrasladados', taxes);
@@ -310,7 +378,9 @@ function checkTotals(root: XmlElement, lineItems: FiscalLineItem[], file: string
 }
 
 function adjustmentSum(line: FiscalLineItem, type: FiscalAdjustment['type']): bigint {
-  return sum(line.adjustments.filter((adjustment) => adjustment.type === type).map((adjustment) => adjustment.amountCents));
+  return sum(
+    line.adjustments.filter((adjustment) => adjustment.type === type).map((adjustment) => adjustment.amountCents),
+  );
 }
 
 function readRelated(root: XmlElement): FiscalReferenceToOther[] {
@@ -328,14 +398,29 @@ function parsePaymentComplement(header: Header): NormalizedPaymentComplement {
   const { root, file } = header;
   const payments = childrenNamed(root, 'Complemento').flatMap((complement) => childrenNamed(complement, 'Pagos'))[0];
   if (payments === undefined) {
-    throw new FiscalDocumentError('missing_element', file, `${root.path}/cfdi:Complemento/pago20:Pagos`, 'a CFDI of type P must carry the Pagos 2.0 complement');
+    throw new FiscalDocumentError(
+      'missing_element',
+      file,
+      `${root.path}/cfdi:Complemento/pago20:Pagos`,
+      'a CFDI of type P must carry the Pagos 2.0 complement',
+    );
   }
   if (payments.namespace !== PAGOS_20_NAMESPACE || attr(payments, 'Version') !== '2.0') {
-    throw new FiscalDocumentError('unsupported_document', file, payments.path, `only Pagos 2.0 (${PAGOS_20_NAMESPACE}) is accepted`);
+    throw new FiscalDocumentError(
+      'unsupported_document',
+      file,
+      payments.path,
+      `only Pagos 2.0 (${PAGOS_20_NAMESPACE}) is accepted`,
+    );
   }
   const paymentElements = childrenNamed(payments, 'Pago');
   if (paymentElements.length === 0) {
-    throw new FiscalDocumentError('missing_element', file, childPath(payments, 'pago20:Pago'), 'the Pagos complement has no Pago');
+    throw new FiscalDocumentError(
+      'missing_element',
+      file,
+      childPath(payments, 'pago20:Pago'),
+      'the Pagos complement has no Pago',
+    );
   }
   const parsed = paymentElements.map((payment) => parsePayment(payment, header.timeZone, file));
 
@@ -366,8 +451,13 @@ function parsePaymentComplement(header: Header): NormalizedPaymentComplement {
   };
 }
 
-function parsePayment(payment: XmlElement, timeZone: string, file: string): NormalizedPaymentComplement['payments'][number] {
-  const money = (element: XmlElement, name: string): bigint => centsAt(requireAttr(element, name, file), attrPath(element, name), file);
+function parsePayment(
+  payment: XmlElement,
+  timeZone: string,
+  file: string,
+): NormalizedPaymentComplement['payments'][number] {
+  const money = (element: XmlElement, name: string): bigint =>
+    centsAt(requireAttr(element, name, file), attrPath(element, name), file);
   const relatedDocuments = childrenNamed(payment, 'DoctoRelacionado').map((related) => {
     const id = requireAttr(related, 'IdDocumento', file);
     const fiscalReference = normalizeSatUuid(id);
@@ -381,7 +471,12 @@ function parsePayment(payment: XmlElement, timeZone: string, file: string): Norm
     }
     const installment = requireAttr(related, 'NumParcialidad', file);
     if (!/^[1-9]\d{0,5}$/.test(installment)) {
-      throw new FiscalDocumentError('invalid_value', file, attrPath(related, 'NumParcialidad'), `expected a positive whole number, found ${JSON.stringify(installment)}`);
+      throw new FiscalDocumentError(
+        'invalid_value',
+        file,
+        attrPath(related, 'NumParcialidad'),
+        `expected a positive whole number, found ${JSON.stringify(installment)}`,
+      );
     }
     const previousBalanceCents = money(related, 'ImpSaldoAnt');
     const paidCents = money(related, 'ImpPagado');

@@ -73,7 +73,9 @@ function nextMonday(utcMidnight: number): number {
 
 function checkYear(year: number): void {
   if (!Number.isInteger(year) || year < FIRST_COVERED_YEAR) {
-    throw new RangeError(`The Colombian holiday rules are implemented from ${FIRST_COVERED_YEAR} (Ley 51 de 1983); ${year} is not covered`);
+    throw new RangeError(
+      `The Colombian holiday rules are implemented from ${FIRST_COVERED_YEAR} (Ley 51 de 1983); ${year} is not covered`,
+    );
   }
 }
 
@@ -87,7 +89,9 @@ export function colombianHolidays(year: number): Holiday[] {
   for (const [month, day, name] of MOVED) add(nextMonday(Date.UTC(year, month - 1, day)), name);
   for (const [offset, name] of EASTER_FIXED) add(easter + offset * DAY_MS, name);
   for (const [offset, name] of EASTER_MOVED) add(nextMonday(easter + offset * DAY_MS), name);
-  return [...days.entries()].sort(([left], [right]) => left - right).map(([day, names]) => ({ date: toDate(day), name: names.join(' / ') }));
+  return [...days.entries()]
+    .sort(([left], [right]) => left - right)
+    .map(([day, names]) => ({ date: toDate(day), name: names.join(' / ') }));
 }
 
 const cache = new Map<number, ReadonlySet<string>>();

@@ -21,18 +21,34 @@ export function isCalendarDate(value: string): boolean {
 /** Checks a `YYYY-MM-DD` value found at `element`. */
 export function dateAt(value: string, element: string, file: string): string {
   if (!isCalendarDate(value)) {
-    throw new FiscalDocumentError('invalid_value', file, element, `expected a date as YYYY-MM-DD, found ${JSON.stringify(value)}`);
+    throw new FiscalDocumentError(
+      'invalid_value',
+      file,
+      element,
+      `expected a date as YYYY-MM-DD, found ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
 
 /** A UBL IssueDate + IssueTime as one ISO date-time; a time without offset is Colombian time (-05:00). */
-export function colombianDateTime(date: string, time: string | null, dateElement: string, timeElement: string, file: string): string {
+export function colombianDateTime(
+  date: string,
+  time: string | null,
+  dateElement: string,
+  timeElement: string,
+  file: string,
+): string {
   dateAt(date, dateElement, file);
   if (time === null) return `${date}T00:00:00${COLOMBIA_OFFSET}`;
   const match = TIME_PATTERN.exec(time);
   if (match === null || Number(match[1]) > 23 || Number(match[2]) > 59 || Number(match[3]) > 59) {
-    throw new FiscalDocumentError('invalid_value', file, timeElement, `expected a time as HH:MM:SS with an optional offset, found ${JSON.stringify(time)}`);
+    throw new FiscalDocumentError(
+      'invalid_value',
+      file,
+      timeElement,
+      `expected a time as HH:MM:SS with an optional offset, found ${JSON.stringify(time)}`,
+    );
   }
   return `${date}T${match[1]}:${match[2]}:${match[3]}${match[4] ?? ''}${match[5] ?? COLOMBIA_OFFSET}`;
 }
@@ -60,10 +76,28 @@ export function mexicanTimeZone(postalCode: string | null): string {
 /** A CFDI local date-time (no offset, local to the place of issue) as ISO 8601 with that zone's offset at that moment. */
 export function mexicanDateTime(local: string, timeZone: string, element: string, file: string): string {
   const match = LOCAL_DATE_TIME_PATTERN.exec(local);
-  if (match === null || !isCalendarDate(local.slice(0, 10)) || Number(match[4]) > 23 || Number(match[5]) > 59 || Number(match[6]) > 59) {
-    throw new FiscalDocumentError('invalid_value', file, element, `expected a date-time as YYYY-MM-DDTHH:MM:SS, found ${JSON.stringify(local)}`);
+  if (
+    match === null ||
+    !isCalendarDate(local.slice(0, 10)) ||
+    Number(match[4]) > 23 ||
+    Number(match[5]) > 59 ||
+    Number(match[6]) > 59
+  ) {
+    throw new FiscalDocumentError(
+      'invalid_value',
+      file,
+      element,
+      `expected a date-time as YYYY-MM-DDTHH:MM:SS, found ${JSON.stringify(local)}`,
+    );
   }
-  const wallClock = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]), Number(match[4]), Number(match[5]), Number(match[6]));
+  const wallClock = Date.UTC(
+    Number(match[1]),
+    Number(match[2]) - 1,
+    Number(match[3]),
+    Number(match[4]),
+    Number(match[5]),
+    Number(match[6]),
+  );
   // Two passes settle the offset around a daylight-saving change; the wall clock itself stays as written.
   const firstGuess = offsetMinutes(wallClock, timeZone);
   const offset = offsetMinutes(wallClock - firstGuess * 60_000, timeZone);
@@ -75,7 +109,8 @@ const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 
 function offsetMinutes(instant: number, timeZone: string): number {
   let format = offsetFormats.get(timeZone);
-  if (!format) offsetFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })));
+  if (!format)
+    offsetFormats.set(timeZone, (format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })));
   const parts = format.formatToParts(new Date(instant));
   const label = parts.find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
   const match = /^GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(label);

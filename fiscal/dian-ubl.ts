@@ -3,7 +3,15 @@
 import { normalizeCufe } from './cufe.ts';
 import { colombianDateTime, colombianStartOfDay, dateAt } from './dates.ts';
 import { FiscalDocumentError } from './errors.ts';
-import { centsAt, centsDistance, centsToDecimal, decimalAt, decimalToCents, normalizeDecimal, percentToFraction } from './money.ts';
+import {
+  centsAt,
+  centsDistance,
+  centsToDecimal,
+  decimalAt,
+  decimalToCents,
+  normalizeDecimal,
+  percentToFraction,
+} from './money.ts';
 import type {
   FiscalAdjustment,
   FiscalDocumentType,
@@ -12,7 +20,19 @@ import type {
   FiscalReferenceToOther,
   NormalizedDocument,
 } from './normalized-document.ts';
-import { attr, child, childPath, childrenNamed, find, findAll, requireChild, requireText, textAt, textOf, type XmlElement } from './xml.ts';
+import {
+  attr,
+  child,
+  childPath,
+  childrenNamed,
+  find,
+  findAll,
+  requireChild,
+  requireText,
+  textAt,
+  textOf,
+  type XmlElement,
+} from './xml.ts';
 
 interface UblKind {
   namespace: string;
@@ -98,9 +118,15 @@ export function parseDianDocument(root: XmlElement, file: string): NormalizedDoc
     file,
   );
 
-  const monetaryTotal = child(root, kind.monetaryTotal) ?? child(root, 'LegalMonetaryTotal') ?? child(root, 'RequestedMonetaryTotal');
+  const monetaryTotal =
+    child(root, kind.monetaryTotal) ?? child(root, 'LegalMonetaryTotal') ?? child(root, 'RequestedMonetaryTotal');
   if (monetaryTotal === undefined) {
-    throw new FiscalDocumentError('missing_element', file, childPath(root, `cac:${kind.monetaryTotal}`), `required element cac:${kind.monetaryTotal} is missing`);
+    throw new FiscalDocumentError(
+      'missing_element',
+      file,
+      childPath(root, `cac:${kind.monetaryTotal}`),
+      `required element cac:${kind.monetaryTotal} is missing`,
+    );
   }
   const payableElement = requireChild(monetaryTotal, 'PayableAmount', 'cbc:PayableAmount', file);
   const currency =
@@ -108,19 +134,49 @@ export function parseDianDocument(root: XmlElement, file: string): NormalizedDoc
     attr(payableElement, 'currencyID') ??
     failMissing(root, 'cbc:DocumentCurrencyCode', file);
 
-  const supplier = parseParty(requireChild(requireChild(root, 'AccountingSupplierParty', 'cac:AccountingSupplierParty', file), 'Party', 'cac:Party', file), file);
-  const customer = parseParty(requireChild(requireChild(root, 'AccountingCustomerParty', 'cac:AccountingCustomerParty', file), 'Party', 'cac:Party', file), file);
+  const supplier = parseParty(
+    requireChild(
+      requireChild(root, 'AccountingSupplierParty', 'cac:AccountingSupplierParty', file),
+      'Party',
+      'cac:Party',
+      file,
+    ),
+    file,
+  );
+  const customer = parseParty(
+    requireChild(
+      requireChild(root, 'AccountingCustomerParty', 'cac:AccountingCustomerParty', file),
+      'Party',
+      'cac:Party',
+      file,
+    ),
+    file,
+  );
 
   const lineElements = childrenNamed(root, kind.line);
   if (lineElements.length === 0) failMissing(root, `cac:${kind.line}`, file);
   const lineItems = lineElements.map((line, index) => parseLine(line, index + 1, kind, file));
 
-  const documentAllowances = childrenNamed(root, 'AllowanceCharge').map((element) => ({ element, adjustment: parseAllowanceCharge(element, file) }));
+  const documentAllowances = childrenNamed(root, 'AllowanceCharge').map((element) => ({
+    element,
+    adjustment: parseAllowanceCharge(element, file),
+  }));
   const taxTotals = childrenNamed(root, 'TaxTotal');
   const withholdingTotals = childrenNamed(root, 'WithholdingTaxTotal');
   const taxTotalCents = sum(taxTotals.map((total) => requireAmount(total, 'TaxAmount', 'cbc:TaxAmount', file)));
-  const withholdingTotalCents = sum(withholdingTotals.map((total) => requireAmount(total, 'TaxAmount', 'cbc:TaxAmount', file)));
-  const withholdingsDeducted = checkTotals({ root, monetaryTotal, lineItems, taxTotals, documentAllowances, taxTotalCents, withholdingTotalCents, file });
+  const withholdingTotalCents = sum(
+    withholdingTotals.map((total) => requireAmount(total, 'TaxAmount', 'cbc:TaxAmount', file)),
+  );
+  const withholdingsDeducted = checkTotals({
+    root,
+    monetaryTotal,
+    lineItems,
+    taxTotals,
+    documentAllowances,
+    taxTotalCents,
+    withholdingTotalCents,
+    file,
+  });
 
   const dueDate = readDueDate(root, file);
   const exchangeRate = readExchangeRate(root, file);
@@ -179,7 +235,11 @@ export function parseDianDocument(root: XmlElement, file: string): NormalizedDoc
         reason: adjustment.name,
         amount: centsToDecimal(adjustment.amountCents),
       })),
-      monetaryTotal: Object.fromEntries(monetaryTotal.children.flatMap((element) => (textOf(element) === null ? [] : [[element.localName, textOf(element)]]))),
+      monetaryTotal: Object.fromEntries(
+        monetaryTotal.children.flatMap((element) =>
+          textOf(element) === null ? [] : [[element.localName, textOf(element)]],
+        ),
+      ),
       // DIAN's PayableAmount normally leaves withholdings to the buyer; some issuers deduct them.
       withholdingsDeductedFromPayable: withholdingsDeducted,
       dueDateInHeader: textAt(root, 'DueDate'),
@@ -188,17 +248,31 @@ export function parseDianDocument(root: XmlElement, file: string): NormalizedDoc
   };
 }
 
-function readOwnFiscalReference(root: XmlElement, kind: UblKind, file: string): { fiscalReference: string; scheme: string | null } {
+function readOwnFiscalReference(
+  root: XmlElement,
+  kind: UblKind,
+  file: string,
+): { fiscalReference: string; scheme: string | null } {
   // Only the UUID directly under the root is this document's key; UUIDs deeper down (BillingReference…) belong to others.
   const element = child(root, 'UUID');
   const label = kind.type === 'invoice' ? 'CUFE' : 'CUDE';
   if (element === undefined) {
-    throw new FiscalDocumentError('missing_element', file, childPath(root, 'cbc:UUID'), `the document's ${label} (cbc:UUID) is missing`);
+    throw new FiscalDocumentError(
+      'missing_element',
+      file,
+      childPath(root, 'cbc:UUID'),
+      `the document's ${label} (cbc:UUID) is missing`,
+    );
   }
   const scheme = attr(element, 'schemeName');
   const value = textOf(element);
   if (value === null) {
-    throw new FiscalDocumentError('invalid_fiscal_reference', file, element.path, `the document's ${label} is empty: an unvalidated document cannot be accepted`);
+    throw new FiscalDocumentError(
+      'invalid_fiscal_reference',
+      file,
+      element.path,
+      `the document's ${label} is empty: an unvalidated document cannot be accepted`,
+    );
   }
   const fiscalReference = normalizeCufe(value);
   if (fiscalReference === null) {
@@ -227,7 +301,8 @@ function parseParty(party: XmlElement, file: string): FiscalParty {
   if (idElement === undefined) failMissing(party, 'cac:PartyTaxScheme/cbc:CompanyID', file);
   const schemeName = attr(idElement, 'schemeName');
   const schemeId = attr(idElement, 'schemeID');
-  const identifierType = schemeName === null ? (schemeId === null ? 'UNKNOWN' : 'NIT') : (DIAN_ID_TYPES[schemeName] ?? schemeName);
+  const identifierType =
+    schemeName === null ? (schemeId === null ? 'UNKNOWN' : 'NIT') : (DIAN_ID_TYPES[schemeName] ?? schemeName);
   let identifierNumber = (textOf(idElement) ?? '').replace(/[.\s]/g, '');
   let checkDigit = identifierType === 'NIT' && schemeId !== null && /^\d$/.test(schemeId) ? schemeId : null;
   const withDigit = /^(\d+)-(\d)$/.exec(identifierNumber);
@@ -244,7 +319,9 @@ function parseParty(party: XmlElement, file: string): FiscalParty {
     email: textAt(party, 'Contact', 'ElectronicMail'),
     phone: textAt(party, 'Contact', 'Telephone'),
     address: formatAddress(
-      find(party, 'PhysicalLocation', 'Address') ?? find(party, 'PartyTaxScheme', 'RegistrationAddress') ?? find(party, 'PartyLegalEntity', 'RegistrationAddress'),
+      find(party, 'PhysicalLocation', 'Address') ??
+        find(party, 'PartyTaxScheme', 'RegistrationAddress') ??
+        find(party, 'PartyLegalEntity', 'RegistrationAddress'),
     ),
   };
 }
@@ -292,16 +369,26 @@ function parseLine(line: XmlElement, position: number, kind: UblKind, file: stri
   const referencePrice = find(line, 'PricingReference', 'AlternativeConditionPrice');
 
   const metadata: Record<string, unknown> = { lineId: textAt(line, 'ID'), unitPrice };
-  if (baseQuantity !== null && normalizeDecimal(decimalAt(baseQuantity, childPath(price, 'cbc:BaseQuantity'), file)) !== '1') {
+  if (
+    baseQuantity !== null &&
+    normalizeDecimal(decimalAt(baseQuantity, childPath(price, 'cbc:BaseQuantity'), file)) !== '1'
+  ) {
     metadata['priceBaseQuantity'] = baseQuantity;
   }
   if (textAt(line, 'FreeOfChargeIndicator') === 'true') metadata['freeOfCharge'] = true;
   if (referencePrice !== undefined) {
-    metadata['referencePrice'] = { amount: textAt(referencePrice, 'PriceAmount'), typeCode: textAt(referencePrice, 'PriceTypeCode') };
+    metadata['referencePrice'] = {
+      amount: textAt(referencePrice, 'PriceAmount'),
+      typeCode: textAt(referencePrice, 'PriceTypeCode'),
+    };
   }
   if (sellersId !== null) metadata['sellersItemId'] = sellersId;
   if (standardId !== undefined && textOf(standardId) !== null) {
-    metadata['standardItemId'] = { id: textOf(standardId), schemeName: attr(standardId, 'schemeName'), schemeId: attr(standardId, 'schemeID') };
+    metadata['standardItemId'] = {
+      id: textOf(standardId),
+      schemeName: attr(standardId, 'schemeName'),
+      schemeId: attr(standardId, 'schemeID'),
+    };
   }
 
   return {
@@ -323,14 +410,28 @@ function parseTaxTotal(total: XmlElement, type: 'tax' | 'withholding', file: str
   const subtotals = childrenNamed(total, 'TaxSubtotal');
   if (subtotals.length === 0) {
     const amountCents = requireAmount(total, 'TaxAmount', 'cbc:TaxAmount', file);
-    return [{ type, code: null, name: null, rate: null, ratePercentage: null, baseAmountCents: 0n, amountCents, isInclusive: false }];
+    return [
+      {
+        type,
+        code: null,
+        name: null,
+        rate: null,
+        ratePercentage: null,
+        baseAmountCents: 0n,
+        amountCents,
+        isInclusive: false,
+      },
+    ];
   }
   return subtotals.map((subtotal) => {
     const category = child(subtotal, 'TaxCategory');
     const percentElement = child(category, 'Percent') ?? child(subtotal, 'Percent');
     const percentText = textOf(percentElement);
     // Per-unit taxes (e.g. the plastic-bag tax) have a PerUnitAmount and no rate.
-    const percent = percentText === null || child(subtotal, 'PerUnitAmount') !== undefined ? null : decimalAt(percentText, percentElement?.path ?? subtotal.path, file);
+    const percent =
+      percentText === null || child(subtotal, 'PerUnitAmount') !== undefined
+        ? null
+        : decimalAt(percentText, percentElement?.path ?? subtotal.path, file);
     const taxable = child(subtotal, 'TaxableAmount');
     return {
       type,
@@ -348,12 +449,20 @@ function parseTaxTotal(total: XmlElement, type: 'tax' | 'withholding', file: str
 function parseAllowanceCharge(element: XmlElement, file: string): FiscalAdjustment {
   const indicator = requireText(element, 'ChargeIndicator', 'cbc:ChargeIndicator', file);
   if (indicator.value !== 'true' && indicator.value !== 'false') {
-    throw new FiscalDocumentError('invalid_value', file, indicator.element.path, `expected true or false, found ${JSON.stringify(indicator.value)}`);
+    throw new FiscalDocumentError(
+      'invalid_value',
+      file,
+      indicator.element.path,
+      `expected true or false, found ${JSON.stringify(indicator.value)}`,
+    );
   }
   const base = child(element, 'BaseAmount');
   const factorElement = child(element, 'MultiplierFactorNumeric');
   // DIAN uses MultiplierFactorNumeric as a percentage ("25.00" for 25 %), not as UBL's multiplier.
-  const factor = textOf(factorElement) === null ? null : decimalAt(textOf(factorElement) ?? '', factorElement?.path ?? element.path, file);
+  const factor =
+    textOf(factorElement) === null
+      ? null
+      : decimalAt(textOf(factorElement) ?? '', factorElement?.path ?? element.path, file);
   return {
     type: indicator.value === 'true' ? 'charge' : 'discount',
     code: textAt(element, 'AllowanceChargeReasonCode'),
@@ -388,29 +497,41 @@ interface TotalsInput {
 
 /** Refuses totals that do not add up (1 cent of rounding per line); tells whether PayableAmount had withholdings deducted. */
 function checkTotals(input: TotalsInput): boolean {
-  const { root, monetaryTotal, lineItems, taxTotals, documentAllowances, taxTotalCents, withholdingTotalCents, file } = input;
+  const { root, monetaryTotal, lineItems, taxTotals, documentAllowances, taxTotalCents, withholdingTotalCents, file } =
+    input;
   const tolerance = BigInt(Math.max(lineItems.length, 1));
   const lineExtension = requireChild(monetaryTotal, 'LineExtensionAmount', 'cbc:LineExtensionAmount', file);
   const lineExtensionCents = amountOf(lineExtension, file);
   const linesCents = sum(lineItems.map((line) => line.subtotalCents));
   if (centsDistance(linesCents, lineExtensionCents) > tolerance) {
-    throw mismatch(file, lineExtension, `is ${centsToDecimal(lineExtensionCents)} but the lines add up to ${centsToDecimal(linesCents)}`);
+    throw mismatch(
+      file,
+      lineExtension,
+      `is ${centsToDecimal(lineExtensionCents)} but the lines add up to ${centsToDecimal(linesCents)}`,
+    );
   }
 
   for (const total of taxTotals) {
     const subtotals = childrenNamed(total, 'TaxSubtotal');
     if (subtotals.length === 0) continue;
     const amount = requireChild(total, 'TaxAmount', 'cbc:TaxAmount', file);
-    const subtotalsCents = sum(subtotals.map((subtotal) => requireAmount(subtotal, 'TaxAmount', 'cbc:TaxAmount', file)));
+    const subtotalsCents = sum(
+      subtotals.map((subtotal) => requireAmount(subtotal, 'TaxAmount', 'cbc:TaxAmount', file)),
+    );
     if (centsDistance(subtotalsCents, amountOf(amount, file)) > BigInt(subtotals.length)) {
-      throw mismatch(file, amount, `is ${centsToDecimal(amountOf(amount, file))} but its TaxSubtotal amounts add up to ${centsToDecimal(subtotalsCents)}`);
+      throw mismatch(
+        file,
+        amount,
+        `is ${centsToDecimal(amountOf(amount, file))} but its TaxSubtotal amounts add up to ${centsToDecimal(subtotalsCents)}`,
+      );
     }
   }
   const lineTaxes = lineItems.flatMap((line) => line.adjustments.filter((adjustment) => adjustment.type === 'tax'));
   if (lineTaxes.length > 0) {
     const lineTaxCents = sum(lineTaxes.map((adjustment) => adjustment.amountCents));
     if (centsDistance(lineTaxCents, taxTotalCents) > tolerance) {
-      const element = taxTotals[0] === undefined ? childPath(root, 'cac:TaxTotal') : childPath(taxTotals[0], 'cbc:TaxAmount');
+      const element =
+        taxTotals[0] === undefined ? childPath(root, 'cac:TaxTotal') : childPath(taxTotals[0], 'cbc:TaxAmount');
       throw new FiscalDocumentError(
         'totals_mismatch',
         file,
@@ -425,9 +546,15 @@ function checkTotals(input: TotalsInput): boolean {
     return element === undefined || textOf(element) === null ? 0n : amountOf(element, file);
   };
   const byType = (type: 'discount' | 'charge'): bigint =>
-    sum(documentAllowances.filter(({ adjustment }) => adjustment.type === type).map(({ adjustment }) => adjustment.amountCents));
-  const allowances = child(monetaryTotal, 'AllowanceTotalAmount') === undefined ? byType('discount') : optional('AllowanceTotalAmount');
-  const charges = child(monetaryTotal, 'ChargeTotalAmount') === undefined ? byType('charge') : optional('ChargeTotalAmount');
+    sum(
+      documentAllowances
+        .filter(({ adjustment }) => adjustment.type === type)
+        .map(({ adjustment }) => adjustment.amountCents),
+    );
+  const allowances =
+    child(monetaryTotal, 'AllowanceTotalAmount') === undefined ? byType('discount') : optional('AllowanceTotalAmount');
+  const charges =
+    child(monetaryTotal, 'ChargeTotalAmount') === undefined ? byType('charge') : optional('ChargeTotalAmount');
 
   const taxInclusive = child(monetaryTotal, 'TaxInclusiveAmount');
   if (taxInclusive !== undefined && textOf(taxInclusive) !== null) {
@@ -436,15 +563,26 @@ function checkTotals(input: TotalsInput): boolean {
     const dian = lineExtensionCents + taxTotalCents;
     const ubl = dian - allowances + charges;
     if (centsDistance(taxInclusiveCents, dian) > tolerance && centsDistance(taxInclusiveCents, ubl) > tolerance) {
-      throw mismatch(file, taxInclusive, `is ${centsToDecimal(taxInclusiveCents)} but LineExtensionAmount + taxes is ${centsToDecimal(dian)}`);
+      throw mismatch(
+        file,
+        taxInclusive,
+        `is ${centsToDecimal(taxInclusiveCents)} but LineExtensionAmount + taxes is ${centsToDecimal(dian)}`,
+      );
     }
   }
 
   const payable = requireChild(monetaryTotal, 'PayableAmount', 'cbc:PayableAmount', file);
   const payableCents = amountOf(payable, file);
-  const expected = lineExtensionCents + taxTotalCents - allowances + charges - optional('PrepaidAmount') + optional('PayableRoundingAmount');
+  const expected =
+    lineExtensionCents +
+    taxTotalCents -
+    allowances +
+    charges -
+    optional('PrepaidAmount') +
+    optional('PayableRoundingAmount');
   if (centsDistance(payableCents, expected) <= tolerance) return false;
-  if (withholdingTotalCents > 0n && centsDistance(payableCents, expected - withholdingTotalCents) <= tolerance) return true;
+  if (withholdingTotalCents > 0n && centsDistance(payableCents, expected - withholdingTotalCents) <= tolerance)
+    return true;
   throw mismatch(
     file,
     payable,
@@ -453,7 +591,12 @@ function checkTotals(input: TotalsInput): boolean {
 }
 
 function mismatch(file: string, element: XmlElement, detail: string): FiscalDocumentError {
-  return new FiscalDocumentError('totals_mismatch', file, element.path, `the totals do not add up: ${element.name} ${detail}`);
+  return new FiscalDocumentError(
+    'totals_mismatch',
+    file,
+    element.path,
+    `the totals do not add up: ${element.name} ${detail}`,
+  );
 }
 
 function readDueDate(root: XmlElement, file: string): string | null {
@@ -490,7 +633,9 @@ function readReferences(
   discrepancies: { referenceId: string | null; responseCode: string | null; description: string | null }[],
 ): FiscalReferenceToOther[] {
   const relationFor = (documentNumber: string | null): string | null => {
-    const matching = discrepancies.find((discrepancy) => discrepancy.referenceId !== null && discrepancy.referenceId === documentNumber);
+    const matching = discrepancies.find(
+      (discrepancy) => discrepancy.referenceId !== null && discrepancy.referenceId === documentNumber,
+    );
     return (matching ?? (discrepancies.length === 1 ? discrepancies[0] : undefined))?.responseCode ?? null;
   };
   const references = childrenNamed(root, 'BillingReference').flatMap((billing) =>
@@ -510,7 +655,12 @@ function readReferences(
   // Notes without BillingReference may still name the corrected document in DiscrepancyResponse.
   return discrepancies
     .filter((discrepancy) => discrepancy.referenceId !== null)
-    .map((discrepancy) => ({ documentNumber: discrepancy.referenceId, fiscalReference: null, issueDate: null, relation: discrepancy.responseCode }));
+    .map((discrepancy) => ({
+      documentNumber: discrepancy.referenceId,
+      fiscalReference: null,
+      issueDate: null,
+      relation: discrepancy.responseCode,
+    }));
 }
 
 function requireAmount(parent: XmlElement, localName: string, qualifiedName: string, file: string): bigint {
@@ -519,7 +669,8 @@ function requireAmount(parent: XmlElement, localName: string, qualifiedName: str
 
 function amountOf(element: XmlElement, file: string): bigint {
   const value = textOf(element);
-  if (value === null) throw new FiscalDocumentError('missing_element', file, element.path, `required amount ${element.name} is empty`);
+  if (value === null)
+    throw new FiscalDocumentError('missing_element', file, element.path, `required amount ${element.name} is empty`);
   return centsAt(value, element.path, file);
 }
 
@@ -528,5 +679,10 @@ function sum(values: bigint[]): bigint {
 }
 
 function failMissing(parent: XmlElement, qualifiedName: string, file: string): never {
-  throw new FiscalDocumentError('missing_element', file, childPath(parent, qualifiedName), `required element ${qualifiedName} is missing`);
+  throw new FiscalDocumentError(
+    'missing_element',
+    file,
+    childPath(parent, qualifiedName),
+    `required element ${qualifiedName} is missing`,
+  );
 }

@@ -25,6 +25,16 @@ export interface EventCudeParts {
 
 /** The event's CUDE: SHA-384(Num_DE + Fec_Emi + Hor_Emi + NitFE + DocAdq + ResponseCode + ID + DocumentTypeCode + Software-PIN). */
 export function eventCude(parts: EventCudeParts): string {
-  const text = [parts.eventNumber, parts.issueDate, parts.issueTime, parts.senderNit, parts.receiverNit, parts.responseCode, parts.invoiceNumber, parts.documentTypeCode, parts.softwarePin].join('');
+  const text = [
+    parts.eventNumber,
+    parts.issueDate,
+    parts.issueTime,
+    parts.senderNit,
+    parts.receiverNit,
+    parts.responseCode,
+    parts.invoiceNumber,
+    parts.documentTypeCode,
+    parts.softwarePin,
+  ].join('');
   return createHash('sha384').update(text, 'utf8').digest('hex');
 }

@@ -21,7 +21,8 @@ export function documentsInMailboxItem(name: string, bytes: Uint8Array): MailDoc
 }
 
 function walkMessage(name: string, bytes: Uint8Array, found: MailDocuments, depth: number): void {
-  for (const attachment of attachmentsOf(parseMail(bytes))) walkFile(`${name}/${attachment.fileName}`, attachment.data, found, depth + 1, false);
+  for (const attachment of attachmentsOf(parseMail(bytes)))
+    walkFile(`${name}/${attachment.fileName}`, attachment.data, found, depth + 1, false);
 }
 
 function walkFile(name: string, bytes: Uint8Array, found: MailDocuments, depth: number, counted: boolean): void {
@@ -51,7 +52,8 @@ function walkZip(name: string, bytes: Uint8Array, found: MailDocuments, depth: n
   for (const entry of entries) {
     if (entry.directory) continue;
     const inner = `${name}/${entry.name}`;
-    if (entry.problem || !entry.data) found.skipped.push({ name: inner, reason: 'unreadable', detail: entry.problem ?? 'corrupt' });
+    if (entry.problem || !entry.data)
+      found.skipped.push({ name: inner, reason: 'unreadable', detail: entry.problem ?? 'corrupt' });
     else walkFile(inner, entry.data, found, depth + 1, true);
   }
 }

@@ -131,13 +131,16 @@ function decodeCharset(bytes: Uint8Array, charset: string): string {
 
 /** RFC 2047 encoded words (`=?UTF-8?B?...?=`, `=?iso-8859-1?Q?...?=`) in a header. */
 export function decodeWords(value: string): string {
-  return value.replace(/=\?([^?]+)\?([bBqQ])\?([^?]*)\?=(\s+(?==\?))?/g, (_all, charset: string, encoding: string, text: string) => {
-    const bytes =
-      encoding.toUpperCase() === 'B'
-        ? new Uint8Array(Buffer.from(text, 'base64'))
-        : quotedPrintable(new TextEncoder().encode(text.replace(/_/g, ' ')));
-    return decodeCharset(bytes, charset);
-  });
+  return value.replace(
+    /=\?([^?]+)\?([bBqQ])\?([^?]*)\?=(\s+(?==\?))?/g,
+    (_all, charset: string, encoding: string, text: string) => {
+      const bytes =
+        encoding.toUpperCase() === 'B'
+          ? new Uint8Array(Buffer.from(text, 'base64'))
+          : quotedPrintable(new TextEncoder().encode(text.replace(/_/g, ' ')));
+      return decodeCharset(bytes, charset);
+    },
+  );
 }
 
 function collectParts(headers: Map<string, string>, body: Uint8Array, parts: MimePart[], depth: number): void {
@@ -152,7 +155,11 @@ function collectParts(headers: Map<string, string>, body: Uint8Array, parts: Mim
   }
   const disposition = parseHeaderValue(headers.get('content-disposition') ?? '');
   const name = disposition.params.get('filename') ?? type.params.get('name') ?? null;
-  parts.push({ contentType: type.value, fileName: name ? decodeWords(name) : null, data: decodeBody(body, headers.get('content-transfer-encoding') ?? '7bit') });
+  parts.push({
+    contentType: type.value,
+    fileName: name ? decodeWords(name) : null,
+    data: decodeBody(body, headers.get('content-transfer-encoding') ?? '7bit'),
+  });
 }
 
 function splitMultipart(body: Uint8Array, boundary: string): Uint8Array[] {

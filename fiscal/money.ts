@@ -88,7 +88,12 @@ export function fractionToPercent(value: string): string {
 /** Parses an amount found at `element`, refusing anything that is not a decimal number. */
 export function centsAt(value: string, element: string, file: string): bigint {
   if (!isDecimal(value)) {
-    throw new FiscalDocumentError('invalid_value', file, element, `expected a decimal amount, found ${JSON.stringify(value)}`);
+    throw new FiscalDocumentError(
+      'invalid_value',
+      file,
+      element,
+      `expected a decimal amount, found ${JSON.stringify(value)}`,
+    );
   }
   return decimalToCents(value);
 }
@@ -97,7 +102,12 @@ export function centsAt(value: string, element: string, file: string): bigint {
 export function decimalAt(value: string, element: string, file: string): string {
   const trimmed = value.trim();
   if (!isDecimal(trimmed)) {
-    throw new FiscalDocumentError('invalid_value', file, element, `expected a decimal number, found ${JSON.stringify(value)}`);
+    throw new FiscalDocumentError(
+      'invalid_value',
+      file,
+      element,
+      `expected a decimal number, found ${JSON.stringify(value)}`,
+    );
   }
   return trimmed;
 }

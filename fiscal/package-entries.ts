@@ -3,7 +3,14 @@
 // Everything passed over is counted with its reason, so a sync can say what it skipped.
 import type { ZipEntry } from './zip.ts';
 
-export const SKIP_REASONS = ['macos_metadata', 'unreadable', 'empty', 'not_xml', 'invalid_document', 'refused'] as const;
+export const SKIP_REASONS = [
+  'macos_metadata',
+  'unreadable',
+  'empty',
+  'not_xml',
+  'invalid_document',
+  'refused',
+] as const;
 /**
  * `invalid_document`: XML that does not parse as a fiscal document (e.g. a CFDI 3.3, a CFDI without stamp);
  * `refused`: a fiscal document this company cannot take (another country, a currency outside the service's).
@@ -34,7 +41,11 @@ export function isMacMetadata(name: string): boolean {
 /** The first byte after a UTF-8 BOM and whitespace, or null when there is none. */
 function firstSignificantByte(bytes: Uint8Array): number | null {
   let at = bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2] ? 3 : 0;
-  while (at < bytes.byteLength && (bytes[at] === 0x20 || bytes[at] === 0x09 || bytes[at] === 0x0a || bytes[at] === 0x0d)) at++;
+  while (
+    at < bytes.byteLength &&
+    (bytes[at] === 0x20 || bytes[at] === 0x09 || bytes[at] === 0x0a || bytes[at] === 0x0d)
+  )
+    at++;
   return at < bytes.byteLength ? bytes[at]! : null;
 }
 

@@ -14,7 +14,8 @@ export { MAX_FISCAL_XML_BYTES } from './xml.ts';
 export function parseFiscalDocument(xml: string | Uint8Array, fileName: string): ParsedFiscalFile {
   const root = parseXml(xml, fileName);
   if (isUblDocumentRoot(root)) return { kind: 'document', document: parseDianDocument(root, fileName) };
-  if (root.localName === 'AttachedDocument') return { kind: 'document', document: parseAttachedDocument(root, fileName) };
+  if (root.localName === 'AttachedDocument')
+    return { kind: 'document', document: parseAttachedDocument(root, fileName) };
   if (root.localName === 'Comprobante') return parseCfdi(root, fileName);
   throw new FiscalDocumentError(
     'unsupported_document',

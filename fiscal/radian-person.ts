@@ -29,7 +29,14 @@ export interface RadianPerson {
   department: string;
 }
 
-export const RADIAN_PERSON_FIELDS = ['idType', 'idNumber', 'firstName', 'familyName', 'jobTitle', 'department'] as const satisfies readonly (keyof RadianPerson)[];
+export const RADIAN_PERSON_FIELDS = [
+  'idType',
+  'idNumber',
+  'firstName',
+  'familyName',
+  'jobTitle',
+  'department',
+] as const satisfies readonly (keyof RadianPerson)[];
 
 /** Letters and digits, as identity documents are numbered (passports and foreign documents carry letters). */
 export const ID_NUMBER = /^[A-Za-z0-9]{3,20}$/;
@@ -39,11 +46,15 @@ export const PERSON_TEXT_MAX = 100;
 /** Whether DIAN requires the person block in this event. */
 export const carriesPerson = (eventCode: string): boolean => eventCode === '030' || eventCode === '032';
 
-const isIdType = (value: unknown): value is DianIdType => typeof value === 'string' && Object.hasOwn(DIAN_ID_TYPES, value);
-const filled = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '' && value.length <= PERSON_TEXT_MAX;
+const isIdType = (value: unknown): value is DianIdType =>
+  typeof value === 'string' && Object.hasOwn(DIAN_ID_TYPES, value);
+const filled = (value: unknown): boolean =>
+  typeof value === 'string' && value.trim() !== '' && value.length <= PERSON_TEXT_MAX;
 
 /** The fields a stored person lacks or holds invalid (all of them when there is none); empty when it is complete. */
-export function missingPersonFields(person: Partial<Record<keyof RadianPerson, unknown>> | null | undefined): (keyof RadianPerson)[] {
+export function missingPersonFields(
+  person: Partial<Record<keyof RadianPerson, unknown>> | null | undefined,
+): (keyof RadianPerson)[] {
   if (!person) return [...RADIAN_PERSON_FIELDS];
   return RADIAN_PERSON_FIELDS.filter((field) => {
     const value = person[field];
@@ -61,7 +72,10 @@ const WEIGHTS = [3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71];
  */
 export function dianCheckDigit(number: string): string | null {
   if (!/^\d{1,15}$/.test(number)) return null;
-  const sum = number.split('').reverse().reduce((total, digit, index) => total + Number(digit) * WEIGHTS[index]!, 0);
+  const sum = number
+    .split('')
+    .reverse()
+    .reduce((total, digit, index) => total + Number(digit) * WEIGHTS[index]!, 0);
   const rest = sum % 11;
   return String(rest > 1 ? 11 - rest : rest);
 }

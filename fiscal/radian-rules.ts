@@ -26,10 +26,22 @@ const NAMES: Record<RadianEventCode, string> = {
 };
 
 /** Events that must be registered before this one. */
-const REQUIRES: Record<RadianEventCode, RadianEventCode | null> = { '030': null, '032': '030', '031': '032', '033': '032', '034': '032' };
+const REQUIRES: Record<RadianEventCode, RadianEventCode | null> = {
+  '030': null,
+  '032': '030',
+  '031': '032',
+  '033': '032',
+  '034': '032',
+};
 
 /** Registered events this one contradicts: a claim and an acceptance exclude each other, and acceptance happens once. */
-const EXCLUDED_BY: Record<RadianEventCode, RadianEventCode[]> = { '030': [], '032': [], '031': ['033', '034'], '033': ['031', '034'], '034': ['031', '033'] };
+const EXCLUDED_BY: Record<RadianEventCode, RadianEventCode[]> = {
+  '030': [],
+  '032': [],
+  '031': ['033', '034'],
+  '033': ['031', '034'],
+  '034': ['031', '033'],
+};
 
 export interface OtherEvent {
   eventType: RadianEventCode;
@@ -48,9 +60,7 @@ export interface RadianCheck {
 }
 
 export type RadianVerdict =
-  | { kind: 'submit' }
-  | { kind: 'wait'; on: RadianEventCode[] }
-  | { kind: 'reject'; rule: string; reason: string };
+  { kind: 'submit' } | { kind: 'wait'; on: RadianEventCode[] } | { kind: 'reject'; rule: string; reason: string };
 
 const rank = (code: RadianEventCode) => RESOLUTION_ORDER.indexOf(code);
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -69,27 +79,44 @@ export function resolvedAfter(code: RadianEventCode): RadianEventCode[] {
 export function checkRadianOrder(check: RadianCheck): RadianVerdict {
   const { eventType, invoice, others, signingTime } = check;
   const name = NAMES[eventType];
-  if (invoice.type !== 'invoice') return reject('invoice_only', `RADIAN events refer to electronic sales invoices; this document is a ${invoice.type.replace('_', ' ')}`);
+  if (invoice.type !== 'invoice')
+    return reject(
+      'invoice_only',
+      `RADIAN events refer to electronic sales invoices; this document is a ${invoice.type.replace('_', ' ')}`,
+    );
   if (invoice.isCanceled) return reject('invoice_canceled', 'The invoice was cancelled before the tax authority');
 
-  const inFlight = others.filter((other) => other.status === 'processing' && rank(other.eventType) < rank(eventType)).map((other) => other.eventType);
+  const inFlight = others
+    .filter((other) => other.status === 'processing' && rank(other.eventType) < rank(eventType))
+    .map((other) => other.eventType);
   if (inFlight.length) return { kind: 'wait', on: inFlight.sort((left, right) => rank(left) - rank(right)) };
 
-  const registered = (code: RadianEventCode) => others.find((other) => other.eventType === code && other.status === 'accepted');
+  const registered = (code: RadianEventCode) =>
+    others.find((other) => other.eventType === code && other.status === 'accepted');
   const required = REQUIRES[eventType];
   if (required) {
     const prior = others.find((other) => other.eventType === required);
     const requiredEvent = registered(required);
     if (!requiredEvent) {
       const state = prior ? `the ${required} was ${prior.status}` : `send ${required} first`;
-      return reject(required === '030' ? 'DC24b' : 'requires_032', `${capitalized(name)} needs the ${NAMES[required]} registered first; ${state}`);
+      return reject(
+        required === '030' ? 'DC24b' : 'requires_032',
+        `${capitalized(name)} needs the ${NAMES[required]} registered first; ${state}`,
+      );
     }
     if (requiredEvent.registeredAt && requiredEvent.registeredAt > signingTime) {
-      return reject(required === '030' ? 'DC24b' : 'requires_032', `${capitalized(name)} cannot be signed before the ${NAMES[required]} (${bogotaTime(requiredEvent.registeredAt)})`);
+      return reject(
+        required === '030' ? 'DC24b' : 'requires_032',
+        `${capitalized(name)} cannot be signed before the ${NAMES[required]} (${bogotaTime(requiredEvent.registeredAt)})`,
+      );
     }
   }
   for (const code of EXCLUDED_BY[eventType]) {
-    if (registered(code)) return reject('incoherent_event', `${capitalized(name)} contradicts the ${NAMES[code]} already registered for this invoice`);
+    if (registered(code))
+      return reject(
+        'incoherent_event',
+        `${capitalized(name)} contradicts the ${NAMES[code]} already registered for this invoice`,
+      );
   }
 
   if (eventType === '030' && invoice.issueDate && signingTime < invoice.issueDate) {
@@ -101,11 +128,17 @@ export function checkRadianOrder(check: RadianCheck): RadianVerdict {
     const elapsesAt = businessDaysElapseAt(receivedAt, ACCEPTANCE_PERIOD_BUSINESS_DAYS);
     const period = `${ACCEPTANCE_PERIOD_BUSINESS_DAYS} business days after the receipt of goods (032 registered ${colombianDate(receivedAt)})`;
     if (eventType === '034' && signingTime < elapsesAt) {
-      return reject('DC24e', `The ${name} can only be registered once ${period} have passed: from ${bogotaTime(elapsesAt)}`);
+      return reject(
+        'DC24e',
+        `The ${name} can only be registered once ${period} have passed: from ${bogotaTime(elapsesAt)}`,
+      );
     }
     if (eventType !== '034' && signingTime >= elapsesAt) {
       const rule = eventType === '033' ? 'DC24c' : 'claim_period';
-      return reject(rule, `The ${name} must be signed within ${period}; that period ended ${bogotaTime(elapsesAt)} and the invoice is tacitly accepted`);
+      return reject(
+        rule,
+        `The ${name} must be signed within ${period}; that period ended ${bogotaTime(elapsesAt)} and the invoice is tacitly accepted`,
+      );
     }
   }
   return { kind: 'submit' };

@@ -26,7 +26,12 @@ const REJECTIONS: Record<string, string> = {
 
 /** The poller's next step for an extraction as the provider reports it. */
 export function extractionStep(extraction: SatExtractionView): ExtractionStep {
-  if (extraction.errorCode) return { kind: 'failed', errorCode: extraction.errorCode, message: `The extraction provider reported ${extraction.errorCode}` };
+  if (extraction.errorCode)
+    return {
+      kind: 'failed',
+      errorCode: extraction.errorCode,
+      message: `The extraction provider reported ${extraction.errorCode}`,
+    };
   const code = extraction.satStatusCode ?? 'none';
   switch (extraction.satRequestStatus) {
     case null:
@@ -38,13 +43,29 @@ export function extractionStep(extraction: SatExtractionView): ExtractionStep {
     case 3:
       return extraction.packageIds.length ? { kind: 'download', packageIds: extraction.packageIds } : { kind: 'empty' };
     case 4:
-      return { kind: 'failed', errorCode: 'sat_request_error', message: `SAT ended the request in error (EstadoSolicitud 4, CodigoEstadoSolicitud ${code})` };
+      return {
+        kind: 'failed',
+        errorCode: 'sat_request_error',
+        message: `SAT ended the request in error (EstadoSolicitud 4, CodigoEstadoSolicitud ${code})`,
+      };
     case 5:
       if (code === '5004') return { kind: 'empty' };
-      return { kind: 'failed', errorCode: REJECTIONS[code] ?? 'sat_request_rejected', message: `SAT rejected the request (EstadoSolicitud 5, CodigoEstadoSolicitud ${code})` };
+      return {
+        kind: 'failed',
+        errorCode: REJECTIONS[code] ?? 'sat_request_rejected',
+        message: `SAT rejected the request (EstadoSolicitud 5, CodigoEstadoSolicitud ${code})`,
+      };
     case 6:
-      return { kind: 'failed', errorCode: 'sat_request_expired', message: 'The SAT request expired before its packages were downloaded (EstadoSolicitud 6)' };
+      return {
+        kind: 'failed',
+        errorCode: 'sat_request_expired',
+        message: 'The SAT request expired before its packages were downloaded (EstadoSolicitud 6)',
+      };
     default:
-      return { kind: 'failed', errorCode: 'sat_unknown_state', message: `SAT reported an unknown EstadoSolicitud ${String(extraction.satRequestStatus)}` };
+      return {
+        kind: 'failed',
+        errorCode: 'sat_unknown_state',
+        message: `SAT reported an unknown EstadoSolicitud ${String(extraction.satRequestStatus)}`,
+      };
   }
 }

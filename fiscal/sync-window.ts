@@ -13,11 +13,27 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function wallClock(instant: Date, timeZone: string) {
   let formatter = formatters.get(timeZone);
   if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
     formatters.set(timeZone, formatter);
   }
   const parts = Object.fromEntries(formatter.formatToParts(instant).map((part) => [part.type, part.value]));
-  return { year: Number(parts.year), month: Number(parts.month), day: Number(parts.day), hour: Number(parts.hour), minute: Number(parts.minute), second: Number(parts.second) };
+  return {
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    hour: Number(parts.hour),
+    minute: Number(parts.minute),
+    second: Number(parts.second),
+  };
 }
 
 const pad = (value: number, size = 2) => String(Math.abs(value)).padStart(size, '0');
@@ -32,7 +48,9 @@ export function dateInZone(instant: Date, timeZone: string): string {
 export function isoInZone(instant: Date, timeZone: string): string {
   const seconds = Math.floor(instant.getTime() / 1000) * 1000;
   const local = wallClock(new Date(seconds), timeZone);
-  const offsetMinutes = Math.round((Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second) - seconds) / 60_000);
+  const offsetMinutes = Math.round(
+    (Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second) - seconds) / 60_000,
+  );
   const sign = offsetMinutes < 0 ? '-' : '+';
   return `${pad(local.year, 4)}-${pad(local.month)}-${pad(local.day)}T${pad(local.hour)}:${pad(local.minute)}:${pad(local.second)}${sign}${pad(Math.trunc(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}`;
 }
@@ -72,7 +90,10 @@ export function colombianSyncWindow(now: Date, lastSyncAt: Date | null): Colombi
 
 /** The instants a window of Bogotá days covers: from the first day's 00:00 to the end of the last day. */
 export function colombianWindowInstants(window: ColombianSyncWindow): { fromInstant: Date; untilInstant: Date } {
-  return { fromInstant: zonedMidnight(window.from, BOGOTA), untilInstant: zonedMidnight(addDays(window.to, 1), BOGOTA) };
+  return {
+    fromInstant: zonedMidnight(window.from, BOGOTA),
+    untilInstant: zonedMidnight(addDays(window.to, 1), BOGOTA),
+  };
 }
 
 /** The instant a calendar day starts in a time zone. */

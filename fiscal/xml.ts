@@ -47,16 +47,27 @@ export function parseXml(input: string | Uint8Array, file: string, basePath = ''
   rejectDoctype(text, file);
   const validation = XMLValidator.validate(text, { allowBooleanAttributes: false });
   if (validation !== true) {
-    throw new FiscalDocumentError('malformed_xml', file, null, `the file is not well-formed XML: ${validation.err.msg}`, {
-      line: validation.err.line,
-      column: validation.err.col,
-    });
+    throw new FiscalDocumentError(
+      'malformed_xml',
+      file,
+      null,
+      `the file is not well-formed XML: ${validation.err.msg}`,
+      {
+        line: validation.err.line,
+        column: validation.err.col,
+      },
+    );
   }
   let nodes: unknown;
   try {
     nodes = parser.parse(text);
   } catch (error) {
-    throw new FiscalDocumentError('malformed_xml', file, null, `the file could not be read as XML: ${(error as Error).message}`);
+    throw new FiscalDocumentError(
+      'malformed_xml',
+      file,
+      null,
+      `the file could not be read as XML: ${(error as Error).message}`,
+    );
   }
   const top = Array.isArray(nodes) ? (nodes as unknown[]) : [];
   const roots: Record<string, unknown>[] = [];
@@ -72,7 +83,12 @@ export function parseXml(input: string | Uint8Array, file: string, basePath = ''
   }
   const [root] = roots;
   if (root === undefined || roots.length > 1) {
-    throw new FiscalDocumentError('malformed_xml', file, null, roots.length === 0 ? 'the file has no root element' : 'the file has more than one root element');
+    throw new FiscalDocumentError(
+      'malformed_xml',
+      file,
+      null,
+      roots.length === 0 ? 'the file has no root element' : 'the file has more than one root element',
+    );
   }
   const scope = new Map<string, string>([['xml', XML_NAMESPACE]]);
   return buildElement(root, scope, basePath, file);
@@ -89,7 +105,12 @@ function decodeInput(input: string | Uint8Array, file: string): string {
   if (input.byteLength > MAX_FISCAL_XML_BYTES) throw tooLarge(file);
   const encoding = sniffEncoding(input);
   if (encoding === null) {
-    throw new FiscalDocumentError('malformed_xml', file, null, 'the XML declaration names an unsupported character encoding');
+    throw new FiscalDocumentError(
+      'malformed_xml',
+      file,
+      null,
+      'the XML declaration names an unsupported character encoding',
+    );
   }
   try {
     return new TextDecoder(encoding, { fatal: true, ignoreBOM: false }).decode(input);
@@ -99,14 +120,21 @@ function decodeInput(input: string | Uint8Array, file: string): string {
 }
 
 function tooLarge(file: string): FiscalDocumentError {
-  return new FiscalDocumentError('file_too_large', file, null, `the file is larger than ${MAX_FISCAL_XML_BYTES / (1024 * 1024)} MB`);
+  return new FiscalDocumentError(
+    'file_too_large',
+    file,
+    null,
+    `the file is larger than ${MAX_FISCAL_XML_BYTES / (1024 * 1024)} MB`,
+  );
 }
 
 function sniffEncoding(bytes: Uint8Array): string | null {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
   const head = String.fromCharCode(...bytes.subarray(0, 200));
-  const declared = /^(?:\uFEFF|\xEF\xBB\xBF)?<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(head)?.[1]?.toLowerCase();
+  const declared = /^(?:\uFEFF|\xEF\xBB\xBF)?<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/
+    .exec(head)?.[1]
+    ?.toLowerCase();
   if (declared === undefined || declared === 'utf-8' || declared === 'utf8') return 'utf-8';
   // Some Mexican and Colombian systems still declare Latin-1; WHATWG decodes it as windows-1252.
   if (['iso-8859-1', 'latin1', 'latin-1', 'windows-1252', 'cp1252'].includes(declared)) return 'windows-1252';
@@ -129,9 +157,16 @@ function rejectDoctype(text: string, file: string): void {
   }
 }
 
-function buildElement(node: Record<string, unknown>, parentScope: ReadonlyMap<string, string>, parentPath: string, file: string, pathName?: string): XmlElement {
+function buildElement(
+  node: Record<string, unknown>,
+  parentScope: ReadonlyMap<string, string>,
+  parentPath: string,
+  file: string,
+  pathName?: string,
+): XmlElement {
   const name = Object.keys(node).find((key) => key !== ':@');
-  if (name === undefined) throw new FiscalDocumentError('malformed_xml', file, parentPath || null, 'an element has no name');
+  if (name === undefined)
+    throw new FiscalDocumentError('malformed_xml', file, parentPath || null, 'an element has no name');
   const path = parentPath === '' ? (pathName ?? name) : `${parentPath}/${pathName ?? name}`;
   const rawAttributes = (node[':@'] ?? {}) as Record<string, unknown>;
   const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -161,7 +196,8 @@ function buildElement(node: Record<string, unknown>, parentScope: ReadonlyMap<st
       text += decodeEntities(String(item['#text']), file, path);
     } else if ('#cdata' in item) {
       // CDATA is literal: no entity decoding.
-      for (const part of (item['#cdata'] ?? []) as Record<string, unknown>[]) text += String((part['#text'] as string | number | undefined) ?? '');
+      for (const part of (item['#cdata'] ?? []) as Record<string, unknown>[])
+        text += String((part['#text'] as string | number | undefined) ?? '');
     } else {
       elementNodes.push(item);
     }
@@ -186,21 +222,30 @@ const NAMED_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quo
 
 function decodeEntities(raw: string, file: string, path: string): string {
   if (!raw.includes('&')) return raw;
-  return raw.replace(/&(?:#x([0-9a-fA-F]{1,6})|#([0-9]{1,7})|([A-Za-z_][\w.-]*))?;?/g, (match, hex?: string, dec?: string, named?: string) => {
-    if (!match.endsWith(';') || match === '&;') {
-      throw new FiscalDocumentError('malformed_xml', file, path, 'a bare "&" must be written as &amp;');
-    }
-    if (named !== undefined) {
-      const value = NAMED_ENTITIES[named];
-      if (value === undefined) throw new FiscalDocumentError('malformed_xml', file, path, `unknown entity &${named}; (only the XML built-in entities are accepted)`);
-      return value;
-    }
-    const codePoint = hex !== undefined ? Number.parseInt(hex, 16) : Number(dec);
-    if (codePoint === 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)) {
-      throw new FiscalDocumentError('malformed_xml', file, path, `invalid character reference ${match}`);
-    }
-    return String.fromCodePoint(codePoint);
-  });
+  return raw.replace(
+    /&(?:#x([0-9a-fA-F]{1,6})|#([0-9]{1,7})|([A-Za-z_][\w.-]*))?;?/g,
+    (match, hex?: string, dec?: string, named?: string) => {
+      if (!match.endsWith(';') || match === '&;') {
+        throw new FiscalDocumentError('malformed_xml', file, path, 'a bare "&" must be written as &amp;');
+      }
+      if (named !== undefined) {
+        const value = NAMED_ENTITIES[named];
+        if (value === undefined)
+          throw new FiscalDocumentError(
+            'malformed_xml',
+            file,
+            path,
+            `unknown entity &${named}; (only the XML built-in entities are accepted)`,
+          );
+        return value;
+      }
+      const codePoint = hex !== undefined ? Number.parseInt(hex, 16) : Number(dec);
+      if (codePoint === 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)) {
+        throw new FiscalDocumentError('malformed_xml', file, path, `invalid character reference ${match}`);
+      }
+      return String.fromCodePoint(codePoint);
+    },
+  );
 }
 
 /** The first direct child with this local name, whatever its prefix. */
@@ -260,22 +305,39 @@ export function childPath(element: XmlElement, qualifiedName: string): string {
 export function requireChild(element: XmlElement, localName: string, qualifiedName: string, file: string): XmlElement {
   const found = child(element, localName);
   if (found === undefined) {
-    throw new FiscalDocumentError('missing_element', file, childPath(element, qualifiedName), `required element ${qualifiedName} is missing`);
+    throw new FiscalDocumentError(
+      'missing_element',
+      file,
+      childPath(element, qualifiedName),
+      `required element ${qualifiedName} is missing`,
+    );
   }
   return found;
 }
 
 /** The trimmed, non-blank text of a required direct child. */
-export function requireText(element: XmlElement, localName: string, qualifiedName: string, file: string): { value: string; element: XmlElement } {
+export function requireText(
+  element: XmlElement,
+  localName: string,
+  qualifiedName: string,
+  file: string,
+): { value: string; element: XmlElement } {
   const found = requireChild(element, localName, qualifiedName, file);
   const value = textOf(found);
-  if (value === null) throw new FiscalDocumentError('missing_element', file, found.path, `required element ${qualifiedName} is empty`);
+  if (value === null)
+    throw new FiscalDocumentError('missing_element', file, found.path, `required element ${qualifiedName} is empty`);
   return { value, element: found };
 }
 
 /** The trimmed, non-blank value of a required attribute. */
 export function requireAttr(element: XmlElement, name: string, file: string): string {
   const value = attr(element, name);
-  if (value === null) throw new FiscalDocumentError('missing_element', file, attrPath(element, name), `required attribute ${name} is missing or empty`);
+  if (value === null)
+    throw new FiscalDocumentError(
+      'missing_element',
+      file,
+      attrPath(element, name),
+      `required attribute ${name} is missing or empty`,
+    );
   return value;
 }

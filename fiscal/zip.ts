@@ -44,12 +44,14 @@ export function readZip(bytes: Uint8Array, limits: ZipLimits = {}): ZipEntry[] {
   const directoryOffset = view.getUint32(end + 16, true);
   if (count === 0xffff || directoryOffset === 0xffffffff) throw new ZipFormatError('ZIP64 archives are not supported');
   if (count > maxEntries) throw new ZipFormatError(`The archive has ${count} entries; at most ${maxEntries} are read`);
-  if (directoryOffset + directorySize > bytes.byteLength) throw new ZipFormatError('The central directory lies outside the archive');
+  if (directoryOffset + directorySize > bytes.byteLength)
+    throw new ZipFormatError('The central directory lies outside the archive');
 
   const entries: ZipEntry[] = [];
   let at = directoryOffset;
   for (let index = 0; index < count; index++) {
-    if (at + 46 > bytes.byteLength || view.getUint32(at, true) !== CENTRAL) throw new ZipFormatError(`Central directory entry ${index} is damaged`);
+    if (at + 46 > bytes.byteLength || view.getUint32(at, true) !== CENTRAL)
+      throw new ZipFormatError(`Central directory entry ${index} is damaged`);
     const flags = view.getUint16(at + 8, true);
     const method = view.getUint16(at + 10, true);
     const crc = view.getUint32(at + 16, true);
@@ -83,7 +85,16 @@ function findEndOfCentralDirectory(view: DataView): number {
   throw new ZipFormatError('Not a ZIP archive (no end of central directory)');
 }
 
-function entryData(bytes: Uint8Array, view: DataView, localOffset: number, compressedSize: number, method: number, size: number, crc: number, maxBytes: number): Uint8Array | null {
+function entryData(
+  bytes: Uint8Array,
+  view: DataView,
+  localOffset: number,
+  compressedSize: number,
+  method: number,
+  size: number,
+  crc: number,
+  maxBytes: number,
+): Uint8Array | null {
   if (localOffset + 30 > bytes.byteLength || view.getUint32(localOffset, true) !== LOCAL) return null;
   const start = localOffset + 30 + view.getUint16(localOffset + 26, true) + view.getUint16(localOffset + 28, true);
   if (start + compressedSize > bytes.byteLength) return null;
@@ -104,7 +115,8 @@ export function writeZip(entries: { name: string; data?: Uint8Array | string; mo
   let offset = 0;
   for (const entry of entries) {
     const name = new TextEncoder().encode(entry.name);
-    const data = typeof entry.data === 'string' ? new TextEncoder().encode(entry.data) : (entry.data ?? new Uint8Array());
+    const data =
+      typeof entry.data === 'string' ? new TextEncoder().encode(entry.data) : (entry.data ?? new Uint8Array());
     const deflate = data.byteLength > 0;
     const stored = deflate ? new Uint8Array(deflateRawSync(data)) : data;
     const crc = crc32(data);
@@ -167,5 +179,10 @@ function dosDateTime(instant: Date): { time: number; date: number } {
 
 /** Whether bytes start like a ZIP archive (a local file header, or the end record of an empty one). */
 export function looksLikeZip(bytes: Uint8Array): boolean {
-  return bytes.byteLength >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6));
+  return (
+    bytes.byteLength >= 4 &&
+    bytes[0] === 0x50 &&
+    bytes[1] === 0x4b &&
+    ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6))
+  );
 }

@@ -14,8 +14,16 @@ export interface PinnedClient {
  */
 export function pinnedClient(addresses: readonly ResolvedAddress[]): PinnedClient {
   const lookup: LookupFunction = (_hostname, options, callback) => {
-    const wanted = options.family === 4 || options.family === 6 ? addresses.filter(({ family }) => family === options.family) : addresses;
-    if (wanted.length === 0) return callback(Object.assign(new Error('No checked address of the family asked for'), { code: 'ENOTFOUND' }), '', 0);
+    const wanted =
+      options.family === 4 || options.family === 6
+        ? addresses.filter(({ family }) => family === options.family)
+        : addresses;
+    if (wanted.length === 0)
+      return callback(
+        Object.assign(new Error('No checked address of the family asked for'), { code: 'ENOTFOUND' }),
+        '',
+        0,
+      );
     if (options.all) return (callback as unknown as (error: null, all: ResolvedAddress[]) => void)(null, [...wanted]);
     callback(null, wanted[0]!.address, wanted[0]!.family);
   };

@@ -28,7 +28,10 @@ export function outboundPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): Out
     .map((entry) => entry.trim())
     .filter(Boolean)
     .map((cidr) => {
-      if (!ipaddr.isValidCIDR(cidr)) throw new Error(`${ALLOWED_NETWORKS_VARIABLE}: "${cidr}" is not a network in CIDR form (e.g. 10.20.0.0/16, fd00:1::/64)`);
+      if (!ipaddr.isValidCIDR(cidr))
+        throw new Error(
+          `${ALLOWED_NETWORKS_VARIABLE}: "${cidr}" is not a network in CIDR form (e.g. 10.20.0.0/16, fd00:1::/64)`,
+        );
       return { cidr, range: ipaddr.parseCIDR(cidr) };
     });
   return { allowedNetworks, loopbackReceivers: env.NODE_ENV !== 'production' };
@@ -48,7 +51,10 @@ const RESOLVE_TIMEOUT_MS = 5_000;
 export const systemResolve: Resolve = async (hostname) => {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error('no answer in time'), { code: 'ETIMEOUT' })), RESOLVE_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(Object.assign(new Error('no answer in time'), { code: 'ETIMEOUT' })),
+      RESOLVE_TIMEOUT_MS,
+    );
   });
   try {
     const answers = await Promise.race([lookup(hostname, { all: true, order: 'verbatim' }), timeout]);
@@ -68,14 +74,20 @@ export interface JudgeOptions {
 }
 
 /** Why the product may not reach `address`, naming the rule; null when it may. */
-export function addressRefusal(address: string, policy: OutboundPolicy, options: Pick<JudgeOptions, 'loopback'> = {}): string | null {
+export function addressRefusal(
+  address: string,
+  policy: OutboundPolicy,
+  options: Pick<JudgeOptions, 'loopback'> = {},
+): string | null {
   const classified = classifyAddress(address);
   if (classified.reachable) return null;
   const judged = ipaddr.parse(classified.address);
   if (policy.allowedNetworks.some(({ range }) => judged.kind() === range[0].kind() && judged.match(range))) return null;
   if (options.loopback && classified.name === 'loopback') return null;
   const where = `${classified.address} is in ${classified.network} (${classified.name})`;
-  const said = classified.carriedBy ? `${classified.carriedBy} carries ${classified.address}, which is in ${classified.network} (${classified.name})` : where;
+  const said = classified.carriedBy
+    ? `${classified.carriedBy} carries ${classified.address}, which is in ${classified.network} (${classified.name})`
+    : where;
   return `${said}; allow it with ${ALLOWED_NETWORKS_VARIABLE}`;
 }
 
@@ -85,7 +97,11 @@ const LOCALHOST = /(^|\.)localhost$/i;
  * Judges a URL's host (as `URL.hostname` gives it): IP literals directly, names by every address they resolve to.
  * `localhost` names and single-label names (resolved through local search domains) are refused as written.
  */
-export async function judgeHost(hostname: string, policy: OutboundPolicy, options: JudgeOptions = {}): Promise<HostVerdict> {
+export async function judgeHost(
+  hostname: string,
+  policy: OutboundPolicy,
+  options: JudgeOptions = {},
+): Promise<HostVerdict> {
   const host = hostname.replace(/^\[|\]$/g, '');
   const family = isIP(host);
   if (family) {
@@ -94,12 +110,17 @@ export async function judgeHost(hostname: string, policy: OutboundPolicy, option
   }
   const name = host.replace(/\.$/, '');
   if (LOCALHOST.test(name) && !options.loopback) return { refusal: `${host} always names this machine (loopback)` };
-  if (!name.includes('.') && !LOCALHOST.test(name)) return { refusal: `${host} is a single-label name, which resolves through local search domains; use a fully qualified name` };
+  if (!name.includes('.') && !LOCALHOST.test(name))
+    return {
+      refusal: `${host} is a single-label name, which resolves through local search domains; use a fully qualified name`,
+    };
   let addresses: ResolvedAddress[];
   try {
     addresses = await (options.resolve ?? systemResolve)(name);
   } catch (error) {
-    return { unresolved: `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return {
+      unresolved: `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    };
   }
   if (addresses.length === 0) return { unresolved: `${host} does not resolve (no addresses)` };
   for (const { address } of addresses) {
@@ -126,7 +147,11 @@ export async function linkRefusal(url: URL, policy: OutboundPolicy, resolve?: Re
 export async function judgeReceiver(url: URL, policy: OutboundPolicy, resolve?: Resolve): Promise<HostVerdict> {
   const loopback = policy.loopbackReceivers;
   if (url.protocol !== 'https:' && !(loopback && url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    return { refusal: loopback ? 'The URL must use https (http is accepted only for loopback receivers in development)' : 'The URL must use https' };
+    return {
+      refusal: loopback
+        ? 'The URL must use https (http is accepted only for loopback receivers in development)'
+        : 'The URL must use https',
+    };
   }
   return judgeHost(url.hostname, policy, { loopback, ...(resolve ? { resolve } : {}) });
 }

@@ -3,9 +3,15 @@ export type ProcessRole = 'api' | 'worker';
 
 /** Settings a process cannot run without in production, with what each is and how an operator makes it. */
 const REQUIRED: Record<string, { roles: readonly ProcessRole[]; how: string }> = {
-  DATABASE_URL: { roles: ['api', 'worker'], how: 'the PostgreSQL of the read state, e.g. postgres://accounts_payable:PASSWORD@db.internal:5432/accounts_payable' },
+  DATABASE_URL: {
+    roles: ['api', 'worker'],
+    how: 'the PostgreSQL of the read state, e.g. postgres://accounts_payable:PASSWORD@db.internal:5432/accounts_payable',
+  },
   TEMPORAL_ADDRESS: { roles: ['api', 'worker'], how: 'the Temporal frontend, host:7233' },
-  PUBLIC_URL: { roles: ['api', 'worker'], how: "the API's URL as integrators reach it (links in answers and webhooks), e.g. https://ap.example.com" },
+  PUBLIC_URL: {
+    roles: ['api', 'worker'],
+    how: "the API's URL as integrators reach it (links in answers and webhooks), e.g. https://ap.example.com",
+  },
   WEBHOOK_SECRET_KEY: {
     roles: ['worker'],
     how: '64 hex characters sealing webhook secrets at rest: make one with `openssl rand -hex 32`, give the same to every worker and to the CLI, and keep it (what it sealed cannot be opened without it)',

@@ -78,7 +78,8 @@ const IPV6_BLOCKS: Block[] = [
 const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
 
 type Parsed = { block: Block; range: [ipaddr.IPv4 | ipaddr.IPv6, number] };
-const parsed = (blocks: Block[]): Parsed[] => blocks.map((entry) => ({ block: entry, range: ipaddr.parseCIDR(`${entry.network}/${entry.prefix}`) }));
+const parsed = (blocks: Block[]): Parsed[] =>
+  blocks.map((entry) => ({ block: entry, range: ipaddr.parseCIDR(`${entry.network}/${entry.prefix}`) }));
 // Most specific first, so that an exception wins over the block around it.
 const bySpecificity = (a: Parsed, b: Parsed) => b.block.prefix - a.block.prefix;
 const V4 = parsed(IPV4_BLOCKS).sort(bySpecificity);
@@ -98,13 +99,19 @@ export function classifyAddress(text: string): Classification {
   const found = V6.find(({ range }) => v6.match(range));
   if (found?.block.kind === 'carries-ipv4') {
     const [high, low] = found.block.ipv4At!;
-    const carried = new ipaddr.IPv4([v6.parts[high]! >> 8, v6.parts[high]! & 0xff, v6.parts[low]! >> 8, v6.parts[low]! & 0xff]);
+    const carried = new ipaddr.IPv4([
+      v6.parts[high]! >> 8,
+      v6.parts[high]! & 0xff,
+      v6.parts[low]! >> 8,
+      v6.parts[low]! & 0xff,
+    ]);
     const judged = classifyV4(carried);
     return judged.reachable ? judged : { ...judged, carriedBy: `${v6.toString()} (${found.block.name})` };
   }
   if (found?.block.kind === 'reachable') return { reachable: true, address: v6.toString() };
   if (found) return refused(v6.toString(), found.block);
-  if (!v6.match(GLOBAL_UNICAST)) return { reachable: false, address: v6.toString(), network: '2000::/3', name: 'outside the global unicast space' };
+  if (!v6.match(GLOBAL_UNICAST))
+    return { reachable: false, address: v6.toString(), network: '2000::/3', name: 'outside the global unicast space' };
   return { reachable: true, address: v6.toString() };
 }
 
@@ -114,5 +121,9 @@ function classifyV4(address: ipaddr.IPv4): Classification {
   return refused(address.toString(), found.block);
 }
 
-const refused = (address: string, entry: Block): Classification => ({ reachable: false, address, network: `${entry.network}/${entry.prefix}`, name: entry.name });
-
+const refused = (address: string, entry: Block): Classification => ({
+  reachable: false,
+  address,
+  network: `${entry.network}/${entry.prefix}`,
+  name: entry.name,
+});

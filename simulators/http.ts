@@ -23,9 +23,11 @@ export interface RunningServer {
 }
 
 export const reply = (status: number, body: unknown): SimulatorReply => ({ status, body });
-export const failure = (status: number, code: string, message: string): SimulatorReply => reply(status, { error: { code, message } });
+export const failure = (status: number, code: string, message: string): SimulatorReply =>
+  reply(status, { error: { code, message } });
 
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function header(headers: IncomingHttpHeaders, name: string): string | null {
   const value = headers[name];
@@ -33,7 +35,10 @@ export function header(headers: IncomingHttpHeaders, name: string): string | nul
 }
 
 /** Starts a JSON server on 127.0.0.1 unless told otherwise (a free port unless one is given). */
-export async function serveJson(handle: (request: SimulatorRequest) => SimulatorReply, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
+export async function serveJson(
+  handle: (request: SimulatorRequest) => SimulatorReply,
+  options: { port?: number; host?: string } = {},
+): Promise<RunningServer> {
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -48,12 +53,20 @@ export async function serveJson(handle: (request: SimulatorRequest) => Simulator
       const path = (request.url ?? '/').split('?', 1)[0] ?? '/';
       let answer: SimulatorReply;
       try {
-        answer = handle({ method: request.method ?? '', segments: path.split('/').filter(Boolean).map(decodeURIComponent), headers: request.headers, json });
+        answer = handle({
+          method: request.method ?? '',
+          segments: path.split('/').filter(Boolean).map(decodeURIComponent),
+          headers: request.headers,
+          json,
+        });
       } catch (error) {
         answer = failure(500, 'simulator_error', (error as Error).message);
       }
       const body = JSON.stringify(answer.body);
-      response.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+      response.writeHead(answer.status, {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      });
       response.end(body);
     });
   });
@@ -61,7 +74,10 @@ export async function serveJson(handle: (request: SimulatorRequest) => Simulator
 }
 
 /** Listens on loopback (or `host`), on `port` or a free one; `stop` also drops kept-alive connections. An https server answers an https URL. */
-export async function listen(server: Server | TlsServer, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
+export async function listen(
+  server: Server | TlsServer,
+  options: { port?: number; host?: string } = {},
+): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

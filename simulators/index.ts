@@ -22,7 +22,10 @@ export async function startSimulators(options: { host?: string } = {}): Promise<
     startBankValidationSimulator(at),
     startDianSimulator(at),
     startSatProviderSimulator(at),
-    startDianMailboxSimulator({ ...at, ...(process.env.DIAN_MAILBOX_DIR ? { mailboxDir: process.env.DIAN_MAILBOX_DIR } : {}) }),
+    startDianMailboxSimulator({
+      ...at,
+      ...(process.env.DIAN_MAILBOX_DIR ? { mailboxDir: process.env.DIAN_MAILBOX_DIR } : {}),
+    }),
   ]);
   const urls: OutsideSystems = {
     paymentGatewayUrl: gateway.url,

@@ -23,17 +23,29 @@ const { values } = parseArgs({
   },
 });
 const host = values.host;
-const tls = values['erp-tls-cert'] && values['erp-tls-key'] ? { cert: readFileSync(values['erp-tls-cert']), key: readFileSync(values['erp-tls-key']) } : undefined;
+const tls =
+  values['erp-tls-cert'] && values['erp-tls-key']
+    ? { cert: readFileSync(values['erp-tls-cert']), key: readFileSync(values['erp-tls-key']) }
+    : undefined;
 
 const simulators = await startSimulators({ host });
-const erp = values['erp-secret'] ? await startErpReceiver({ host, secret: values['erp-secret'], ...(tls ? { tls } : {}) }) : null;
+const erp = values['erp-secret']
+  ? await startErpReceiver({ host, secret: values['erp-secret'], ...(tls ? { tls } : {}) })
+  : null;
 const bucket = values['storage-bucket'];
 const storage =
   bucket && values['storage-access-key-id'] && values['storage-secret-access-key']
-    ? await startObjectStorageSimulator({ host, bucket, accessKeyId: values['storage-access-key-id'], secretAccessKey: values['storage-secret-access-key'] })
+    ? await startObjectStorageSimulator({
+        host,
+        bucket,
+        accessKeyId: values['storage-access-key-id'],
+        secretAccessKey: values['storage-secret-access-key'],
+      })
     : null;
 
-console.log(JSON.stringify({ ...simulators.urls, erpReceiverUrl: erp?.url ?? null, objectStorageUrl: storage?.url ?? null }));
+console.log(
+  JSON.stringify({ ...simulators.urls, erpReceiverUrl: erp?.url ?? null, objectStorageUrl: storage?.url ?? null }),
+);
 
 const stop = async () => {
   await Promise.allSettled([simulators.stop(), erp?.stop(), storage?.stop()]);

@@ -8,7 +8,9 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', imp
 
 /** The bundle, with these workflow interceptor modules, built by `node worker/bundle.ts [module...]` in a child process. */
 export async function bundleInChildProcess(interceptorModules: readonly string[] = []): Promise<{ code: string }> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...interceptorModules], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...interceptorModules], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
   const code = await new Promise<number | null>((resolve, reject) => {

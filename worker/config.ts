@@ -65,6 +65,7 @@ export interface WorkerTuning {
 
 export function workerTuningFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerTuning {
   const maxCachedWorkflows = Number(env.WORKER_MAX_CACHED_WORKFLOWS ?? 250);
-  if (!Number.isInteger(maxCachedWorkflows) || maxCachedWorkflows < 2) throw new Error('WORKER_MAX_CACHED_WORKFLOWS must be a whole number of workflows, at least 2');
+  if (!Number.isInteger(maxCachedWorkflows) || maxCachedWorkflows < 2)
+    throw new Error('WORKER_MAX_CACHED_WORKFLOWS must be a whole number of workflows, at least 2');
   return { maxCachedWorkflows };
 }

@@ -1,6 +1,11 @@
 import { WithStartWorkflowOperation, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { beginFiscalSyncUpdate, type FiscalSyncBegun, type FiscalSyncInput, type fiscalSync } from '../workflows/fiscal-sync.ts';
+import {
+  beginFiscalSyncUpdate,
+  type FiscalSyncBegun,
+  type FiscalSyncInput,
+  type fiscalSync,
+} from '../workflows/fiscal-sync.ts';
 import { CompanyReference } from '../workflows/search-attributes.ts';
 import { beforeDeadline, type TemporalHandle } from './processes.ts';
 
@@ -20,5 +25,7 @@ export async function beginFiscalSync(temporal: TemporalHandle, input: FiscalSyn
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
-  return beforeDeadline(temporal, () => temporal.client.workflow.executeUpdateWithStart(beginFiscalSyncUpdate, { args: [], startWorkflowOperation: start }));
+  return beforeDeadline(temporal, () =>
+    temporal.client.workflow.executeUpdateWithStart(beginFiscalSyncUpdate, { args: [], startWorkflowOperation: start }),
+  );
 }

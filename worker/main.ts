@@ -29,7 +29,20 @@ const WORKER_HISTOGRAM_BUCKETS = { fiscal_sync_duration: FISCAL_SYNC_DURATION_BU
 const metricsAddress = process.env.WORKER_METRICS_ADDRESS;
 Runtime.install({
   logger: sdkLogger(logger),
-  ...(metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true, useSecondsForDurations: true, histogramBucketOverrides: WORKER_HISTOGRAM_BUCKETS } } } } : {}),
+  ...(metricsAddress
+    ? {
+        telemetryOptions: {
+          metrics: {
+            prometheus: {
+              bindAddress: metricsAddress,
+              countersTotalSuffix: true,
+              useSecondsForDurations: true,
+              histogramBucketOverrides: WORKER_HISTOGRAM_BUCKETS,
+            },
+          },
+        },
+      }
+    : {}),
 });
 const settings = settingsOrExit('worker', logger, () => ({
   api: apiConfigFromEnv(),
@@ -49,8 +62,16 @@ const orm = await initORM(settings.database);
 // Activities start workflows of their own (a document's lifecycle, its webhooks) through a client.
 const clientConnection = await Connection.connect(temporalConnectionOptions(config));
 const unregistered = await registerSearchAttributes(clientConnection, config.namespace);
-if (unregistered) logger.warn({ searchAttributes: unregistered.notAllowed }, 'this server does not let the worker register search attributes: they must exist in the namespace (Keyword)');
-const client = new Client({ connection: clientConnection, namespace: config.namespace, ...(tracing ? { interceptors: tracingClientInterceptors() } : {}) });
+if (unregistered)
+  logger.warn(
+    { searchAttributes: unregistered.notAllowed },
+    'this server does not let the worker register search attributes: they must exist in the namespace (Keyword)',
+  );
+const client = new Client({
+  connection: clientConnection,
+  namespace: config.namespace,
+  ...(tracing ? { interceptors: tracingClientInterceptors() } : {}),
+});
 
 const temporal = { client, taskQueue: config.taskQueue };
 await scheduleReceptionEventSweep(temporal, settings.sweepMs);

@@ -1,7 +1,17 @@
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+} from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { BankAccountValidationInput, bankAccountValidation } from '../workflows/bank-account-validation.ts';
-import { createPaymentUpdate, type NewPaymentCommand, type PaymentProcessInput, type paymentProcess } from '../workflows/payment.ts';
+import {
+  createPaymentUpdate,
+  type NewPaymentCommand,
+  type PaymentProcessInput,
+  type paymentProcess,
+} from '../workflows/payment.ts';
 import { CompanyReference } from '../workflows/search-attributes.ts';
 import { beforeDeadline, type TemporalHandle } from './processes.ts';
 
@@ -23,22 +33,34 @@ export type EndedPaymentProcess = 'refuse' | 'start-again';
  * The same reference again (a retry) joins the running workflow, whose update finds the payment already written;
  * if that workflow has ended, `WorkflowExecutionAlreadyStartedError` unless `ended` is `start-again`.
  */
-export async function createPaymentThroughProcess(temporal: TemporalHandle, input: PaymentProcessInput, command: NewPaymentCommand, ended: EndedPaymentProcess = 'refuse'): Promise<{ paymentId: string }> {
+export async function createPaymentThroughProcess(
+  temporal: TemporalHandle,
+  input: PaymentProcessInput,
+  command: NewPaymentCommand,
+  ended: EndedPaymentProcess = 'refuse',
+): Promise<{ paymentId: string }> {
   const start = new WithStartWorkflowOperation<typeof paymentProcess>('paymentProcess', {
     workflowId: paymentWorkflowIds.payment(input.paymentId),
     taskQueue: temporal.taskQueue,
     args: [input],
     typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    workflowIdReusePolicy: ended === 'refuse' ? WorkflowIdReusePolicy.REJECT_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    workflowIdReusePolicy:
+      ended === 'refuse' ? WorkflowIdReusePolicy.REJECT_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE,
   });
   return beforeDeadline(temporal, () =>
-    temporal.client.workflow.executeUpdateWithStart(createPaymentUpdate, { args: [command], startWorkflowOperation: start }),
+    temporal.client.workflow.executeUpdateWithStart(createPaymentUpdate, {
+      args: [command],
+      startWorkflowOperation: start,
+    }),
   );
 }
 
 /** Starts `bank-account-validation/<account>/<attempt>` once: starting the same attempt again is a no-op. */
-export async function startBankAccountValidation(temporal: TemporalHandle, input: BankAccountValidationInput): Promise<void> {
+export async function startBankAccountValidation(
+  temporal: TemporalHandle,
+  input: BankAccountValidationInput,
+): Promise<void> {
   try {
     await beforeDeadline(temporal, () =>
       temporal.client.workflow.start<typeof bankAccountValidation>('bankAccountValidation', {

@@ -14,7 +14,13 @@ import {
   type DocumentLifecycleInput,
   type documentLifecycle,
 } from '../workflows/document.ts';
-import { ApprovalStatus, CompanyReference, DocumentNumber, DocumentReference, FiscalReference } from '../workflows/search-attributes.ts';
+import {
+  ApprovalStatus,
+  CompanyReference,
+  DocumentNumber,
+  DocumentReference,
+  FiscalReference,
+} from '../workflows/search-attributes.ts';
 import { receptionEventWorkflowId } from '../workflows/reception-event.ts';
 
 /** Workflow ids are business keys, so a repeated start finds the instance instead of making a second one. */
@@ -52,7 +58,12 @@ function lifecycleStart(temporal: TemporalHandle, document: LifecycleSubject) {
 /** Starts `document/<reference>` once per document: a second call (a retried import) is a no-op. */
 export async function startDocumentLifecycle(temporal: TemporalHandle, document: LifecycleSubject): Promise<void> {
   try {
-    await beforeDeadline(temporal, () => temporal.client.workflow.start('documentLifecycle', { ...lifecycleStart(temporal, document), workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE }));
+    await beforeDeadline(temporal, () =>
+      temporal.client.workflow.start('documentLifecycle', {
+        ...lifecycleStart(temporal, document),
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      }),
+    );
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
@@ -70,7 +81,11 @@ export function beforeDeadline<T>(temporal: TemporalHandle, calls: () => Promise
  * Approves through the document's workflow, so that it serialises with step decisions. Update-with-start: a
  * document whose workflow failed gets a fresh run that resumes from the read state.
  */
-export async function approveThroughLifecycle(temporal: TemporalHandle, document: LifecycleSubject, command: ApproveCommand) {
+export async function approveThroughLifecycle(
+  temporal: TemporalHandle,
+  document: LifecycleSubject,
+  command: ApproveCommand,
+) {
   const start = new WithStartWorkflowOperation<typeof documentLifecycle>('documentLifecycle', {
     ...lifecycleStart(temporal, document),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
@@ -86,7 +101,14 @@ export async function approveThroughLifecycle(temporal: TemporalHandle, document
  * `updateId`, a repeated request joins the update of the first one (still being written, or done) instead of being
  * refused as a decision on a step no longer pending.
  */
-export async function completeStepThroughLifecycle(temporal: TemporalHandle, documentId: string, command: CompleteStepCommand, updateId?: string) {
+export async function completeStepThroughLifecycle(
+  temporal: TemporalHandle,
+  documentId: string,
+  command: CompleteStepCommand,
+  updateId?: string,
+) {
   const handle = temporal.client.workflow.getHandle(workflowIds.document(documentId));
-  return beforeDeadline(temporal, () => handle.executeUpdate(completeStepUpdate, { args: [command], ...(updateId ? { updateId } : {}) }));
+  return beforeDeadline(temporal, () =>
+    handle.executeUpdate(completeStepUpdate, { args: [command], ...(updateId ? { updateId } : {}) }),
+  );
 }

@@ -22,12 +22,16 @@ const VARIABLES = {
 
 /** The pacing of reception-event workflows, from `RECEPTION_EVENT_*` variables over the defaults; checked at boot. */
 export function receptionEventTimingFromEnv(env: NodeJS.ProcessEnv = process.env): ReceptionEventTiming {
-  const timing: ReceptionEventTiming = { wait: { ...DEFAULT_RECEPTION_EVENT_TIMING.wait }, submit: { ...DEFAULT_RECEPTION_EVENT_TIMING.submit } };
+  const timing: ReceptionEventTiming = {
+    wait: { ...DEFAULT_RECEPTION_EVENT_TIMING.wait },
+    submit: { ...DEFAULT_RECEPTION_EVENT_TIMING.submit },
+  };
   for (const [variable, [group, field]] of Object.entries(VARIABLES)) {
     const value = env[variable];
     if (value === undefined || value === '') continue;
     const number = Number(value);
-    if (!Number.isInteger(number) || number < 1) throw new Error(`${variable} must be a positive integer, not ${JSON.stringify(value)}`);
+    if (!Number.isInteger(number) || number < 1)
+      throw new Error(`${variable} must be a positive integer, not ${JSON.stringify(value)}`);
     (timing[group] as Record<string, number>)[field] = number;
   }
   return timing;
@@ -37,6 +41,9 @@ export function receptionEventTimingFromEnv(env: NodeJS.ProcessEnv = process.env
 export function receptionEventSweepMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const value = env.RECEPTION_EVENT_SWEEP_MS ?? '60000';
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 1000) throw new Error(`RECEPTION_EVENT_SWEEP_MS must be a whole number of milliseconds, at least 1000, not ${JSON.stringify(value)}`);
+  if (!Number.isInteger(number) || number < 1000)
+    throw new Error(
+      `RECEPTION_EVENT_SWEEP_MS must be a whole number of milliseconds, at least 1000, not ${JSON.stringify(value)}`,
+    );
   return number;
 }

@@ -1,8 +1,21 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
 import { RESOLUTION_ORDER } from '../fiscal/radian-rules.ts';
-import { earlierEventSettledSignal, receptionEventBatchWorkflowId, type ReceptionEventTiming, type receptionEvent, type receptionEventBatch } from '../workflows/reception-event.ts';
+import {
+  earlierEventSettledSignal,
+  receptionEventBatchWorkflowId,
+  type ReceptionEventTiming,
+  type receptionEvent,
+  type receptionEventBatch,
+} from '../workflows/reception-event.ts';
 import { CompanyReference, DocumentReference, FiscalReference } from '../workflows/search-attributes.ts';
 import { beforeDeadline, workflowIds, type TemporalHandle } from './processes.ts';
 
@@ -10,7 +23,11 @@ import { beforeDeadline, workflowIds, type TemporalHandle } from './processes.ts
 const START_CONCURRENCY = 32;
 
 /** Runs `work` over every item with at most `limit` in flight; the first failure is thrown once all have settled. */
-async function eachWithConcurrency<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+async function eachWithConcurrency<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failure: unknown = null;
   const lane = async () => {
@@ -55,29 +72,46 @@ async function startedThisRound(temporal: TemporalHandle, workflowId: string, ro
  * one is kept (a resend never starts a second); a resubmitted event replaces the closing run of its previous round,
  * once: a run of its own round is kept.
  */
-export async function startReceptionEvents(temporal: TemporalHandle, companyId: string, events: readonly QueuedReceptionEvent[], timing: ReceptionEventTiming): Promise<void> {
+export async function startReceptionEvents(
+  temporal: TemporalHandle,
+  companyId: string,
+  events: readonly QueuedReceptionEvent[],
+  timing: ReceptionEventTiming,
+): Promise<void> {
   // An event queued behind an earlier one of its document starts delayed by its first re-check: the earlier one's
   // wake-up (a signal-with-start) ends the delay, so its first workflow task is the check, not a wait for the signal.
   const firstRank = new Map<string, number>();
-  for (const event of events) firstRank.set(event.documentId, Math.min(firstRank.get(event.documentId) ?? Infinity, RESOLUTION_ORDER.indexOf(event.eventType)));
+  for (const event of events)
+    firstRank.set(
+      event.documentId,
+      Math.min(firstRank.get(event.documentId) ?? Infinity, RESOLUTION_ORDER.indexOf(event.eventType)),
+    );
   await eachWithConcurrency(events, START_CONCURRENCY, async (event) => {
     const queuedBehind = RESOLUTION_ORDER.indexOf(event.eventType) > firstRank.get(event.documentId)!;
     const workflowId = workflowIds.receptionEvent(companyId, event.cufe, event.eventType);
     if (event.resubmitted && (await startedThisRound(temporal, workflowId, event.round))) return;
-    await temporal.client.workflow.start<typeof receptionEvent>('receptionEvent', {
-      workflowId,
-      taskQueue: temporal.taskQueue,
-      args: [{ companyId, eventId: event.id, round: event.round, cufe: event.cufe, eventType: event.eventType, timing }],
-      memo: roundMemo(event),
-      ...(queuedBehind ? { startDelay: timing.wait.initialMs } : {}),
-      // A round's run that completed has recorded its event: only a new round, or a run that failed, is started again.
-      // (An earlier event's wake-up may have started this one, and it may have finished, before the batch got to it.)
-      workflowIdReusePolicy: event.resubmitted ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-      workflowIdConflictPolicy: event.resubmitted ? WorkflowIdConflictPolicy.TERMINATE_EXISTING : WorkflowIdConflictPolicy.USE_EXISTING,
-      typedSearchAttributes: eventAttributes(companyId, event),
-    }).catch((error: unknown) => {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    });
+    await temporal.client.workflow
+      .start<typeof receptionEvent>('receptionEvent', {
+        workflowId,
+        taskQueue: temporal.taskQueue,
+        args: [
+          { companyId, eventId: event.id, round: event.round, cufe: event.cufe, eventType: event.eventType, timing },
+        ],
+        memo: roundMemo(event),
+        ...(queuedBehind ? { startDelay: timing.wait.initialMs } : {}),
+        // A round's run that completed has recorded its event: only a new round, or a run that failed, is started again.
+        // (An earlier event's wake-up may have started this one, and it may have finished, before the batch got to it.)
+        workflowIdReusePolicy: event.resubmitted
+          ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
+          : WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+        workflowIdConflictPolicy: event.resubmitted
+          ? WorkflowIdConflictPolicy.TERMINATE_EXISTING
+          : WorkflowIdConflictPolicy.USE_EXISTING,
+        typedSearchAttributes: eventAttributes(companyId, event),
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      });
   });
 }
 
@@ -86,7 +120,12 @@ export async function startReceptionEvents(temporal: TemporalHandle, companyId: 
  * delay too, which only a signal-with-start does), started if the batch has not started it yet. A closed run is left
  * alone (its round is over).
  */
-export async function wakeReceptionEvent(temporal: TemporalHandle, companyId: string, event: Omit<QueuedReceptionEvent, 'resubmitted'>, timing: ReceptionEventTiming): Promise<void> {
+export async function wakeReceptionEvent(
+  temporal: TemporalHandle,
+  companyId: string,
+  event: Omit<QueuedReceptionEvent, 'resubmitted'>,
+  timing: ReceptionEventTiming,
+): Promise<void> {
   await temporal.client.workflow.signalWithStart<typeof receptionEvent, []>('receptionEvent', {
     workflowId: workflowIds.receptionEvent(companyId, event.cufe, event.eventType),
     taskQueue: temporal.taskQueue,
@@ -104,7 +143,11 @@ export async function wakeReceptionEvent(temporal: TemporalHandle, companyId: st
  * Starting it again (the sweep, after a start that seemed to fail) joins the one already started, and once it has
  * run, the batch is gone and nothing is started twice.
  */
-export async function startReceptionEventBatch(temporal: TemporalHandle, companyId: string, batchId: string): Promise<void> {
+export async function startReceptionEventBatch(
+  temporal: TemporalHandle,
+  companyId: string,
+  batchId: string,
+): Promise<void> {
   const start = () =>
     temporal.client.workflow.start<typeof receptionEventBatch>('receptionEventBatch', {
       workflowId: receptionEventBatchWorkflowId(companyId, batchId),
@@ -130,7 +173,12 @@ export const receptionEventSweepScheduleId = (taskQueue: string) => `reception-e
 export async function scheduleReceptionEventSweep(temporal: TemporalHandle, everyMs: number): Promise<void> {
   const options = {
     spec: { intervals: [{ every: everyMs }] },
-    action: { type: 'startWorkflow' as const, workflowType: 'receptionEventBatchSweep', taskQueue: temporal.taskQueue, args: [{ olderThanMs: everyMs }] },
+    action: {
+      type: 'startWorkflow' as const,
+      workflowType: 'receptionEventBatchSweep',
+      taskQueue: temporal.taskQueue,
+      args: [{ olderThanMs: everyMs }],
+    },
     policies: { overlap: ScheduleOverlapPolicy.SKIP },
   };
   const scheduleId = receptionEventSweepScheduleId(temporal.taskQueue);

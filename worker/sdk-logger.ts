@@ -6,5 +6,7 @@ const PINO_LEVEL = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn',
 
 /** The SDK's own lines (worker state, workflow and activity tasks, retries) in the worker's JSON log, at its level. */
 export function sdkLogger(logger: Logger): DefaultLogger {
-  return new DefaultLogger(SDK_LEVEL[logger.level] ?? 'ERROR', ({ level, message, meta }) => logger[PINO_LEVEL[level]]({ ...meta }, message));
+  return new DefaultLogger(SDK_LEVEL[logger.level] ?? 'ERROR', ({ level, message, meta }) =>
+    logger[PINO_LEVEL[level]]({ ...meta }, message),
+  );
 }

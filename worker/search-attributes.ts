@@ -21,7 +21,10 @@ const NOT_ALLOWED = new Set([7, 12, 16]);
  * Registers the operator search attributes in the namespace; a no-op for those already there. Where the server does
  * not allow it, returns the names that must then exist already (created by the namespace's operators).
  */
-export async function registerSearchAttributes(connection: Connection, namespace: string): Promise<{ notAllowed: string[] } | null> {
+export async function registerSearchAttributes(
+  connection: Connection,
+  namespace: string,
+): Promise<{ notAllowed: string[] } | null> {
   try {
     await register(connection, namespace);
     return null;

@@ -12,7 +12,9 @@ import type { WorkflowInfo } from '@temporalio/workflow';
 import type { Tracing } from '../api/tracing.ts';
 
 /** The SDK's workflow interceptors, a module the bundler puts into the workflow code beside workflows/index.ts. */
-const WORKFLOW_INTERCEPTORS = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+const WORKFLOW_INTERCEPTORS = createRequire(import.meta.url).resolve(
+  '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors',
+);
 
 /** For a client (the API's, the worker's own): a span per start, update, signal or query, whose context travels in the call's headers. */
 export function tracingClientInterceptors(): ClientInterceptors {
@@ -29,9 +31,16 @@ export function tracingWorkerOptions(tracing: Tracing): Pick<WorkerOptions, 'int
   return {
     interceptors: {
       workflowModules: [WORKFLOW_INTERCEPTORS],
-      activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
+      activity: [
+        (ctx) => ({
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
     },
-    sinks: { exporter: { export: { fn: (info, spans: SerializableSpan[]) => exporter.export.fn(identity(info), spans) } } },
+    sinks: {
+      exporter: { export: { fn: (info, spans: SerializableSpan[]) => exporter.export.fn(identity(info), spans) } },
+    },
   };
 }
 

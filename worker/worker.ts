@@ -21,10 +21,12 @@ export interface WorkerSetup {
 
 /** Creates the worker that runs every workflow and activity of the product on its task queue. */
 export async function createWorker(setup: WorkerSetup): Promise<Worker> {
-  const connection = setup.connection ?? (await NativeConnection.connect({ address: setup.config.address, ...setup.config.security }));
+  const connection =
+    setup.connection ?? (await NativeConnection.connect({ address: setup.config.address, ...setup.config.security }));
   const tracing = setup.tracing ? tracingWorkerOptions(setup.tracing) : null;
   // Tracing's workflow interceptors are bundled with the workflows; the worker takes its activity ones and sinks.
-  const workflowBundle = setup.workflowBundle ?? (await bundleInChildProcess(tracing?.interceptors?.workflowModules ?? []));
+  const workflowBundle =
+    setup.workflowBundle ?? (await bundleInChildProcess(tracing?.interceptors?.workflowModules ?? []));
   return Worker.create({
     connection,
     namespace: setup.config.namespace,

@@ -35,24 +35,40 @@ const { recordAccountValidation } = proxyActivities<Activities>({
  * `pending` → `processing` once the service has the request, then `validated`, `rejected` or `validation_error`.
  * A run whose attempt has been superseded by a later change writes nothing.
  */
-export async function bankAccountValidation(input: BankAccountValidationInput): Promise<ValidationStatus | 'superseded'> {
+export async function bankAccountValidation(
+  input: BankAccountValidationInput,
+): Promise<ValidationStatus | 'superseded'> {
   const subject = { companyId: input.companyId, accountId: input.accountId, attempt: input.attempt };
   let state: ValidationState;
   try {
-    const begun = input.validationId ? { validationId: input.validationId, status: 'processing' as const, reason: null } : await beginAccountValidation(subject);
+    const begun = input.validationId
+      ? { validationId: input.validationId, status: 'processing' as const, reason: null }
+      : await beginAccountValidation(subject);
     if (begun === null) return 'superseded';
     state = begun;
     while (state.status === 'processing') {
-      if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof bankAccountValidation>({ ...input, validationId: state.validationId });
+      if (workflowInfo().continueAsNewSuggested)
+        await continueAsNew<typeof bankAccountValidation>({ ...input, validationId: state.validationId });
       await sleep(input.pollIntervalMs);
-      const checked: ValidationState | null = await checkAccountValidation({ ...subject, validationId: state.validationId });
+      const checked: ValidationState | null = await checkAccountValidation({
+        ...subject,
+        validationId: state.validationId,
+      });
       // A later change started its own attempt: this one stops waiting.
       if (checked === null) return 'superseded';
       state = checked;
     }
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
-    state = { validationId: '', status: 'error', reason: `The validation service could not be reached: ${error.cause?.message ?? error.message}` };
+    state = {
+      validationId: '',
+      status: 'error',
+      reason: `The validation service could not be reached: ${error.cause?.message ?? error.message}`,
+    };
   }
-  return recordAccountValidation({ ...subject, outcome: state.status === 'processing' ? 'error' : state.status, reason: state.reason });
+  return recordAccountValidation({
+    ...subject,
+    outcome: state.status === 'processing' ? 'error' : state.status,
+    reason: state.reason,
+  });
 }

@@ -75,7 +75,9 @@ export const STEP_ERRORS = ['step_not_pending', 'not_assigned', 'invalid_decisio
 export type StepErrorCode = (typeof STEP_ERRORS)[number];
 
 /** An update, not a signal: the caller needs to know at once whether the decision was taken. */
-export const completeStepUpdate = defineUpdate<{ status: 'pending' | 'completed' }, [CompleteStepCommand]>('completeStep');
+export const completeStepUpdate = defineUpdate<{ status: 'pending' | 'completed' }, [CompleteStepCommand]>(
+  'completeStep',
+);
 /** An update on the same workflow as step decisions, so that approving and deciding never interleave. */
 export const approveUpdate = defineUpdate<{ approvalStatus: ApprovalStatusValue }, [ApproveCommand]>('approve');
 /** A step that is not decided through the API (accounting, an agent) is resolved by the process that owns it. */
@@ -100,7 +102,8 @@ const inTask = proxyLocalActivities<Activities>(WRITER_OPTIONS);
  */
 const writesInTask = () => !patched('command-writes-as-activities') && patched('command-writes-in-workflow-task');
 
-const refuse = (code: StepErrorCode, message: string) => ApplicationFailure.create({ type: code, message, nonRetryable: true });
+const refuse = (code: StepErrorCode, message: string) =>
+  ApplicationFailure.create({ type: code, message, nonRetryable: true });
 
 /**
  * The life of one received document, as workflow `document/<reference>`: runs the company's flow (approval,
@@ -140,12 +143,14 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
 
   const check = (command: CompleteStepCommand): void => {
     const step = current;
-    if (!step || step.id !== command.stepId || step.status !== 'pending' || claimed === step.id) throw refuse('step_not_pending', 'The step is not pending: query the current step again');
+    if (!step || step.id !== command.stepId || step.status !== 'pending' || claimed === step.id)
+      throw refuse('step_not_pending', 'The step is not pending: query the current step again');
     if (!step.actionable) throw refuse('unsupported_step', 'This step is not decided through this API');
     const assignee = step.assignees.find((person) => person.email === command.actor.email);
     if (!assignee) throw refuse('not_assigned', `${command.actor.email} is not an assignee of this step`);
     if (assignee.acted) throw refuse('step_not_pending', `${command.actor.email} has already acted on this step`);
-    if (command.values.length === 0 || (!step.multiple && command.values.length !== 1)) throw refuse('invalid_decision', step.multiple ? 'Send at least one value' : 'Send exactly one value');
+    if (command.values.length === 0 || (!step.multiple && command.values.length !== 1))
+      throw refuse('invalid_decision', step.multiple ? 'Send at least one value' : 'Send exactly one value');
     if (step.optionsComplete) {
       const offered = new Set(step.options.map((option) => option.value));
       const unknown = command.values.filter((value) => !offered.has(value));
@@ -167,7 +172,15 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
       if (last) claimed = step.id;
       return exclusive(async () => {
         const write = writesInTask() ? inTask.completeStep : completeStep;
-        const written = await write({ companyId: input.companyId, documentId: input.documentId, stepId: step.id, actor: command.actor, values: command.values, comment: command.comment, close: last });
+        const written = await write({
+          companyId: input.companyId,
+          documentId: input.documentId,
+          stepId: step.id,
+          actor: command.actor,
+          values: command.values,
+          comment: command.comment,
+          close: last,
+        });
         if (written.approvalStatus !== approval) setApproval(written.approvalStatus);
         if (last) step.status = 'completed';
         return { status: step.status };
@@ -185,7 +198,13 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
     if (resolves) claimed = resolves.id;
     return exclusive(async () => {
       const write = writesInTask() ? inTask.approveDocument : approveDocument;
-      const written = await write({ companyId: input.companyId, documentId: input.documentId, erpReference: command.erpReference, by: command.by, resolvesStepId: resolves?.id ?? null });
+      const written = await write({
+        companyId: input.companyId,
+        documentId: input.documentId,
+        erpReference: command.erpReference,
+        by: command.by,
+        resolvesStepId: resolves?.id ?? null,
+      });
       if (resolves) resolves.status = 'completed';
       setApproval(written.approvalStatus);
       return { approvalStatus: written.approvalStatus };
@@ -198,7 +217,15 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
     if (!step || !matches(step) || step.status !== 'pending' || step.actionable || claimed === step.id) return;
     claimed = step.id;
     await exclusive(async () => {
-      await completeStep({ companyId: input.companyId, documentId: input.documentId, stepId: step.id, actor: { email: '', name: by }, values: [], comment: null, close: true });
+      await completeStep({
+        companyId: input.companyId,
+        documentId: input.documentId,
+        stepId: step.id,
+        actor: { email: '', name: by },
+        values: [],
+        comment: null,
+        close: true,
+      });
       step.status = 'completed';
     });
   };
@@ -221,7 +248,9 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
     if (approval === 'rejected') break;
     if (!current || current.position !== position) {
       opening = true;
-      current = await exclusive(() => openStep({ companyId: input.companyId, documentId: input.documentId, position, definition }));
+      current = await exclusive(() =>
+        openStep({ companyId: input.companyId, documentId: input.documentId, position, definition }),
+      );
       opening = false;
       if (current.kind === 'approval' && approval !== 'approved') setApproval('in_review');
     }
@@ -235,5 +264,11 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
   // The flow is over; the document still takes approvals. Continue as new before the history gets long.
   await condition(() => workflowInfo().continueAsNewSuggested && !busy);
   await condition(allHandlersFinished);
-  await continueAsNew<typeof documentLifecycle>(input, { flow: snapshot.flow, completedPositions: [...done], openStep: null, approvalStatus: approval, accountingRegistered });
+  await continueAsNew<typeof documentLifecycle>(input, {
+    flow: snapshot.flow,
+    completedPositions: [...done],
+    openStep: null,
+    approvalStatus: approval,
+    accountingRegistered,
+  });
 }

@@ -1,4 +1,14 @@
-import { ActivityFailure, ApplicationFailure, condition, continueAsNew, defineUpdate, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { ImportCounts } from '../activities/fiscal-sync/runs.ts';
 
@@ -38,28 +48,49 @@ export const beginFiscalSyncUpdate = defineUpdate<FiscalSyncBegun, []>('beginFis
 // The first step runs while the API waits: a few quick attempts, then the API answers 503.
 const { createSatExtraction, requestDianAccess } = proxyActivities<Activities>({
   startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '2 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['SatProviderRefused', 'DianCredentialsRefused', 'FiscalSyncRunMissing'] },
+  retry: {
+    initialInterval: '500 milliseconds',
+    maximumInterval: '2 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: ['SatProviderRefused', 'DianCredentialsRefused', 'FiscalSyncRunMissing'],
+  },
 });
 // Verifying and recording are retried until the provider and the database answer: an outage delays a sync, never
 // loses it. They heartbeat while they run, so that one caught by a dying worker is retried within seconds.
 const { checkSatExtraction, recordSyncProgress, recordSyncOutcome } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['SatProviderRefused', 'SatExtractionNotFound', 'FiscalSyncRunMissing'] },
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: ['SatProviderRefused', 'SatExtractionNotFound', 'FiscalSyncRunMissing'],
+  },
 });
 // Imports heartbeat their progress: a worker that dies mid-package is noticed within seconds and the package resumes elsewhere.
 const { importSatPackage, importMailboxWindow } = proxyActivities<Activities>({
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 10, nonRetryableErrorTypes: ['SatProviderRefused', 'SatExtractionNotFound', 'MailboxNotConfigured', 'FiscalSyncRunMissing'] },
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '1 minute',
+    maximumAttempts: 10,
+    nonRetryableErrorTypes: [
+      'SatProviderRefused',
+      'SatExtractionNotFound',
+      'MailboxNotConfigured',
+      'FiscalSyncRunMissing',
+    ],
+  },
 });
 
-const sum = (counts: ImportCounts) => `${counts.created} new document(s), ${counts.existing} already present, ${counts.complements} payment complement(s), ${Object.values(counts.skipped).reduce((total, count) => total + (count ?? 0), 0)} entr(ies) skipped`;
+const sum = (counts: ImportCounts) =>
+  `${counts.created} new document(s), ${counts.existing} already present, ${counts.complements} payment complement(s), ${Object.values(counts.skipped).reduce((total, count) => total + (count ?? 0), 0)} entr(ies) skipped`;
 
 /** The error code an activity failure carries (`details[0].code`), else its type. */
 function failureCode(error: unknown, fallback: string): string {
   const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (cause instanceof ApplicationFailure) return (cause.details?.[0] as { code?: string } | undefined)?.code ?? cause.type ?? fallback;
+  if (cause instanceof ApplicationFailure)
+    return (cause.details?.[0] as { code?: string } | undefined)?.code ?? cause.type ?? fallback;
   return fallback;
 }
 
@@ -102,7 +133,12 @@ export async function fiscalSync(input: FiscalSyncInput): Promise<'finished' | '
     if (!(error instanceof ActivityFailure)) throw error;
     // The API withdrew the run (its wait for the first step ran out): there is nothing left to record.
     if (error.cause instanceof ApplicationFailure && error.cause.type === 'FiscalSyncRunMissing') return 'not_started';
-    await recordSyncOutcome({ ...subject, status: 'failed', errorCode: failureCode(error, 'sync_failed'), message: error.cause?.message ?? error.message });
+    await recordSyncOutcome({
+      ...subject,
+      status: 'failed',
+      errorCode: failureCode(error, 'sync_failed'),
+      message: error.cause?.message ?? error.message,
+    });
     return 'failed';
   }
 }
@@ -112,9 +148,15 @@ async function mexicanSync(input: FiscalSyncInput, extractionId: string): Promis
   const giveUpAt = Date.parse(input.startedAt) + input.timing.giveUpAfterMs;
   let polls = input.polls ?? 0;
   for (;;) {
-    if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof fiscalSync>({ ...input, extractionId, polls });
+    if (workflowInfo().continueAsNewSuggested)
+      await continueAsNew<typeof fiscalSync>({ ...input, extractionId, polls });
     if (Date.now() >= giveUpAt) {
-      await recordSyncOutcome({ ...subject, status: 'failed', errorCode: 'sat_request_timeout', message: `SAT did not finish the request within ${Math.round(input.timing.giveUpAfterMs / 3_600_000)} hours` });
+      await recordSyncOutcome({
+        ...subject,
+        status: 'failed',
+        errorCode: 'sat_request_timeout',
+        message: `SAT did not finish the request within ${Math.round(input.timing.giveUpAfterMs / 3_600_000)} hours`,
+      });
       return 'failed';
     }
     await sleep(Math.min(input.timing.pollMaxMs, Math.round(input.timing.pollInitialMs * 1.5 ** polls)));
@@ -126,12 +168,25 @@ async function mexicanSync(input: FiscalSyncInput, extractionId: string): Promis
       return 'failed';
     }
     if (step.kind === 'empty') {
-      await recordSyncOutcome({ ...subject, status: 'finished', fetchingStatus: 'finished', message: 'SAT found no CFDI received in the window', counts: { created: 0, existing: 0, complements: 0, skipped: {} } });
+      await recordSyncOutcome({
+        ...subject,
+        status: 'finished',
+        fetchingStatus: 'finished',
+        message: 'SAT found no CFDI received in the window',
+        counts: { created: 0, existing: 0, complements: 0, skipped: {} },
+      });
       return 'finished';
     }
     let total: ImportCounts = { created: 0, existing: 0, complements: 0, skipped: {} };
-    for (const [index, packageId] of step.packageIds.entries()) total = add(total, await importSatPackage({ ...subject, packageId, index }));
-    await recordSyncOutcome({ ...subject, status: 'finished', fetchingStatus: 'finished', message: `Downloaded ${step.packageIds.length} package(s): ${sum(total)}`, counts: total });
+    for (const [index, packageId] of step.packageIds.entries())
+      total = add(total, await importSatPackage({ ...subject, packageId, index }));
+    await recordSyncOutcome({
+      ...subject,
+      status: 'finished',
+      fetchingStatus: 'finished',
+      message: `Downloaded ${step.packageIds.length} package(s): ${sum(total)}`,
+      counts: total,
+    });
     return 'finished';
   }
 }
@@ -140,12 +195,24 @@ async function colombianSync(input: FiscalSyncInput): Promise<'finished'> {
   const subject = { companyId: input.companyId, runId: input.runId };
   await recordSyncProgress({ ...subject, status: 'running' });
   const found = await importMailboxWindow(subject);
-  await recordSyncOutcome({ ...subject, status: 'finished', message: `Read ${found.messages} e-mail(s): ${sum(found)}`, counts: found, advanceLastSync: true });
+  await recordSyncOutcome({
+    ...subject,
+    status: 'finished',
+    message: `Read ${found.messages} e-mail(s): ${sum(found)}`,
+    counts: found,
+    advanceLastSync: true,
+  });
   return 'finished';
 }
 
 function add(total: ImportCounts, more: ImportCounts): ImportCounts {
   const skipped = { ...total.skipped };
-  for (const [reason, count] of Object.entries(more.skipped) as [keyof ImportCounts['skipped'], number][]) skipped[reason] = (skipped[reason] ?? 0) + count;
-  return { created: total.created + more.created, existing: total.existing + more.existing, complements: total.complements + more.complements, skipped };
+  for (const [reason, count] of Object.entries(more.skipped) as [keyof ImportCounts['skipped'], number][])
+    skipped[reason] = (skipped[reason] ?? 0) + count;
+  return {
+    created: total.created + more.created,
+    existing: total.existing + more.existing,
+    complements: total.complements + more.complements,
+    skipped,
+  };
 }

@@ -1,4 +1,15 @@
-import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, continueAsNew, defineUpdate, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { Currency } from '../db/money.ts';
 
@@ -25,7 +36,12 @@ export interface NewPaymentCommand {
   exchangeAmountCents: string | null;
   filePath: string | null;
   /** The manual payable: its dates (YYYY-MM-DD), concept and the type asked for. */
-  payable: { issueDate: string; expirationDate: string; concept: string | null; type: 'supplier' | 'advance' | null } | null;
+  payable: {
+    issueDate: string;
+    expirationDate: string;
+    concept: string | null;
+    type: 'supplier' | 'advance' | null;
+  } | null;
 }
 
 /** Where a transfer stands with the gateway. */
@@ -70,7 +86,8 @@ export async function paymentProcess(input: PaymentProcessInput): Promise<'proce
     } catch (error) {
       refused = true;
       // A business refusal reaches the API as itself, so it can answer with its code.
-      if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.nonRetryable) throw error.cause;
+      if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.nonRetryable)
+        throw error.cause;
       throw error;
     }
   });

@@ -1,4 +1,14 @@
-import { ActivityFailure, ApplicationFailure, condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  defineSignal,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { ReceptionEventStatus, ReceptionEventType } from '../db/reception-events/reception-event.entity.ts';
 import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
@@ -30,7 +40,8 @@ export interface ReceptionEventInput {
 }
 
 /** The read-state key of the workflows of one event: `reception-event/<company>/<cufe>/<type>`. */
-export const receptionEventWorkflowId = (companyId: string, cufe: string, eventType: string) => `reception-event/${companyId}/${cufe}/${eventType}`;
+export const receptionEventWorkflowId = (companyId: string, cufe: string, eventType: string) =>
+  `reception-event/${companyId}/${cufe}/${eventType}`;
 
 /** A signal, not an update: an earlier event of the same document reached its final state, so check again now. */
 export const earlierEventSettledSignal = defineSignal('earlierEventSettled');
@@ -49,7 +60,13 @@ export async function receptionEvent(input: ReceptionEventInput): Promise<Recept
   // errors: only transient failures are thrown, and retried with back-off.
   const { advanceReceptionEvent } = proxyLocalActivities<Activities>({
     startToCloseTimeout: submit.timeoutMs,
-    retry: { initialInterval: submit.initialMs, maximumInterval: submit.maxMs, backoffCoefficient: 2, maximumAttempts: submit.attempts, nonRetryableErrorTypes: ['DianRequestRefused'] },
+    retry: {
+      initialInterval: submit.initialMs,
+      maximumInterval: submit.maxMs,
+      backoffCoefficient: 2,
+      maximumAttempts: submit.attempts,
+      nonRetryableErrorTypes: ['DianRequestRefused'],
+    },
   });
   const { failReceptionEvent } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
@@ -79,14 +96,21 @@ export async function receptionEvent(input: ReceptionEventInput): Promise<Recept
       const cause = error instanceof ActivityFailure ? error.cause : error;
       const detail = cause instanceof Error ? cause.message : String(cause);
       const refused = cause instanceof ApplicationFailure && cause.type === 'DianRequestRefused';
-      return failReceptionEvent({ ...subject, reason: refused ? detail : `DIAN could not be reached after ${submit.attempts} attempts: ${detail}` });
+      return failReceptionEvent({
+        ...subject,
+        reason: refused ? detail : `DIAN could not be reached after ${submit.attempts} attempts: ${detail}`,
+      });
     }
     if (step.action === 'done') return step.status;
     if (Date.now() - started >= wait.giveUpMs) {
-      return failReceptionEvent({ ...subject, reason: `Gave up waiting for event ${step.waitingFor.join(', ')} of the same document to reach a final state` });
+      return failReceptionEvent({
+        ...subject,
+        reason: `Gave up waiting for event ${step.waitingFor.join(', ')} of the same document to reach a final state`,
+      });
     }
     // A week of re-checks makes a long history: carry on in a fresh run, still waiting.
-    if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof receptionEvent>({ ...input, startWaiting: true, waitingSince: started });
+    if (workflowInfo().continueAsNewSuggested)
+      await continueAsNew<typeof receptionEvent>({ ...input, startWaiting: true, waitingSince: started });
     await waitForEarlier();
   }
 }
@@ -105,7 +129,8 @@ export interface ReceptionEventBatchInput {
 }
 
 /** The read-state key of a batch's workflow: `reception-event-batch/<company>/<batch>`. */
-export const receptionEventBatchWorkflowId = (companyId: string, batchId: string) => `reception-event-batch/${companyId}/${batchId}`;
+export const receptionEventBatchWorkflowId = (companyId: string, batchId: string) =>
+  `reception-event-batch/${companyId}/${batchId}`;
 
 /**
  * The events of one request, as workflow `reception-event-batch/<company>/<batch>`: starts the workflow of each event
@@ -115,12 +140,18 @@ export const receptionEventBatchWorkflowId = (companyId: string, batchId: string
 export async function receptionEventBatch(input: ReceptionEventBatchInput): Promise<void> {
   // Starting 800 workflows takes seconds, and starting one again is a no-op: a worker that died mid-batch is retried
   // after a minute, not after ten with the batch's events held in `processing`.
-  const { startReceptionEventWorkflows } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '1 minute' } });
+  const { startReceptionEventWorkflows } = proxyActivities<Activities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  });
   await startReceptionEventWorkflows(input);
 }
 
 /** Run by a schedule: starts the batch workflow of every batch queued over `olderThanMs` ago and still pending. */
 export async function receptionEventBatchSweep(input: { olderThanMs: number }): Promise<number> {
-  const { handOverStrandedReceptionEventBatches } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 } });
+  const { handOverStrandedReceptionEventBatches } = proxyActivities<Activities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
+  });
   return handOverStrandedReceptionEventBatches(input);
 }

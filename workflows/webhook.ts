@@ -31,19 +31,30 @@ export function backoffMs(retry: WebhookDeliveryInput['retry'], next: number, ra
  */
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'delivered' | 'failed' | 'rejected'> {
   // The activity's own retries cover our side (database down); the receiver's failures are counted as attempts here.
-  const options = { startToCloseTimeout: `${input.timeoutSeconds + 30} seconds`, retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 20 } };
+  const options = {
+    startToCloseTimeout: `${input.timeoutSeconds + 30} seconds`,
+    retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 20 },
+  };
   const scheduled = proxyActivities<Activities>({ ...options, heartbeatTimeout: '10 seconds' });
   // An attempt runs inside the workflow task, as a local activity, saving the server round trips of a scheduled one;
   // either way it may run twice after a crash, and a delivery it finds recorded as final is not sent again.
-  const attemptDelivery = patched('delivery-attempt-in-task') ? proxyLocalActivities<Activities>(options).attemptDelivery : scheduled.attemptDelivery;
+  const attemptDelivery = patched('delivery-attempt-in-task')
+    ? proxyLocalActivities<Activities>(options).attemptDelivery
+    : scheduled.attemptDelivery;
   let lastError: string | null = null;
   const first = input.firstAttempt ?? 1;
   for (let count = 1; count <= input.attempts; count++) {
     if (count > 1) await sleep(backoffMs(input.retry, count, Math.random()));
-    const result = await attemptDelivery({ companyId: input.companyId, deliveryId: input.deliveryId, attempt: first + count - 1 });
+    const result = await attemptDelivery({
+      companyId: input.companyId,
+      deliveryId: input.deliveryId,
+      attempt: first + count - 1,
+    });
     if (result.outcome !== 'retry') {
       if (result.outcome === 'delivered' && input.event === 'document.accounted' && input.documentId) {
-        await getExternalWorkflowHandle(`document/${input.documentId}`).signal(accountingRegisteredSignal).catch(() => undefined);
+        await getExternalWorkflowHandle(`document/${input.documentId}`)
+          .signal(accountingRegisteredSignal)
+          .catch(() => undefined);
       }
       return result.outcome;
     }

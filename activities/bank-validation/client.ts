@@ -19,7 +19,6 @@ export interface ValidationRequest {
   holder_document_number: string;
 }
 
-
 /** The bank-account validation service over fetch: requests a validation (idempotent per key) and reads its outcome. */
 export function bankValidationClient(baseUrl: string) {
   const url = serviceUrl(baseUrl, 'BANK_VALIDATION_URL');
@@ -32,7 +31,9 @@ export function bankValidationClient(baseUrl: string) {
     },
     /** The validation's current state; null when the service does not know it. */
     async getValidation(validationId: string): Promise<ValidationView | null> {
-      const response = await fetch(url(`/validations/${encodeURIComponent(validationId)}`), { signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS) });
+      const response = await fetch(url(`/validations/${encodeURIComponent(validationId)}`), {
+        signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS),
+      });
       const body = await readJson(response);
       if (response.status === 404) return null;
       if (response.status === 200) return ValidationView.parse(body);

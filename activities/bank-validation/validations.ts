@@ -15,13 +15,25 @@ interface Subject {
   attempt: number;
 }
 
-const OUTCOMES: Record<'valid' | 'invalid' | 'error', ValidationStatus> = { valid: 'validated', invalid: 'rejected', error: 'validation_error' };
+const OUTCOMES: Record<'valid' | 'invalid' | 'error', ValidationStatus> = {
+  valid: 'validated',
+  invalid: 'rejected',
+  error: 'validation_error',
+};
 
 /** Runs `work` on the account while this attempt is still its current one; null once a later change superseded it. */
-async function whileCurrent<T>(orm: Orm, subject: Subject, work: (account: BeneficiaryBankAccount) => T): Promise<T | null> {
+async function whileCurrent<T>(
+  orm: Orm,
+  subject: Subject,
+  work: (account: BeneficiaryBankAccount) => T,
+): Promise<T | null> {
   const em = companyEm(orm, subject.companyId);
   return em.transactional(async (tx) => {
-    const account = await tx.findOne(BeneficiaryBankAccount, { id: subject.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const account = await tx.findOne(
+      BeneficiaryBankAccount,
+      { id: subject.accountId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
     return account && account.validationAttempt === subject.attempt ? work(account) : null;
   });
 }
@@ -30,8 +42,15 @@ async function whileCurrent<T>(orm: Orm, subject: Subject, work: (account: Benef
  * Asks the validation service to validate the account as it is in this attempt (the account and attempt are the
  * idempotency key), then marks it `processing`. Null when the attempt has been superseded.
  */
-export async function beginAccountValidation(deps: BankValidationDeps, subject: Subject): Promise<ValidationState | null> {
-  const account = await companyEm(deps.orm, subject.companyId).findOne(BeneficiaryBankAccount, { id: subject.accountId }, { populate: ['bank'] });
+export async function beginAccountValidation(
+  deps: BankValidationDeps,
+  subject: Subject,
+): Promise<ValidationState | null> {
+  const account = await companyEm(deps.orm, subject.companyId).findOne(
+    BeneficiaryBankAccount,
+    { id: subject.accountId },
+    { populate: ['bank'] },
+  );
   if (!account || account.validationAttempt !== subject.attempt) return null;
   const view = await deps.validation.requestValidation(`${account.id}/${subject.attempt}`, {
     country: account.bank.country,
@@ -50,16 +69,31 @@ export async function beginAccountValidation(deps: BankValidationDeps, subject: 
 }
 
 /** Where the service says the validation stands (one it does not know is an error); null once the attempt is superseded. */
-export async function checkAccountValidation(deps: BankValidationDeps, input: Subject & { validationId: string }): Promise<ValidationState | null> {
-  const account = await companyEm(deps.orm, input.companyId).findOne(BeneficiaryBankAccount, { id: input.accountId }, { fields: ['validationAttempt'] });
+export async function checkAccountValidation(
+  deps: BankValidationDeps,
+  input: Subject & { validationId: string },
+): Promise<ValidationState | null> {
+  const account = await companyEm(deps.orm, input.companyId).findOne(
+    BeneficiaryBankAccount,
+    { id: input.accountId },
+    { fields: ['validationAttempt'] },
+  );
   if (!account || account.validationAttempt !== input.attempt) return null;
   const view = await deps.validation.getValidation(input.validationId);
-  if (!view) return { validationId: input.validationId, status: 'error', reason: 'The validation service does not know this validation' };
+  if (!view)
+    return {
+      validationId: input.validationId,
+      status: 'error',
+      reason: 'The validation service does not know this validation',
+    };
   return { validationId: view.id, status: view.status, reason: view.reason ?? null };
 }
 
 /** Writes the outcome (`validated`, `rejected` or `validation_error`) unless a later change superseded this attempt. */
-export async function recordAccountValidation(orm: Orm, input: Subject & { outcome: 'valid' | 'invalid' | 'error'; reason: string | null }): Promise<ValidationStatus | 'superseded'> {
+export async function recordAccountValidation(
+  orm: Orm,
+  input: Subject & { outcome: 'valid' | 'invalid' | 'error'; reason: string | null },
+): Promise<ValidationStatus | 'superseded'> {
   const written = await whileCurrent(orm, input, (account) => {
     account.validationStatus = OUTCOMES[input.outcome];
     account.validationMessage = input.outcome === 'valid' ? null : input.reason;

@@ -57,7 +57,11 @@ export function bareNit(value: string | null | undefined): string {
 }
 
 const partyTaxScheme = (party: Party) => ({
-  PartyTaxScheme: { RegistrationName: party.name, CompanyID: { schemeAgencyID: '195', schemeName: '31', value: party.nit }, TaxScheme: { ID: '01', Name: 'IVA' } },
+  PartyTaxScheme: {
+    RegistrationName: party.name,
+    CompanyID: { schemeAgencyID: '195', schemeName: '31', value: party.nit },
+    TaxScheme: { ID: '01', Name: 'IVA' },
+  },
 });
 
 /** `cac:IssuerParty/cac:Person` as the official 030 example writes it: the ID's check digit in `@schemeID`, when numeric. */
@@ -65,7 +69,11 @@ function issuerParty(person: RadianPerson) {
   const checkDigit = dianCheckDigit(person.idNumber);
   return {
     Person: {
-      ID: { ...(checkDigit === null ? {} : { schemeID: checkDigit }), schemeName: person.idType, value: person.idNumber },
+      ID: {
+        ...(checkDigit === null ? {} : { schemeID: checkDigit }),
+        schemeName: person.idType,
+        value: person.idNumber,
+      },
       FirstName: person.firstName,
       FamilyName: person.familyName,
       JobTitle: person.jobTitle,
@@ -76,7 +84,8 @@ function issuerParty(person: RadianPerson) {
 
 /** The ApplicationResponse of one event, with its CUDE. Throws for a 030 or 032 without its person, which DIAN refuses. */
 export function applicationResponse(event: EventRendition) {
-  if (carriesPerson(event.eventCode) && !event.person) throw new Error(`Event ${event.eventCode} needs the person who receives for the buyer`);
+  if (carriesPerson(event.eventCode) && !event.person)
+    throw new Error(`Event ${event.eventCode} needs the person who receives for the buyer`);
   const stamp = bogotaTime(event.signedAt);
   const [issueDate, issueTime] = [stamp.slice(0, 10), stamp.slice(11)];
   const cude = eventCude({
@@ -97,7 +106,10 @@ export function applicationResponse(event: EventRendition) {
       `Manifiesto bajo la gravedad de juramento que transcurridos 3 días hábiles siguientes a la fecha de recepción de la mercancía o del servicio en la referida factura de este evento, el adquirente ${event.sender.name} identificado con NIT ${event.sender.nit} no manifestó expresamente la aceptación o rechazo de la referida factura, ni reclamó en contra de su contenido.`,
     );
   }
-  const responseCode = event.eventCode === '031' && event.claim ? { value: '031', listID: event.claim.code, name: CLAIM_CONCEPTS[event.claim.code] ?? '' } : { value: event.eventCode };
+  const responseCode =
+    event.eventCode === '031' && event.claim
+      ? { value: '031', listID: event.claim.code, name: CLAIM_CONCEPTS[event.claim.code] ?? '' }
+      : { value: event.eventCode };
   return {
     ApplicationResponse: {
       UBLVersionID: 'UBL 2.1',
@@ -113,7 +125,11 @@ export function applicationResponse(event: EventRendition) {
       ReceiverParty: partyTaxScheme(event.receiver),
       DocumentResponse: {
         Response: { ResponseCode: responseCode, Description: EVENT_DESCRIPTIONS[event.eventCode] },
-        DocumentReference: { ID: event.invoice.number, UUID: { schemeName: 'CUFE-SHA384', value: event.invoice.cufe }, DocumentTypeCode: '01' },
+        DocumentReference: {
+          ID: event.invoice.number,
+          UUID: { schemeName: 'CUFE-SHA384', value: event.invoice.cufe },
+          DocumentTypeCode: '01',
+        },
         ...(event.person && carriesPerson(event.eventCode) ? { IssuerParty: issuerParty(event.person) } : {}),
       },
     },

@@ -24,7 +24,8 @@ const REQUEST_TIMEOUT_MS = 15_000;
 /** "Documento procesado anteriormente": DIAN's answer to an event it already holds. */
 const REPEATED_RULE = /^Regla:\s*90\b/;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Answers that may succeed later: no answer, a timeout, throttling, or DIAN's side failing. */
 const transient = (message: string) => ApplicationFailure.retryable(message, 'DianUnavailable');
@@ -45,11 +46,20 @@ export async function sendEventUpdateStatus(baseUrl: string, event: ApplicationR
     });
   } catch (thrown) {
     const cause = thrown as Error;
-    throw transient(cause.name === 'TimeoutError' ? `No answer within ${REQUEST_TIMEOUT_MS / 1000} s` : `${cause.message}${cause.cause ? `: ${(cause.cause as Error).message}` : ''}`);
+    throw transient(
+      cause.name === 'TimeoutError'
+        ? `No answer within ${REQUEST_TIMEOUT_MS / 1000} s`
+        : `${cause.message}${cause.cause ? `: ${(cause.cause as Error).message}` : ''}`,
+    );
   }
   const text = await response.text();
-  if (response.status === 408 || response.status === 429 || response.status >= 500) throw transient(`DIAN answered HTTP ${response.status}`);
-  if (response.status !== 200) throw ApplicationFailure.nonRetryable(`DIAN refused the request with HTTP ${response.status}: ${text.slice(0, 300)}`, 'DianRequestRefused');
+  if (response.status === 408 || response.status === 429 || response.status >= 500)
+    throw transient(`DIAN answered HTTP ${response.status}`);
+  if (response.status !== 200)
+    throw ApplicationFailure.nonRetryable(
+      `DIAN refused the request with HTTP ${response.status}: ${text.slice(0, 300)}`,
+      'DianRequestRefused',
+    );
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -57,13 +67,18 @@ export async function sendEventUpdateStatus(baseUrl: string, event: ApplicationR
     throw transient('DIAN answered something that is not a SendEventUpdateStatus response');
   }
   if (!isObject(body) || typeof body.IsValid !== 'boolean') throw transient('DIAN answered without IsValid');
-  const errors = Array.isArray(body.ErrorMessage) ? body.ErrorMessage.filter((entry): entry is string => typeof entry === 'string') : [];
+  const errors = Array.isArray(body.ErrorMessage)
+    ? body.ErrorMessage.filter((entry): entry is string => typeof entry === 'string')
+    : [];
   const accepted = body.IsValid === true && body.StatusCode === '00';
   return {
     accepted,
     alreadyRegistered: !accepted && errors.length > 0 && errors.every((error) => REPEATED_RULE.test(error)),
     statusCode: typeof body.StatusCode === 'string' ? body.StatusCode : '',
-    errors: errors.length || accepted ? errors : [typeof body.StatusDescription === 'string' ? body.StatusDescription : 'Rejected by DIAN without a reason'],
+    errors:
+      errors.length || accepted
+        ? errors
+        : [typeof body.StatusDescription === 'string' ? body.StatusDescription : 'Rejected by DIAN without a reason'],
     registeredAt: registrationTime(body.XmlBase64Bytes),
     raw: body,
   };
@@ -73,7 +88,9 @@ export async function sendEventUpdateStatus(baseUrl: string, event: ApplicationR
 function registrationTime(encoded: unknown): Date | null {
   if (typeof encoded !== 'string' || encoded === '') return null;
   try {
-    const document = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as { ApplicationResponse?: { IssueDate?: unknown; IssueTime?: unknown } };
+    const document = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as {
+      ApplicationResponse?: { IssueDate?: unknown; IssueTime?: unknown };
+    };
     const { IssueDate, IssueTime } = document.ApplicationResponse ?? {};
     if (typeof IssueDate !== 'string' || typeof IssueTime !== 'string') return null;
     const instant = new Date(`${IssueDate}T${IssueTime}`);

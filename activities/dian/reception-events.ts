@@ -33,7 +33,8 @@ export interface ReceptionEventSubject {
 export type ReceptionEventOutcome = ReceptionEventStatus | 'superseded';
 
 /** Where the event stands for the workflow: to wait for an earlier event of its document, or done. */
-export type ReceptionEventStep = { action: 'wait'; waitingFor: ReceptionEventType[] } | { action: 'done'; status: ReceptionEventOutcome };
+export type ReceptionEventStep =
+  { action: 'wait'; waitingFor: ReceptionEventType[] } | { action: 'done'; status: ReceptionEventOutcome };
 
 type Deps = Pick<ActivityDeps, 'orm' | 'outside' | 'environment' | 'temporal' | 'logger'>;
 
@@ -41,15 +42,32 @@ type Deps = Pick<ActivityDeps, 'orm' | 'outside' | 'environment' | 'temporal' | 
  * Wakes the next event of the same document still processing, which may be waiting for this one. Only the next: when
  * it is final it wakes the one after it, so each waiting event is woken once. Best effort: its own timer covers a miss.
  */
-async function wakeNext(deps: Deps, em: EntityManager, event: Pick<ReceptionEventForSubmission, 'documentId' | 'cufe' | 'eventType'>, subject: ReceptionEventSubject): Promise<void> {
+async function wakeNext(
+  deps: Deps,
+  em: EntityManager,
+  event: Pick<ReceptionEventForSubmission, 'documentId' | 'cufe' | 'eventType'>,
+  subject: ReceptionEventSubject,
+): Promise<void> {
   const next = await nextProcessingEvent(em, subject.companyId, event.documentId, resolvedAfter(event.eventType));
   if (!next) return;
-  const sibling = { id: next.id, documentId: event.documentId, cufe: event.cufe, eventType: next.eventType, round: next.round };
+  const sibling = {
+    id: next.id,
+    documentId: event.documentId,
+    cufe: event.cufe,
+    eventType: next.eventType,
+    round: next.round,
+  };
   await wakeReceptionEvent(deps.temporal, subject.companyId, sibling, subject.timing).catch(() => undefined);
 }
 
 /** Writes the final state, only if this round is still the row's and still processing; a retried activity writes it once. */
-async function finish(deps: Deps, em: EntityManager, event: ReceptionEventForSubmission, subject: ReceptionEventSubject, final: ReceptionEventFinal): Promise<ReceptionEventOutcome> {
+async function finish(
+  deps: Deps,
+  em: EntityManager,
+  event: ReceptionEventForSubmission,
+  subject: ReceptionEventSubject,
+  final: ReceptionEventFinal,
+): Promise<ReceptionEventOutcome> {
   if (!(await recordFinalState(em, subject.companyId, subject.eventId, subject.round, final, new Date()))) {
     const fresh = await receptionEventForSubmission(em, subject.companyId, subject.eventId);
     return fresh && fresh.round === subject.round ? fresh.status : 'superseded';
@@ -68,9 +86,15 @@ function renditionOf(event: ReceptionEventForSubmission, signedAt: Date, environ
     profileExecutionId: environment === 'production' ? '1' : '2',
     sender: { name: company.name, nit: bareNit(credential?.dianNit ?? company.taxId) },
     // DIAN expects 034 from the seller; the spec lets the buyer send it, and DIAN decides what it makes of ours.
-    receiver: event.eventType === '034' ? { name: 'Unidad Especial Dirección de Impuestos y Aduanas Nacionales', nit: DIAN_NIT } : { name: seller?.name ?? '', nit: bareNit(seller?.identifierNumber) },
+    receiver:
+      event.eventType === '034'
+        ? { name: 'Unidad Especial Dirección de Impuestos y Aduanas Nacionales', nit: DIAN_NIT }
+        : { name: seller?.name ?? '', nit: bareNit(seller?.identifierNumber) },
     invoice: { number: document.documentNumber, cufe: event.cufe },
-    claim: event.eventType === '031' && event.claim ? { code: event.claim.code, description: event.claim.description ?? '' } : null,
+    claim:
+      event.eventType === '031' && event.claim
+        ? { code: event.claim.code, description: event.claim.description ?? '' }
+        : null,
     person: carriesPerson(event.eventType) ? (credential?.dianEventPerson ?? null) : null,
   });
 }
@@ -122,7 +146,15 @@ export async function advanceReceptionEvent(deps: Deps, subject: ReceptionEventS
   });
   if (verdict.kind === 'wait') return { action: 'wait', waitingFor: verdict.on };
   if (verdict.kind === 'reject') {
-    return { action: 'done', status: await finish(deps, em, event, subject, { status: 'rejected', message: verdict.reason, dianResponse: { source: 'ordering_rules', rule: verdict.rule }, issueDate: null }) };
+    return {
+      action: 'done',
+      status: await finish(deps, em, event, subject, {
+        status: 'rejected',
+        message: verdict.reason,
+        dianResponse: { source: 'ordering_rules', rule: verdict.rule },
+        issueDate: null,
+      }),
+    };
   }
 
   const unsendable = missingPerson(event);
@@ -132,19 +164,38 @@ export async function advanceReceptionEvent(deps: Deps, subject: ReceptionEventS
   await countSubmission(em, subject.companyId, event.id, subject.round, signedAt);
   const answer = await sendEventUpdateStatus(deps.outside.dianUrl, rendition);
   const dianResponse = { source: 'dian', cude: rendition.ApplicationResponse.UUID.value, answer: answer.raw };
-  const status = answer.accepted || answer.alreadyRegistered
-    ? await finish(deps, em, event, subject, { status: 'accepted', message: null, dianResponse, issueDate: answer.registeredAt ?? new Date() })
-    : await finish(deps, em, event, subject, { status: 'rejected', message: answer.errors.join('; '), dianResponse, issueDate: null });
+  const status =
+    answer.accepted || answer.alreadyRegistered
+      ? await finish(deps, em, event, subject, {
+          status: 'accepted',
+          message: null,
+          dianResponse,
+          issueDate: answer.registeredAt ?? new Date(),
+        })
+      : await finish(deps, em, event, subject, {
+          status: 'rejected',
+          message: answer.errors.join('; '),
+          dianResponse,
+          issueDate: null,
+        });
   return { action: 'done', status };
 }
 
 /** Records that the event could not be submitted (DIAN unreachable after every retry, or a wait that never ended). */
-export async function failReceptionEvent(deps: Deps, input: ReceptionEventSubject & { reason: string }): Promise<ReceptionEventOutcome> {
+export async function failReceptionEvent(
+  deps: Deps,
+  input: ReceptionEventSubject & { reason: string },
+): Promise<ReceptionEventOutcome> {
   const em = companyEm(deps.orm, input.companyId);
   const event = await current(em, input);
   if (!event) return 'superseded';
   if (event.status !== 'processing') return event.status;
-  return finish(deps, em, event, input, { status: 'failed', message: input.reason, dianResponse: null, issueDate: null });
+  return finish(deps, em, event, input, {
+    status: 'failed',
+    message: input.reason,
+    dianResponse: null,
+    issueDate: null,
+  });
 }
 
 /**
@@ -157,11 +208,18 @@ export async function startBatchWorkflows(deps: Deps, input: ReceptionEventBatch
   if (input.batchId) {
     const batch = await pendingReceptionEventBatch(em, input.companyId, input.batchId);
     if (!batch) return;
-    await startReceptionEvents(deps.temporal, input.companyId, await queuedReceptionEvents(em, input.companyId, batch.eventIds, batch.resubmittedIds), batch.timing);
+    await startReceptionEvents(
+      deps.temporal,
+      input.companyId,
+      await queuedReceptionEvents(em, input.companyId, batch.eventIds, batch.resubmittedIds),
+      batch.timing,
+    );
     await removeReceptionEventBatch(em, input.companyId, input.batchId);
     return;
   }
-  const events = input.events ?? (await queuedReceptionEvents(em, input.companyId, input.eventIds ?? [], input.resubmittedIds ?? []));
+  const events =
+    input.events ??
+    (await queuedReceptionEvents(em, input.companyId, input.eventIds ?? [], input.resubmittedIds ?? []));
   await startReceptionEvents(deps.temporal, input.companyId, events, input.timing!);
 }
 
@@ -170,8 +228,16 @@ const SWEEP_LIMIT = 500;
 
 /** Starts the batch workflow of each batch queued over `olderThanMs` ago whose hand-over never happened; returns how many. */
 export async function handOverStrandedBatches(deps: Deps, input: { olderThanMs: number }): Promise<number> {
-  const stranded = await strandedReceptionEventBatches(systemEm(deps.orm), new Date(Date.now() - input.olderThanMs), SWEEP_LIMIT);
+  const stranded = await strandedReceptionEventBatches(
+    systemEm(deps.orm),
+    new Date(Date.now() - input.olderThanMs),
+    SWEEP_LIMIT,
+  );
   for (const batch of stranded) await startReceptionEventBatch(deps.temporal, batch.companyId, batch.id);
-  if (stranded.length > 0) deps.logger.warn({ batches: stranded.length }, 'handed over reception-event batches whose workflow had not started');
+  if (stranded.length > 0)
+    deps.logger.warn(
+      { batches: stranded.length },
+      'handed over reception-event batches whose workflow had not started',
+    );
   return stranded.length;
 }

@@ -10,27 +10,43 @@ export interface DianAccessToken {
 }
 
 const REQUEST_TIMEOUT_MS = 15_000;
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const unavailable = (message: string) => ApplicationFailure.retryable(message, 'DianUnavailable');
 
 /** Requests an access token; throws DianUnavailable (retryable) or DianCredentialsRefused (not retryable). */
-export async function requestDianAccessToken(baseUrl: string, credentials: { nit: string; legalRepresentative: string }): Promise<DianAccessToken> {
-  if (!baseUrl) throw ApplicationFailure.nonRetryable('DIAN_AUTH_URL / DIAN_URL is not configured', 'DianCredentialsRefused', { code: 'dian_not_configured' });
+export async function requestDianAccessToken(
+  baseUrl: string,
+  credentials: { nit: string; legalRepresentative: string },
+): Promise<DianAccessToken> {
+  if (!baseUrl)
+    throw ApplicationFailure.nonRetryable('DIAN_AUTH_URL / DIAN_URL is not configured', 'DianCredentialsRefused', {
+      code: 'dian_not_configured',
+    });
   let response: Response;
   try {
     response = await fetch(new URL('auth/token', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`), {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'accounts-payable-fiscal-sync/1' },
-      body: JSON.stringify({ identification_type: 'NIT', nit: credentials.nit, legal_representative: credentials.legalRepresentative }),
+      body: JSON.stringify({
+        identification_type: 'NIT',
+        nit: credentials.nit,
+        legal_representative: credentials.legalRepresentative,
+      }),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       redirect: 'manual',
     });
   } catch (thrown) {
     const cause = thrown as Error;
-    throw unavailable(cause.name === 'TimeoutError' ? `DIAN did not answer within ${REQUEST_TIMEOUT_MS / 1000} s` : `DIAN is unreachable: ${cause.message}`);
+    throw unavailable(
+      cause.name === 'TimeoutError'
+        ? `DIAN did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`
+        : `DIAN is unreachable: ${cause.message}`,
+    );
   }
   const text = await response.text();
-  if (response.status === 408 || response.status === 429 || response.status >= 500) throw unavailable(`DIAN answered HTTP ${response.status}`);
+  if (response.status === 408 || response.status === 429 || response.status >= 500)
+    throw unavailable(`DIAN answered HTTP ${response.status}`);
   let body: unknown = null;
   try {
     body = JSON.parse(text);
@@ -40,8 +56,13 @@ export async function requestDianAccessToken(baseUrl: string, credentials: { nit
   if (!response.ok) {
     const error = isObject(body) && isObject(body.error) ? body.error : {};
     const message = typeof error.message === 'string' ? error.message : text.slice(0, 300);
-    throw ApplicationFailure.nonRetryable(`DIAN refused the access-token request: ${message}`, 'DianCredentialsRefused', { code: typeof error.code === 'string' ? error.code : `http_${response.status}` });
+    throw ApplicationFailure.nonRetryable(
+      `DIAN refused the access-token request: ${message}`,
+      'DianCredentialsRefused',
+      { code: typeof error.code === 'string' ? error.code : `http_${response.status}` },
+    );
   }
-  if (!isObject(body) || typeof body.request_id !== 'string') throw unavailable('DIAN answered the access-token request without a request id');
+  if (!isObject(body) || typeof body.request_id !== 'string')
+    throw unavailable('DIAN answered the access-token request without a request id');
   return { requestId: body.request_id, expiresAt: typeof body.expires_at === 'string' ? body.expires_at : null };
 }

@@ -22,21 +22,39 @@ export async function requestDianAccess(deps: DianSyncDeps, subject: SyncSubject
   const { em, run } = await loadRun(deps.orm, subject);
   const credential = await em.findOne(FiscalCredential, {});
   if (!credential?.dianNit || !credential.dianLegalRepresentative) {
-    throw ApplicationFailure.nonRetryable('DIAN credentials are missing', 'DianCredentialsRefused', { code: 'dian_credentials_not_configured' });
+    throw ApplicationFailure.nonRetryable('DIAN credentials are missing', 'DianCredentialsRefused', {
+      code: 'dian_credentials_not_configured',
+    });
   }
-  const token = await requestDianAccessToken(deps.dianAuthUrl, { nit: credential.dianNit, legalRepresentative: credential.dianLegalRepresentative });
-  await recordSyncProgress(deps.orm, { ...subject, message: `DIAN access token requested (${token.requestId}); waiting for e-mail from ${run.syncFrom} to ${run.syncTo}` });
+  const token = await requestDianAccessToken(deps.dianAuthUrl, {
+    nit: credential.dianNit,
+    legalRepresentative: credential.dianLegalRepresentative,
+  });
+  await recordSyncProgress(deps.orm, {
+    ...subject,
+    message: `DIAN access token requested (${token.requestId}); waiting for e-mail from ${run.syncFrom} to ${run.syncTo}`,
+  });
   return { requestId: token.requestId };
 }
 
 /** Imports every fiscal XML of the e-mails that arrived in the run's window, heartbeating its progress. */
-export async function importMailboxWindow(deps: DianSyncDeps, subject: SyncSubject): Promise<ImportCounts & { messages: number }> {
-  if (!deps.mailboxDir) throw ApplicationFailure.nonRetryable('DIAN_MAILBOX_DIR is not configured', 'MailboxNotConfigured', { code: 'mailbox_not_configured' });
+export async function importMailboxWindow(
+  deps: DianSyncDeps,
+  subject: SyncSubject,
+): Promise<ImportCounts & { messages: number }> {
+  if (!deps.mailboxDir)
+    throw ApplicationFailure.nonRetryable('DIAN_MAILBOX_DIR is not configured', 'MailboxNotConfigured', {
+      code: 'mailbox_not_configured',
+    });
   const progress: ImportProgress = resumedProgress() ?? { unit: 0, file: 0, counts: noCounts() };
   const stop = keepHeartbeating(() => progress);
   try {
     const { run } = await loadRun(deps.orm, subject);
-    const items = await mailboxItems(deps.mailboxDir, subject.companyId, colombianWindowInstants({ from: run.syncFrom, to: run.syncTo }));
+    const items = await mailboxItems(
+      deps.mailboxDir,
+      subject.companyId,
+      colombianWindowInstants({ from: run.syncFrom, to: run.syncTo }),
+    );
     for (; progress.unit < items.length; progress.unit++, progress.file = 0) {
       const item = items[progress.unit]!;
       const { files, skipped } = documentsInMailboxItem(item.name, await readMailboxItem(item));

@@ -49,7 +49,14 @@ export function resumedProgress(): ImportProgress | null {
  * Imports files for a company, adding to `counts`; payment receipts whose paid documents were not known yet are tried
  * again once the others are in (a package lists files in no particular order). `onFile` runs after each file.
  */
-export async function importFiles(deps: ImportDeps, companyId: string, files: readonly XmlFile[], counts: ImportCounts, from: number, onFile: (next: number) => void): Promise<void> {
+export async function importFiles(
+  deps: ImportDeps,
+  companyId: string,
+  files: readonly XmlFile[],
+  counts: ImportCounts,
+  from: number,
+  onFile: (next: number) => void,
+): Promise<void> {
   const pendingComplements: XmlFile[] = [];
   for (let index = from; index < files.length; index++) {
     const file = files[index]!;
@@ -62,9 +69,19 @@ export async function importFiles(deps: ImportDeps, companyId: string, files: re
 
 const noCount = (): ImportCounts => ({ created: 0, existing: 0, complements: 0, skipped: {} });
 
-async function importOne(deps: ImportDeps, companyId: string, file: XmlFile, counts: ImportCounts): Promise<'done' | 'complement_pending'> {
+async function importOne(
+  deps: ImportDeps,
+  companyId: string,
+  file: XmlFile,
+  counts: ImportCounts,
+): Promise<'done' | 'complement_pending'> {
   try {
-    const result = await importFiscalDocument(deps, { companyId, fileName: file.name, xml: utf8.decode(file.bytes), source: 'fiscal' });
+    const result = await importFiscalDocument(deps, {
+      companyId,
+      fileName: file.name,
+      xml: utf8.decode(file.bytes),
+      source: 'fiscal',
+    });
     if (result.kind === 'payment_complement') {
       counts.complements += 1;
       return result.unknownDocuments.length ? 'complement_pending' : 'done';
@@ -72,7 +89,8 @@ async function importOne(deps: ImportDeps, companyId: string, file: XmlFile, cou
     if (result.created) counts.created += 1;
     else counts.existing += 1;
   } catch (error) {
-    const reason = error instanceof FiscalDocumentError ? 'invalid_document' : error instanceof ImportRejected ? 'refused' : null;
+    const reason =
+      error instanceof FiscalDocumentError ? 'invalid_document' : error instanceof ImportRejected ? 'refused' : null;
     if (!reason) throw error;
     counts.skipped[reason] = (counts.skipped[reason] ?? 0) + 1;
   }

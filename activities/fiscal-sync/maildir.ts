@@ -15,7 +15,11 @@ export interface MailboxItem {
 }
 
 /** The items delivered to a company's mailbox in [from, until), oldest first; none when it has no mailbox yet. */
-export async function mailboxItems(dir: string, companyId: string, window: { fromInstant: Date; untilInstant: Date }): Promise<MailboxItem[]> {
+export async function mailboxItems(
+  dir: string,
+  companyId: string,
+  window: { fromInstant: Date; untilInstant: Date },
+): Promise<MailboxItem[]> {
   // The company reference names the folder: refuse anything else rather than walk out of the mailbox.
   if (!UUID_PATTERN.test(companyId)) throw new Error(`Not a company reference: ${companyId}`);
   const root = join(dir, companyId.toLowerCase());
@@ -23,7 +27,9 @@ export async function mailboxItems(dir: string, companyId: string, window: { fro
   for (const folder of ['new', 'cur', '']) {
     let names: string[];
     try {
-      names = (await readdir(join(root, folder), { withFileTypes: true })).filter((entry) => entry.isFile() && !entry.name.startsWith('.')).map((entry) => entry.name);
+      names = (await readdir(join(root, folder), { withFileTypes: true }))
+        .filter((entry) => entry.isFile() && !entry.name.startsWith('.'))
+        .map((entry) => entry.name);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
       throw error;
@@ -33,7 +39,8 @@ export async function mailboxItems(dir: string, companyId: string, window: { fro
       if (folder === '' && !/\.(zip|xml|eml)$/i.test(name)) continue;
       const path = join(root, folder, name);
       const receivedAt = (await stat(path)).mtime;
-      if (receivedAt >= window.fromInstant && receivedAt < window.untilInstant) items.push({ path, name: folder ? `${folder}/${name}` : name, receivedAt });
+      if (receivedAt >= window.fromInstant && receivedAt < window.untilInstant)
+        items.push({ path, name: folder ? `${folder}/${name}` : name, receivedAt });
     }
   }
   return items.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime() || a.name.localeCompare(b.name));

@@ -23,7 +23,8 @@ export interface ImportCounts {
 
 export const noCounts = (): ImportCounts => ({ created: 0, existing: 0, complements: 0, skipped: {} });
 
-export const skippedTotal = (counts: ImportCounts) => Object.values(counts.skipped).reduce((sum, count) => sum + (count ?? 0), 0);
+export const skippedTotal = (counts: ImportCounts) =>
+  Object.values(counts.skipped).reduce((sum, count) => sum + (count ?? 0), 0);
 
 const TERMINAL: readonly SyncStatus[] = ['finished', 'failed'];
 
@@ -31,12 +32,21 @@ const TERMINAL: readonly SyncStatus[] = ['finished', 'failed'];
 export async function loadRun(orm: Orm, subject: SyncSubject) {
   const em = companyEm(orm, subject.companyId);
   const run = await em.findOne(FiscalSyncRun, { id: subject.runId });
-  if (!run) throw ApplicationFailure.nonRetryable(`Fiscal sync ${subject.runId} does not exist`, 'FiscalSyncRunMissing');
+  if (!run)
+    throw ApplicationFailure.nonRetryable(`Fiscal sync ${subject.runId} does not exist`, 'FiscalSyncRunMissing');
   return { em, run };
 }
 
 /** Moves a running sync on (status, fetching status, extraction id, a message); a finished or failed one stays put. */
-export async function recordSyncProgress(orm: Orm, input: SyncSubject & { status?: SyncStatus; fetchingStatus?: FetchingStatus | null; extractionId?: string; message?: string }): Promise<void> {
+export async function recordSyncProgress(
+  orm: Orm,
+  input: SyncSubject & {
+    status?: SyncStatus;
+    fetchingStatus?: FetchingStatus | null;
+    extractionId?: string;
+    message?: string;
+  },
+): Promise<void> {
   const { em, run } = await loadRun(orm, input);
   if (TERMINAL.includes(run.status)) return;
   if (input.status) run.status = input.status;
@@ -83,11 +93,17 @@ export async function recordSyncOutcome(orm: Orm, input: SyncOutcome): Promise<R
     if (input.counts) {
       current.documentsImported = input.counts.created;
       current.entriesSkipped = skippedTotal(input.counts);
-      current.details = { documents_created: input.counts.created, documents_existing: input.counts.existing, payment_complements: input.counts.complements, skipped: input.counts.skipped };
+      current.details = {
+        documents_created: input.counts.created,
+        documents_existing: input.counts.existing,
+        payment_complements: input.counts.complements,
+        skipped: input.counts.skipped,
+      };
     }
     if (input.advanceLastSync && input.status === 'finished') {
       const credential = await tx.findOne(FiscalCredential, { company: input.companyId });
-      if (credential && (!credential.lastSyncAt || credential.lastSyncAt < current.startedAt)) credential.lastSyncAt = current.startedAt;
+      if (credential && (!credential.lastSyncAt || credential.lastSyncAt < current.startedAt))
+        credential.lastSyncAt = current.startedAt;
     }
     return {
       country: current.country,

@@ -20,15 +20,20 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** Packages hold up to 200,000 CFDI; refuse anything absurdly larger than that. */
 const MAX_PACKAGE_BYTES = 512 * 1024 * 1024;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const unavailable = (message: string) => ApplicationFailure.retryable(message, 'SatProviderUnavailable');
 
 /** The provider refused the request for good: `code` is its error code (e.g. invalid_credentials). */
-export const providerRefused = (code: string, message: string) => ApplicationFailure.nonRetryable(message, 'SatProviderRefused', { code });
+export const providerRefused = (code: string, message: string) =>
+  ApplicationFailure.nonRetryable(message, 'SatProviderRefused', { code });
 
 export function satProviderClient(baseUrl: string): SatProviderClient {
   const url = (path: string) => {
-    if (!baseUrl) throw ApplicationFailure.nonRetryable('SAT_PROVIDER_URL is not configured', 'SatProviderRefused', { code: 'provider_not_configured' });
+    if (!baseUrl)
+      throw ApplicationFailure.nonRetryable('SAT_PROVIDER_URL is not configured', 'SatProviderRefused', {
+        code: 'provider_not_configured',
+      });
     return new URL(path, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   };
 
@@ -37,13 +42,18 @@ export function satProviderClient(baseUrl: string): SatProviderClient {
       return await fetch(target, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS), redirect: 'manual' });
     } catch (thrown) {
       const cause = thrown as Error;
-      throw unavailable(cause.name === 'TimeoutError' ? `The SAT provider did not answer within ${REQUEST_TIMEOUT_MS / 1000} s` : `The SAT provider is unreachable: ${cause.message}`);
+      throw unavailable(
+        cause.name === 'TimeoutError'
+          ? `The SAT provider did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`
+          : `The SAT provider is unreachable: ${cause.message}`,
+      );
     }
   };
 
   const failure = async (response: Response, what: string): Promise<never> => {
     const text = await response.text();
-    if (response.status === 408 || response.status === 429 || response.status >= 500) throw unavailable(`The SAT provider answered HTTP ${response.status} to ${what}`);
+    if (response.status === 408 || response.status === 429 || response.status >= 500)
+      throw unavailable(`The SAT provider answered HTTP ${response.status} to ${what}`);
     let code = `http_${response.status}`;
     let message = text.slice(0, 300);
     try {
@@ -55,7 +65,10 @@ export function satProviderClient(baseUrl: string): SatProviderClient {
     } catch {
       // not JSON: keep the text
     }
-    if (response.status === 404) throw ApplicationFailure.nonRetryable(`${what}: ${message}`, 'SatExtractionNotFound', { code: 'provider_extraction_not_found' });
+    if (response.status === 404)
+      throw ApplicationFailure.nonRetryable(`${what}: ${message}`, 'SatExtractionNotFound', {
+        code: 'provider_extraction_not_found',
+      });
     throw providerRefused(code, `The SAT provider refused ${what}: ${message}`);
   };
 
@@ -67,13 +80,16 @@ export function satProviderClient(baseUrl: string): SatProviderClient {
     } catch {
       throw unavailable(`The SAT provider answered ${what} with something that is not JSON`);
     }
-    if (!isObject(body) || typeof body.id !== 'string') throw unavailable(`The SAT provider answered ${what} without an extraction id`);
+    if (!isObject(body) || typeof body.id !== 'string')
+      throw unavailable(`The SAT provider answered ${what} without an extraction id`);
     const status = body.sat_request_status;
     return {
       id: body.id,
       satRequestStatus: typeof status === 'number' ? status : null,
       satStatusCode: typeof body.sat_status_code === 'string' ? body.sat_status_code : null,
-      packageIds: Array.isArray(body.package_ids) ? body.package_ids.filter((id): id is string => typeof id === 'string') : [],
+      packageIds: Array.isArray(body.package_ids)
+        ? body.package_ids.filter((id): id is string => typeof id === 'string')
+        : [],
       cfdiCount: typeof body.cfdi_count === 'number' ? body.cfdi_count : null,
       errorCode: typeof body.error_code === 'string' ? body.error_code : null,
       errorMessage: typeof body.error_message === 'string' ? body.error_message : null,
@@ -91,15 +107,29 @@ export function satProviderClient(baseUrl: string): SatProviderClient {
       return extraction(response, 'the extraction request');
     },
     async getExtraction(id) {
-      return extraction(await send(url(`v1/extractions/${encodeURIComponent(id)}`), { method: 'GET' }), `extraction ${id}`);
+      return extraction(
+        await send(url(`v1/extractions/${encodeURIComponent(id)}`), { method: 'GET' }),
+        `extraction ${id}`,
+      );
     },
     async downloadPackage(extractionId, packageId) {
-      const response = await send(url(`v1/extractions/${encodeURIComponent(extractionId)}/packages/${encodeURIComponent(packageId)}`), { method: 'GET', headers: { accept: 'application/zip' } });
+      const response = await send(
+        url(`v1/extractions/${encodeURIComponent(extractionId)}/packages/${encodeURIComponent(packageId)}`),
+        { method: 'GET', headers: { accept: 'application/zip' } },
+      );
       // A package that is gone (expired at SAT, purged by the provider) will not come back.
-      if (response.status === 404 || response.status === 410) throw providerRefused('package_unavailable', `Package ${packageId} is no longer available (HTTP ${response.status})`);
+      if (response.status === 404 || response.status === 410)
+        throw providerRefused(
+          'package_unavailable',
+          `Package ${packageId} is no longer available (HTTP ${response.status})`,
+        );
       if (!response.ok) return failure(response, `package ${packageId}`);
       const length = Number(response.headers.get('content-length') ?? 0);
-      if (length > MAX_PACKAGE_BYTES) throw providerRefused('package_too_large', `Package ${packageId} is ${length} bytes; at most ${MAX_PACKAGE_BYTES} are read`);
+      if (length > MAX_PACKAGE_BYTES)
+        throw providerRefused(
+          'package_too_large',
+          `Package ${packageId} is ${length} bytes; at most ${MAX_PACKAGE_BYTES} are read`,
+        );
       return new Uint8Array(await response.arrayBuffer());
     },
   };

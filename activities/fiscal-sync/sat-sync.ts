@@ -22,13 +22,29 @@ export async function createSatExtraction(deps: SatSyncDeps, subject: SyncSubjec
   const { em, run } = await loadRun(deps.orm, subject);
   if (run.extractionId) return { extractionId: run.extractionId };
   const credential = await em.findOne(FiscalCredential, {});
-  if (!credential?.rfc) throw ApplicationFailure.nonRetryable('No RFC is registered for the company', 'SatProviderRefused', { code: 'sat_credentials_not_configured' });
+  if (!credential?.rfc)
+    throw ApplicationFailure.nonRetryable('No RFC is registered for the company', 'SatProviderRefused', {
+      code: 'sat_credentials_not_configured',
+    });
   try {
-    const extraction = await deps.provider.createExtraction({ rfc: credential.rfc, from: run.syncFrom, to: run.syncTo, idempotencyKey: run.id });
-    await recordSyncProgress(deps.orm, { ...subject, extractionId: extraction.id, status: 'pending', message: `Extraction ${extraction.id} created with the SAT provider` });
+    const extraction = await deps.provider.createExtraction({
+      rfc: credential.rfc,
+      from: run.syncFrom,
+      to: run.syncTo,
+      idempotencyKey: run.id,
+    });
+    await recordSyncProgress(deps.orm, {
+      ...subject,
+      extractionId: extraction.id,
+      status: 'pending',
+      message: `Extraction ${extraction.id} created with the SAT provider`,
+    });
     return { extractionId: extraction.id };
   } catch (error) {
-    if (error instanceof ApplicationFailure && (error.details?.[0] as { code?: string } | undefined)?.code === 'invalid_credentials') {
+    if (
+      error instanceof ApplicationFailure &&
+      (error.details?.[0] as { code?: string } | undefined)?.code === 'invalid_credentials'
+    ) {
       credential.satCiecStatus = 'invalid';
       await em.flush();
     }
@@ -37,11 +53,20 @@ export async function createSatExtraction(deps: SatSyncDeps, subject: SyncSubjec
 }
 
 /** Verifies the extraction with the provider and records where it stands; answers the poller's next step. */
-export async function checkSatExtraction(deps: SatSyncDeps, input: SyncSubject & { extractionId: string }): Promise<ExtractionStep & { cfdiCount: number | null }> {
+export async function checkSatExtraction(
+  deps: SatSyncDeps,
+  input: SyncSubject & { extractionId: string },
+): Promise<ExtractionStep & { cfdiCount: number | null }> {
   const extraction = await deps.provider.getExtraction(input.extractionId);
   const step = extractionStep(extraction);
   if (step.kind === 'poll') await recordSyncProgress(deps.orm, { ...input, status: step.status });
-  if (step.kind === 'download') await recordSyncProgress(deps.orm, { ...input, status: 'running', fetchingStatus: 'pending', message: `SAT finished the request: ${extraction.cfdiCount ?? 'some'} CFDI in ${step.packageIds.length} package(s)` });
+  if (step.kind === 'download')
+    await recordSyncProgress(deps.orm, {
+      ...input,
+      status: 'running',
+      fetchingStatus: 'pending',
+      message: `SAT finished the request: ${extraction.cfdiCount ?? 'some'} CFDI in ${step.packageIds.length} package(s)`,
+    });
   if (extraction.errorCode === 'invalid_credentials') {
     const { em } = await loadRun(deps.orm, input);
     const credential = await em.findOne(FiscalCredential, {});
@@ -55,9 +80,13 @@ export async function checkSatExtraction(deps: SatSyncDeps, input: SyncSubject &
  * Downloads one package and imports its CFDI; junk entries (macOS metadata, empty files, non-XML, XML that is not a
  * stamped CFDI 4.0) are skipped and counted. Heartbeats its progress, so a retry resumes where a dead worker stopped.
  */
-export async function importSatPackage(deps: SatSyncDeps, input: SyncSubject & { extractionId: string; packageId: string; index: number }): Promise<ImportCounts> {
+export async function importSatPackage(
+  deps: SatSyncDeps,
+  input: SyncSubject & { extractionId: string; packageId: string; index: number },
+): Promise<ImportCounts> {
   const resumed = resumedProgress();
-  const progress: ImportProgress = resumed?.unit === input.index ? resumed : { unit: input.index, file: 0, counts: noCounts() };
+  const progress: ImportProgress =
+    resumed?.unit === input.index ? resumed : { unit: input.index, file: 0, counts: noCounts() };
   const stop = keepHeartbeating(() => progress);
   try {
     await recordSyncProgress(deps.orm, { ...input, fetchingStatus: 'running' });
@@ -67,7 +96,10 @@ export async function importSatPackage(deps: SatSyncDeps, input: SyncSubject & {
       entries = readZip(bytes);
     } catch (error) {
       // A truncated download reads as a broken archive: retried like any failed download.
-      if (error instanceof ZipFormatError) throw ApplicationFailure.retryable(`Package ${input.packageId}: ${error.message}`, 'PackageUnreadable', { code: 'package_unreadable' });
+      if (error instanceof ZipFormatError)
+        throw ApplicationFailure.retryable(`Package ${input.packageId}: ${error.message}`, 'PackageUnreadable', {
+          code: 'package_unreadable',
+        });
       throw error;
     }
     const { files, skipped } = xmlFilesOf(entries);

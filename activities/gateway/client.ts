@@ -44,13 +44,18 @@ export function paymentGatewayClient(baseUrl: string) {
       if (response.status === 200 || response.status === 201) return TransferView.parse(body);
       if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
         const refusal = ErrorBody.safeParse(body);
-        throw new TransferRefused(refusal.success ? refusal.data.error.code : `http_${response.status}`, refusal.success ? refusal.data.error.message : `The gateway answered HTTP ${response.status}`);
+        throw new TransferRefused(
+          refusal.success ? refusal.data.error.code : `http_${response.status}`,
+          refusal.success ? refusal.data.error.message : `The gateway answered HTTP ${response.status}`,
+        );
       }
       throw new Error(`The payment gateway answered HTTP ${response.status}`);
     },
     /** The transfer's current status; null when the gateway does not know it. */
     async getTransfer(transferId: string): Promise<TransferView | null> {
-      const response = await fetch(url(`/transfers/${encodeURIComponent(transferId)}`), { signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS) });
+      const response = await fetch(url(`/transfers/${encodeURIComponent(transferId)}`), {
+        signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS),
+      });
       const body = await readJson(response);
       if (response.status === 404) return null;
       if (response.status === 200) return TransferView.parse(body);

@@ -32,12 +32,19 @@ const Line = z
     vendor_external_id: z.string().nullable().optional(),
     cost_centers: z.array(z.object({ cost_center_external_id: z.string(), percentage: z.number() })).optional(),
     warehouses: z.array(z.object({ warehouse_external_id: z.string() })).optional(),
-    taxes: z.array(z.object({ tax_external_id: z.string(), base_cents: Cents, amount_cents: Cents, type: z.string().optional() })).optional(),
+    taxes: z
+      .array(
+        z.object({ tax_external_id: z.string(), base_cents: Cents, amount_cents: Cents, type: z.string().optional() }),
+      )
+      .optional(),
     purchase_order_line_external_id: z.string().nullable().optional(),
     goods_receipt_line_external_id: z.string().nullable().optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
-  .refine((line) => (line.debit_cents == null) !== (line.credit_cents == null), 'Exactly one of debit_cents and credit_cents');
+  .refine(
+    (line) => (line.debit_cents == null) !== (line.credit_cents == null),
+    'Exactly one of debit_cents and credit_cents',
+  );
 
 /** The voucher an operator (or the integrator's tooling) gives to `ops documents account --file`: the wire shape of `accounting_entry`. */
 export const EntryFile = z.object({
@@ -107,24 +114,43 @@ const CROSSING_SOURCES = new Set(['purchase_order', 'goods_receipt']);
  * company's ERP catalogs), and hands it to the integrator's ERP through `document.accounted`. With `retry`, the
  * posted voucher is handed over again (after the ERP refused it).
  */
-export async function accountDocument(deps: AccountingDeps, input: { documentId: string; entry?: unknown; retry?: boolean }) {
+export async function accountDocument(
+  deps: AccountingDeps,
+  input: { documentId: string; entry?: unknown; retry?: boolean },
+) {
   const found = await systemEm(deps.orm).findOne(Document, { id: input.documentId });
   if (!found) throw new AccountingRefused('document_not_found', `No document with reference ${input.documentId}`);
   const em = companyEm(deps.orm, found.company.id);
   // A run that stopped between its commit and starting the hand-off (Temporal down, a crash) left the delivery
   // unstarted: any later run starts it (a no-op when it runs), before saying what it thinks of its own request.
-  const handingOver = await em.findOne(AccountingEntry, { document: found.id, status: 'posted', registrationState: 'registering' });
-  if (handingOver) await startDeliveries(deps.temporal, deps.webhookRetry, await undeliveredEventsOf(em, handingOver.id, 'document.accounted'));
+  const handingOver = await em.findOne(AccountingEntry, {
+    document: found.id,
+    status: 'posted',
+    registrationState: 'registering',
+  });
+  if (handingOver)
+    await startDeliveries(
+      deps.temporal,
+      deps.webhookRetry,
+      await undeliveredEventsOf(em, handingOver.id, 'document.accounted'),
+    );
   const { entry, deliveries } = await em.transactional(async (tx) => {
     const document = await tx.findOneOrFail(Document, { id: input.documentId }, { populate: ['beneficiary'] });
     const posted = await tx.findOne(AccountingEntry, { document, status: 'posted' });
     if (input.retry) {
-      if (!posted) throw new AccountingRefused('not_accounted', 'The document has no posted voucher to hand over again');
-      if (posted.registrationState === 'registered') throw new AccountingRefused('already_registered', 'The ERP has already registered this voucher');
-      if (posted.registrationState === 'registering') throw new AccountingRefused('registration_in_progress', 'The voucher is being handed over right now');
+      if (!posted)
+        throw new AccountingRefused('not_accounted', 'The document has no posted voucher to hand over again');
+      if (posted.registrationState === 'registered')
+        throw new AccountingRefused('already_registered', 'The ERP has already registered this voucher');
+      if (posted.registrationState === 'registering')
+        throw new AccountingRefused('registration_in_progress', 'The voucher is being handed over right now');
       return handOver(tx, document, posted, deps.publicUrl);
     }
-    if (posted) throw new AccountingRefused('already_accounted', 'The document already has a posted voucher; use --retry to hand it over again');
+    if (posted)
+      throw new AccountingRefused(
+        'already_accounted',
+        'The document already has a posted voucher; use --retry to hand it over again',
+      );
     const parsed = input.entry === undefined ? null : EntryFile.safeParse(input.entry);
     if (parsed && !parsed.success) throw new AccountingRefused('invalid_entry', z.prettifyError(parsed.error));
     const journal = parsed ? completeJournal(parsed.data.journal_entry, document) : await agentJournal(tx, document);
@@ -140,7 +166,13 @@ export async function accountDocument(deps: AccountingDeps, input: { documentId:
       registrationPayload: parsed ? (input.entry as Record<string, unknown>) : { proposed_by: 'agent' },
       isCrossed: journal.erp_journal_entry_lines.some((line) => CROSSING_SOURCES.has(line.source)),
     });
-    tx.create(ActivityLog, { company: document.company, document, event: 'document.updated', actor: parsed ? { type: 'system', source: 'operator' } : { type: 'agent', name: 'accounting agent' }, metadata: { change: 'accounted', accounting_entry: entry.id, status: entry.status } });
+    tx.create(ActivityLog, {
+      company: document.company,
+      document,
+      event: 'document.updated',
+      actor: parsed ? { type: 'system', source: 'operator' } : { type: 'agent', name: 'accounting agent' },
+      metadata: { change: 'accounted', accounting_entry: entry.id, status: entry.status },
+    });
     // Only posted vouchers are notified.
     return entry.status === 'posted' ? handOver(tx, document, entry, deps.publicUrl) : { entry, deliveries: [] };
   });
@@ -151,7 +183,13 @@ export async function accountDocument(deps: AccountingDeps, input: { documentId:
 async function handOver(em: EntityManager, document: Document, entry: AccountingEntry, publicUrl: string) {
   entry.registrationState = 'registering';
   const filePath = document.filePath ?? (document.sourceXmlPath ? fileUrl(publicUrl, document.sourceXmlPath) : null);
-  const deliveries = await recordEvent(em, document.company, 'document.accounted', entry.id, documentAccountedPayload(document, document.beneficiary ?? null, entry, filePath));
+  const deliveries = await recordEvent(
+    em,
+    document.company,
+    'document.accounted',
+    entry.id,
+    documentAccountedPayload(document, document.beneficiary ?? null, entry, filePath),
+  );
   if (deliveries.length === 0) entry.registrationState = 'pending';
   return { entry, deliveries };
 }
@@ -166,8 +204,15 @@ function completeJournal(journal: z.output<typeof EntryFile>['journal_entry'], d
 
 function summarize(journal: JournalEntry): Record<string, number> {
   const debit = journal.erp_journal_entry_lines.reduce((sum, line) => sum + (line.debit_cents ?? 0), 0);
-  const credit = journal.erp_journal_entry_lines.reduce((sum, line) => sum + (line.credit_cents ?? 0), 0) + journal.payment_lines.reduce((sum, line) => sum + line.amount_cents, 0);
-  return { debit_cents: debit, credit_cents: credit, lines: journal.erp_journal_entry_lines.length, payment_lines: journal.payment_lines.length };
+  const credit =
+    journal.erp_journal_entry_lines.reduce((sum, line) => sum + (line.credit_cents ?? 0), 0) +
+    journal.payment_lines.reduce((sum, line) => sum + line.amount_cents, 0);
+  return {
+    debit_cents: debit,
+    credit_cents: credit,
+    lines: journal.erp_journal_entry_lines.length,
+    payment_lines: journal.payment_lines.length,
+  };
 }
 
 /** Reads what the accounting agent needs and lets it propose the voucher. */
@@ -178,7 +223,9 @@ async function agentJournal(em: EntityManager, document: Document): Promise<Jour
     em.find(ErpTax, { isActive: true }),
     em.find(ErpBookAccount, { isActive: true }, { orderBy: { code: 'asc' } }),
   ]);
-  const vendor = document.beneficiary ? await em.findOne(ErpVendor, { identifierNumber: document.beneficiary.identifierNumber, isActive: true }) : null;
+  const vendor = document.beneficiary
+    ? await em.findOne(ErpVendor, { identifierNumber: document.beneficiary.identifierNumber, isActive: true })
+    : null;
   const installments = await installmentsOf(em, document);
   return proposeJournal({ document, lines, products, taxes, accounts, vendor, installments, postedAt: new Date() });
 }

@@ -6,7 +6,11 @@ import type { FiscalParty } from '../../fiscal/normalized-document.ts';
 
 /** The supplier of a fiscal document becomes a beneficiary, or refreshes the one with the same identifier. */
 export async function upsertSupplier(em: EntityManager, company: Company, supplier: FiscalParty): Promise<Beneficiary> {
-  const existing = await em.findOne(Beneficiary, { company, identifierType: supplier.identifierType, identifierNumber: supplier.identifierNumber }, { populate: ['contacts'] });
+  const existing = await em.findOne(
+    Beneficiary,
+    { company, identifierType: supplier.identifierType, identifierNumber: supplier.identifierNumber },
+    { populate: ['contacts'] },
+  );
   const beneficiary =
     existing ??
     em.create(Beneficiary, {
@@ -20,7 +24,9 @@ export async function upsertSupplier(em: EntityManager, company: Company, suppli
   beneficiary.email = supplier.email ?? beneficiary.email ?? null;
   beneficiary.phoneNumber = supplier.phone ?? beneficiary.phoneNumber ?? null;
   beneficiary.fiscalAddress = supplier.address ?? beneficiary.fiscalAddress ?? null;
-  const known = new Set((existing ? existing.contacts.getItems() : []).map((contact) => `${contact.type}:${contact.value}`));
+  const known = new Set(
+    (existing ? existing.contacts.getItems() : []).map((contact) => `${contact.type}:${contact.value}`),
+  );
   const contacts: [ContactType, string | null][] = [
     ['email', supplier.email],
     ['phone', supplier.phone],

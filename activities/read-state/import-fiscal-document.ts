@@ -24,7 +24,14 @@ export interface ImportFiscalDocumentInput {
 
 export type ImportFiscalDocumentResult =
   | { kind: 'document'; created: boolean; reference: string; documentNumber: string; fiscalReference: string }
-  | { kind: 'payment_complement'; created: boolean; fiscalReference: string; documentNumber: string; appliedTo: string[]; unknownDocuments: string[] };
+  | {
+      kind: 'payment_complement';
+      created: boolean;
+      fiscalReference: string;
+      documentNumber: string;
+      appliedTo: string[];
+      unknownDocuments: string[];
+    };
 
 /** A well-formed fiscal file that this company cannot take (another country, a currency the service does not hold). */
 export class ImportRejected extends Error {
@@ -50,7 +57,10 @@ export interface ImportDeps {
  * `document.created` log, in one transaction; then makes sure its lifecycle workflow runs. Importing the same
  * fiscal reference again returns the existing document, so the call is safe to retry.
  */
-export async function importFiscalDocument(deps: ImportDeps, input: ImportFiscalDocumentInput): Promise<ImportFiscalDocumentResult> {
+export async function importFiscalDocument(
+  deps: ImportDeps,
+  input: ImportFiscalDocumentInput,
+): Promise<ImportFiscalDocumentResult> {
   const parsed = parseFiscalDocument(input.xml, input.fileName);
   const em = companyEm(deps.orm, input.companyId);
   const company = await em.findOneOrFail(Company, { id: input.companyId }, { filters: false });
@@ -58,11 +68,18 @@ export async function importFiscalDocument(deps: ImportDeps, input: ImportFiscal
 
   const normalized = parsed.document;
   if (normalized.country !== company.country) {
-    throw new ImportRejected('country_mismatch', `${input.fileName}: a ${normalized.country} document cannot be imported for a ${company.country} company`);
+    throw new ImportRejected(
+      'country_mismatch',
+      `${input.fileName}: a ${normalized.country} document cannot be imported for a ${company.country} company`,
+    );
   }
   const currency = knownCurrency(normalized, input.fileName);
   const existing = await em.findOne(Document, { fiscalReference: normalized.fiscalReference });
-  const document = existing ?? (await createDocument(deps, em, company, normalized, currency, input).catch((error) => raceLost(error, () => createDocument(deps, em, company, normalized, currency, input), em, normalized)));
+  const document =
+    existing ??
+    (await createDocument(deps, em, company, normalized, currency, input).catch((error) =>
+      raceLost(error, () => createDocument(deps, em, company, normalized, currency, input), em, normalized),
+    ));
   // The event was recorded with the document; on a retried import, start what a crash may have left unstarted.
   const undelivered = await undeliveredEventsOf(em.fork(), document.id, 'document.created');
   await Promise.all([
@@ -75,10 +92,23 @@ export async function importFiscalDocument(deps: ImportDeps, input: ImportFiscal
       approvalStatus: document.approvalStatus,
     }),
   ]);
-  return { kind: 'document', created: !existing, reference: document.id, documentNumber: document.documentNumber, fiscalReference: normalized.fiscalReference };
+  return {
+    kind: 'document',
+    created: !existing,
+    reference: document.id,
+    documentNumber: document.documentNumber,
+    fiscalReference: normalized.fiscalReference,
+  };
 }
 
-async function createDocument(deps: ImportDeps, em: EntityManager, company: Company, normalized: NormalizedDocument, currency: Currency, input: ImportFiscalDocumentInput): Promise<Document> {
+async function createDocument(
+  deps: ImportDeps,
+  em: EntityManager,
+  company: Company,
+  normalized: NormalizedDocument,
+  currency: Currency,
+  input: ImportFiscalDocumentInput,
+): Promise<Document> {
   return em.transactional(async (tx) => {
     const beneficiary = await upsertSupplier(tx, company, normalized.supplier);
     const document = tx.create(Document, {
@@ -95,7 +125,13 @@ async function createDocument(deps: ImportDeps, em: EntityManager, company: Comp
       issueDate: new Date(normalized.issueDate),
       expirationDate: normalized.expirationDate ? new Date(normalized.expirationDate) : null,
       fiscalReference: normalized.fiscalReference,
-      fiscalMetadata: { finalNotes: normalized.finalNotes, format: normalized.format, references: normalized.references, payment: normalized.payment, ...normalized.metadata },
+      fiscalMetadata: {
+        finalNotes: normalized.finalNotes,
+        format: normalized.format,
+        references: normalized.references,
+        payment: normalized.payment,
+        ...normalized.metadata,
+      },
       purchaseOrder: normalized.purchaseOrder,
       createdBy: { source: input.source, user: null },
     });
@@ -129,7 +165,13 @@ async function createDocument(deps: ImportDeps, em: EntityManager, company: Comp
         })),
       });
     }
-    tx.create(ActivityLog, { company, document, event: 'document.created', actor: { type: 'system', source: input.source }, metadata: { file_name: input.fileName, format: normalized.format } });
+    tx.create(ActivityLog, {
+      company,
+      document,
+      event: 'document.created',
+      actor: { type: 'system', source: input.source },
+      metadata: { file_name: input.fileName, format: normalized.format },
+    });
     // The payload is the document as the API lists it, read back inside this transaction.
     await recordEvent(tx, company, 'document.created', document.id, async () => {
       await tx.flush();
@@ -146,20 +188,34 @@ async function createDocument(deps: ImportDeps, em: EntityManager, company: Comp
  * Two imports raced. Over the same file, the loser returns the winner's document; over two documents of a supplier
  * new to the company, both created the beneficiary, and the loser tries again, now finding it.
  */
-async function raceLost(error: unknown, retry: () => Promise<Document>, em: EntityManager, normalized: NormalizedDocument): Promise<Document> {
+async function raceLost(
+  error: unknown,
+  retry: () => Promise<Document>,
+  em: EntityManager,
+  normalized: NormalizedDocument,
+): Promise<Document> {
   if (!(error instanceof UniqueConstraintViolationException)) throw error;
   return (await em.fork().findOne(Document, { fiscalReference: normalized.fiscalReference })) ?? retry();
 }
 
 function knownCurrency(normalized: NormalizedDocument, fileName: string): Currency {
   if ((CURRENCIES as readonly string[]).includes(normalized.currency)) return normalized.currency as Currency;
-  throw new ImportRejected('unsupported_currency', `${fileName}: currency ${normalized.currency} is not one of ${CURRENCIES.join(', ')}`);
+  throw new ImportRejected(
+    'unsupported_currency',
+    `${fileName}: currency ${normalized.currency} is not one of ${CURRENCIES.join(', ')}`,
+  );
 }
 
 /** A Mexican payment receipt: recorded against each document of the company it pays. */
-async function importPaymentComplement(em: EntityManager, company: Company, complement: NormalizedPaymentComplement): Promise<ImportFiscalDocumentResult> {
+async function importPaymentComplement(
+  em: EntityManager,
+  company: Company,
+  complement: NormalizedPaymentComplement,
+): Promise<ImportFiscalDocumentResult> {
   const related = complement.payments.flatMap((payment) => payment.relatedDocuments.map((paid) => ({ payment, paid })));
-  const documents = await em.find(Document, { fiscalReference: { $in: related.map(({ paid }) => paid.fiscalReference) } });
+  const documents = await em.find(Document, {
+    fiscalReference: { $in: related.map(({ paid }) => paid.fiscalReference) },
+  });
   const byReference = new Map(documents.map((document) => [document.fiscalReference, document]));
   const existing = await em.find(PaymentReceiptComplement, { complementFiscalUuid: complement.fiscalReference });
   const appliedTo: string[] = [];
@@ -174,7 +230,9 @@ async function importPaymentComplement(em: EntityManager, company: Company, comp
       complementFiscalUuid: complement.fiscalReference,
       paymentDate: new Date(payment.paidAt),
       amountCents: payment.amountCents,
-      currency: (CURRENCIES as readonly string[]).includes(paid.currency) ? (paid.currency as Currency) : document.currency,
+      currency: (CURRENCIES as readonly string[]).includes(paid.currency)
+        ? (paid.currency as Currency)
+        : document.currency,
       installmentNumber: paid.installment,
       previousBalanceCents: paid.previousBalanceCents,
       paidCents: paid.paidCents,
@@ -188,6 +246,8 @@ async function importPaymentComplement(em: EntityManager, company: Company, comp
     fiscalReference: complement.fiscalReference,
     documentNumber: complement.documentNumber,
     appliedTo: [...new Set(appliedTo)],
-    unknownDocuments: related.filter(({ paid }) => !byReference.has(paid.fiscalReference)).map(({ paid }) => paid.fiscalReference),
+    unknownDocuments: related
+      .filter(({ paid }) => !byReference.has(paid.fiscalReference))
+      .map(({ paid }) => paid.fiscalReference),
   };
 }

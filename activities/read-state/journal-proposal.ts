@@ -18,7 +18,10 @@ export type ProposedJournal = Required<Omit<JournalEntry, 'erp_journal_entry_lin
 
 /** What the agent reads: the document, its line items and installments, and the company's active ERP catalogs. */
 export interface ProposalInput {
-  document: Pick<Document, 'country' | 'type' | 'documentNumber' | 'amountCents' | 'issueDate' | 'expirationDate' | 'createdAt'>;
+  document: Pick<
+    Document,
+    'country' | 'type' | 'documentNumber' | 'amountCents' | 'issueDate' | 'expirationDate' | 'createdAt'
+  >;
   lines: Pick<LineItem, 'name' | 'code' | 'quantity' | 'unitPriceCents' | 'subtotalCents' | 'adjustments'>[];
   products: Pick<ErpProduct, 'externalId' | 'code' | 'bookAccountExternalId'>[];
   taxes: Pick<ErpTax, 'externalId' | 'type' | 'rate' | 'isWithholding' | 'bookAccountExternalId'>[];
@@ -30,7 +33,11 @@ export interface ProposalInput {
   postedAt: Date;
 }
 
-type MappedLine = Pick<ProposedLine, 'description' | 'book_account_external_id' | 'debit_cents' | 'credit_cents' | 'metadata'> & Partial<Omit<ProposedLine, 'source'>>;
+type MappedLine = Pick<
+  ProposedLine,
+  'description' | 'book_account_external_id' | 'debit_cents' | 'credit_cents' | 'metadata'
+> &
+  Partial<Omit<ProposedLine, 'source'>>;
 
 function agentLine(mapped: MappedLine): ProposedLine {
   return {
@@ -55,7 +62,10 @@ function discountOf(adjustments: LineItemAdjustment[]): Pick<ProposedLine, 'disc
   const discounts = adjustments.filter((adjustment) => adjustment.type === 'discount');
   if (discounts.length === 0) return { discount: null, discount_rate: null };
   const rate = discounts.length === 1 ? (discounts[0]?.ratePercentage ?? null) : null;
-  return { discount: discounts.reduce((sum, adjustment) => sum + adjustment.amountCents, 0), discount_rate: rate === null ? null : Number(rate) };
+  return {
+    discount: discounts.reduce((sum, adjustment) => sum + adjustment.amountCents, 0),
+    discount_rate: rate === null ? null : Number(rate),
+  };
 }
 
 /**
@@ -66,16 +76,22 @@ function discountOf(adjustments: LineItemAdjustment[]): Pick<ProposedLine, 'disc
 export function proposeJournal(input: ProposalInput): ProposedJournal {
   const { document, products, taxes, accounts } = input;
   const expenseAccount = accounts.find((account) => account.nature === 'debit')?.externalId ?? 'unmapped-expense';
-  const payableAccount = accounts.find((account) => account.nature === 'credit' && account.code.startsWith('22')) ?? accounts.find((account) => account.nature === 'credit');
-  const productOf = (code: string | null | undefined) => (code ? products.find((product) => product.code === code || product.externalId === code) : undefined);
-  const taxOf = (rate: string | null, withholding: boolean) => taxes.find((tax) => tax.isWithholding === withholding && rate !== null && Number(tax.rate) === Number(rate));
+  const payableAccount =
+    accounts.find((account) => account.nature === 'credit' && account.code.startsWith('22')) ??
+    accounts.find((account) => account.nature === 'credit');
+  const productOf = (code: string | null | undefined) =>
+    code ? products.find((product) => product.code === code || product.externalId === code) : undefined;
+  const taxOf = (rate: string | null, withholding: boolean) =>
+    taxes.find((tax) => tax.isWithholding === withholding && rate !== null && Number(tax.rate) === Number(rate));
 
   const journalLines: ProposedLine[] = [];
   let withheld = 0;
   for (const line of input.lines) {
     const product = productOf(line.code);
     const adjustments = line.adjustments ?? [];
-    const lineTaxes = adjustments.filter((adjustment) => adjustment.type === 'tax' || adjustment.type === 'withholding');
+    const lineTaxes = adjustments.filter(
+      (adjustment) => adjustment.type === 'tax' || adjustment.type === 'withholding',
+    );
     journalLines.push(
       agentLine({
         description: line.name,
@@ -88,7 +104,16 @@ export function proposeJournal(input: ProposalInput): ProposedJournal {
         product_external_id: product?.externalId ?? null,
         taxes: lineTaxes.flatMap((adjustment) => {
           const tax = taxOf(adjustment.rate, adjustment.type === 'withholding');
-          return tax ? [{ tax_external_id: tax.externalId, base_cents: adjustment.baseAmountCents, amount_cents: adjustment.amountCents, type: tax.type ?? adjustment.type }] : [];
+          return tax
+            ? [
+                {
+                  tax_external_id: tax.externalId,
+                  base_cents: adjustment.baseAmountCents,
+                  amount_cents: adjustment.amountCents,
+                  type: tax.type ?? adjustment.type,
+                },
+              ]
+            : [];
         }),
         metadata: product ? {} : { needs_review: 'no ERP product matched this line' },
       }),
@@ -99,8 +124,13 @@ export function proposeJournal(input: ProposalInput): ProposedJournal {
       if (withholding) withheld += adjustment.amountCents;
       journalLines.push(
         agentLine({
-          description: `${withholding ? 'Withholding' : 'Tax'} ${adjustment.code ?? ''} ${adjustment.ratePercentage ?? ''}%`.replace(/\s+/g, ' ').trim(),
-          book_account_external_id: tax?.bookAccountExternalId ?? (withholding ? (payableAccount?.externalId ?? 'unmapped-payable') : expenseAccount),
+          description:
+            `${withholding ? 'Withholding' : 'Tax'} ${adjustment.code ?? ''} ${adjustment.ratePercentage ?? ''}%`
+              .replace(/\s+/g, ' ')
+              .trim(),
+          book_account_external_id:
+            tax?.bookAccountExternalId ??
+            (withholding ? (payableAccount?.externalId ?? 'unmapped-payable') : expenseAccount),
           debit_cents: withholding ? null : adjustment.amountCents,
           credit_cents: withholding ? adjustment.amountCents : null,
           metadata: tax ? { tax_external_id: tax.externalId } : { needs_review: 'no ERP tax matched this rate' },
@@ -114,7 +144,10 @@ export function proposeJournal(input: ProposalInput): ProposedJournal {
     book_account_external_id: payableAccount?.externalId ?? 'unmapped-payable',
     book_account_code: payableAccount?.code ?? null,
     book_account_name: payableAccount?.name ?? null,
-    amount_cents: index === installments.length - 1 ? payable - installments.slice(0, -1).reduce((sum, part) => sum + Number(part.amountCents), 0) : Number(installment.amountCents),
+    amount_cents:
+      index === installments.length - 1
+        ? payable - installments.slice(0, -1).reduce((sum, part) => sum + Number(part.amountCents), 0)
+        : Number(installment.amountCents),
     due_date: installment.dueDate,
     quota_number: installment.number,
     payment_method_external_id: null,

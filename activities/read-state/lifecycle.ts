@@ -26,7 +26,11 @@ const TAG_SAMPLE = 50;
  * may still be running when its retry starts (waiting on a database that came back, say): the retry then waits for
  * it and sees what it wrote, instead of writing the same decision and its log a second time.
  */
-async function documentOrFail(em: EntityManager, documentId: string, use: 'read' | 'write' = 'write'): Promise<Document> {
+async function documentOrFail(
+  em: EntityManager,
+  documentId: string,
+  use: 'read' | 'write' = 'write',
+): Promise<Document> {
   const lockMode = use === 'write' ? LockMode.PESSIMISTIC_WRITE : undefined;
   const document = await em.findOne(Document, { id: documentId }, { lockMode });
   if (!document) throw ApplicationFailure.nonRetryable(`Document ${documentId} does not exist`, 'DocumentNotFound');
@@ -52,7 +56,10 @@ export function stepState(step: WorkflowStep): StepState {
 }
 
 /** Where a document's flow stands: the company's flow, the steps done, the one open, the approval status. */
-export async function loadLifecycle(orm: Orm, input: { companyId: string; documentId: string }): Promise<LifecycleSnapshot> {
+export async function loadLifecycle(
+  orm: Orm,
+  input: { companyId: string; documentId: string },
+): Promise<LifecycleSnapshot> {
   const em = companyEm(orm, input.companyId);
   const document = await documentOrFail(em, input.documentId, 'read');
   const flow = await em.findOne(WorkflowFlow, { company: input.companyId });
@@ -70,20 +77,44 @@ export async function loadLifecycle(orm: Orm, input: { companyId: string; docume
 
 async function decisionFor(em: EntityManager, definition: FlowStepDefinition): Promise<StepDecision | null> {
   if (definition.actionable === false || !definition.kind) return null;
-  if (definition.kind === 'approval') return { kind: 'approval', multiple: false, fieldName: null, options: APPROVAL_OPTIONS, optionsComplete: true };
+  if (definition.kind === 'approval')
+    return { kind: 'approval', multiple: false, fieldName: null, options: APPROVAL_OPTIONS, optionsComplete: true };
   if (definition.kind === 'classification') {
     const fieldName = definition.fieldName ?? null;
-    if (definition.options?.length) return { kind: 'classification', multiple: false, fieldName, options: definition.options, optionsComplete: true };
+    if (definition.options?.length)
+      return { kind: 'classification', multiple: false, fieldName, options: definition.options, optionsComplete: true };
     const catalog = await catalogOptions(em, fieldName);
-    return { kind: 'classification', multiple: false, fieldName, options: catalog?.options ?? [], optionsComplete: catalog?.complete ?? true };
+    return {
+      kind: 'classification',
+      multiple: false,
+      fieldName,
+      options: catalog?.options ?? [],
+      optionsComplete: catalog?.complete ?? true,
+    };
   }
-  if (definition.tags?.length) return { kind: 'tagging', multiple: true, fieldName: null, options: definition.tags.map((name) => ({ value: name, label: name })), optionsComplete: true };
+  if (definition.tags?.length)
+    return {
+      kind: 'tagging',
+      multiple: true,
+      fieldName: null,
+      options: definition.tags.map((name) => ({ value: name, label: name })),
+      optionsComplete: true,
+    };
   const sample = await em.find(Tag, { isSystem: false }, { orderBy: { name: 'asc' }, limit: TAG_SAMPLE });
-  return { kind: 'tagging', multiple: true, fieldName: null, options: sample.map((tag) => ({ value: tag.name, label: tag.name })), optionsComplete: false };
+  return {
+    kind: 'tagging',
+    multiple: true,
+    fieldName: null,
+    options: sample.map((tag) => ({ value: tag.name, label: tag.name })),
+    optionsComplete: false,
+  };
 }
 
 /** Writes a step of the flow as it opens (idempotent per document and position). */
-export async function openStep(orm: Orm, input: { companyId: string; documentId: string; position: number; definition: FlowStepDefinition }): Promise<StepState> {
+export async function openStep(
+  orm: Orm,
+  input: { companyId: string; documentId: string; position: number; definition: FlowStepDefinition },
+): Promise<StepState> {
   const em = companyEm(orm, input.companyId);
   return em.transactional(async (tx) => {
     const document = await documentOrFail(tx, input.documentId);
@@ -105,12 +136,16 @@ export async function openStep(orm: Orm, input: { companyId: string; documentId:
         type: 'document',
         reference: document.id,
         documentNumber: document.documentNumber,
-        concept: document.purchaseOrder ? `${document.documentNumber} (OC ${document.purchaseOrder})` : document.documentNumber,
+        concept: document.purchaseOrder
+          ? `${document.documentNumber} (OC ${document.purchaseOrder})`
+          : document.documentNumber,
         amountCents: document.amountCents.toString(),
         currency: document.currency,
         issueDate: document.issueDate?.toISOString() ?? null,
         expirationDate: document.expirationDate?.toISOString() ?? null,
-        thirdParty: document.beneficiary ? [{ type: 'beneficiary', name: document.beneficiary.name, reference: document.beneficiary.id }] : [],
+        thirdParty: document.beneficiary
+          ? [{ type: 'beneficiary', name: document.beneficiary.name, reference: document.beneficiary.id }]
+          : [],
       },
       decision,
       assignees: members.map((member) => ({ email: member.email, name: member.name, acted: false })),
@@ -125,7 +160,10 @@ export async function openStep(orm: Orm, input: { companyId: string; documentId:
 async function labelsOf(em: EntityManager, step: WorkflowStep, values: string[]): Promise<string[]> {
   const offered = new Map(step.decision?.options.map((option) => [option.value, option.label]));
   const missing = values.filter((value) => !offered.has(value));
-  const named = step.kind === 'classification' && missing.length ? await activeCatalogLabels(em, step.decision?.fieldName ?? null, missing) : new Map<string, string>();
+  const named =
+    step.kind === 'classification' && missing.length
+      ? await activeCatalogLabels(em, step.decision?.fieldName ?? null, missing)
+      : new Map<string, string>();
   return values.map((value) => offered.get(value) ?? named.get(value) ?? value);
 }
 
@@ -135,7 +173,15 @@ async function labelsOf(em: EntityManager, step: WorkflowStep, values: string[])
  */
 export async function completeStep(
   orm: Orm,
-  input: { companyId: string; documentId: string; stepId: string; actor: Person; values: string[]; comment: string | null; close: boolean },
+  input: {
+    companyId: string;
+    documentId: string;
+    stepId: string;
+    actor: Person;
+    values: string[];
+    comment: string | null;
+    close: boolean;
+  },
 ): Promise<{ approvalStatus: ApprovalStatus }> {
   const em = companyEm(orm, input.companyId);
   return em.transactional(async (tx) => {
@@ -143,29 +189,57 @@ export async function completeStep(
     const step = await tx.findOneOrFail(WorkflowStep, { id: input.stepId, document });
     if (step.status === 'completed') return { approvalStatus: document.approvalStatus };
     const human = input.actor.email !== '';
-    const actor: Actor = human ? { type: 'user', name: input.actor.name, email: input.actor.email, source: 'integration' } : { type: 'system', name: input.actor.name };
+    const actor: Actor = human
+      ? { type: 'user', name: input.actor.name, email: input.actor.email, source: 'integration' }
+      : { type: 'system', name: input.actor.name };
     if (human) {
-      step.assignees = step.assignees.map((assignee) => (assignee.email === input.actor.email ? { ...assignee, acted: true, values: input.values } : assignee));
+      step.assignees = step.assignees.map((assignee) =>
+        assignee.email === input.actor.email ? { ...assignee, acted: true, values: input.values } : assignee,
+      );
     }
     if (!input.close) {
-      tx.create(ActivityLog, { company: document.company, document, event: 'document.updated', actor, metadata: { change: 'step_decision', step: step.id, action: step.action, values: input.values } });
+      tx.create(ActivityLog, {
+        company: document.company,
+        document,
+        event: 'document.updated',
+        actor,
+        metadata: { change: 'step_decision', step: step.id, action: step.action, values: input.values },
+      });
       return { approvalStatus: document.approvalStatus };
     }
-    const values = step.kind === 'approval' && step.assignees.some((assignee) => assignee.values?.includes('reject')) ? ['reject'] : input.values;
+    const values =
+      step.kind === 'approval' && step.assignees.some((assignee) => assignee.values?.includes('reject'))
+        ? ['reject']
+        : input.values;
     step.status = 'completed';
     step.completedAt = new Date();
     step.result = { values, labels: await labelsOf(tx, step, values) };
     step.actedBy = { email: input.actor.email, name: input.actor.name };
     step.comment = input.comment;
-    tx.create(ActivityLog, { company: document.company, document, event: 'document.updated', actor, metadata: { change: 'step_completed', step: step.id, action: step.action, values, comment: input.comment } });
-    if (step.kind === 'approval') await decideApproval(tx, document, values[0] === 'approve' ? 'approved' : 'rejected', actor, null);
-    if (step.kind === 'tagging') await tagDocument(tx, document.company, document, await ensureTags(tx, document.company, values));
+    tx.create(ActivityLog, {
+      company: document.company,
+      document,
+      event: 'document.updated',
+      actor,
+      metadata: { change: 'step_completed', step: step.id, action: step.action, values, comment: input.comment },
+    });
+    if (step.kind === 'approval')
+      await decideApproval(tx, document, values[0] === 'approve' ? 'approved' : 'rejected', actor, null);
+    if (step.kind === 'tagging')
+      await tagDocument(tx, document.company, document, await ensureTags(tx, document.company, values));
     return { approvalStatus: document.approvalStatus };
   });
 }
 
-async function decideApproval(em: EntityManager, document: Document, status: 'approved' | 'rejected', actor: Actor, erpReference: string | null): Promise<void> {
-  const changed = document.approvalStatus !== status || (erpReference !== null && erpReference !== document.approvalErpReference);
+async function decideApproval(
+  em: EntityManager,
+  document: Document,
+  status: 'approved' | 'rejected',
+  actor: Actor,
+  erpReference: string | null,
+): Promise<void> {
+  const changed =
+    document.approvalStatus !== status || (erpReference !== null && erpReference !== document.approvalErpReference);
   document.approvalStatus = status;
   if (erpReference !== null) document.approvalErpReference = erpReference;
   if (status === 'approved') {
@@ -178,7 +252,8 @@ async function decideApproval(em: EntityManager, document: Document, status: 'ap
       document,
       event: status === 'approved' ? 'document.approved' : 'document.updated',
       actor,
-      metadata: status === 'approved' ? { erp_reference: document.approvalErpReference ?? null } : { change: 'rejected' },
+      metadata:
+        status === 'approved' ? { erp_reference: document.approvalErpReference ?? null } : { change: 'rejected' },
     });
   }
 }
@@ -186,7 +261,13 @@ async function decideApproval(em: EntityManager, document: Document, status: 'ap
 /** POST /documents/{reference}/approve: approved whatever it was, with the ERP reference; resolves an open approval step. */
 export async function approveDocument(
   orm: Orm,
-  input: { companyId: string; documentId: string; erpReference: string | null; by: string; resolvesStepId: string | null },
+  input: {
+    companyId: string;
+    documentId: string;
+    erpReference: string | null;
+    by: string;
+    resolvesStepId: string | null;
+  },
 ): Promise<{ approvalStatus: ApprovalStatus }> {
   const em = companyEm(orm, input.companyId);
   return em.transactional(async (tx) => {
@@ -199,7 +280,19 @@ export async function approveDocument(
         step.completedAt = new Date();
         step.result = { values: ['approve'], labels: await labelsOf(tx, step, ['approve']) };
         step.actedBy = { email: '', name: input.by };
-        tx.create(ActivityLog, { company: document.company, document, event: 'document.updated', actor, metadata: { change: 'step_completed', step: step.id, action: step.action, values: ['approve'], via: 'approve' } });
+        tx.create(ActivityLog, {
+          company: document.company,
+          document,
+          event: 'document.updated',
+          actor,
+          metadata: {
+            change: 'step_completed',
+            step: step.id,
+            action: step.action,
+            values: ['approve'],
+            via: 'approve',
+          },
+        });
       }
     }
     await decideApproval(tx, document, 'approved', actor, input.erpReference);

@@ -12,13 +12,17 @@ import { DocumentTag } from '../../db/tags/document-tag.entity.ts';
 import { PaymentTag } from '../../db/tags/payment-tag.entity.ts';
 import type { NewPaymentCommand, TransferState } from '../../workflows/payment.ts';
 
-const paymentNotFound = (paymentId: string) => ApplicationFailure.nonRetryable(`Payment ${paymentId} does not exist`, 'PaymentNotFound');
+const paymentNotFound = (paymentId: string) =>
+  ApplicationFailure.nonRetryable(`Payment ${paymentId} does not exist`, 'PaymentNotFound');
 
 /**
  * Writes a new payment in `pending` (and, for a manual payment, its payable), checked again under a lock on the
  * payable; a payment of a document's payable carries the document's tags. Safe to retry: the payment id is given.
  */
-export async function createPayment(orm: Orm, input: NewPaymentCommand & { companyId: string; paymentId: string }): Promise<{ paymentId: string }> {
+export async function createPayment(
+  orm: Orm,
+  input: NewPaymentCommand & { companyId: string; paymentId: string },
+): Promise<{ paymentId: string }> {
   const em = companyEm(orm, input.companyId);
   try {
     return await em.transactional(async (tx) => {
@@ -27,7 +31,13 @@ export async function createPayment(orm: Orm, input: NewPaymentCommand & { compa
       const amountCents = BigInt(input.amountCents);
       const { beneficiary, payable, payableType } = await resolveNewPayment(
         tx,
-        { beneficiaryId: input.beneficiaryId, payableId: input.payableId, amountCents, currency: input.currency, payableType: input.payable?.type ?? null },
+        {
+          beneficiaryId: input.beneficiaryId,
+          payableId: input.payableId,
+          amountCents,
+          currency: input.currency,
+          payableType: input.payable?.type ?? null,
+        },
         { lock: true },
       );
       const target =
@@ -70,19 +80,29 @@ export async function createPayment(orm: Orm, input: NewPaymentCommand & { compa
       return { paymentId: payment.id };
     });
   } catch (error) {
-    if (error instanceof PaymentRefused) throw ApplicationFailure.nonRetryable(error.message, error.code, { status: error.status });
+    if (error instanceof PaymentRefused)
+      throw ApplicationFailure.nonRetryable(error.message, error.code, { status: error.status });
     throw error;
   }
 }
 
 /** Marks a payment `in_process` once the gateway holds its transfer (a payment already further along is left alone). */
-export async function markSubmitted(orm: Orm, input: { companyId: string; paymentId: string; transferId: string; submittedAt: string }): Promise<void> {
+export async function markSubmitted(
+  orm: Orm,
+  input: { companyId: string; paymentId: string; transferId: string; submittedAt: string },
+): Promise<void> {
   const em = companyEm(orm, input.companyId);
   await em.transactional(async (tx) => {
     const payment = await tx.findOne(Payment, { id: input.paymentId });
     if (!payment) throw paymentNotFound(input.paymentId);
     payment.gatewayReference = input.transferId;
-    payment.paymentGateway = { ...payment.paymentGateway, provider: 'gateway', transfer_id: input.transferId, status: 'processing', submitted_at: input.submittedAt };
+    payment.paymentGateway = {
+      ...payment.paymentGateway,
+      provider: 'gateway',
+      transfer_id: input.transferId,
+      status: 'processing',
+      submitted_at: input.submittedAt,
+    };
     if (payment.status === 'pending') payment.status = 'in_process';
   });
 }
@@ -93,14 +113,19 @@ export async function markSubmitted(orm: Orm, input: { companyId: string; paymen
  * locked document first, then payable, so that payments settling together never compute from each other's past.
  * Idempotent: a payment already processed or failed is left as it is.
  */
-export async function recordPaymentOutcome(orm: Orm, input: { companyId: string; paymentId: string; transfer: TransferState }): Promise<{ status: Payment['status'] }> {
+export async function recordPaymentOutcome(
+  orm: Orm,
+  input: { companyId: string; paymentId: string; transfer: TransferState },
+): Promise<{ status: Payment['status'] }> {
   const em = companyEm(orm, input.companyId);
   return em.transactional(async (tx) => {
     const found = await tx.findOne(Payment, { id: input.paymentId }, { populate: ['payable'] });
     if (!found) throw paymentNotFound(input.paymentId);
     if (found.status === 'processed' || found.status === 'failed') return { status: found.status };
     const documentId = found.payable.document?.id;
-    const document = documentId ? await tx.findOneOrFail(Document, { id: documentId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    const document = documentId
+      ? await tx.findOneOrFail(Document, { id: documentId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+      : null;
     const payable = await tx.findOneOrFail(Payable, { id: found.payable.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
 
     const settled = input.transfer.status === 'settled';
@@ -127,7 +152,8 @@ export async function recordPaymentOutcome(orm: Orm, input: { companyId: string;
 
 /** Recomputes a payable from its payments, and its document from all of its payables (grouped by payable). */
 async function settle(em: EntityManager, payable: Payable, document: Document | null, payment: Payment): Promise<void> {
-  const amounts = (payments: Payment[]) => payments.map((row) => ({ payableId: row.payable.id, amountCents: row.amountCents, status: row.status }));
+  const amounts = (payments: Payment[]) =>
+    payments.map((row) => ({ payableId: row.payable.id, amountCents: row.amountCents, status: row.status }));
   const settlement = payableSettlement(payable, amounts(await em.find(Payment, { payable })));
   payable.balanceCents = settlement.balanceCents;
   payable.status = settlement.status;

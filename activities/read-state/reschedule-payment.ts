@@ -30,16 +30,38 @@ export interface Rescheduled {
  * company's subscribers (the payment is the event's subject). The same date again changes nothing and notifies
  * no one anew; a payment already processed or failed is refused, its due date no longer means anything.
  */
-export async function reschedulePayment(em: EntityManager, input: { paymentId: string; dueDate: string }): Promise<Rescheduled> {
+export async function reschedulePayment(
+  em: EntityManager,
+  input: { paymentId: string; dueDate: string },
+): Promise<Rescheduled> {
   return em.transactional(async (tx) => {
     const payment = await tx.findOne(Payment, { id: input.paymentId }, { populate: ['company'] });
     if (!payment) throw new RescheduleRefused('payment_not_found', `No payment with reference ${input.paymentId}`);
-    if (payment.status === 'processed' || payment.status === 'failed') throw new RescheduleRefused('payment_final', `The payment is ${payment.status}: its due date can no longer change`);
-    const payable = await tx.findOneOrFail(Payable, { id: payment.payable.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (payment.status === 'processed' || payment.status === 'failed')
+      throw new RescheduleRefused(
+        'payment_final',
+        `The payment is ${payment.status}: its due date can no longer change`,
+      );
+    const payable = await tx.findOneOrFail(
+      Payable,
+      { id: payment.payable.id },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
     const previousDueDate = isoDate(payable.expirationDate);
-    if (previousDueDate === input.dueDate) return { previousDueDate, newDueDate: input.dueDate, deliveries: await undeliveredEventsOf(tx, payment.id, 'payment.rescheduled') };
+    if (previousDueDate === input.dueDate)
+      return {
+        previousDueDate,
+        newDueDate: input.dueDate,
+        deliveries: await undeliveredEventsOf(tx, payment.id, 'payment.rescheduled'),
+      };
     payable.expirationDate = input.dueDate;
-    const deliveries = await recordEvent(tx, payment.company, 'payment.rescheduled', payment.id, paymentRescheduledPayload(payment.id, previousDueDate, input.dueDate));
+    const deliveries = await recordEvent(
+      tx,
+      payment.company,
+      'payment.rescheduled',
+      payment.id,
+      paymentRescheduledPayload(payment.id, previousDueDate, input.dueDate),
+    );
     return { previousDueDate, newDueDate: input.dueDate, deliveries };
   });
 }

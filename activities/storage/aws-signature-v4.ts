@@ -34,13 +34,19 @@ export function sha256Hex(data: Uint8Array | string): string {
 
 /** The x-amz-date form of an instant: `20130524T000000Z`. */
 export function toAmzDate(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 /** URI-encodes per S3 rules: every byte but A-Z a-z 0-9 - . _ ~ becomes %XX (uppercase); `/` is kept when asked. */
 export function uriEncode(value: string, keepSlash = false): string {
   // encodeURIComponent leaves ! ' ( ) * alone, which SigV4 requires encoded.
-  const encoded = encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return keepSlash ? encoded.replace(/%2F/g, '/') : encoded;
 }
 
@@ -60,7 +66,9 @@ function canonicalHeaders(headers: Readonly<Record<string, string>>): Array<[str
 
 /** The names of the signed headers, lowercase, sorted, joined by `;`. */
 export function signedHeaderNames(headers: Readonly<Record<string, string>>): string {
-  return canonicalHeaders(headers).map(([name]) => name).join(';');
+  return canonicalHeaders(headers)
+    .map(([name]) => name)
+    .join(';');
 }
 
 /** The canonical request: method, URI, query, headers, signed header names and payload hash, one per line. */
@@ -70,8 +78,17 @@ export function canonicalRequest(request: SignableRequest): string {
     .sort(([a, x], [b, y]) => compare(a, b) || compare(x, y))
     .map(([name, value]) => `${name}=${value}`)
     .join('&');
-  const headers = canonicalHeaders(request.headers).map(([name, value]) => `${name}:${value}\n`).join('');
-  return [request.method.toUpperCase(), request.canonicalUri, query, headers, signedHeaderNames(request.headers), request.payloadHash].join('\n');
+  const headers = canonicalHeaders(request.headers)
+    .map(([name, value]) => `${name}:${value}\n`)
+    .join('');
+  return [
+    request.method.toUpperCase(),
+    request.canonicalUri,
+    query,
+    headers,
+    signedHeaderNames(request.headers),
+    request.payloadHash,
+  ].join('\n');
 }
 
 /** `<date>/<region>/<service>/aws4_request`. */
@@ -80,8 +97,16 @@ export function credentialScope(amzDate: string, region: string, service: string
 }
 
 /** The string to sign: algorithm, date, credential scope and the hash of the canonical request. */
-export function stringToSign(canonical: string, params: Omit<SigningParams, 'accessKeyId' | 'secretAccessKey'>): string {
-  return [ALGORITHM, params.amzDate, credentialScope(params.amzDate, params.region, params.service), sha256Hex(canonical)].join('\n');
+export function stringToSign(
+  canonical: string,
+  params: Omit<SigningParams, 'accessKeyId' | 'secretAccessKey'>,
+): string {
+  return [
+    ALGORITHM,
+    params.amzDate,
+    credentialScope(params.amzDate, params.region, params.service),
+    sha256Hex(canonical),
+  ].join('\n');
 }
 
 const hmac = (key: Uint8Array | string, data: string) => createHmac('sha256', key).update(data).digest();
@@ -94,7 +119,9 @@ export function signingKey(secretAccessKey: string, date: string, region: string
 /** The hex signature of a request. */
 export function signature(request: SignableRequest, params: SigningParams): string {
   const key = signingKey(params.secretAccessKey, params.amzDate.slice(0, 8), params.region, params.service);
-  return createHmac('sha256', key).update(stringToSign(canonicalRequest(request), params)).digest('hex');
+  return createHmac('sha256', key)
+    .update(stringToSign(canonicalRequest(request), params))
+    .digest('hex');
 }
 
 /** The Authorization header value for a request. */
@@ -114,7 +141,10 @@ export interface ParsedAuthorization {
 
 /** Reads an Authorization header back into its parts; null when it is not a well-formed SigV4 header. */
 export function parseAuthorization(header: string): ParsedAuthorization | null {
-  const match = /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/.exec(header.trim());
+  const match =
+    /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/.exec(
+      header.trim(),
+    );
   if (!match) return null;
   const [, accessKeyId = '', date = '', region = '', service = '', signedHeaders = '', hex = ''] = match;
   return { accessKeyId, date, region, service, signedHeaders: signedHeaders.split(';'), signature: hex };

@@ -34,8 +34,11 @@ const OWNER_PREFIX = /^[0-9a-f-]{36}\//;
 // of dot segments are kept: the API serves a file only to the company its key starts with.
 function assertObjectKey(key: string): void {
   const segments = key.split('/');
-  const valid = OWNER_PREFIX.test(key) && Buffer.byteLength(key) <= 1024 && !/[\p{Cc}]/u.test(key)
-    && segments.every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+  const valid =
+    OWNER_PREFIX.test(key) &&
+    Buffer.byteLength(key) <= 1024 &&
+    !/[\p{Cc}]/u.test(key) &&
+    segments.every((segment) => segment !== '' && segment !== '.' && segment !== '..');
   if (!valid) throw new Error(`Invalid storage key: ${key}`);
 }
 
@@ -65,14 +68,31 @@ export function s3FileStorage(config: S3Config): FileStorage {
     // fetch sets Host itself, from the URL: sign the same value.
     const authorization = authorizationHeader(
       { method, canonicalUri: url.pathname, headers: { ...headers, host: url.host }, payloadHash },
-      { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey, region: config.region, service: 's3', amzDate },
+      {
+        accessKeyId: config.accessKeyId,
+        secretAccessKey: config.secretAccessKey,
+        region: config.region,
+        service: 's3',
+        amzDate,
+      },
     );
     const where = `S3 ${method} ${config.bucket}/${key}`;
     try {
-      const response = await fetch(url, { method, headers: { ...headers, authorization }, ...(body ? { body: Buffer.from(body) } : {}), signal: AbortSignal.timeout(timeoutMs) });
-      return { where, status: response.status, headers: response.headers, body: new Uint8Array(await response.arrayBuffer()) };
+      const response = await fetch(url, {
+        method,
+        headers: { ...headers, authorization },
+        ...(body ? { body: Buffer.from(body) } : {}),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      return {
+        where,
+        status: response.status,
+        headers: response.headers,
+        body: new Uint8Array(await response.arrayBuffer()),
+      };
     } catch (error) {
-      if ((error as Error).name === 'TimeoutError') throw new Error(`${where} timed out after ${timeoutMs} ms`, { cause: error });
+      if ((error as Error).name === 'TimeoutError')
+        throw new Error(`${where} timed out after ${timeoutMs} ms`, { cause: error });
       throw new Error(`${where} failed: ${(error as Error).message}`, { cause: error });
     }
   };
@@ -99,7 +119,11 @@ function s3Error(response: { where: string; status: number; body: Uint8Array }):
   const xml = new TextDecoder().decode(response.body);
   const code = /<Code>([^<]+)<\/Code>/.exec(xml)?.[1] ?? null;
   const message = /<Message>([^<]+)<\/Message>/.exec(xml)?.[1];
-  return new S3Error(`${response.where} failed: HTTP ${response.status}${code ? ` ${code}` : ''}${message ? ` (${message})` : ''}`, response.status, code);
+  return new S3Error(
+    `${response.where} failed: HTTP ${response.status}${code ? ` ${code}` : ''}${message ? ` (${message})` : ''}`,
+    response.status,
+    code,
+  );
 }
 
 /** The S3 settings from the STORAGE_S3_* variables, checked at boot. */
@@ -109,13 +133,21 @@ export function s3ConfigFromEnv(env: NodeJS.ProcessEnv = process.env): S3Config 
   const accessKeyId = env.STORAGE_S3_ACCESS_KEY_ID?.trim() ?? '';
   const secretAccessKey = env.STORAGE_S3_SECRET_ACCESS_KEY?.trim() ?? '';
   if (!bucket) throw new Error('STORAGE_S3_BUCKET is not set');
-  const missing = [!accessKeyId && 'STORAGE_S3_ACCESS_KEY_ID', !secretAccessKey && 'STORAGE_S3_SECRET_ACCESS_KEY'].filter(Boolean);
-  if (missing.length > 0) throw new Error(`STORAGE_S3_BUCKET is set, so files go to S3, but ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set`);
+  const missing = [
+    !accessKeyId && 'STORAGE_S3_ACCESS_KEY_ID',
+    !secretAccessKey && 'STORAGE_S3_SECRET_ACCESS_KEY',
+  ].filter(Boolean);
+  if (missing.length > 0)
+    throw new Error(
+      `STORAGE_S3_BUCKET is set, so files go to S3, but ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set`,
+    );
   const customEndpoint = env.STORAGE_S3_ENDPOINT?.trim();
   const endpoint = customEndpoint || `https://s3.${region}.amazonaws.com`;
-  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) throw new Error(`STORAGE_S3_ENDPOINT must be an http(s) URL, got ${endpoint}`);
+  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol))
+    throw new Error(`STORAGE_S3_ENDPOINT must be an http(s) URL, got ${endpoint}`);
   const pathStyle = env.STORAGE_S3_FORCE_PATH_STYLE?.trim();
-  if (pathStyle && pathStyle !== 'true' && pathStyle !== 'false') throw new Error(`STORAGE_S3_FORCE_PATH_STYLE must be true or false, got ${pathStyle}`);
+  if (pathStyle && pathStyle !== 'true' && pathStyle !== 'false')
+    throw new Error(`STORAGE_S3_FORCE_PATH_STYLE must be true or false, got ${pathStyle}`);
   return {
     endpoint,
     region,

@@ -3,7 +3,13 @@ import { ErpDocument } from '../../db/accounting/erp-document.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
 import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
-import { claimDelivery, FINAL_DELIVERY_STATUSES, recordAttempt, type AttemptRecord, type DeliveryToSend } from '../../db/webhooks/webhook-delivery.repository.ts';
+import {
+  claimDelivery,
+  FINAL_DELIVERY_STATUSES,
+  recordAttempt,
+  type AttemptRecord,
+  type DeliveryToSend,
+} from '../../db/webhooks/webhook-delivery.repository.ts';
 import { pinnedClient } from '../../platform/outbound-http.ts';
 import { judgeReceiver, type OutboundPolicy, type Resolve } from '../../platform/outbound-policy.ts';
 import { holdsNul, readRegistration, readRejection, type ErpRegistration, type ErpRejection } from './erp-answer.ts';
@@ -44,12 +50,21 @@ export class DeliveryInFlight extends Error {
 }
 
 /** Sends one attempt of a delivery, signed, and records it; for `document.accounted` also records what the ERP said. */
-export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: string; deliveryId: string; attempt: number }): Promise<AttemptOutcome> {
+export async function attemptDelivery(
+  deps: DeliveryDeps,
+  input: { companyId: string; deliveryId: string; attempt: number },
+): Promise<AttemptOutcome> {
   const em = companyEm(deps.orm, input.companyId);
   const delivery = await claimDelivery(em, input.companyId, input.deliveryId, HOLD_MARGIN_SECONDS);
   if (!delivery) throw new Error(`Delivery ${input.deliveryId} does not exist`);
   // A retried activity whose first run already finished the delivery must not send it again.
-  if (FINAL_DELIVERY_STATUSES.includes(delivery.status)) return { event: delivery.event, outcome: delivery.status as AttemptOutcome['outcome'], statusCode: delivery.lastStatusCode, error: null };
+  if (FINAL_DELIVERY_STATUSES.includes(delivery.status))
+    return {
+      event: delivery.event,
+      outcome: delivery.status as AttemptOutcome['outcome'],
+      statusCode: delivery.lastStatusCode,
+      error: null,
+    };
   if (!delivery.held) throw new DeliveryInFlight(delivery.id);
   const attempt = { companyId: input.companyId, deliveryId: delivery.id, attempt: input.attempt };
   // Resolved and judged afresh for each attempt: a receiver registered under an earlier policy meets today's.
@@ -57,7 +72,18 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: st
   // Nothing is sent: a refused receiver fails for good, one that does not resolve is tried again later.
   if (!('addresses' in target)) {
     const outcome = 'refusal' in target ? 'failed' : 'retry';
-    return record(em, delivery, { ...attempt, startedAt: new Date(), latencyMs: null }, { event: delivery.event, outcome, statusCode: null, error: 'refusal' in target ? target.refusal : target.unresolved }, null);
+    return record(
+      em,
+      delivery,
+      { ...attempt, startedAt: new Date(), latencyMs: null },
+      {
+        event: delivery.event,
+        outcome,
+        statusCode: null,
+        error: 'refusal' in target ? target.refusal : target.unresolved,
+      },
+      null,
+    );
   }
 
   const startedAt = new Date();
@@ -78,14 +104,27 @@ export async function attemptDelivery(deps: DeliveryDeps, input: { companyId: st
     text = (await response.text()).slice(0, MAX_RESPONSE_BYTES);
   } catch (thrown) {
     const cause = thrown as Error;
-    error = cause.name === 'TimeoutError' ? `No answer within ${delivery.timeoutSeconds} s` : `${cause.message}${cause.cause ? `: ${(cause.cause as Error).message}` : ''}`;
+    error =
+      cause.name === 'TimeoutError'
+        ? `No answer within ${delivery.timeoutSeconds} s`
+        : `${cause.message}${cause.cause ? `: ${(cause.cause as Error).message}` : ''}`;
   } finally {
     await client.close();
   }
   const latencyMs = Math.round(performance.now() - started);
   const json = parseJson(text);
-  const { answer, ...result } = delivery.event === 'document.accounted' ? accountedOutcome(statusCode, json, error) : { ...plainOutcome(statusCode, error), answer: null };
-  return record(em, delivery, { ...attempt, startedAt, latencyMs }, { event: delivery.event, ...result }, keptResponse(json, text), answer);
+  const { answer, ...result } =
+    delivery.event === 'document.accounted'
+      ? accountedOutcome(statusCode, json, error)
+      : { ...plainOutcome(statusCode, error), answer: null };
+  return record(
+    em,
+    delivery,
+    { ...attempt, startedAt, latencyMs },
+    { event: delivery.event, ...result },
+    keptResponse(json, text),
+    answer,
+  );
 }
 
 /**
@@ -113,7 +152,8 @@ function keptResponse(json: unknown, text: string): unknown {
 function plainOutcome(statusCode: number | null, error: string | null): Omit<AttemptOutcome, 'event'> {
   if (statusCode === null) return { outcome: 'retry', statusCode, error };
   if (statusCode >= 200 && statusCode < 300) return { outcome: 'delivered', statusCode, error: null };
-  if (statusCode === 408 || statusCode === 429 || statusCode >= 500) return { outcome: 'retry', statusCode, error: `HTTP ${statusCode}` };
+  if (statusCode === 408 || statusCode === 429 || statusCode >= 500)
+    return { outcome: 'retry', statusCode, error: `HTTP ${statusCode}` };
   return { outcome: 'failed', statusCode, error: `HTTP ${statusCode}` };
 }
 
@@ -124,24 +164,58 @@ type ErpAnswer = { registration: ErpRegistration } | { rejection: ErpRejection }
  * The synchronous hand-off: a readable 200 registers; a 422 in the receiver-error shape rejects (no automatic retry);
  * the rest (5xx, timeouts, unreadable answers, including a 422 without that shape) is retried.
  */
-function accountedOutcome(statusCode: number | null, json: unknown, error: string | null): Omit<AttemptOutcome, 'event'> & { answer: ErpAnswer } {
+function accountedOutcome(
+  statusCode: number | null,
+  json: unknown,
+  error: string | null,
+): Omit<AttemptOutcome, 'event'> & { answer: ErpAnswer } {
   if (statusCode === null) return { outcome: 'retry', statusCode, error, answer: null };
   if (statusCode === 200) {
     const registration = readRegistration(json);
-    if (registration.ok) return { outcome: 'delivered', statusCode, error: null, answer: { registration: registration.value } };
-    return { outcome: 'retry', statusCode, error: json === null ? 'The answer is not JSON' : registration.error, answer: null };
+    if (registration.ok)
+      return { outcome: 'delivered', statusCode, error: null, answer: { registration: registration.value } };
+    return {
+      outcome: 'retry',
+      statusCode,
+      error: json === null ? 'The answer is not JSON' : registration.error,
+      answer: null,
+    };
   }
   if (statusCode === 422) {
     const rejection = readRejection(json);
-    if (rejection.ok) return { outcome: 'rejected', statusCode, error: rejection.value.message, answer: { rejection: rejection.value } };
-    return { outcome: 'retry', statusCode, error: json === null ? 'HTTP 422 with an answer that is not JSON' : rejection.error, answer: null };
+    if (rejection.ok)
+      return {
+        outcome: 'rejected',
+        statusCode,
+        error: rejection.value.message,
+        answer: { rejection: rejection.value },
+      };
+    return {
+      outcome: 'retry',
+      statusCode,
+      error: json === null ? 'HTTP 422 with an answer that is not JSON' : rejection.error,
+      answer: null,
+    };
   }
   return { outcome: 'retry', statusCode, error: `HTTP ${statusCode}`, answer: null };
 }
 
 /** Records the attempt and ends its hold; a final `document.accounted` also records the registration, in the same transaction. */
-async function record(em: EntityManager, delivery: DeliveryToSend, attempt: Omit<AttemptRecord, 'statusCode' | 'error' | 'status' | 'response'>, outcome: AttemptOutcome, response: unknown, answer: ErpAnswer = null): Promise<AttemptOutcome> {
-  const written: AttemptRecord = { ...attempt, statusCode: outcome.statusCode, error: outcome.error, status: outcome.outcome === 'retry' ? 'delivering' : outcome.outcome, response };
+async function record(
+  em: EntityManager,
+  delivery: DeliveryToSend,
+  attempt: Omit<AttemptRecord, 'statusCode' | 'error' | 'status' | 'response'>,
+  outcome: AttemptOutcome,
+  response: unknown,
+  answer: ErpAnswer = null,
+): Promise<AttemptOutcome> {
+  const written: AttemptRecord = {
+    ...attempt,
+    statusCode: outcome.statusCode,
+    error: outcome.error,
+    status: outcome.outcome === 'retry' ? 'delivering' : outcome.outcome,
+    response,
+  };
   if (delivery.event !== 'document.accounted' || outcome.outcome === 'retry') {
     await recordAttempt(em, written);
     return outcome;
@@ -154,8 +228,15 @@ async function record(em: EntityManager, delivery: DeliveryToSend, attempt: Omit
 }
 
 /** What the ERP answered to `document.accounted`, on the voucher, the document's erp_document, and its log. */
-async function recordRegistration(em: EntityManager, delivery: WebhookDelivery, outcome: AttemptOutcome, answer: ErpAnswer): Promise<void> {
-  const entry = delivery.subjectId ? await em.findOne(AccountingEntry, { id: delivery.subjectId }, { populate: ['document'] }) : null;
+async function recordRegistration(
+  em: EntityManager,
+  delivery: WebhookDelivery,
+  outcome: AttemptOutcome,
+  answer: ErpAnswer,
+): Promise<void> {
+  const entry = delivery.subjectId
+    ? await em.findOne(AccountingEntry, { id: delivery.subjectId }, { populate: ['document'] })
+    : null;
   if (!entry) return;
   const document = entry.document;
   const registration = answer && 'registration' in answer ? answer.registration : null;
@@ -166,7 +247,15 @@ async function recordRegistration(em: EntityManager, delivery: WebhookDelivery, 
     const data = erpDocumentData(document, entry, registration, await loadVoucherCatalog(em, entry));
     await em.upsert(
       ErpDocument,
-      { company: entry.company, document, registered: true, erpInvoiceId: registration.erpInvoiceId, invoiceReference: registration.invoiceReference, registeredAt: new Date(), data },
+      {
+        company: entry.company,
+        document,
+        registered: true,
+        erpInvoiceId: registration.erpInvoiceId,
+        invoiceReference: registration.invoiceReference,
+        registeredAt: new Date(),
+        data,
+      },
       { onConflictFields: ['document'], onConflictAction: 'merge' },
     );
   } else {
@@ -180,19 +269,39 @@ async function recordRegistration(em: EntityManager, delivery: WebhookDelivery, 
     event: 'document.updated',
     actor: { type: 'system', source: 'erp' },
     metadata: registration
-      ? { change: 'erp_registered', accounting_entry: entry.id, erp_invoice_id: registration.erpInvoiceId, invoice_reference: registration.invoiceReference, crossed: entry.isCrossed }
-      : { change: 'erp_registration_failed', accounting_entry: entry.id, code: entry.failureCode, message: entry.failureMessage },
+      ? {
+          change: 'erp_registered',
+          accounting_entry: entry.id,
+          erp_invoice_id: registration.erpInvoiceId,
+          invoice_reference: registration.invoiceReference,
+          crossed: entry.isCrossed,
+        }
+      : {
+          change: 'erp_registration_failed',
+          accounting_entry: entry.id,
+          code: entry.failureCode,
+          message: entry.failureMessage,
+        },
   });
 }
 
 /** Marks a delivery failed once its attempts are exhausted. */
-export async function giveUpDelivery(orm: Orm, input: { companyId: string; deliveryId: string; error: string | null }): Promise<void> {
+export async function giveUpDelivery(
+  orm: Orm,
+  input: { companyId: string; deliveryId: string; error: string | null },
+): Promise<void> {
   const em = companyEm(orm, input.companyId);
   await em.transactional(async (tx) => {
     const delivery = await tx.findOneOrFail(WebhookDelivery, { id: input.deliveryId });
     if (delivery.status === 'delivered' || delivery.status === 'rejected') return;
     delivery.status = 'failed';
-    if (delivery.event === 'document.accounted') await recordRegistration(tx, delivery, { event: delivery.event, outcome: 'failed', statusCode: delivery.lastStatusCode ?? null, error: input.error }, null);
+    if (delivery.event === 'document.accounted')
+      await recordRegistration(
+        tx,
+        delivery,
+        { event: delivery.event, outcome: 'failed', statusCode: delivery.lastStatusCode ?? null, error: input.error },
+        null,
+      );
   });
 }
 

@@ -13,7 +13,8 @@ export type Reading<T> = { ok: true; value: T } | { ok: false; error: string };
 const MAX_CODE_LENGTH = 255;
 
 const storable = (value: unknown): value is string => typeof value === 'string' && !value.includes('\0');
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Spec rule 1: `erp_invoice_id` a non-empty string; `invoice_reference` a string or null (absent reads as null). */
 export function readRegistration(body: unknown): Reading<ErpRegistration> {
@@ -21,7 +22,8 @@ export function readRegistration(body: unknown): Reading<ErpRegistration> {
   const { erp_invoice_id: id, invoice_reference: consecutive = null } = body;
   if (id === undefined || id === null || id === '') return { ok: false, error: 'The answer has no erp_invoice_id' };
   if (!storable(id)) return { ok: false, error: 'erp_invoice_id is not a string without U+0000' };
-  if (consecutive !== null && !storable(consecutive)) return { ok: false, error: 'invoice_reference is neither null nor a string without U+0000' };
+  if (consecutive !== null && !storable(consecutive))
+    return { ok: false, error: 'invoice_reference is neither null nor a string without U+0000' };
   return { ok: true, value: { erpInvoiceId: id, invoiceReference: consecutive } };
 }
 
@@ -30,7 +32,11 @@ export function readRejection(body: unknown): Reading<ErpRejection> {
   const error = isObject(body) ? body.error : undefined;
   if (!isObject(error)) return { ok: false, error: 'The 422 answer is not { error: { code, message } }' };
   const { code, message } = error;
-  if (!storable(code) || code === '' || code.length > MAX_CODE_LENGTH) return { ok: false, error: `The 422 answer's error.code is not a string of 1 to ${MAX_CODE_LENGTH} characters without U+0000` };
+  if (!storable(code) || code === '' || code.length > MAX_CODE_LENGTH)
+    return {
+      ok: false,
+      error: `The 422 answer's error.code is not a string of 1 to ${MAX_CODE_LENGTH} characters without U+0000`,
+    };
   if (!storable(message)) return { ok: false, error: "The 422 answer's error.message is not a string without U+0000" };
   return { ok: true, value: { code, message } };
 }

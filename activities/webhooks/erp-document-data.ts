@@ -33,15 +33,23 @@ export type VoucherCatalog = {
 };
 
 const byId = <T extends { id: string }>(records: T[]) => new Map(records.map((record) => [record.id, record]));
-const present = <T>(values: (T | null | undefined)[]) => [...new Set(values.filter((value): value is T => value !== null && value !== undefined))];
+const present = <T>(values: (T | null | undefined)[]) => [
+  ...new Set(values.filter((value): value is T => value !== null && value !== undefined)),
+];
 
 /** Reads the catalog records `entry` references: one query per catalog, through the company's entity manager. */
 export async function loadVoucherCatalog(em: EntityManager, entry: AccountingEntry): Promise<VoucherCatalog> {
   const journal = entry.journalEntry;
   const lines = journal.erp_journal_entry_lines;
-  const accountIds = present([...lines.map((line) => line.book_account_external_id), ...journal.payment_lines.map((line) => line.book_account_external_id)]);
+  const accountIds = present([
+    ...lines.map((line) => line.book_account_external_id),
+    ...journal.payment_lines.map((line) => line.book_account_external_id),
+  ]);
   const productIds = present(lines.map((line) => line.product_external_id));
-  const costCenterIds = present([journal.cost_center_external_id, ...lines.flatMap((line) => (line.cost_centers ?? []).map((share) => share.cost_center_external_id))]);
+  const costCenterIds = present([
+    journal.cost_center_external_id,
+    ...lines.flatMap((line) => (line.cost_centers ?? []).map((share) => share.cost_center_external_id)),
+  ]);
   const taxIds = present(lines.flatMap((line) => (line.taxes ?? []).map((tax) => tax.tax_external_id)));
   const [accounts, products, costCenters, taxes, vendor] = await Promise.all([
     accountIds.length ? em.find(ErpBookAccount, { externalId: { $in: accountIds } }) : [],
@@ -51,39 +59,88 @@ export async function loadVoucherCatalog(em: EntityManager, entry: AccountingEnt
     journal.vendor_external_id ? em.findOne(ErpVendor, { externalId: journal.vendor_external_id }) : null,
   ]);
   return {
-    bookAccounts: byId(accounts.map((account) => ({ id: account.externalId, code: account.code, name: account.name, nature: account.nature ?? null }))),
-    products: byId(products.map((product) => ({ id: product.externalId, code: product.code ?? null, name: product.name, unit_code: product.unitCode ?? null }))),
-    costCenters: byId(costCenters.map((center) => ({ id: center.externalId, code: center.code ?? null, name: center.name }))),
-    taxes: byId(
-      taxes.map((tax) => ({ id: tax.externalId, code: tax.code ?? null, name: tax.name, type: tax.type ?? null, rate: tax.rate === null || tax.rate === undefined ? null : Number(tax.rate), is_withholding: tax.isWithholding })),
+    bookAccounts: byId(
+      accounts.map((account) => ({
+        id: account.externalId,
+        code: account.code,
+        name: account.name,
+        nature: account.nature ?? null,
+      })),
     ),
-    vendor: vendor ? { id: vendor.externalId, name: vendor.name, identifier_type: vendor.identifierType ?? null, identifier_number: vendor.identifierNumber ?? null, email: vendor.email ?? null } : null,
+    products: byId(
+      products.map((product) => ({
+        id: product.externalId,
+        code: product.code ?? null,
+        name: product.name,
+        unit_code: product.unitCode ?? null,
+      })),
+    ),
+    costCenters: byId(
+      costCenters.map((center) => ({ id: center.externalId, code: center.code ?? null, name: center.name })),
+    ),
+    taxes: byId(
+      taxes.map((tax) => ({
+        id: tax.externalId,
+        code: tax.code ?? null,
+        name: tax.name,
+        type: tax.type ?? null,
+        rate: tax.rate === null || tax.rate === undefined ? null : Number(tax.rate),
+        is_withholding: tax.isWithholding,
+      })),
+    ),
+    vendor: vendor
+      ? {
+          id: vendor.externalId,
+          name: vendor.name,
+          identifier_type: vendor.identifierType ?? null,
+          identifier_number: vendor.identifierNumber ?? null,
+          email: vendor.email ?? null,
+        }
+      : null,
   };
 }
 
 /** An item is a line of goods or services (it names a product or a quantity); tax and withholding lines are not. */
-const isItem = (line: JournalEntryLine) => Boolean(line.product_external_id) || (line.quantity !== null && line.quantity !== undefined);
+const isItem = (line: JournalEntryLine) =>
+  Boolean(line.product_external_id) || (line.quantity !== null && line.quantity !== undefined);
 /** A line's amount: exactly one of its debit and credit is set. */
 const lineCents = (line: JournalEntryLine) => line.debit_cents ?? line.credit_cents ?? 0;
 // Discounts are amounts in cents, but the voucher accepts any number: round to whole cents.
 const discountCents = (line: JournalEntryLine) => Math.round(line.discount ?? 0);
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-const centsString = (cents: number | null | undefined) => (cents === null || cents === undefined ? null : String(cents));
+const centsString = (cents: number | null | undefined) =>
+  cents === null || cents === undefined ? null : String(cents);
 
 /**
  * Builds `erp_document.data` at registration from what the service holds: the document, its posted voucher, the ERP's
  * answer (`erp_invoice_id` is `external_reference`, `invoice_reference` is `document_reference`) and the catalog
  * records the voucher references. The mapping is recorded in docs/decisions.md (Webhooks, "The ERP's answer").
  */
-export function erpDocumentData(document: Document, entry: AccountingEntry, registration: ErpRegistration, catalog: VoucherCatalog): ErpDocumentData {
+export function erpDocumentData(
+  document: Document,
+  entry: AccountingEntry,
+  registration: ErpRegistration,
+  catalog: VoucherCatalog,
+): ErpDocumentData {
   const journal = entry.journalEntry;
   const lines = journal.erp_journal_entry_lines;
   const items = lines.filter(isItem);
   const crossing = lines.find((line) => line.source === 'purchase_order' || line.source === 'goods_receipt');
-  const headerCostCenter = journal.cost_center_external_id ? [{ cost_center_external_id: journal.cost_center_external_id, percentage: 100 }] : [];
+  const headerCostCenter = journal.cost_center_external_id
+    ? [{ cost_center_external_id: journal.cost_center_external_id, percentage: 100 }]
+    : [];
   const costCentersOf = (line: JournalEntryLine) => (line.cost_centers?.length ? line.cost_centers : headerCostCenter);
   const itemTaxes = items.flatMap((line) => line.taxes ?? []);
-  const ivaAt = (rate: number) => sum(itemTaxes.filter((tax) => catalog.taxes.get(tax.tax_external_id)?.type === 'iva' && catalog.taxes.get(tax.tax_external_id)?.rate === rate).map((tax) => tax.amount_cents));
+  const ivaAt = (rate: number) =>
+    sum(
+      itemTaxes
+        .filter(
+          (tax) =>
+            catalog.taxes.get(tax.tax_external_id)?.type === 'iva' &&
+            catalog.taxes.get(tax.tax_external_id)?.rate === rate,
+        )
+        .map((tax) => tax.amount_cents),
+    );
   const dueDates = journal.payment_lines.map((line) => line.due_date).sort();
 
   return {
@@ -104,11 +161,17 @@ export function erpDocumentData(document: Document, entry: AccountingEntry, regi
       description: line.description ?? null,
       product_id: line.product_external_id ?? null,
       quantity: line.quantity ?? null,
-      unit_price: line.unit_price_cents === null || line.unit_price_cents === undefined ? null : centsToAmount(line.unit_price_cents),
+      unit_price:
+        line.unit_price_cents === null || line.unit_price_cents === undefined
+          ? null
+          : centsToAmount(line.unit_price_cents),
       discount: centsToAmount(discountCents(line)),
       amount_total: centsToAmount(lineCents(line)),
       taxes: (line.taxes ?? []).map((tax) => ({ id: tax.tax_external_id, base: centsToAmount(tax.base_cents) })),
-      cost_centers: costCentersOf(line).map((share) => ({ id: share.cost_center_external_id, value: share.percentage })),
+      cost_centers: costCentersOf(line).map((share) => ({
+        id: share.cost_center_external_id,
+        value: share.percentage,
+      })),
     })),
     summary: {
       subtotal: centsToAmount(sum(items.map(lineCents))),
@@ -118,7 +181,11 @@ export function erpDocumentData(document: Document, entry: AccountingEntry, regi
       iva_8: centsToAmount(ivaAt(0.08)),
       iva_16: centsToAmount(ivaAt(0.16)),
     },
-    payment_lines: journal.payment_lines.map((line) => ({ amount: centsToAmount(line.amount_cents), due_date: line.due_date, book_account_id: line.book_account_external_id })),
+    payment_lines: journal.payment_lines.map((line) => ({
+      amount: centsToAmount(line.amount_cents),
+      due_date: line.due_date,
+      book_account_id: line.book_account_external_id,
+    })),
     erp_journal: journal.document_type_external_id ? { id: journal.document_type_external_id } : null,
     erp_vendor: catalog.vendor,
     erp_journal_entry_lines: lines.map((line) => ({
@@ -131,8 +198,17 @@ export function erpDocumentData(document: Document, entry: AccountingEntry, regi
       book_account: catalog.bookAccounts.get(line.book_account_external_id) ?? null,
       product_id: line.product_external_id ?? null,
       product: line.product_external_id ? (catalog.products.get(line.product_external_id) ?? null) : null,
-      cost_centers: costCentersOf(line).map((share) => ({ id: share.cost_center_external_id, percentage: share.percentage, cost_center: catalog.costCenters.get(share.cost_center_external_id) ?? null })),
-      taxes: (line.taxes ?? []).map((tax) => ({ id: tax.tax_external_id, base_cents: tax.base_cents, amount_cents: tax.amount_cents, tax: catalog.taxes.get(tax.tax_external_id) ?? null })),
+      cost_centers: costCentersOf(line).map((share) => ({
+        id: share.cost_center_external_id,
+        percentage: share.percentage,
+        cost_center: catalog.costCenters.get(share.cost_center_external_id) ?? null,
+      })),
+      taxes: (line.taxes ?? []).map((tax) => ({
+        id: tax.tax_external_id,
+        base_cents: tax.base_cents,
+        amount_cents: tax.amount_cents,
+        tax: catalog.taxes.get(tax.tax_external_id) ?? null,
+      })),
     })),
   };
 }

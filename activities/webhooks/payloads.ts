@@ -8,14 +8,27 @@ import { documentDate } from '../../fiscal/country-dates.ts';
 // Webhook amounts are integer cents (the API shows decimal amounts; receivers get minor units).
 
 /** `document.created`: the document as the API lists it, with its beneficiary, amounts in cents. Read back, so flush it first. */
-export async function documentCreatedPayload(em: EntityManager, document: Document, publicUrl: string): Promise<Record<string, unknown>> {
+export async function documentCreatedPayload(
+  em: EntityManager,
+  document: Document,
+  publicUrl: string,
+): Promise<Record<string, unknown>> {
   const [data] = await renderDocuments(em, document.company.id, [document.id], ['beneficiaries'], publicUrl);
   if (!data) throw new Error(`document ${document.id} is not in the database yet`);
-  return { event: 'document.created', timestamp: new Date().toISOString(), data: { ...data, amount: Number(document.amountCents) } };
+  return {
+    event: 'document.created',
+    timestamp: new Date().toISOString(),
+    data: { ...data, amount: Number(document.amountCents) },
+  };
 }
 
 /** `document.accounted`: the document and its posted voucher, exactly the fields the contract lists. */
-export function documentAccountedPayload(document: Document, beneficiary: Beneficiary | null, entry: AccountingEntry, filePath: string | null): Record<string, unknown> {
+export function documentAccountedPayload(
+  document: Document,
+  beneficiary: Beneficiary | null,
+  entry: AccountingEntry,
+  filePath: string | null,
+): Record<string, unknown> {
   return {
     event: 'document.accounted',
     timestamp: new Date().toISOString(),
@@ -34,7 +47,12 @@ export function documentAccountedPayload(document: Document, beneficiary: Benefi
       file_path: filePath,
       purchase_order: document.purchaseOrder ?? null,
       beneficiary: beneficiary
-        ? { reference: beneficiary.id, name: beneficiary.name, identifier_type: beneficiary.identifierType, identifier_number: beneficiary.identifierNumber }
+        ? {
+            reference: beneficiary.id,
+            name: beneficiary.name,
+            identifier_type: beneficiary.identifierType,
+            identifier_number: beneficiary.identifierNumber,
+          }
         : null,
       accounting_entry: {
         reference: entry.id,
@@ -51,6 +69,16 @@ export function documentAccountedPayload(document: Document, beneficiary: Benefi
 }
 
 /** `payment.rescheduled`: the payment and its old and new due dates; the old one is null when the payment had none. */
-export function paymentRescheduledPayload(paymentId: string, previousDueDate: string | null, newDueDate: string): Record<string, unknown> {
-  return { event: 'payment.rescheduled', timestamp: new Date().toISOString(), payment_id: paymentId, previous_due_date: previousDueDate, new_due_date: newDueDate };
+export function paymentRescheduledPayload(
+  paymentId: string,
+  previousDueDate: string | null,
+  newDueDate: string,
+): Record<string, unknown> {
+  return {
+    event: 'payment.rescheduled',
+    timestamp: new Date().toISOString(),
+    payment_id: paymentId,
+    previous_due_date: previousDueDate,
+    new_due_date: newDueDate,
+  };
 }

@@ -15,7 +15,12 @@ export function secretBox(key: Buffer): SecretBox {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join(':');
+      return [
+        'v1',
+        iv.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+        ciphertext.toString('base64url'),
+      ].join(':');
     },
     open(sealed) {
       const [version, iv, tag, ciphertext] = sealed.split(':');
@@ -33,10 +38,12 @@ export function secretBox(key: Buffer): SecretBox {
  */
 export function secretBoxFromEnv(env: NodeJS.ProcessEnv = process.env): SecretBox {
   if (env.WEBHOOK_SECRET_KEY) {
-    if (!/^[0-9a-fA-F]{64}$/.test(env.WEBHOOK_SECRET_KEY)) throw new Error('WEBHOOK_SECRET_KEY must be 64 hex characters (openssl rand -hex 32)');
+    if (!/^[0-9a-fA-F]{64}$/.test(env.WEBHOOK_SECRET_KEY))
+      throw new Error('WEBHOOK_SECRET_KEY must be 64 hex characters (openssl rand -hex 32)');
     return secretBox(Buffer.from(env.WEBHOOK_SECRET_KEY, 'hex'));
   }
-  if (env.NODE_ENV === 'production') throw new Error('WEBHOOK_SECRET_KEY is required in production (openssl rand -hex 32)');
+  if (env.NODE_ENV === 'production')
+    throw new Error('WEBHOOK_SECRET_KEY is required in production (openssl rand -hex 32)');
   const file = join(env.AP_DATA_DIR ?? join(process.cwd(), '.data'), 'webhook-secret.key');
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true });

@@ -30,6 +30,8 @@ export function authorize(caller: Caller, scope: Scope | undefined, feature: Fea
     throw new ApiError(403, 'insufficient_scope', message, { extras: { required_scope: scope ?? null } });
   }
   if (feature && !caller.company.features.includes(feature)) {
-    throw new ApiError(403, 'feature_not_enabled', `The ${feature} feature is not enabled for this company`, { shape: 'step' });
+    throw new ApiError(403, 'feature_not_enabled', `The ${feature} feature is not enabled for this company`, {
+      shape: 'step',
+    });
   }
 }

@@ -28,17 +28,40 @@ export async function idempotent(ctx: Context, orm: Orm, caller: Caller, run: ()
   if (typeof key !== 'string') throw validationError({ 'Idempotency-Key': ['Send one Idempotency-Key header'] });
   if (!KEY.test(key)) throw validationError({ 'Idempotency-Key': ['Must be 1 to 255 visible ASCII characters'] });
   const em = companyEm(orm, caller.company.id);
-  const requestHash = createHash('sha256').update(`${ctx.method} ${ctx.path}\n`).update(ctx.request.rawBody ?? '').digest('hex');
+  const requestHash = createHash('sha256')
+    .update(`${ctx.method} ${ctx.path}\n`)
+    .update(ctx.request.rawBody ?? '')
+    .digest('hex');
   const now = new Date();
   await em.nativeDelete(IdempotencyKey, { key, expiresAt: { $lte: now } });
-  const claimed = await em.insert(IdempotencyKey, { id: uuidv7(), company: caller.company, key, method: ctx.method, path: ctx.path, requestHash, status: 'in_progress', responseStatus: null, responseBody: null, createdAt: now, expiresAt: new Date(now.getTime() + TTL_MS) }).then(
-    () => true,
-    (error: { name?: string }) => {
-      if (error.name === 'UniqueConstraintViolationException') return false;
-      throw error;
-    },
-  );
-  const takenOver = !claimed && (await em.nativeUpdate(IdempotencyKey, { key, requestHash, status: 'in_progress', createdAt: { $lt: new Date(now.getTime() - ABANDONED_AFTER_MS) } }, { createdAt: now })) === 1;
+  const claimed = await em
+    .insert(IdempotencyKey, {
+      id: uuidv7(),
+      company: caller.company,
+      key,
+      method: ctx.method,
+      path: ctx.path,
+      requestHash,
+      status: 'in_progress',
+      responseStatus: null,
+      responseBody: null,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + TTL_MS),
+    })
+    .then(
+      () => true,
+      (error: { name?: string }) => {
+        if (error.name === 'UniqueConstraintViolationException') return false;
+        throw error;
+      },
+    );
+  const takenOver =
+    !claimed &&
+    (await em.nativeUpdate(
+      IdempotencyKey,
+      { key, requestHash, status: 'in_progress', createdAt: { $lt: new Date(now.getTime() - ABANDONED_AFTER_MS) } },
+      { createdAt: now },
+    )) === 1;
   if (!claimed && !takenOver) return replay(ctx, await em.findOneOrFail(IdempotencyKey, { key }), requestHash);
 
   let reply: Reply;
@@ -46,13 +69,25 @@ export async function idempotent(ctx: Context, orm: Orm, caller: Caller, run: ()
     reply = await run();
   } catch (error) {
     if (error instanceof ApiError && isFinalAnswer(error.status)) {
-      await em.nativeUpdate(IdempotencyKey, { key }, { status: 'completed', responseStatus: error.status, responseBody: JSON.stringify(error.body) });
+      await em.nativeUpdate(
+        IdempotencyKey,
+        { key },
+        { status: 'completed', responseStatus: error.status, responseBody: JSON.stringify(error.body) },
+      );
     } else {
       await em.nativeDelete(IdempotencyKey, { key });
     }
     throw error;
   }
-  await em.nativeUpdate(IdempotencyKey, { key }, { status: 'completed', responseStatus: reply.status, responseBody: reply.body === undefined ? null : JSON.stringify(reply.body) });
+  await em.nativeUpdate(
+    IdempotencyKey,
+    { key },
+    {
+      status: 'completed',
+      responseStatus: reply.status,
+      responseBody: reply.body === undefined ? null : JSON.stringify(reply.body),
+    },
+  );
   return reply;
 }
 
@@ -60,8 +95,17 @@ export async function idempotent(ctx: Context, orm: Orm, caller: Caller, run: ()
 const isFinalAnswer = (status: number) => status < 500 && status !== 429;
 
 function replay(ctx: Context, stored: IdempotencyKey, requestHash: string): Reply {
-  if (stored.requestHash !== requestHash) throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with another request');
-  if (stored.status === 'in_progress') throw new ApiError(409, 'idempotency_key_in_progress', 'A request with this Idempotency-Key is still running; retry shortly');
+  if (stored.requestHash !== requestHash)
+    throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with another request');
+  if (stored.status === 'in_progress')
+    throw new ApiError(
+      409,
+      'idempotency_key_in_progress',
+      'A request with this Idempotency-Key is still running; retry shortly',
+    );
   ctx.set('idempotent-replayed', 'true');
-  return { status: stored.responseStatus ?? 200, body: stored.responseBody == null ? undefined : JSON.parse(stored.responseBody) } as Reply;
+  return {
+    status: stored.responseStatus ?? 200,
+    body: stored.responseBody == null ? undefined : JSON.parse(stored.responseBody),
+  } as Reply;
 }

@@ -2,7 +2,10 @@ import { createRequire } from 'node:module';
 import type { Context, Middleware } from 'koa';
 
 interface CoBody {
-  json(ctx: Context, options: { limit: string; strict: boolean; returnRawBody: true; onProtoPoisoning: 'remove' }): Promise<{ parsed: unknown; raw: string }>;
+  json(
+    ctx: Context,
+    options: { limit: string; strict: boolean; returnRawBody: true; onProtoPoisoning: 'remove' },
+  ): Promise<{ parsed: unknown; raw: string }>;
 }
 const coBody = createRequire(import.meta.url)('co-body') as CoBody;
 
@@ -23,7 +26,12 @@ declare module 'koa' {
 export function jsonBody(limit: string): Middleware {
   return async (ctx, next) => {
     if (WITH_BODY.has(ctx.method) && ctx.request.body === undefined && ctx.is('json')) {
-      const { parsed, raw } = await coBody.json(ctx, { limit, strict: true, returnRawBody: true, onProtoPoisoning: 'remove' });
+      const { parsed, raw } = await coBody.json(ctx, {
+        limit,
+        strict: true,
+        returnRawBody: true,
+        onProtoPoisoning: 'remove',
+      });
       ctx.request.body = parsed;
       ctx.request.rawBody = raw;
     }

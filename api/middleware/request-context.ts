@@ -27,7 +27,12 @@ export function requestContext(logger: Logger, metrics?: HttpMetrics): Middlewar
       await next();
     } finally {
       // Unmatched paths share one label, so scanners cannot blow up the metrics' cardinality.
-      metrics?.observe(ctx.method, ctx.state.routePath ?? 'unmatched', ctx.status, (performance.now() - started) / 1000);
+      metrics?.observe(
+        ctx.method,
+        ctx.state.routePath ?? 'unmatched',
+        ctx.status,
+        (performance.now() - started) / 1000,
+      );
       ctx.state.log.info(
         {
           method: ctx.method,

@@ -9,7 +9,11 @@ import type { Middleware } from 'koa';
 export function traceRequests(tracer: Tracer): Middleware {
   return async (ctx, next) => {
     const parent = propagation.extract(context.active(), ctx.headers);
-    const span = tracer.startSpan(ctx.method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path } }, parent);
+    const span = tracer.startSpan(
+      ctx.method,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path } },
+      parent,
+    );
     ctx.state.log = ctx.state.log.child({ traceId: span.spanContext().traceId });
     try {
       await context.with(trace.setSpan(parent, span), next);

@@ -14,9 +14,16 @@ export function presentBeneficiary(beneficiary: Beneficiary): z.input<typeof Ben
     identifier_number: beneficiary.identifierNumber,
     payment_terms: beneficiary.paymentTerms ?? null,
     fiscal_address: beneficiary.fiscalAddress ?? null,
-    contact_information: beneficiary.contacts.isInitialized() ? beneficiary.contacts.getItems().map((contact) => ({ type: contact.type, value: contact.value })) : [],
+    contact_information: beneficiary.contacts.isInitialized()
+      ? beneficiary.contacts.getItems().map((contact) => ({ type: contact.type, value: contact.value }))
+      : [],
     bank_accounts: beneficiary.bankAccounts.isInitialized()
-      ? beneficiary.bankAccounts.getItems().map((account) => ({ reference: account.id, bank_reference: account.bank.id, bank_name: account.bank.name, account_number: account.accountNumber }))
+      ? beneficiary.bankAccounts.getItems().map((account) => ({
+          reference: account.id,
+          bank_reference: account.bank.id,
+          bank_name: account.bank.name,
+          account_number: account.accountNumber,
+        }))
       : [],
     created_at: beneficiary.createdAt.toISOString(),
     updated_at: beneficiary.updatedAt.toISOString(),

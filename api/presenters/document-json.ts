@@ -65,7 +65,11 @@ const BENEFICIARY = object({
   payment_terms: 'b.payment_terms',
   fiscal_address: 'b.fiscal_address',
   // E-mails first, then phones, each by value, as the payments show them.
-  contact_information: array(object({ type: 'c.type', value: 'c.value' }), `from beneficiary_contacts c where c.beneficiary_id = b.id and ${owned('c')}`, 'c.type, c.value'),
+  contact_information: array(
+    object({ type: 'c.type', value: 'c.value' }),
+    `from beneficiary_contacts c where c.beneficiary_id = b.id and ${owned('c')}`,
+    'c.type, c.value',
+  ),
   bank_accounts: array(
     object({ reference: 'a.id', bank_reference: 'a.bank_id', bank_name: 'k.name', account_number: 'a.account_number' }),
     `from beneficiary_bank_accounts a join banks k on k.id = a.bank_id where a.beneficiary_id = b.id and ${owned('a')}`,
@@ -75,11 +79,17 @@ const BENEFICIARY = object({
   updated_at: timestamp('b.updated_at'),
 });
 
-const PAYABLE = object({ ...PAYMENT_PAYABLE, installment_number: 'pa.installment_number', cost_center: json('pa.cost_center') });
+const PAYABLE = object({
+  ...PAYMENT_PAYABLE,
+  installment_number: 'pa.installment_number',
+  cost_center: json('pa.cost_center'),
+});
 
 /** What each `fields` expansion adds to a document, keyed as the response names it. */
 const EXPANDED: Record<Expansion, Record<string, string>> = {
-  beneficiaries: { beneficiary: `(select ${BENEFICIARY} from beneficiaries b where b.id = d.beneficiary_id and ${owned('b')})` },
+  beneficiaries: {
+    beneficiary: `(select ${BENEFICIARY} from beneficiaries b where b.id = d.beneficiary_id and ${owned('b')})`,
+  },
   payments: {
     payments: array(
       object({
@@ -95,7 +105,13 @@ const EXPANDED: Record<Expansion, Record<string, string>> = {
       'p.created_at, p.id',
     ),
   },
-  payables: { payables: array(PAYABLE, `from payables pa where pa.document_id = d.id and ${owned('pa')}`, 'pa.installment_number, pa.created_at, pa.id') },
+  payables: {
+    payables: array(
+      PAYABLE,
+      `from payables pa where pa.document_id = d.id and ${owned('pa')}`,
+      'pa.installment_number, pa.created_at, pa.id',
+    ),
+  },
   document_support: {
     document_support: `case when ${json('d.document_support')} is not null then ${object({
       issue_date: `d.document_support -> 'issueDate'`,
@@ -105,7 +121,9 @@ const EXPANDED: Record<Expansion, Record<string, string>> = {
   invoice_reception_events: {
     invoice_reception_events: array(
       object({
-        event: `case e.event_type ${Object.entries(RECEPTION_EVENT_NAMES).map(([type, name]) => `when '${type}' then '${name}'`).join(' ')} end`,
+        event: `case e.event_type ${Object.entries(RECEPTION_EVENT_NAMES)
+          .map(([type, name]) => `when '${type}' then '${name}'`)
+          .join(' ')} end`,
         event_type: 'e.event_type',
         issue_date: timestamp('e.issue_date'),
         status: 'e.status',
@@ -134,7 +152,12 @@ const EXPANDED: Record<Expansion, Record<string, string>> = {
   expenses: { expenses: json('d.expenses') },
   logs: {
     logs: array(
-      object({ event: 'l.event', created_at: timestamp('l.created_at'), actor: 'l.actor', metadata: `coalesce(${json('l.metadata')}, '{}')` }),
+      object({
+        event: 'l.event',
+        created_at: timestamp('l.created_at'),
+        actor: 'l.actor',
+        metadata: `coalesce(${json('l.metadata')}, '{}')`,
+      }),
       `from activity_logs l where l.document_id = d.id and ${owned('l')}`,
       'l.created_at, l.id',
     ),
@@ -186,7 +209,11 @@ const LINE_ITEMS = array(
     total: money('li.total_cents'),
     position: 'li.position',
     metadata: `coalesce(${json('li.metadata')}, '{}')`,
-    adjustments: array(ADJUSTMENT, `from jsonb_array_elements(li.adjustments) with ordinality as a(value, position)`, 'a.position'),
+    adjustments: array(
+      ADJUSTMENT,
+      `from jsonb_array_elements(li.adjustments) with ordinality as a(value, position)`,
+      'a.position',
+    ),
     created_at: timestamp('li.created_at'),
     updated_at: timestamp('li.updated_at'),
   }),
@@ -195,7 +222,13 @@ const LINE_ITEMS = array(
 );
 
 /** The company's documents among `ids`, in the order of `ids`, each built by PostgreSQL from `fields`. */
-async function render<T>(em: EntityManager, companyId: string, ids: readonly string[], fields: Record<string, string>, publicUrl: string): Promise<T[]> {
+async function render<T>(
+  em: EntityManager,
+  companyId: string,
+  ids: readonly string[],
+  fields: Record<string, string>,
+  publicUrl: string,
+): Promise<T[]> {
   if (ids.length === 0) return [];
   const rows = await runStatement<{ document: T }>(
     em,
@@ -210,13 +243,32 @@ async function render<T>(em: EntityManager, companyId: string, ids: readonly str
 }
 
 /** Documents as the list shows them (base fields plus `expansions`), in the order of `ids`: one statement. */
-export function renderDocuments(em: EntityManager, companyId: string, ids: readonly string[], expansions: readonly Expansion[], publicUrl: string): Promise<ListItem[]> {
-  return render<ListItem>(em, companyId, ids, Object.assign({ ...BASE }, ...expansions.map((expansion) => EXPANDED[expansion])), publicUrl);
+export function renderDocuments(
+  em: EntityManager,
+  companyId: string,
+  ids: readonly string[],
+  expansions: readonly Expansion[],
+  publicUrl: string,
+): Promise<ListItem[]> {
+  return render<ListItem>(
+    em,
+    companyId,
+    ids,
+    Object.assign({ ...BASE }, ...expansions.map((expansion) => EXPANDED[expansion])),
+    publicUrl,
+  );
 }
 
 /** The full document (every expansion and its line items), or null when the company has no document `id`: one statement. */
-export async function renderDocument(em: EntityManager, companyId: string, id: string, publicUrl: string): Promise<Detail | null> {
-  const fields = Object.assign({ ...BASE }, ...EXPANSIONS.map((expansion) => EXPANDED[expansion]), { line_items: LINE_ITEMS });
+export async function renderDocument(
+  em: EntityManager,
+  companyId: string,
+  id: string,
+  publicUrl: string,
+): Promise<Detail | null> {
+  const fields = Object.assign({ ...BASE }, ...EXPANSIONS.map((expansion) => EXPANDED[expansion]), {
+    line_items: LINE_ITEMS,
+  });
   const [document] = await render<Detail>(em, companyId, [id], fields, publicUrl);
   return document ?? null;
 }

@@ -31,7 +31,11 @@ import { centsToAmount, decimalToNumber, isoDate } from './money.ts';
 // ---- Submitted record → row (the repository adds id, company and timestamps) ----------------------------------
 
 type Common = { external_id: string; is_active: boolean };
-const common = (record: Common, raw: Record<string, unknown>) => ({ externalId: record.external_id, isActive: record.is_active, raw });
+const common = (record: Common, raw: Record<string, unknown>) => ({
+  externalId: record.external_id,
+  isActive: record.is_active,
+  raw,
+});
 
 const WITHHOLDINGS = new Set<string>(['retefuente', 'reteiva', 'reteica']);
 
@@ -43,7 +47,13 @@ function identifierNumber(type: string | null | undefined, number: string | null
 }
 
 export function costCenterRow(record: z.output<typeof CostCenterRecord>, raw: Record<string, unknown>): CatalogRow {
-  return { ...common(record, raw), code: record.code ?? null, name: record.name, description: record.description || null, parentExternalId: record.parent_external_id ?? null };
+  return {
+    ...common(record, raw),
+    code: record.code ?? null,
+    name: record.name,
+    description: record.description || null,
+    parentExternalId: record.parent_external_id ?? null,
+  };
 }
 
 export function vendorRow(record: z.output<typeof VendorRecord>, raw: Record<string, unknown>): CatalogRow {
@@ -82,7 +92,13 @@ export function taxRow(record: z.output<typeof TaxRecord>, raw: Record<string, u
 }
 
 export function bookAccountRow(record: z.output<typeof BookAccountRecord>, raw: Record<string, unknown>): CatalogRow {
-  return { ...common(record, raw), code: record.code, name: record.name, nature: record.nature ?? null, parentExternalId: record.parent_external_id ?? null };
+  return {
+    ...common(record, raw),
+    code: record.code,
+    name: record.name,
+    nature: record.nature ?? null,
+    parentExternalId: record.parent_external_id ?? null,
+  };
 }
 
 export function paymentTermRow(record: z.output<typeof PaymentTermRecord>, raw: Record<string, unknown>): CatalogRow {
@@ -90,7 +106,10 @@ export function paymentTermRow(record: z.output<typeof PaymentTermRecord>, raw: 
   return { ...common(record, raw), name: record.name, days: record.days ?? null, installments };
 }
 
-export function purchaseOrderRow(record: z.output<typeof PurchaseOrderRecord>, raw: Record<string, unknown>): CatalogRow {
+export function purchaseOrderRow(
+  record: z.output<typeof PurchaseOrderRecord>,
+  raw: Record<string, unknown>,
+): CatalogRow {
   return {
     ...common(record, raw),
     number: record.number,
@@ -112,7 +131,11 @@ export function purchaseOrderRow(record: z.output<typeof PurchaseOrderRecord>, r
 // ---- Stored entity → list item -------------------------------------------------------------------------------
 
 type Stamped = { isActive: boolean; createdAt: Date; updatedAt: Date };
-const stamps = (record: Stamped) => ({ is_active: record.isActive, created_at: record.createdAt.toISOString(), updated_at: record.updatedAt.toISOString() });
+const stamps = (record: Stamped) => ({
+  is_active: record.isActive,
+  created_at: record.createdAt.toISOString(),
+  updated_at: record.updatedAt.toISOString(),
+});
 
 const hierarchy = (parent: string | null, ancestry: Ancestry) => ({
   parent_external_id: parent,
@@ -122,7 +145,14 @@ const hierarchy = (parent: string | null, ancestry: Ancestry) => ({
 });
 
 export function presentCostCenter(record: ErpCostCenter, ancestry: Ancestry): z.input<typeof CostCenterItem> {
-  return { external_id: record.externalId, code: record.code ?? null, name: record.name, description: record.description ?? null, ...hierarchy(record.parentExternalId ?? null, ancestry), ...stamps(record) };
+  return {
+    external_id: record.externalId,
+    code: record.code ?? null,
+    name: record.name,
+    description: record.description ?? null,
+    ...hierarchy(record.parentExternalId ?? null, ancestry),
+    ...stamps(record),
+  };
 }
 
 export function presentVendor(record: ErpVendor): z.input<typeof VendorItem> {
@@ -150,7 +180,8 @@ export function presentProduct(record: ErpProduct): z.input<typeof ProductItem> 
   };
 }
 
-const isTaxType = (type: string | null | undefined): type is (typeof TAX_TYPES)[number] => (TAX_TYPES as readonly (string | null | undefined)[]).includes(type);
+const isTaxType = (type: string | null | undefined): type is (typeof TAX_TYPES)[number] =>
+  (TAX_TYPES as readonly (string | null | undefined)[]).includes(type);
 
 export function presentTax(record: ErpTax): z.input<typeof TaxItem> {
   return {
@@ -166,7 +197,14 @@ export function presentTax(record: ErpTax): z.input<typeof TaxItem> {
 }
 
 export function presentBookAccount(record: ErpBookAccount, ancestry: Ancestry): z.input<typeof BookAccountItem> {
-  return { external_id: record.externalId, code: record.code, name: record.name, nature: record.nature ?? null, ...hierarchy(record.parentExternalId ?? null, ancestry), ...stamps(record) };
+  return {
+    external_id: record.externalId,
+    code: record.code,
+    name: record.name,
+    nature: record.nature ?? null,
+    ...hierarchy(record.parentExternalId ?? null, ancestry),
+    ...stamps(record),
+  };
 }
 
 export function presentPaymentTerm(record: ErpPaymentTerm): z.input<typeof PaymentTermItem> {
@@ -174,7 +212,10 @@ export function presentPaymentTerm(record: ErpPaymentTerm): z.input<typeof Payme
     external_id: record.externalId,
     name: record.name,
     days: record.days ?? null,
-    installments: record.installments.map((installment) => ({ days: installment.days, percentage: Number(installment.percentage) })),
+    installments: record.installments.map((installment) => ({
+      days: installment.days,
+      percentage: Number(installment.percentage),
+    })),
     ...stamps(record),
   };
 }

@@ -12,6 +12,10 @@ export function decimalToNumber(value: string | number | null | undefined): numb
 }
 
 export const isoDate = (value: Date | string | null | undefined): string | null =>
-  value === null || value === undefined ? null : typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10);
+  value === null || value === undefined
+    ? null
+    : typeof value === 'string'
+      ? value.slice(0, 10)
+      : value.toISOString().slice(0, 10);
 
 export const isoDateTime = (value: Date | null | undefined): string | null => (value ? value.toISOString() : null);

@@ -51,7 +51,12 @@ const BENEFICIARY = {
 };
 
 // E-mails first, then phones, each by value: the order of the (beneficiary, type, value) index they were read through.
-const contacts = (fields: Record<string, string>) => array(object(fields), `from beneficiary_contacts c where c.beneficiary_id = b.id and ${owned('c')}`, 'c.type, c.value');
+const contacts = (fields: Record<string, string>) =>
+  array(
+    object(fields),
+    `from beneficiary_contacts c where c.beneficiary_id = b.id and ${owned('c')}`,
+    'c.type, c.value',
+  );
 
 const BASE = {
   reference: 'p.id',
@@ -66,7 +71,11 @@ const BASE = {
   receipt_file_path: 'p.receipt_file_path',
   is_archived: 'p.is_archived',
   batch: `case when bt.id is null then null else ${object({ reference: 'bt.id', name: 'bt.name', status: 'bt.status' })} end`,
-  tags: array('t.name', `from payment_tags pt join tags t on t.id = pt.tag_id and ${owned('t')} where pt.payment_id = p.id and ${owned('pt')}`, 'pt.created_at, pt.id'),
+  tags: array(
+    't.name',
+    `from payment_tags pt join tags t on t.id = pt.tag_id and ${owned('t')} where pt.payment_id = p.id and ${owned('pt')}`,
+    'pt.created_at, pt.id',
+  ),
   source_of_fund: 'p.source_of_fund',
   accounting_receipt: 'p.accounting_receipt',
   paid_at: timestamp('p.paid_at'),
@@ -84,7 +93,11 @@ const LIST_ITEM = object({
 
 const DETAIL = object({
   ...BASE,
-  beneficiary: object({ ...BENEFICIARY, type: 'b.type', contact_information: contacts({ reference: 'c.id', type: 'c.type', value: 'c.value' }) }),
+  beneficiary: object({
+    ...BENEFICIARY,
+    type: 'b.type',
+    contact_information: contacts({ reference: 'c.id', type: 'c.type', value: 'c.value' }),
+  }),
   payable: object({ ...PAYABLE, cost_center: 'pa.cost_center' }),
   payment_gateway: 'p.payment_gateway',
   has_erp_payment: `(coalesce(p.erp_payment_reference, '') <> '' or p.erp_payment is not null)`,
@@ -115,7 +128,8 @@ async function render<T>(em: EntityManager, json: string, companyId: string, ids
 }
 
 /** Payments as the list (and the creation's answer) shows them, in the order of `ids`: one statement. */
-export const renderPaymentListItems = (em: EntityManager, companyId: string, ids: string[]) => render<ListItem>(em, LIST_ITEM, companyId, ids);
+export const renderPaymentListItems = (em: EntityManager, companyId: string, ids: string[]) =>
+  render<ListItem>(em, LIST_ITEM, companyId, ids);
 
 /** A payment with its detail-only fields, or null when the company has no payment `id`: one statement. */
 export async function renderPaymentDetail(em: EntityManager, companyId: string, id: string): Promise<Detail | null> {

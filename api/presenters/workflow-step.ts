@@ -23,10 +23,20 @@ export function presentStep(step: WorkflowStep): z.input<typeof PendingStep> {
       third_party: entity.thirdParty,
     },
     decision: step.decision
-      ? { kind: step.decision.kind, multiple: step.decision.multiple, field_name: step.decision.fieldName, options: step.decision.options, options_complete: step.decision.optionsComplete }
+      ? {
+          kind: step.decision.kind,
+          multiple: step.decision.multiple,
+          field_name: step.decision.fieldName,
+          options: step.decision.options,
+          options_complete: step.decision.optionsComplete,
+        }
       : null,
     assignees: step.assignees.map(({ email, name, acted }) => ({ email, name, acted })),
-    recommendations: step.recommendations.map((recommendation) => ({ value: recommendation.value, confidence_level: recommendation.confidenceLevel, rationale: recommendation.rationale })),
+    recommendations: step.recommendations.map((recommendation) => ({
+      value: recommendation.value,
+      confidence_level: recommendation.confidenceLevel,
+      rationale: recommendation.rationale,
+    })),
   };
 }
 

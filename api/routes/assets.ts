@@ -8,7 +8,13 @@ const escape = (text: string) => text.replace(/[<>&"']/g, (char) => `&#${char.ch
 /** A bank's logo: its initials on a colour derived from its code, so the catalog needs no outside images. */
 function bankLogo(name: string, code: string): string {
   const hue = createHash('sha1').update(code).digest()[0]! * (360 / 256);
-  const initials = name.replace(/^Banco (de )?/i, '').split(/\s+/).map((word) => word[0]).join('').slice(0, 3).toUpperCase();
+  const initials = name
+    .replace(/^Banco (de )?/i, '')
+    .split(/\s+/)
+    .map((word) => word[0])
+    .join('')
+    .slice(0, 3)
+    .toUpperCase();
   return `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64" role="img" aria-label="${escape(name)}"><rect width="64" height="64" rx="12" fill="hsl(${Math.round(hue)} 55% 38%)"/><text x="32" y="40" font-family="sans-serif" font-size="20" font-weight="700" fill="#fff" text-anchor="middle">${escape(initials)}</text></svg>`;
 }
 

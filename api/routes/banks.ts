@@ -5,7 +5,11 @@ import { presentBank } from '../presenters/bank.ts';
 import { defineRoute } from '../route.ts';
 import { BankBody, BankParams } from '../schemas/banks.ts';
 
-const BANK_NOT_FOUND = { status: 404, code: 'bank_not_found', description: 'no bank with this reference in the company country' };
+const BANK_NOT_FOUND = {
+  status: 404,
+  code: 'bank_not_found',
+  description: 'no bank with this reference in the company country',
+};
 
 /** Banks of the company's country: reference data for beneficiary bank accounts. */
 export const bankRoutes = [
@@ -20,7 +24,9 @@ export const bankRoutes = [
     response: z.array(BankBody),
     handler: async ({ em, caller, deps }) => {
       const banks = await em.find(Bank, { country: caller.company.country, active: true });
-      return banks.sort((a, b) => a.name.localeCompare(b.name, 'es')).map((bank) => presentBank(bank, deps.config.publicUrl));
+      return banks
+        .sort((a, b) => a.name.localeCompare(b.name, 'es'))
+        .map((bank) => presentBank(bank, deps.config.publicUrl));
     },
   }),
   defineRoute({

@@ -1,5 +1,9 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { BankAccountRefused, changeBankAccount, lockBankAccount } from '../../db/beneficiaries/bank-account.repository.ts';
+import {
+  BankAccountRefused,
+  changeBankAccount,
+  lockBankAccount,
+} from '../../db/beneficiaries/bank-account.repository.ts';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import { findBeneficiaryPage } from '../../db/beneficiaries/beneficiary.repository.ts';
 import { startBankAccountValidation } from '../../worker/payment-processes.ts';
@@ -7,13 +11,30 @@ import { ApiError, notFound, validationError } from '../errors.ts';
 import { presentBankAccount } from '../presenters/bank-account.ts';
 import { presentBeneficiary } from '../presenters/beneficiary.ts';
 import { defineRoute } from '../route.ts';
-import { BankAccountBody, BankAccountParams, BeneficiaryListQuery, UpdateBankAccountRequest } from '../schemas/beneficiaries.ts';
+import {
+  BankAccountBody,
+  BankAccountParams,
+  BeneficiaryListQuery,
+  UpdateBankAccountRequest,
+} from '../schemas/beneficiaries.ts';
 import { listOf, page } from '../schemas/common.ts';
 import { BeneficiaryBody } from '../schemas/documents.ts';
 
-const BENEFICIARY_NOT_FOUND = { status: 404, code: 'beneficiary_not_found', description: 'no beneficiary of the company has this reference' };
-const BANK_ACCOUNT_NOT_FOUND = { status: 404, code: 'bank_account_not_found', description: 'the beneficiary has no bank account with this reference (accounts are added by operators)' };
-const BANK_ACCOUNT_EXISTS = { status: 409, code: 'bank_account_exists', description: 'the beneficiary already has another account with this bank and number' };
+const BENEFICIARY_NOT_FOUND = {
+  status: 404,
+  code: 'beneficiary_not_found',
+  description: 'no beneficiary of the company has this reference',
+};
+const BANK_ACCOUNT_NOT_FOUND = {
+  status: 404,
+  code: 'bank_account_not_found',
+  description: 'the beneficiary has no bank account with this reference (accounts are added by operators)',
+};
+const BANK_ACCOUNT_EXISTS = {
+  status: 409,
+  code: 'bank_account_exists',
+  description: 'the beneficiary already has another account with this bank and number',
+};
 
 const duplicate = (message: string) => new ApiError(BANK_ACCOUNT_EXISTS.status, BANK_ACCOUNT_EXISTS.code, message);
 
@@ -32,7 +53,11 @@ export const beneficiaryRoutes = [
     query: BeneficiaryListQuery,
     response: listOf(BeneficiaryBody, 'BeneficiaryList'),
     handler: async ({ em, query }) => {
-      const { beneficiaries, total } = await findBeneficiaryPage(em, { search: query.search }, { number: query.page, size: query.page_size });
+      const { beneficiaries, total } = await findBeneficiaryPage(
+        em,
+        { search: query.search },
+        { number: query.page, size: query.page_size },
+      );
       return page(beneficiaries.map(presentBeneficiary), total, query.page, query.page_size);
     },
   }),
@@ -66,17 +91,27 @@ export const beneficiaryRoutes = [
             recipientDocumentType: body.account_recipient_document_type,
           });
           // An account whose validation never started gets its first attempt, so repeating a PUT is a way to start it.
-          if (!changed && account.validationStatus === 'pending' && account.validationAttempt === 0) account.validationAttempt = 1;
+          if (!changed && account.validationStatus === 'pending' && account.validationAttempt === 0)
+            account.validationAttempt = 1;
           return account;
         });
       } catch (error) {
-        if (error instanceof BankAccountRefused) throw error.code === 'invalid_field' ? validationError({ [error.field]: [error.message] }) : duplicate(error.message);
-        if (error instanceof UniqueConstraintViolationException) throw duplicate('The beneficiary already has another account with this bank and number');
+        if (error instanceof BankAccountRefused)
+          throw error.code === 'invalid_field'
+            ? validationError({ [error.field]: [error.message] })
+            : duplicate(error.message);
+        if (error instanceof UniqueConstraintViolationException)
+          throw duplicate('The beneficiary already has another account with this bank and number');
         throw error;
       }
       // Starting an attempt twice is a no-op, so a pending account's validation may be started again safely.
       if (written.validationStatus === 'pending') {
-        await startBankAccountValidation(deps.temporal, { companyId: caller.company.id, accountId: written.id, attempt: written.validationAttempt, pollIntervalMs: deps.config.bankValidationPollIntervalMs });
+        await startBankAccountValidation(deps.temporal, {
+          companyId: caller.company.id,
+          accountId: written.id,
+          attempt: written.validationAttempt,
+          pollIntervalMs: deps.config.bankValidationPollIntervalMs,
+        });
       }
       return presentBankAccount(written);
     },

@@ -21,7 +21,11 @@ import { DocumentDetail, DocumentListItem, DocumentListQuery, DocumentParams, No
 import { ApproveParams, ApproveRequest } from '../schemas/workflow-steps.ts';
 import { linkRefusal, type OutboundPolicy } from '../../platform/outbound-policy.ts';
 
-export const DOCUMENT_NOT_FOUND = { status: 404, code: 'document_not_found', description: 'no document of the company has this reference' };
+export const DOCUMENT_NOT_FOUND = {
+  status: 404,
+  code: 'document_not_found',
+  description: 'no document of the company has this reference',
+};
 const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
 
 /** The document, found or rendered; a reference the company does not have is 404. */
@@ -44,7 +48,8 @@ export const documentRoutes = [
     path: '/documents',
     operationId: 'listDocuments',
     summary: 'List documents',
-    description: 'Paginated, filtered and sorted. `fields` adds expansions to each item; without it only the base fields are returned.',
+    description:
+      'Paginated, filtered and sorted. `fields` adds expansions to each item; without it only the base fields are returned.',
     tags: ['Documents'],
     auth: 'api-key',
     query: DocumentListQuery,
@@ -72,7 +77,12 @@ export const documentRoutes = [
         { field: query.sort_by, order: query.sort_order },
         { number: query.page, size: query.page_size },
       );
-      return page(await renderDocuments(em, caller.company.id, ids, fields, deps.config.publicUrl), total, query.page, query.page_size);
+      return page(
+        await renderDocuments(em, caller.company.id, ids, fields, deps.config.publicUrl),
+        total,
+        query.page,
+        query.page_size,
+      );
     },
   }),
   defineRoute({
@@ -85,7 +95,8 @@ export const documentRoutes = [
     params: DocumentParams,
     response: DocumentDetail,
     errors: [DOCUMENT_NOT_FOUND],
-    handler: async ({ em, caller, params, deps }) => found(await renderDocument(em, caller.company.id, params.reference, deps.config.publicUrl)),
+    handler: async ({ em, caller, params, deps }) =>
+      found(await renderDocument(em, caller.company.id, params.reference, deps.config.publicUrl)),
   }),
   defineRoute({
     method: 'post',
@@ -104,7 +115,13 @@ export const documentRoutes = [
       const document = found(await findDocumentByAnyReference(em, params.reference));
       await approveThroughLifecycle(
         deps.temporal,
-        { companyId: caller.company.id, documentId: document.id, documentNumber: document.documentNumber, fiscalReference: document.fiscalReference ?? null, approvalStatus: document.approvalStatus },
+        {
+          companyId: caller.company.id,
+          documentId: document.id,
+          documentNumber: document.documentNumber,
+          fiscalReference: document.fiscalReference ?? null,
+          approvalStatus: document.approvalStatus,
+        },
         { erpReference: body?.erp_document_reference ?? null, by: author(caller) },
       );
       return found(await renderDocument(em, caller.company.id, document.id, deps.config.publicUrl));
@@ -124,8 +141,20 @@ export const documentRoutes = [
     handler: async ({ em, params, caller }) => {
       await em.transactional(async (tx) => {
         const document = await documentOr404(tx, params.reference);
-        const added = await tagDocument(tx, caller.company, document, await ensureTags(tx, caller.company, [ADMITTED_TAG], { system: true }));
-        if (added.length) tx.create(ActivityLog, { company: caller.company, document, event: 'document.updated', actor: { type: 'system', source: 'integration', name: author(caller) }, metadata: { change: 'acknowledged' } });
+        const added = await tagDocument(
+          tx,
+          caller.company,
+          document,
+          await ensureTags(tx, caller.company, [ADMITTED_TAG], { system: true }),
+        );
+        if (added.length)
+          tx.create(ActivityLog, {
+            company: caller.company,
+            document,
+            event: 'document.updated',
+            actor: { type: 'system', source: 'integration', name: author(caller) },
+            metadata: { change: 'acknowledged' },
+          });
       });
       return {};
     },
@@ -134,7 +163,7 @@ export const documentRoutes = [
     method: 'post',
     path: '/documents/:reference/tags',
     operationId: 'tagDocument',
-    summary: "Add tags to a document and to its payments",
+    summary: 'Add tags to a document and to its payments',
     description:
       'Additive and idempotent per tag name (compared without case). Unknown names are created for the company; the name `admitido` is the system tag (it acknowledges the document). Answers 200 with a message, not 201: it adds to the document and creates no resource of its own.',
     tags: ['Documents'],
@@ -146,8 +175,20 @@ export const documentRoutes = [
     handler: async ({ em, params, body, caller }) => {
       const added = await em.transactional(async (tx) => {
         const document = await documentOr404(tx, params.reference);
-        const newlyAdded = await tagDocument(tx, caller.company, document, await ensureTags(tx, caller.company, body.tags_text));
-        if (newlyAdded.length) tx.create(ActivityLog, { company: caller.company, document, event: 'document.updated', actor: { type: 'system', source: 'integration', name: author(caller) }, metadata: { change: 'tagged', tags: newlyAdded } });
+        const newlyAdded = await tagDocument(
+          tx,
+          caller.company,
+          document,
+          await ensureTags(tx, caller.company, body.tags_text),
+        );
+        if (newlyAdded.length)
+          tx.create(ActivityLog, {
+            company: caller.company,
+            document,
+            event: 'document.updated',
+            actor: { type: 'system', source: 'integration', name: author(caller) },
+            metadata: { change: 'tagged', tags: newlyAdded },
+          });
         return newlyAdded;
       });
       return { message: added.length ? `Tags added: ${added.join(', ')}` : 'The document already had these tags' };
@@ -168,9 +209,22 @@ export const documentRoutes = [
     errors: [DOCUMENT_NOT_FOUND],
     handler: async ({ em, params, body, caller, ctx, deps }) => {
       const document = await documentOr404(em, params.reference);
-      const note = body ? await linkedNote(body, deps.config.outbound) : await uploadedNote(ctx, caller, document, deps.storage);
-      const created = em.create(DocumentNote, { company: caller.company, document, createdBy: { name: author(caller) }, ...note });
-      em.create(ActivityLog, { company: caller.company, document, event: 'document.updated', actor: { type: 'system', source: 'integration', name: author(caller) }, metadata: { change: 'note_added', note: created.id } });
+      const note = body
+        ? await linkedNote(body, deps.config.outbound)
+        : await uploadedNote(ctx, caller, document, deps.storage);
+      const created = em.create(DocumentNote, {
+        company: caller.company,
+        document,
+        createdBy: { name: author(caller) },
+        ...note,
+      });
+      em.create(ActivityLog, {
+        company: caller.company,
+        document,
+        event: 'document.updated',
+        actor: { type: 'system', source: 'integration', name: author(caller) },
+        metadata: { change: 'note_added', note: created.id },
+      });
       await em.flush();
       return presentNote(created, deps.config.publicUrl);
     },
@@ -183,7 +237,11 @@ async function linkedNote(body: z.output<typeof NoteRequest>, outbound: Outbound
   const refusal = body.file_path ? await linkRefusal(new URL(body.file_path), outbound) : null;
   if (refusal) throw validationError({ file_path: [`Must point to a public address: ${refusal}`] });
   const inferred = body.file_path ? fileNameOf(new URL(body.file_path)) : null;
-  return { comment: body.comment?.trim() || null, filePath: body.file_path ?? null, fileName: body.file_name ?? inferred };
+  return {
+    comment: body.comment?.trim() || null,
+    filePath: body.file_path ?? null,
+    fileName: body.file_name ?? inferred,
+  };
 }
 
 const MAX_FILE_NAME = 255;
@@ -207,22 +265,34 @@ function fileNameOf(url: URL): string | null {
 
 const EXTENSIONS = { pdf: ['pdf'], png: ['png'], jpeg: ['jpg', 'jpeg'] } as const;
 
-async function uploadedNote(ctx: Context, caller: Caller, document: Document, storage: FileStorage): Promise<NoteInput> {
+async function uploadedNote(
+  ctx: Context,
+  caller: Caller,
+  document: Document,
+  storage: FileStorage,
+): Promise<NoteInput> {
   // 5000 characters take up to 20,000 bytes, and a field that reaches its limit counts as cut short.
-  const form = await readMultipart(ctx, { maxFileBytes: MAX_ATTACHMENT_BYTES, maxFiles: 1, maxFieldBytes: 4 * MAX_COMMENT + 1 });
+  const form = await readMultipart(ctx, {
+    maxFileBytes: MAX_ATTACHMENT_BYTES,
+    maxFiles: 1,
+    maxFieldBytes: 4 * MAX_COMMENT + 1,
+  });
   const sent = form.fields.comment;
-  if (sent && characters(sent).length > MAX_COMMENT) throw validationError({ comment: [`Must be at most ${MAX_COMMENT} characters`] });
+  if (sent && characters(sent).length > MAX_COMMENT)
+    throw validationError({ comment: [`Must be at most ${MAX_COMMENT} characters`] });
   const comment = sent?.trim() || null;
   const file = form.files.find((candidate) => candidate.field === 'file');
   if (!file) throw validationError({ file: ['Required: the attachment, in the field `file`'] });
   const type = sniffFileType(file.bytes);
   const extension = /\.([a-z0-9]+)$/i.exec(file.fileName)?.[1]?.toLowerCase();
   if (!type) throw validationError({ file: ['Must be a pdf, jpg, jpeg or png file (checked by content)'] });
-  if (extension && !(EXTENSIONS[type] as readonly string[]).includes(extension)) throw validationError({ file: [`The content is ${type} but the name ends in .${extension}`] });
-  const fileName = characters(file.fileName.replace(/[\\/]/g, '_')).slice(0, MAX_FILE_NAME).join('') || `attachment.${EXTENSIONS[type][0]}`;
+  if (extension && !(EXTENSIONS[type] as readonly string[]).includes(extension))
+    throw validationError({ file: [`The content is ${type} but the name ends in .${extension}`] });
+  const fileName =
+    characters(file.fileName.replace(/[\\/]/g, '_')).slice(0, MAX_FILE_NAME).join('') ||
+    `attachment.${EXTENSIONS[type][0]}`;
   const id = uuidv7();
   const storageKey = `${caller.company.id}/documents/${document.id}/notes/${id}.${EXTENSIONS[type][0]}`;
   await storage.put(storageKey, file.bytes, type === 'pdf' ? 'application/pdf' : `image/${type}`);
   return { id, comment, filePath: null, fileName, storageKey };
 }
-

@@ -1,7 +1,13 @@
 import type { EntityName, QueryOrderMap } from '@mikro-orm/core';
 import { z } from 'zod';
 import { ErpBookAccount } from '../../db/erp/book-account.entity.ts';
-import { findCatalogPage, loadAncestry, syncCatalog, type CatalogRecord, type CatalogRow } from '../../db/erp/catalog.repository.ts';
+import {
+  findCatalogPage,
+  loadAncestry,
+  syncCatalog,
+  type CatalogRecord,
+  type CatalogRow,
+} from '../../db/erp/catalog.repository.ts';
 import { ErpCostCenter } from '../../db/erp/cost-center.entity.ts';
 import { ErpPaymentTerm } from '../../db/erp/payment-term.entity.ts';
 import { ErpProduct } from '../../db/erp/product.entity.ts';
@@ -41,15 +47,21 @@ interface Catalog<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodT
   present: (em: EntityManager, records: E[]) => Promise<unknown[]>;
 }
 
-const defineCatalog = <R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>>(catalog: Catalog<R, E, Q>) => catalog;
+const defineCatalog = <R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>>(
+  catalog: Catalog<R, E, Q>,
+) => catalog;
 
 /** The record at each index of the batch as it was sent, for `raw` and for naming refused records. */
 function submittedRecords(body: unknown): unknown[] {
-  return typeof body === 'object' && body !== null && 'items' in body && Array.isArray(body.items) ? body.items : [body];
+  return typeof body === 'object' && body !== null && 'items' in body && Array.isArray(body.items)
+    ? body.items
+    : [body];
 }
 
 const sentExternalId = (record: unknown): string | null =>
-  typeof record === 'object' && record !== null && 'external_id' in record && typeof record.external_id === 'string' ? record.external_id : null;
+  typeof record === 'object' && record !== null && 'external_id' in record && typeof record.external_id === 'string'
+    ? record.external_id
+    : null;
 
 function describeCycle(cycle: string[]): string {
   const shown = cycle.length > 12 ? [...cycle.slice(0, 6), '…', ...cycle.slice(-3)] : cycle;
@@ -75,27 +87,43 @@ async function syncRecords<R extends z.ZodType, E extends CatalogRecord, Q exten
     // The record is kept as sent (`raw`), unknown fields included: none may hold what PostgreSQL cannot store.
     const unstorable = unstorableTextPaths(submitted[index]);
     if (unstorable.length > 0) {
-      errors.push({ index, external_id: sentExternalId(submitted[index]), errors: Object.fromEntries(unstorable.map((path) => [path.join('.'), [UNSTORABLE_TEXT]])) });
+      errors.push({
+        index,
+        external_id: sentExternalId(submitted[index]),
+        errors: Object.fromEntries(unstorable.map((path) => [path.join('.'), [UNSTORABLE_TEXT]])),
+      });
       return;
     }
     const row = catalog.row(item, submitted[index] as Record<string, unknown>);
     const first = indexOf.get(row.externalId);
     if (first !== undefined) {
-      errors.push({ index, external_id: row.externalId, errors: { external_id: [`Repeats the record at index ${first} of this batch`] } });
+      errors.push({
+        index,
+        external_id: row.externalId,
+        errors: { external_id: [`Repeats the record at index ${first} of this batch`] },
+      });
       return;
     }
     indexOf.set(row.externalId, index);
     rows.push(row);
   });
-  const outcome = await syncCatalog(em, catalog.entity as EntityName<CatalogRecord>, caller.company.id, rows, { hierarchical: catalog.hierarchical });
+  const outcome = await syncCatalog(em, catalog.entity as EntityName<CatalogRecord>, caller.company.id, rows, {
+    hierarchical: catalog.hierarchical,
+  });
   for (const [externalId, cycle] of outcome.cycles) {
-    errors.push({ index: indexOf.get(externalId)!, external_id: externalId, errors: { parent_external_id: [describeCycle(cycle)] } });
+    errors.push({
+      index: indexOf.get(externalId)!,
+      external_id: externalId,
+      errors: { parent_external_id: [describeCycle(cycle)] },
+    });
   }
   return { synced: outcome.synced, errors: errors.sort((a, b) => a.index - b.index) };
 }
 
 /** The sync (POST) and list (GET) routes of one catalog. */
-function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>>(catalog: Catalog<R, E, Q>): AnyRoute[] {
+function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>>(
+  catalog: Catalog<R, E, Q>,
+): AnyRoute[] {
   return [
     defineRoute({
       method: 'post',
@@ -106,14 +134,18 @@ function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z
         `Upserts by \`external_id\` within the company: an existing one is replaced by the record as sent (an absent optional field takes its default, null unless documented), a new one is created. ` +
         `Each record is validated on its own; invalid ones are reported in \`errors\` with their index and never block the others. ` +
         `1 to ${erp.MAX_SYNC_BATCH} records per request, written in one transaction.` +
-        (catalog.hierarchical ? ' A parent may arrive after its children, in the same batch or a later one; a record whose parent link would close a cycle is refused.' : ''),
+        (catalog.hierarchical
+          ? ' A parent may arrive after its children, in the same batch or a later one; a record whose parent link would close a cycle is refused.'
+          : ''),
       tags: TAGS,
       auth: 'erp-key',
       body: erp.syncRequest(catalog.record, `Erp${catalog.noun}`),
       response: erp.SyncResult,
       responseDescription: 'The batch was processed: how many records were synced and which were refused',
       handler: async ({ em, caller, body, ctx }) => {
-        const items = (typeof body === 'object' && body !== null && 'items' in body ? body.items : [body]) as (z.output<R> | erp.InvalidRecord)[];
+        const items = (typeof body === 'object' && body !== null && 'items' in body ? body.items : [body]) as (
+          z.output<R> | erp.InvalidRecord
+        )[];
         return syncRecords(catalog, em, caller, items, submittedRecords(ctx.request.body));
       },
     }),
@@ -136,7 +168,10 @@ function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z
           isActive: query.is_active,
           equals: catalog.equals?.(query),
         };
-        const { records, total } = await findCatalogPage(em, catalog.entity, filters, catalog.order, { number: query.page, size: query.page_size });
+        const { records, total } = await findCatalogPage(em, catalog.entity, filters, catalog.order, {
+          number: query.page,
+          size: query.page_size,
+        });
         return page(await catalog.present(em, records), total, query.page, query.page_size);
       },
     }),
@@ -261,4 +296,6 @@ const CATALOGS = [
 ];
 
 /** ERP catalog synchronisation: for each catalog a batch upsert and a paginated list, under `Authorization: ApiKey`. */
-export const erpRoutes: AnyRoute[] = CATALOGS.flatMap((catalog) => catalogRoutes(catalog as unknown as Catalog<z.ZodType, CatalogRecord, z.ZodType<ListQuery>>));
+export const erpRoutes: AnyRoute[] = CATALOGS.flatMap((catalog) =>
+  catalogRoutes(catalog as unknown as Catalog<z.ZodType, CatalogRecord, z.ZodType<ListQuery>>),
+);

@@ -8,15 +8,33 @@ import { ApiError, notFound } from '../errors.ts';
 import { defineRoute, type Caller } from '../route.ts';
 import { BatchEventsRequest, BatchEventsResponse, SingleEventRequest, SingleEventResponse } from '../schemas/events.ts';
 
-const NOT_COLOMBIAN = { status: 422, code: 'reception_events_not_supported_for_country', description: 'the company is not Colombian: RADIAN reception events exist only in Colombia' };
-const DOCUMENT_NOT_FOUND = { status: 404, code: 'document_not_found', description: 'no document of the company has this CUFE (in a batch: the unknown CUFEs are listed in `documents_fiscal_reference`, and nothing is queued)' };
-const CLAIM_IN_BATCH = { status: 422, code: 'claim_not_allowed_in_batch', description: 'event 031 (claim) in a batch: send it through POST /events/single with its concept and description' };
+const NOT_COLOMBIAN = {
+  status: 422,
+  code: 'reception_events_not_supported_for_country',
+  description: 'the company is not Colombian: RADIAN reception events exist only in Colombia',
+};
+const DOCUMENT_NOT_FOUND = {
+  status: 404,
+  code: 'document_not_found',
+  description:
+    'no document of the company has this CUFE (in a batch: the unknown CUFEs are listed in `documents_fiscal_reference`, and nothing is queued)',
+};
+const CLAIM_IN_BATCH = {
+  status: 422,
+  code: 'claim_not_allowed_in_batch',
+  description: 'event 031 (claim) in a batch: send it through POST /events/single with its concept and description',
+};
 
 const ASYNCHRONOUS =
   'The answer means persisted as `processing` and queued, not accepted by DIAN; it needs only the database, so events are accepted while the workflow engine is unreachable and are submitted once it is back. Before submission the RADIAN ordering rules are checked against the events already recorded (030 before 032; 031 and 033 within 3 Colombian business days after the 032; 034 only after them; a claim and an acceptance exclude each other); an event that breaks them is recorded as `rejected` with the reason and never sent. So is a 030 or 032 while the company has no person registered to name as the one who receives for it (DIAN requires that person in those two events; an operator registers it, then the event can be sent again). Events of one document queued together are resolved in the order 030, 032, 031, 033, 034. The final state (`accepted`, `rejected` with its reason, or `failed` after retries) is visible in GET /documents with `fields=invoice_reception_events`. Sending an event again: accepted or processing, nothing changes; rejected or failed, it is submitted again.';
 
 function requireColombia(caller: Caller): void {
-  if (caller.company.country !== 'COL') throw new ApiError(422, NOT_COLOMBIAN.code, 'Tax-authority reception events (DIAN RADIAN, 030 to 034) exist only for Colombian companies');
+  if (caller.company.country !== 'COL')
+    throw new ApiError(
+      422,
+      NOT_COLOMBIAN.code,
+      'Tax-authority reception events (DIAN RADIAN, 030 to 034) exist only for Colombian companies',
+    );
 }
 
 const timing = (deps: AppDeps) => deps.config.receptionEvents ?? DEFAULT_RECEPTION_EVENT_TIMING;
@@ -29,14 +47,17 @@ const timing = (deps: AppDeps) => deps.config.receptionEvents ?? DEFAULT_RECEPTI
 function handOver(deps: AppDeps, ctx: Context, companyId: string, batchId: string | null): void {
   if (!batchId) return;
   ctx.res.once('close', () => {
-    startReceptionEventBatch(deps.temporal, companyId, batchId).catch((error: unknown) => ctx.state.log.warn({ err: error, batchId }, 'reception-event batch not started: the sweep hands it over'));
+    startReceptionEventBatch(deps.temporal, companyId, batchId).catch((error: unknown) =>
+      ctx.state.log.warn({ err: error, batchId }, 'reception-event batch not started: the sweep hands it over'),
+    );
   });
 }
 
 function singleMessage(eventType: ReceptionEventType, outcome: QueueOutcome): string {
   if (outcome.alreadyAccepted) return `Event ${eventType} was already accepted by DIAN; nothing was sent again`;
   if (outcome.alreadyProcessing) return `Event ${eventType} is already being processed; nothing new was queued`;
-  if (outcome.resubmitted) return `Event ${eventType} was queued again for submission to DIAN (its previous attempt was rejected or failed)`;
+  if (outcome.resubmitted)
+    return `Event ${eventType} was queued again for submission to DIAN (its previous attempt was rejected or failed)`;
   return `Event ${eventType} was queued for submission to DIAN`;
 }
 
@@ -56,11 +77,21 @@ export const eventRoutes = [
     handler: async ({ em, caller, body, deps, ctx }) => {
       requireColombia(caller);
       const cufe = body.document_fiscal_reference.toLowerCase();
-      const claim = body.event_type === '031' ? { code: body.response_code_list_id!, description: body.description_claim! } : null;
-      const outcome = await queueReceptionEvents(em, caller.company.id, [{ cufe, eventType: body.event_type, claim }], timing(deps));
-      if (outcome.unknownCufes.length) throw notFound(DOCUMENT_NOT_FOUND.code, 'No document of the company has this CUFE');
+      const claim =
+        body.event_type === '031' ? { code: body.response_code_list_id!, description: body.description_claim! } : null;
+      const outcome = await queueReceptionEvents(
+        em,
+        caller.company.id,
+        [{ cufe, eventType: body.event_type, claim }],
+        timing(deps),
+      );
+      if (outcome.unknownCufes.length)
+        throw notFound(DOCUMENT_NOT_FOUND.code, 'No document of the company has this CUFE');
       handOver(deps, ctx, caller.company.id, outcome.batchId);
-      return { document_fiscal_reference: body.document_fiscal_reference, message: singleMessage(body.event_type, outcome) };
+      return {
+        document_fiscal_reference: body.document_fiscal_reference,
+        message: singleMessage(body.event_type, outcome),
+      };
     },
   }),
   defineRoute({
@@ -76,7 +107,12 @@ export const eventRoutes = [
     errors: [DOCUMENT_NOT_FOUND, CLAIM_IN_BATCH, NOT_COLOMBIAN],
     handler: async ({ em, caller, body, deps, ctx }) => {
       requireColombia(caller);
-      if (body.events_type.includes('031')) throw new ApiError(422, CLAIM_IN_BATCH.code, 'A claim (031) cannot be sent in a batch: send it through POST /events/single with its concept and description');
+      if (body.events_type.includes('031'))
+        throw new ApiError(
+          422,
+          CLAIM_IN_BATCH.code,
+          'A claim (031) cannot be sent in a batch: send it through POST /events/single with its concept and description',
+        );
       const cufes = [...new Map(body.documents_fiscal_reference.map((cufe) => [cufe.toLowerCase(), cufe])).entries()];
       const eventTypes = [...new Set(body.events_type)];
       const requests = cufes.flatMap(([cufe]) => eventTypes.map((eventType) => ({ cufe, eventType, claim: null })));
@@ -84,7 +120,12 @@ export const eventRoutes = [
       if (outcome.unknownCufes.length) {
         const unknown = new Set(outcome.unknownCufes);
         const sent = cufes.filter(([cufe]) => unknown.has(cufe)).map(([, as]) => as);
-        throw new ApiError(404, DOCUMENT_NOT_FOUND.code, `${sent.length} of the CUFEs match no document of the company; nothing was queued`, { extras: { documents_fiscal_reference: sent } });
+        throw new ApiError(
+          404,
+          DOCUMENT_NOT_FOUND.code,
+          `${sent.length} of the CUFEs match no document of the company; nothing was queued`,
+          { extras: { documents_fiscal_reference: sent } },
+        );
       }
       handOver(deps, ctx, caller.company.id, outcome.batchId);
       const { created, resubmitted, alreadyProcessing, alreadyAccepted } = outcome;

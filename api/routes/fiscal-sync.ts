@@ -2,7 +2,13 @@ import { LockMode } from '@mikro-orm/core';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { Company } from '../../db/companies/company.entity.ts';
-import { claimFiscalSync, fiscalSyncsSince, FiscalSyncRefused, latestFiscalSync, releaseFiscalSync } from '../../db/fiscal/fiscal-sync.repository.ts';
+import {
+  claimFiscalSync,
+  fiscalSyncsSince,
+  FiscalSyncRefused,
+  latestFiscalSync,
+  releaseFiscalSync,
+} from '../../db/fiscal/fiscal-sync.repository.ts';
 import { SYNC_REFUSALS } from '../../db/fiscal/fiscal-sync-rules.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { beginFiscalSync } from '../../worker/fiscal-sync-processes.ts';
@@ -15,17 +21,52 @@ import { FiscalSyncAccepted, FiscalSyncStatus, FiscalSyncStatusQuery } from '../
 /** Colombia's status looks this far back when no started_at is given. */
 const DEFAULT_STATUS_WINDOW_MS = 2 * 3_600_000;
 
-const COMPANY_NOT_FOUND = { status: 422, code: 'company_not_found', description: "the API key's company was removed while the request was under way (afterwards its keys no longer authenticate: 401)" };
+const COMPANY_NOT_FOUND = {
+  status: 422,
+  code: 'company_not_found',
+  description:
+    "the API key's company was removed while the request was under way (afterwards its keys no longer authenticate: 401)",
+};
 const REFUSALS = [
-  { status: 422, code: 'sat_credentials_not_configured', description: 'Mexico: no CIEC registered for the company RFC' },
+  {
+    status: 422,
+    code: 'sat_credentials_not_configured',
+    description: 'Mexico: no CIEC registered for the company RFC',
+  },
   { status: 422, code: 'sat_ciec_pending', description: 'Mexico: the CIEC is still being validated' },
-  { status: 422, code: 'sat_ciec_invalid', description: 'Mexico: the CIEC is invalid or was rejected (also when the SAT provider refuses it)' },
-  { status: 403, code: 'dian_automatic_sync_not_configured', description: "Colombia: no forwarding of the tax authority's e-mail" },
-  { status: 422, code: 'dian_credentials_not_configured', description: 'Colombia: NIT or legal representative missing, or refused by DIAN' },
-  { status: 422, code: 'dian_sync_window_empty', description: 'Colombia: the last sync was today, there is no new day to synchronise' },
+  {
+    status: 422,
+    code: 'sat_ciec_invalid',
+    description: 'Mexico: the CIEC is invalid or was rejected (also when the SAT provider refuses it)',
+  },
+  {
+    status: 403,
+    code: 'dian_automatic_sync_not_configured',
+    description: "Colombia: no forwarding of the tax authority's e-mail",
+  },
+  {
+    status: 422,
+    code: 'dian_credentials_not_configured',
+    description: 'Colombia: NIT or legal representative missing, or refused by DIAN',
+  },
+  {
+    status: 422,
+    code: 'dian_sync_window_empty',
+    description: 'Colombia: the last sync was today, there is no new day to synchronise',
+  },
   { status: 422, code: 'fiscal_sync_not_supported_for_country', description: 'the company country has no fiscal sync' },
-  { status: 429, code: 'fiscal_sync_rate_limited', description: 'a sync was already started in the last hour (whatever its outcome); `retry_after_seconds` (and the Retry-After header) say when the next one is allowed' },
-  { status: 502, code: 'sat_provider_error', description: 'Mexico: the SAT extraction provider refused to create the extraction for another reason than the CIEC' },
+  {
+    status: 429,
+    code: 'fiscal_sync_rate_limited',
+    description:
+      'a sync was already started in the last hour (whatever its outcome); `retry_after_seconds` (and the Retry-After header) say when the next one is allowed',
+  },
+  {
+    status: 502,
+    code: 'sat_provider_error',
+    description:
+      'Mexico: the SAT extraction provider refused to create the extraction for another reason than the CIEC',
+  },
 ];
 
 /**
@@ -33,14 +74,22 @@ const REFUSALS = [
  * removed since (or be being removed: the lock waits for that to commit or roll back).
  */
 async function companyOr422(em: EntityManager, caller: Caller): Promise<Company> {
-  const company = await em.transactional((tx) => tx.findOne(Company, { id: caller.company.id }, { lockMode: LockMode.PESSIMISTIC_READ }));
-  if (!company) throw new ApiError(COMPANY_NOT_FOUND.status, COMPANY_NOT_FOUND.code, 'The company of this API key does not exist');
+  const company = await em.transactional((tx) =>
+    tx.findOne(Company, { id: caller.company.id }, { lockMode: LockMode.PESSIMISTIC_READ }),
+  );
+  if (!company)
+    throw new ApiError(COMPANY_NOT_FOUND.status, COMPANY_NOT_FOUND.code, 'The company of this API key does not exist');
   return company;
 }
 
 function refusal(error: FiscalSyncRefused): ApiError {
   const retry = error.retryAfterSeconds;
-  return new ApiError(SYNC_REFUSALS[error.code], error.code, error.message, retry === null ? {} : { extras: { retry_after_seconds: retry }, headers: { 'retry-after': String(retry) } });
+  return new ApiError(
+    SYNC_REFUSALS[error.code],
+    error.code,
+    error.message,
+    retry === null ? {} : { extras: { retry_after_seconds: retry }, headers: { 'retry-after': String(retry) } },
+  );
 }
 
 /** The outside system's answer to the sync's first step, as the spec's errors. */
@@ -49,13 +98,22 @@ function beginRefusal(error: unknown): ApiError | null {
   if (!(cause instanceof ApplicationFailure)) return null;
   const code = (cause.details?.[0] as { code?: string } | undefined)?.code;
   if (cause.type === 'SatProviderRefused') {
-    if (code === 'invalid_credentials' || code === 'sat_credentials_not_configured') return new ApiError(422, 'sat_ciec_invalid', `The SAT extraction provider refused the CIEC of the company: ${cause.message}`);
+    if (code === 'invalid_credentials' || code === 'sat_credentials_not_configured')
+      return new ApiError(
+        422,
+        'sat_ciec_invalid',
+        `The SAT extraction provider refused the CIEC of the company: ${cause.message}`,
+      );
     if (code === 'provider_not_configured') return serviceUnavailable('SAT extraction provider');
     return new ApiError(502, 'sat_provider_error', cause.message);
   }
   if (cause.type === 'DianCredentialsRefused') {
     if (code === 'dian_not_configured') return serviceUnavailable('DIAN');
-    return new ApiError(422, 'dian_credentials_not_configured', `DIAN refused the registered credentials: ${cause.message}`);
+    return new ApiError(
+      422,
+      'dian_credentials_not_configured',
+      `DIAN refused the registered credentials: ${cause.message}`,
+    );
   }
   if (cause.type === 'SatProviderUnavailable') return serviceUnavailable('SAT extraction provider');
   if (cause.type === 'DianUnavailable') return serviceUnavailable('DIAN');

@@ -14,6 +14,17 @@ export { ERP_PREFIX, PUBLIC_PREFIX };
 
 /** Every declared route, by base path: the router and the OpenAPI document both read this table. */
 export const ROUTE_GROUPS: RouteGroup[] = [
-  { prefix: PUBLIC_PREFIX, routes: [...documentRoutes, ...workflowStepRoutes, ...bankRoutes, ...eventRoutes, ...paymentRoutes, ...beneficiaryRoutes, ...fiscalSyncRoutes] },
+  {
+    prefix: PUBLIC_PREFIX,
+    routes: [
+      ...documentRoutes,
+      ...workflowStepRoutes,
+      ...bankRoutes,
+      ...eventRoutes,
+      ...paymentRoutes,
+      ...beneficiaryRoutes,
+      ...fiscalSyncRoutes,
+    ],
+  },
   { prefix: ERP_PREFIX, routes: erpRoutes },
 ];

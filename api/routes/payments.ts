@@ -6,7 +6,12 @@ import type { z } from 'zod';
 import type { Country } from '../../db/companies/company.entity.ts';
 import { UUID_PATTERN, uuidv5, uuidv7 } from '../../db/ids.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import { PAYMENT_REFUSALS, PaymentRefused, resolveNewPayment, type PaymentRefusal } from '../../db/payments/new-payment.ts';
+import {
+  PAYMENT_REFUSALS,
+  PaymentRefused,
+  resolveNewPayment,
+  type PaymentRefusal,
+} from '../../db/payments/new-payment.ts';
 import { findPaymentPage } from '../../db/payments/payment.repository.ts';
 import { createPaymentThroughProcess } from '../../worker/payment-processes.ts';
 import type { NewPaymentCommand } from '../../workflows/payment.ts';
@@ -15,9 +20,19 @@ import { renderPaymentDetail, renderPaymentListItems } from '../presenters/payme
 import { defineRoute, type DocumentedError } from '../route.ts';
 import { listOf, page } from '../schemas/common.ts';
 import { amountToCents, scaleDecimal } from '../schemas/decimal.ts';
-import { CreatePaymentRequest, PaymentDetail, PaymentListItem, PaymentListQuery, PaymentParams } from '../schemas/payments.ts';
+import {
+  CreatePaymentRequest,
+  PaymentDetail,
+  PaymentListItem,
+  PaymentListQuery,
+  PaymentParams,
+} from '../schemas/payments.ts';
 
-const PAYMENT_NOT_FOUND = { status: 404, code: 'payment_not_found', description: 'no payment of the company has this reference' };
+const PAYMENT_NOT_FOUND = {
+  status: 404,
+  code: 'payment_not_found',
+  description: 'no payment of the company has this reference',
+};
 const INVALID_INPUT = { status: 400, code: 'invalid_input', description: 'the reference is not a UUID' };
 
 const REFUSAL_DESCRIPTIONS: Record<PaymentRefusal, string> = {
@@ -27,15 +42,21 @@ const REFUSAL_DESCRIPTIONS: Record<PaymentRefusal, string> = {
   beneficiary_mismatch: "beneficiary_reference is not the payable's beneficiary",
   currency_mismatch: "amount_currency is not the payable's currency",
   payable_not_payable: 'the payable is already paid or canceled',
-  amount_exceeds_balance: 'the amount is more than the payable has left once processed and under-way payments are counted',
+  amount_exceeds_balance:
+    'the amount is more than the payable has left once processed and under-way payments are counted',
   invalid_payable_type: 'an advance to an employee (payments to employees are payroll)',
 };
-const REFUSALS: DocumentedError[] = (Object.keys(PAYMENT_REFUSALS) as PaymentRefusal[]).map((code) => ({ status: PAYMENT_REFUSALS[code], code, description: REFUSAL_DESCRIPTIONS[code] }));
+const REFUSALS: DocumentedError[] = (Object.keys(PAYMENT_REFUSALS) as PaymentRefusal[]).map((code) => ({
+  status: PAYMENT_REFUSALS[code],
+  code,
+  description: REFUSAL_DESCRIPTIONS[code],
+}));
 
 const today = (country: Country) => countryDate(new Date(), country);
 
 /** amount × rate in cents, rounded half up, exactly: the rate has at most 8 decimals. */
-const exchangeCents = (amountCents: bigint, rate: string) => (amountCents * scaleDecimal(rate, 8) + 50_000_000n) / 100_000_000n;
+const exchangeCents = (amountCents: bigint, rate: string) =>
+  (amountCents * scaleDecimal(rate, 8) + 50_000_000n) / 100_000_000n;
 
 function commandOf(body: z.output<typeof CreatePaymentRequest>, country: Country): NewPaymentCommand {
   const amountCents = amountToCents(body.amount);
@@ -49,7 +70,14 @@ function commandOf(body: z.output<typeof CreatePaymentRequest>, country: Country
     exchangeCurrency: body.exchange_currency ?? null,
     exchangeAmountCents: body.exchange_rate ? exchangeCents(amountCents, body.exchange_rate).toString() : null,
     filePath: body.file_path ?? null,
-    payable: payload ? { issueDate: payload.issue_date ?? today(country), expirationDate: payload.expiration_date, concept: payload.concept ?? null, type: payload.type ?? null } : null,
+    payable: payload
+      ? {
+          issueDate: payload.issue_date ?? today(country),
+          expirationDate: payload.expiration_date,
+          concept: payload.concept ?? null,
+          type: payload.type ?? null,
+        }
+      : null,
   };
 }
 
@@ -58,7 +86,13 @@ const refusal = (code: PaymentRefusal, message: string) => new ApiError(PAYMENT_
 /** Checks a new payment before starting its process, with the same rules its activity applies under lock. */
 async function precheck(em: EntityManager, command: NewPaymentCommand): Promise<void> {
   try {
-    await resolveNewPayment(em, { beneficiaryId: command.beneficiaryId, payableId: command.payableId, amountCents: BigInt(command.amountCents), currency: command.currency, payableType: command.payable?.type ?? null });
+    await resolveNewPayment(em, {
+      beneficiaryId: command.beneficiaryId,
+      payableId: command.payableId,
+      amountCents: BigInt(command.amountCents),
+      currency: command.currency,
+      payableType: command.payable?.type ?? null,
+    });
   } catch (error) {
     if (error instanceof PaymentRefused) throw refusal(error.code, error.message);
     throw error;
@@ -71,7 +105,8 @@ async function asPaymentCommand<T>(command: () => Promise<T>): Promise<T> {
     return await command();
   } catch (error) {
     const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
-    if (cause instanceof ApplicationFailure && cause.type && cause.type in PAYMENT_REFUSALS) throw refusal(cause.type as PaymentRefusal, cause.message);
+    if (cause instanceof ApplicationFailure && cause.type && cause.type in PAYMENT_REFUSALS)
+      throw refusal(cause.type as PaymentRefusal, cause.message);
     throw error;
   }
 }
@@ -88,7 +123,8 @@ export function newPaymentId(companyId: string, idempotencyKey: string, rawBody:
 }
 
 async function paymentDetailOr404(em: EntityManager, companyId: string, reference: string) {
-  if (!UUID_PATTERN.test(reference)) throw new ApiError(INVALID_INPUT.status, INVALID_INPUT.code, 'The payment reference must be a UUID');
+  if (!UUID_PATTERN.test(reference))
+    throw new ApiError(INVALID_INPUT.status, INVALID_INPUT.code, 'The payment reference must be a UUID');
   const detail = await renderPaymentDetail(em, companyId, reference.toLowerCase());
   if (!detail) throw notFound(PAYMENT_NOT_FOUND.code, 'Payment not found');
   return detail;
@@ -101,7 +137,8 @@ export const paymentRoutes = [
     path: '/payments',
     operationId: 'listPayments',
     summary: 'List payments',
-    description: 'Paginated, filtered and sorted. Active payments without payroll by default. A page costs a bounded number of queries.',
+    description:
+      'Paginated, filtered and sorted. Active payments without payroll by default. A page costs a bounded number of queries.',
     tags: ['Payments'],
     auth: 'api-key',
     scope: 'payments:read',
@@ -149,7 +186,7 @@ export const paymentRoutes = [
     operationId: 'createPayment',
     summary: 'Create a payment: a manual one, or one of an existing payable',
     description:
-      'A manual payment (beneficiary_reference and payable_payload) creates its own payable (`supplier`, `advance`, or `payroll` for an employee) with origin `manual`. A payment of an existing payable (payable_reference, e.g. an installment of an approved document) pays that payable and carries its document\'s tags. Either way the payment starts `pending` and is handed to the payment gateway at once; it moves to `in_process`, then `processed` (with paid_at) or `failed`.',
+      "A manual payment (beneficiary_reference and payable_payload) creates its own payable (`supplier`, `advance`, or `payroll` for an employee) with origin `manual`. A payment of an existing payable (payable_reference, e.g. an installment of an approved document) pays that payable and carries its document's tags. Either way the payment starts `pending` and is handed to the payment gateway at once; it moves to `in_process`, then `processed` (with paid_at) or `failed`.",
     tags: ['Payments'],
     auth: 'api-key',
     scope: 'payments:write',
@@ -167,12 +204,14 @@ export const paymentRoutes = [
       if (earlier) return earlier;
       await precheck(em, command);
       const input = { companyId: caller.company.id, paymentId, pollIntervalMs: deps.config.paymentPollIntervalMs };
-      await asPaymentCommand(() => createPaymentThroughProcess(deps.temporal, input, command)).catch(async (error: unknown) => {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-        // The key's process has ended: it wrote the payment meanwhile, or it was refused and that answer was lost.
-        if (await written()) return;
-        await asPaymentCommand(() => createPaymentThroughProcess(deps.temporal, input, command, 'start-again'));
-      });
+      await asPaymentCommand(() => createPaymentThroughProcess(deps.temporal, input, command)).catch(
+        async (error: unknown) => {
+          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+          // The key's process has ended: it wrote the payment meanwhile, or it was refused and that answer was lost.
+          if (await written()) return;
+          await asPaymentCommand(() => createPaymentThroughProcess(deps.temporal, input, command, 'start-again'));
+        },
+      );
       const created = await written();
       if (!created) throw new Error(`Payment ${paymentId} is not in the read state after its creating update`);
       return created;

@@ -7,10 +7,21 @@ import { WorkflowStep } from '../../db/workflow-steps/workflow-step.entity.ts';
 import { completeStepThroughLifecycle } from '../../worker/processes.ts';
 import { noContent, defineRoute } from '../route.ts';
 import { presentCompletedStep, presentStep } from '../presenters/workflow-step.ts';
-import { CompleteStepRequest, CompleteStepResponse, CurrentStepQuery, CurrentStepResponse, StepParams } from '../schemas/workflow-steps.ts';
+import {
+  CompleteStepRequest,
+  CompleteStepResponse,
+  CurrentStepQuery,
+  CurrentStepResponse,
+  StepParams,
+} from '../schemas/workflow-steps.ts';
 import { asStepCommand, stepError } from '../workflow-errors.ts';
 
-const step = (status: number, code: string, description: string) => ({ status, code, description, shape: 'step' as const });
+const step = (status: number, code: string, description: string) => ({
+  status,
+  code,
+  description,
+  shape: 'step' as const,
+});
 
 /** The document workflow's steps, decided through the API on behalf of a company member. */
 export const workflowStepRoutes = [
@@ -19,7 +30,8 @@ export const workflowStepRoutes = [
     path: '/workflow-steps/current',
     operationId: 'getCurrentWorkflowStep',
     summary: "The document's pending step",
-    description: 'No webhook announces a new step: query when needed. A step with `actionable: false` and `decision: null` is pending but decided elsewhere (accounting, an agent).',
+    description:
+      'No webhook announces a new step: query when needed. A step with `actionable: false` and `decision: null` is pending but decided elsewhere (accounting, an agent).',
     tags: ['Workflow steps'],
     auth: 'api-key',
     feature: 'workflow_api',
@@ -51,23 +63,49 @@ export const workflowStepRoutes = [
       step(400, 'acting_user_not_found_in_company', 'acting_user_email is not a member of the company'),
       step(403, 'not_assigned', 'the acting user is not an assignee of the step'),
       step(404, 'step_not_found', 'no step of the company has this reference'),
-      step(409, 'step_not_pending', 'the step is already resolved (or the user already acted): do not retry, query the current step again'),
-      step(422, 'invalid_decision', 'a value the step does not offer; in unrestricted tagging, a tag the company does not have'),
+      step(
+        409,
+        'step_not_pending',
+        'the step is already resolved (or the user already acted): do not retry, query the current step again',
+      ),
+      step(
+        422,
+        'invalid_decision',
+        'a value the step does not offer; in unrestricted tagging, a tag the company does not have',
+      ),
       step(422, 'unsupported_step', 'the step is not decided through this API (actionable false)'),
     ],
     handler: async ({ em, params, body, deps, ctx }) => {
       const found = await em.findOne(WorkflowStep, { id: params.reference.toLowerCase() });
       if (!found) throw stepError('step_not_found', 404, 'Step not found');
-      if (found.status !== 'pending') throw stepError('step_not_pending', 409, 'The step is already completed: query the current step again');
+      if (found.status !== 'pending')
+        throw stepError('step_not_pending', 409, 'The step is already completed: query the current step again');
       const member = await em.findOne(Member, { email: body.acting_user_email.toLowerCase() });
-      if (!member) throw stepError('acting_user_not_found_in_company', 400, `${body.acting_user_email} is not a member of the company`);
+      if (!member)
+        throw stepError(
+          'acting_user_not_found_in_company',
+          400,
+          `${body.acting_user_email} is not a member of the company`,
+        );
       let values = Array.isArray(body.decision) ? body.decision : [body.decision];
-      if (found.decision?.kind === 'tagging' && !found.decision.optionsComplete) values = await companyTagNames(em, values);
-      if (found.decision?.kind === 'classification' && !found.decision.optionsComplete) await activeCatalogValues(em, found.decision.fieldName, values);
+      if (found.decision?.kind === 'tagging' && !found.decision.optionsComplete)
+        values = await companyTagNames(em, values);
+      if (found.decision?.kind === 'classification' && !found.decision.optionsComplete)
+        await activeCatalogValues(em, found.decision.fieldName, values);
       // A retry (same Idempotency-Key) of a request whose answer was lost joins its update rather than being refused.
       const key = ctx.get('idempotency-key');
       await asStepCommand(() =>
-        completeStepThroughLifecycle(deps.temporal, found.document.id, { stepId: found.id, actor: { email: member.email, name: member.name }, values, comment: body.comment ?? null }, key ? `${found.id}/${key}` : undefined),
+        completeStepThroughLifecycle(
+          deps.temporal,
+          found.document.id,
+          {
+            stepId: found.id,
+            actor: { email: member.email, name: member.name },
+            values,
+            comment: body.comment ?? null,
+          },
+          key ? `${found.id}/${key}` : undefined,
+        ),
       );
       const written = await em.fork().findOneOrFail(WorkflowStep, { id: found.id });
       return { step: written.status === 'completed' ? presentCompletedStep(written) : presentStep(written) };
@@ -79,7 +117,8 @@ export const workflowStepRoutes = [
 async function activeCatalogValues(em: EntityManager, fieldName: string | null, values: string[]): Promise<void> {
   const labels = await activeCatalogLabels(em, fieldName, values);
   const unknown = values.filter((value) => !labels.has(value));
-  if (unknown.length) throw stepError('invalid_decision', 422, `Not active values of ${fieldName}: ${unknown.join(', ')}`);
+  if (unknown.length)
+    throw stepError('invalid_decision', 422, `Not active values of ${fieldName}: ${unknown.join(', ')}`);
 }
 
 /** Unrestricted tagging accepts any tag of the company, and nothing else; names are matched without case. */

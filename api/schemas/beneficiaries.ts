@@ -6,7 +6,11 @@ const DateTime = z.iso.datetime({ offset: true });
 
 export const BeneficiaryListQuery = z.object({
   ...PageQuery,
-  search: trimmedString().min(1).max(100, 'Must be at most 100 characters').optional().describe('Text in the name (or the identifier number), without case'),
+  search: trimmedString()
+    .min(1)
+    .max(100, 'Must be at most 100 characters')
+    .optional()
+    .describe('Text in the name (or the identifier number), without case'),
 });
 
 export const BankAccountParams = z.object({ reference: Reference, bank_account_reference: Reference });
@@ -18,7 +22,9 @@ export const BankAccountBody = z
     bank_name: z.string(),
     account_number: z.string(),
     account_type: z.enum(ACCOUNT_TYPES),
-    validation_status: z.enum(VALIDATION_STATUSES).describe('pending → processing → validated, rejected or validation_error; any change starts again at pending'),
+    validation_status: z
+      .enum(VALIDATION_STATUSES)
+      .describe('pending → processing → validated, rejected or validation_error; any change starts again at pending'),
     account_recipient_name: z.string(),
     account_recipient_document_number: z.string(),
     account_recipient_document_type: z.string().describe('NIT, CC, RFC...'),
@@ -36,10 +42,16 @@ export const UpdateBankAccountRequest = z
       .min(1)
       .max(40)
       .optional()
-      .describe('Colombia: 6 to 20 digits (Nequi and Daviplata: the 10-digit mobile number); Mexico: an 18-digit CLABE of the chosen bank. Spaces and hyphens are ignored'),
+      .describe(
+        'Colombia: 6 to 20 digits (Nequi and Daviplata: the 10-digit mobile number); Mexico: an 18-digit CLABE of the chosen bank. Spaces and hyphens are ignored',
+      ),
     account_type: z.enum(ACCOUNT_TYPES).optional(),
     account_recipient_name: Text.optional(),
     account_recipient_document_number: Text.optional(),
-    account_recipient_document_type: trimmedString().min(1).max(20).transform((value) => value.toUpperCase()).optional(),
+    account_recipient_document_type: trimmedString()
+      .min(1)
+      .max(20)
+      .transform((value) => value.toUpperCase())
+      .optional(),
   })
   .describe('Every field is optional; any change puts the account back to `pending` and starts its validation.');

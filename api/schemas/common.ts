@@ -4,10 +4,11 @@ export const Reference = z.uuid({ message: 'Must be a UUID' }).describe('UUID re
 /** What `Reference` accepts, for parameters that check it in their handler (to answer the spec's own error). */
 export const UUID_PATTERN = (z.toJSONSchema(Reference) as { pattern: string }).pattern;
 
-export const FlatError = z
-  .object({ message: z.string(), code: z.string() })
-  .catchall(z.unknown())
-  .meta({ id: 'FlatError', description: 'Flat error body: `code` is stable, `message` is for humans. Some errors add fields (e.g. `retry_after_seconds`).' });
+export const FlatError = z.object({ message: z.string(), code: z.string() }).catchall(z.unknown()).meta({
+  id: 'FlatError',
+  description:
+    'Flat error body: `code` is stable, `message` is for humans. Some errors add fields (e.g. `retry_after_seconds`).',
+});
 
 export const StepError = z
   .object({ status: z.number().int(), code: z.string(), message: z.string() })
@@ -29,7 +30,11 @@ export const ValidationError = z
  * means "not blank" (openapi.ts), as JSON Schema has no trimming.
  */
 export const TRIMMED = 'x-trimmed';
-export const trimmedString = (params?: { message: string }) => z.string(params).trim().meta({ [TRIMMED]: true });
+export const trimmedString = (params?: { message: string }) =>
+  z
+    .string(params)
+    .trim()
+    .meta({ [TRIMMED]: true });
 
 /** `true`/`false` in a query string. */
 export const QueryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -40,7 +45,12 @@ export function commaSeparated<T extends z.ZodType<unknown, string>>(item: T) {
   return z
     .string()
     .meta(one ? { pattern: `^\\s*(?:${one})?\\s*(?:,\\s*(?:${one})?\\s*)*$` } : {})
-    .transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(item));
 }
 
@@ -86,7 +96,9 @@ export function unstorableTextPaths(value: unknown, path: (string | number)[] = 
   if (typeof value === 'string') return unstorable(value) ? [path] : [];
   if (Array.isArray(value)) return value.flatMap((item, index) => unstorableTextPaths(item, [...path, index]));
   if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.entries(value).flatMap(([key, item]) => (unstorable(key) ? [[...path, key]] : unstorableTextPaths(item, [...path, key])));
+    return Object.entries(value).flatMap(([key, item]) =>
+      unstorable(key) ? [[...path, key]] : unstorableTextPaths(item, [...path, key]),
+    );
   }
   return [];
 }

@@ -68,17 +68,25 @@ export function decimalInput(rules: DecimalRules) {
     ...(rules.max !== undefined ? { maximum: Number(rules.max) } : {}),
   };
   return z.union([z.number().meta(bounds), z.string()]).transform((value, ctx) => {
-    const decimal = typeof value === 'number' ? (Number.isFinite(value) ? canonicalDecimal(numberToDecimal(value)) : null) : canonicalDecimal(value.trim());
+    const decimal =
+      typeof value === 'number'
+        ? Number.isFinite(value)
+          ? canonicalDecimal(numberToDecimal(value))
+          : null
+        : canonicalDecimal(value.trim());
     const fail = (message: string) => {
       ctx.addIssue({ code: 'custom', message, input: value });
       return z.NEVER;
     };
     if (decimal === null) return fail('Must be a decimal number, e.g. 1234.56');
-    if (decimal.replace(/^-/, '').split('.')[0]!.length > 15) return fail('Must have at most 15 digits before the decimal point');
-    if (rules.maxDecimals !== undefined && decimalPlaces(decimal) > rules.maxDecimals) return fail(`Must have at most ${rules.maxDecimals} decimals`);
+    if (decimal.replace(/^-/, '').split('.')[0]!.length > 15)
+      return fail('Must have at most 15 digits before the decimal point');
+    if (rules.maxDecimals !== undefined && decimalPlaces(decimal) > rules.maxDecimals)
+      return fail(`Must have at most ${rules.maxDecimals} decimals`);
     if (rules.min !== undefined) {
       const order = compareDecimals(decimal, rules.min);
-      if (order < 0 || (rules.exclusiveMin && order === 0)) return fail(`Must be ${rules.exclusiveMin ? 'greater than' : 'at least'} ${rules.min}`);
+      if (order < 0 || (rules.exclusiveMin && order === 0))
+        return fail(`Must be ${rules.exclusiveMin ? 'greater than' : 'at least'} ${rules.min}`);
     }
     if (rules.max !== undefined && compareDecimals(decimal, rules.max) > 0) return fail(`Must be at most ${rules.max}`);
     return decimal;

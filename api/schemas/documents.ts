@@ -20,7 +20,14 @@ export const BeneficiaryBody = z
     payment_terms: z.number().int().nullable().describe('Payment term in days'),
     fiscal_address: z.string().nullable(),
     contact_information: z.array(ContactInformation),
-    bank_accounts: z.array(z.strictObject({ reference: Reference, bank_reference: Reference, bank_name: z.string(), account_number: z.string() })),
+    bank_accounts: z.array(
+      z.strictObject({
+        reference: Reference,
+        bank_reference: Reference,
+        bank_name: z.string(),
+        account_number: z.string(),
+      }),
+    ),
     created_at: DateTime,
     updated_at: DateTime,
   })
@@ -42,7 +49,11 @@ export const PayableBody = z
   .strictObject({
     reference: Reference,
     type: z.enum(['supplier', 'payroll', 'advance']),
-    status: z.enum(['pending', 'partial', 'paid', 'canceled']).describe('`pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays'),
+    status: z
+      .enum(['pending', 'partial', 'paid', 'canceled'])
+      .describe(
+        '`pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays',
+      ),
     amount: z.number(),
     amount_currency: Currency,
     balance: z.number(),
@@ -55,7 +66,10 @@ export const PayableBody = z
     projects: z.array(z.record(z.string(), z.unknown())).describe('Kept as received; free-form objects'),
     cost_center: z.record(z.string(), z.unknown()).nullable().describe('Kept as received; a free-form object'),
   })
-  .meta({ id: 'Payable', description: "The payment record's payable fields, plus installment_number, projects and cost_center" });
+  .meta({
+    id: 'Payable',
+    description: "The payment record's payable fields, plus installment_number, projects and cost_center",
+  });
 
 export const Adjustment = z.strictObject({
   type: z.string().describe('tax, withholding, discount or charge'),
@@ -103,12 +117,19 @@ export const NoteBody = z
 export const LogBody = z.strictObject({
   event: z.string().describe('document.created, document.approved, document.updated...'),
   created_at: DateTime,
-  actor: z.strictObject({ type: z.enum(['system', 'user', 'agent']), source: z.string().optional(), name: z.string().optional(), email: z.string().optional() }),
+  actor: z.strictObject({
+    type: z.enum(['system', 'user', 'agent']),
+    source: z.string().optional(),
+    name: z.string().optional(),
+    email: z.string().optional(),
+  }),
   metadata: z.record(z.string(), z.unknown()),
 });
 
 export const ReceptionEventEntry = z.strictObject({
-  event: z.string().describe('acuse (030), reclamo (031), recibo (032), aceptacion_expresa (033), aceptacion_tacita (034)'),
+  event: z
+    .string()
+    .describe('acuse (030), reclamo (031), recibo (032), aceptacion_expresa (033), aceptacion_tacita (034)'),
   event_type: z.enum(['030', '031', '032', '033', '034']),
   issue_date: DateTime.nullable().describe('When the tax authority registered the event'),
   status: z.enum(['processing', 'accepted', 'rejected', 'failed']),
@@ -134,10 +155,14 @@ const DocumentBase = {
   amount_currency: Currency,
   approval_status: z
     .enum(APPROVAL_STATUSES)
-    .describe('`in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state'),
+    .describe(
+      '`in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state',
+    ),
   payment_status: z
     .enum(DOCUMENT_PAYMENT_STATUSES)
-    .describe('Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`'),
+    .describe(
+      'Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`',
+    ),
   is_archived: z.boolean(),
   created_at: DateTime,
   updated_at: DateTime,
@@ -153,14 +178,28 @@ const DocumentBase = {
 };
 
 /** What `fields=` can add to each document of the list. */
-export const EXPANSIONS = ['beneficiaries', 'payments', 'payables', 'document_support', 'invoice_reception_events', 'payment_receipt_complements', 'expenses', 'logs', 'erp_document', 'notes'] as const;
+export const EXPANSIONS = [
+  'beneficiaries',
+  'payments',
+  'payables',
+  'document_support',
+  'invoice_reception_events',
+  'payment_receipt_complements',
+  'expenses',
+  'logs',
+  'erp_document',
+  'notes',
+] as const;
 export type Expansion = (typeof EXPANSIONS)[number];
 
 const Expanded = {
   beneficiary: BeneficiaryBody.nullable(),
   payments: z.array(DocumentPayment),
   payables: z.array(PayableBody),
-  document_support: z.strictObject({ issue_date: DateOnly, document_number: z.string() }).nullable().describe('Only issue_date and document_number'),
+  document_support: z
+    .strictObject({ issue_date: DateOnly, document_number: z.string() })
+    .nullable()
+    .describe('Only issue_date and document_number'),
   invoice_reception_events: z.array(ReceptionEventEntry),
   payment_receipt_complements: z.array(PaymentReceiptComplementBody),
   expenses: z.record(z.string(), z.unknown()).nullable().describe('Kept as received; no field is guaranteed'),
@@ -170,28 +209,51 @@ const Expanded = {
 };
 
 export const DocumentListItem = z
-  .strictObject({ ...DocumentBase, ...Object.fromEntries(Object.entries(Expanded).map(([key, schema]) => [key, schema.optional()])) } as typeof DocumentBase & {
+  .strictObject({
+    ...DocumentBase,
+    ...Object.fromEntries(Object.entries(Expanded).map(([key, schema]) => [key, schema.optional()])),
+  } as typeof DocumentBase & {
     [K in keyof typeof Expanded]: z.ZodOptional<(typeof Expanded)[K]>;
   })
-  .meta({ id: 'DocumentListItem', description: 'A document of the list: the base fields, plus those asked for with `fields`.' });
+  .meta({
+    id: 'DocumentListItem',
+    description: 'A document of the list: the base fields, plus those asked for with `fields`.',
+  });
 
-export const DocumentDetail = z
-  .strictObject({ ...DocumentBase, ...Expanded, line_items: z.array(LineItemBody) })
-  .meta({ id: 'Document', description: 'The full document, with every expansion, its line items, notes and payables.' });
+export const DocumentDetail = z.strictObject({ ...DocumentBase, ...Expanded, line_items: z.array(LineItemBody) }).meta({
+  id: 'Document',
+  description: 'The full document, with every expansion, its line items, notes and payables.',
+});
 
 export const DocumentParams = z.object({ reference: Reference });
 
 const DateFilter = DateOnly.describe('YYYY-MM-DD, inclusive');
-export const SORTABLE_DOCUMENT_FIELDS = ['created_at', 'issue_date', 'expiration_date', 'amount', 'document_number'] as const;
+export const SORTABLE_DOCUMENT_FIELDS = [
+  'created_at',
+  'issue_date',
+  'expiration_date',
+  'amount',
+  'document_number',
+] as const;
 
 export const DocumentListQuery = z.object({
   ...PageQuery,
-  fields: commaSeparated(z.enum(EXPANSIONS, { message: `Each field must be one of ${EXPANSIONS.join(', ')}` })).optional().describe(`Comma-separated expansions: ${EXPANSIONS.join(', ')}`),
+  fields: commaSeparated(z.enum(EXPANSIONS, { message: `Each field must be one of ${EXPANSIONS.join(', ')}` }))
+    .optional()
+    .describe(`Comma-separated expansions: ${EXPANSIONS.join(', ')}`),
   is_admited: QueryBoolean.optional().describe('true: only documents with the tag admitido; false: only without'),
-  is_canceled: QueryBoolean.optional().describe('true: only documents cancelled before the tax authority; false: excludes them'),
+  is_canceled: QueryBoolean.optional().describe(
+    'true: only documents cancelled before the tax authority; false: excludes them',
+  ),
   is_archived: QueryBoolean.optional(),
-  tags: commaSeparated(z.string().min(1).max(100)).optional().describe('Tag ids or names, comma-separated; a document matches when it has any of them'),
-  search: trimmedString().min(1).max(100).optional().describe('Text search on document number, fiscal reference, beneficiary name and identifier'),
+  tags: commaSeparated(z.string().min(1).max(100))
+    .optional()
+    .describe('Tag ids or names, comma-separated; a document matches when it has any of them'),
+  search: trimmedString()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('Text search on document number, fiscal reference, beneficiary name and identifier'),
   type: commaSeparated(z.enum(DOCUMENT_TYPES)).optional(),
   approval_status: commaSeparated(z.enum(APPROVAL_STATUSES)).optional(),
   payment_status: commaSeparated(z.enum(DOCUMENT_PAYMENT_STATUSES)).optional(),

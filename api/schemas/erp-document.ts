@@ -9,11 +9,34 @@ const Amount = z.number();
 const Cents = z.number().int();
 const CentsText = z.string().regex(/^-?\d+$/);
 
-const ProductRecord = z.strictObject({ id: z.string(), code: z.string().nullable(), name: z.string(), unit_code: z.string().nullable() });
-const BookAccountRecord = z.strictObject({ id: z.string(), code: z.string(), name: z.string(), nature: z.string().nullable() });
+const ProductRecord = z.strictObject({
+  id: z.string(),
+  code: z.string().nullable(),
+  name: z.string(),
+  unit_code: z.string().nullable(),
+});
+const BookAccountRecord = z.strictObject({
+  id: z.string(),
+  code: z.string(),
+  name: z.string(),
+  nature: z.string().nullable(),
+});
 const CostCenterRecord = z.strictObject({ id: z.string(), code: z.string().nullable(), name: z.string() });
-const TaxRecord = z.strictObject({ id: z.string(), code: z.string().nullable(), name: z.string(), type: z.string().nullable(), rate: z.number().nullable().describe('Fraction: 0.16 for 16%'), is_withholding: z.boolean() });
-const VendorRecord = z.strictObject({ id: z.string(), name: z.string(), identifier_type: z.string().nullable(), identifier_number: z.string().nullable(), email: z.string().nullable() });
+const TaxRecord = z.strictObject({
+  id: z.string(),
+  code: z.string().nullable(),
+  name: z.string(),
+  type: z.string().nullable(),
+  rate: z.number().nullable().describe('Fraction: 0.16 for 16%'),
+  is_withholding: z.boolean(),
+});
+const VendorRecord = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  identifier_type: z.string().nullable(),
+  identifier_number: z.string().nullable(),
+  email: z.string().nullable(),
+});
 
 const Item = z.strictObject({
   description: z.string().nullable(),
@@ -36,7 +59,9 @@ const JournalEntryLine = z.strictObject({
   book_account: BookAccountRecord.nullable().describe('Null when the ERP catalog has no book account with this id'),
   product_id: z.string().nullable(),
   product: ProductRecord.nullable(),
-  cost_centers: z.array(z.strictObject({ id: z.string(), percentage: z.number(), cost_center: CostCenterRecord.nullable() })),
+  cost_centers: z.array(
+    z.strictObject({ id: z.string(), percentage: z.number(), cost_center: CostCenterRecord.nullable() }),
+  ),
   taxes: z.array(z.strictObject({ id: z.string(), base_cents: Cents, amount_cents: Cents, tax: TaxRecord.nullable() })),
 });
 
@@ -44,10 +69,15 @@ export const ErpDocumentData = z
   .strictObject({
     document_id: z.string().describe('The document reference (the deduplication key of document.accounted)'),
     document_number: z.string(),
-    document_reference: z.string().nullable().describe("The ERP's consecutive (invoice_reference); null until assigned"),
+    document_reference: z
+      .string()
+      .nullable()
+      .describe("The ERP's consecutive (invoice_reference); null until assigned"),
     document_type_id: z.string().nullable(),
     external_reference: z.string().describe("The ERP's id of the registered voucher (erp_invoice_id)"),
-    origin: z.enum(['direct', 'purchase_order', 'goods_receipt']).describe('Registered directly, or against the purchase order or goods receipt its lines were crossed with'),
+    origin: z
+      .enum(['direct', 'purchase_order', 'goods_receipt'])
+      .describe('Registered directly, or against the purchase order or goods receipt its lines were crossed with'),
     status: z.enum(['posted', 'cancelled']).describe('The status of the voucher registered'),
     vendor_id: z.string().nullable(),
     issue_date: DateOnly,
@@ -55,17 +85,36 @@ export const ErpDocumentData = z
     expiration_date: DateOnly.nullable(),
     accounting_date: DateOnly,
     observation: z.string().nullable(),
-    items: z.array(Item).describe('Lines of goods or services (with a product or a quantity); tax and withholding lines are only in erp_journal_entry_lines'),
-    summary: z.strictObject({ subtotal: Amount, gross_total: Amount, net_total: Amount, discount: Amount, iva_8: Amount, iva_16: Amount }),
+    items: z
+      .array(Item)
+      .describe(
+        'Lines of goods or services (with a product or a quantity); tax and withholding lines are only in erp_journal_entry_lines',
+      ),
+    summary: z.strictObject({
+      subtotal: Amount,
+      gross_total: Amount,
+      net_total: Amount,
+      discount: Amount,
+      iva_8: Amount,
+      iva_16: Amount,
+    }),
     payment_lines: z.array(z.strictObject({ amount: Amount, due_date: DateOnly, book_account_id: z.string() })),
-    erp_journal: z.strictObject({ id: z.string() }).nullable().describe("The journal, named by the voucher's document type"),
+    erp_journal: z
+      .strictObject({ id: z.string() })
+      .nullable()
+      .describe("The journal, named by the voucher's document type"),
     erp_vendor: VendorRecord.nullable(),
     erp_journal_entry_lines: z.array(JournalEntryLine),
   })
-  .meta({ id: 'ErpDocumentData', description: 'The document as the ERP registered it, built when the ERP answered document.accounted.' });
+  .meta({
+    id: 'ErpDocumentData',
+    description: 'The document as the ERP registered it, built when the ERP answered document.accounted.',
+  });
 
 /** Registrations recorded before `data` had the ERP's shape keep the `document.accounted` data they were sent with. */
-const EarlierData = z.record(z.string(), z.unknown()).describe('Registered before data had the ERP shape: the document.accounted data sent');
+const EarlierData = z
+  .record(z.string(), z.unknown())
+  .describe('Registered before data had the ERP shape: the document.accounted data sent');
 
 export const ErpDocumentBody = z.strictObject({
   registered: z.boolean(),

@@ -8,7 +8,14 @@ import { compareDecimals, decimalInput, scaleDecimal } from './decimal.ts';
 export const MAX_SYNC_BATCH = 1000;
 
 export const TAX_TYPES = ['iva', 'inc', 'ica', 'retefuente', 'reteiva', 'reteica', 'ieps', 'isr', 'other'] as const;
-export const PURCHASE_ORDER_STATUSES = ['draft', 'open', 'partially_received', 'received', 'closed', 'cancelled'] as const;
+export const PURCHASE_ORDER_STATUSES = [
+  'draft',
+  'open',
+  'partially_received',
+  'received',
+  'closed',
+  'cancelled',
+] as const;
 
 const ExternalId = trimmedString().min(1).max(255);
 const ExternalRef = ExternalId.nullish();
@@ -35,14 +42,29 @@ export const VendorRecord = z
   .object({
     external_id: ExternalId,
     name: Name,
-    identifier_type: trimmedString().toUpperCase().min(1).max(20).nullish().describe('e.g. NIT, CC, CE, PA, NIT_EXT (Colombia), RFC (Mexico)'),
-    identifier_number: trimmedString().min(1).max(50).nullish().describe('Dots and spaces are dropped; a NIT check digit after a dash is dropped too'),
+    identifier_type: trimmedString()
+      .toUpperCase()
+      .min(1)
+      .max(20)
+      .nullish()
+      .describe('e.g. NIT, CC, CE, PA, NIT_EXT (Colombia), RFC (Mexico)'),
+    identifier_number: trimmedString()
+      .min(1)
+      .max(50)
+      .nullish()
+      .describe('Dots and spaces are dropped; a NIT check digit after a dash is dropped too'),
     email: z.email().max(255).nullish(),
     payment_term_external_id: ExternalRef.describe('external_id of the payment term'),
     is_active: IsActive,
   })
-  .refine((vendor) => !vendor.identifier_number || vendor.identifier_type, { path: ['identifier_type'], message: 'Required when identifier_number is given' })
-  .meta({ id: 'ErpVendorRecord', description: "A vendor (supplier) as the ERP holds it; matched to beneficiaries by identifier." });
+  .refine((vendor) => !vendor.identifier_number || vendor.identifier_type, {
+    path: ['identifier_type'],
+    message: 'Required when identifier_number is given',
+  })
+  .meta({
+    id: 'ErpVendorRecord',
+    description: 'A vendor (supplier) as the ERP holds it; matched to beneficiaries by identifier.',
+  });
 
 export const ProductRecord = z
   .object({
@@ -50,7 +72,11 @@ export const ProductRecord = z
     code: Code.nullish(),
     name: Name,
     description: Description,
-    unit_code: trimmedString().min(1).max(20).nullish().describe('Unit of measure, e.g. UN/ECE code 94 (unit), KGM, HUR'),
+    unit_code: trimmedString()
+      .min(1)
+      .max(20)
+      .nullish()
+      .describe('Unit of measure, e.g. UN/ECE code 94 (unit), KGM, HUR'),
     book_account_external_id: ExternalRef.describe('external_id of the book account purchases of it go to'),
     tax_external_ids: z
       .array(ExternalId)
@@ -68,8 +94,13 @@ export const TaxRecord = z
     code: Code.nullish(),
     name: Name,
     type: z.enum(TAX_TYPES).nullish(),
-    rate: decimalInput({ maxDecimals: 8, min: '0', max: '10' }).nullish().describe('Fraction, not percent: 0.19 for 19%, 0.00966 for 9.66 per mil; number or decimal string'),
-    is_withholding: z.boolean().optional().describe('Defaults to true for retefuente, reteiva and reteica, false otherwise'),
+    rate: decimalInput({ maxDecimals: 8, min: '0', max: '10' })
+      .nullish()
+      .describe('Fraction, not percent: 0.19 for 19%, 0.00966 for 9.66 per mil; number or decimal string'),
+    is_withholding: z
+      .boolean()
+      .optional()
+      .describe('Defaults to true for retefuente, reteiva and reteica, false otherwise'),
     book_account_external_id: ExternalRef.describe('external_id of the book account the tax is posted to'),
     is_active: IsActive,
   })
@@ -88,7 +119,9 @@ export const BookAccountRecord = z
 
 const Installment = z.object({
   days: Days.describe('Due this many days after issue'),
-  percentage: decimalInput({ maxDecimals: 4, min: '0', exclusiveMin: true, max: '100' }).describe('Share of the total, in percent'),
+  percentage: decimalInput({ maxDecimals: 4, min: '0', exclusiveMin: true, max: '100' }).describe(
+    'Share of the total, in percent',
+  ),
 });
 
 export const PaymentTermRecord = z
@@ -96,14 +129,25 @@ export const PaymentTermRecord = z
     external_id: ExternalId,
     name: Name,
     days: Days.nullish().describe('Net days; with installments, usually the last one'),
-    installments: z.array(Installment).min(1).max(60).nullish().describe('Percentages add up to exactly 100; without them the term is one installment at `days`'),
+    installments: z
+      .array(Installment)
+      .min(1)
+      .max(60)
+      .nullish()
+      .describe('Percentages add up to exactly 100; without them the term is one installment at `days`'),
     is_active: IsActive,
   })
   .superRefine((term, ctx) => {
-    if ((term.days === null || term.days === undefined) && !term.installments) ctx.addIssue({ code: 'custom', path: ['days'], message: 'Give days or installments' });
+    if ((term.days === null || term.days === undefined) && !term.installments)
+      ctx.addIssue({ code: 'custom', path: ['days'], message: 'Give days or installments' });
     if (term.installments) {
       const total = term.installments.reduce((sum, installment) => sum + scaleDecimal(installment.percentage, 4), 0n);
-      if (total !== 100_0000n) ctx.addIssue({ code: 'custom', path: ['installments'], message: `The percentages must add up to 100 (they add up to ${Number(total) / 10_000})` });
+      if (total !== 100_0000n)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['installments'],
+          message: `The percentages must add up to 100 (they add up to ${Number(total) / 10_000})`,
+        });
     }
   })
   .meta({ id: 'ErpPaymentTermRecord', description: 'A payment term as the ERP holds it.' });
@@ -116,12 +160,18 @@ const PurchaseOrderLine = z
     product_external_id: ExternalRef,
     description: trimmedString().max(1000).nullish(),
     quantity: decimalInput({ maxDecimals: 6, min: '0', exclusiveMin: true }).describe('Ordered quantity'),
-    unit_price: decimalInput({ min: '0' }).describe('Unit price in the order currency; stored in cents, rounded half away from zero'),
-    pending_quantity: Quantity.optional().describe('Not yet invoiced or received; at most `quantity`, which it defaults to'),
+    unit_price: decimalInput({ min: '0' }).describe(
+      'Unit price in the order currency; stored in cents, rounded half away from zero',
+    ),
+    pending_quantity: Quantity.optional().describe(
+      'Not yet invoiced or received; at most `quantity`, which it defaults to',
+    ),
   })
   .superRefine((line, ctx) => {
-    if (!line.product_external_id && !line.description) ctx.addIssue({ code: 'custom', path: ['description'], message: 'Give product_external_id or description' });
-    if (line.pending_quantity !== undefined && compareDecimals(line.pending_quantity, line.quantity) > 0) ctx.addIssue({ code: 'custom', path: ['pending_quantity'], message: 'Must not exceed quantity' });
+    if (!line.product_external_id && !line.description)
+      ctx.addIssue({ code: 'custom', path: ['description'], message: 'Give product_external_id or description' });
+    if (line.pending_quantity !== undefined && compareDecimals(line.pending_quantity, line.quantity) > 0)
+      ctx.addIssue({ code: 'custom', path: ['pending_quantity'], message: 'Must not exceed quantity' });
   })
   .meta({ id: 'ErpPurchaseOrderLineRecord' });
 
@@ -139,11 +189,19 @@ export const PurchaseOrderRecord = z
   .superRefine((order, ctx) => {
     const seen = new Set<string>();
     order.lines.forEach((line, index) => {
-      if (seen.has(line.external_id)) ctx.addIssue({ code: 'custom', path: ['lines', index, 'external_id'], message: 'Repeats another line of the order' });
+      if (seen.has(line.external_id))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['lines', index, 'external_id'],
+          message: 'Repeats another line of the order',
+        });
       seen.add(line.external_id);
     });
   })
-  .meta({ id: 'ErpPurchaseOrderRecord', description: 'A purchase order as the ERP holds it; its lines are replaced with it.' });
+  .meta({
+    id: 'ErpPurchaseOrderRecord',
+    description: 'A purchase order as the ERP holds it; its lines are replaced with it.',
+  });
 
 // ---- Sync request and result --------------------------------------------------------------------------------
 
@@ -160,10 +218,13 @@ function each<S extends z.ZodType>(record: S) {
   const withoutNul = record.superRefine((value, ctx) => {
     for (const path of unstorableTextPaths(value)) ctx.addIssue({ code: 'custom', path, message: UNSTORABLE_TEXT });
   });
-  return withoutNul.catch((ctx) => new InvalidRecord(new z.ZodError(ctx.error.issues)) as never) as unknown as z.ZodType<z.output<S> | InvalidRecord, z.input<S>>;
+  return withoutNul.catch(
+    (ctx) => new InvalidRecord(new z.ZodError(ctx.error.issues)) as never,
+  ) as unknown as z.ZodType<z.output<S> | InvalidRecord, z.input<S>>;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * `{ items: [...] }` (1 to MAX_SYNC_BATCH records) or one record. The envelope is checked first, so that a body that
@@ -173,16 +234,34 @@ export function syncRequest<S extends z.ZodType>(record: S, name: string) {
   const item = each(record);
   const batch = z.object({ items: z.array(item).min(1).max(MAX_SYNC_BATCH) }).meta({ id: `${name}Batch` });
   return z
-    .preprocess((body, ctx) => {
-      if (!isPlainObject(body) || Object.keys(body).length === 0) {
-        ctx.addIssue({ code: 'custom', message: 'Must be { "items": [...] } or one record', input: body });
-      } else if ('items' in body) {
-        if (!Array.isArray(body.items)) ctx.addIssue({ code: 'custom', path: ['items'], message: 'Must be an array of records', input: body.items });
-        else if (body.items.length < 1 || body.items.length > MAX_SYNC_BATCH) ctx.addIssue({ code: 'custom', path: ['items'], message: `Must hold 1 to ${MAX_SYNC_BATCH} records (got ${body.items.length})`, input: body.items });
-      }
-      return body;
-    }, z.union([batch, item]))
-    .meta({ id: `${name}SyncRequest`, description: `A batch \`{ items: [...] }\` of 1 to ${MAX_SYNC_BATCH} records, or one record.` });
+    .preprocess(
+      (body, ctx) => {
+        if (!isPlainObject(body) || Object.keys(body).length === 0) {
+          ctx.addIssue({ code: 'custom', message: 'Must be { "items": [...] } or one record', input: body });
+        } else if ('items' in body) {
+          if (!Array.isArray(body.items))
+            ctx.addIssue({
+              code: 'custom',
+              path: ['items'],
+              message: 'Must be an array of records',
+              input: body.items,
+            });
+          else if (body.items.length < 1 || body.items.length > MAX_SYNC_BATCH)
+            ctx.addIssue({
+              code: 'custom',
+              path: ['items'],
+              message: `Must hold 1 to ${MAX_SYNC_BATCH} records (got ${body.items.length})`,
+              input: body.items,
+            });
+        }
+        return body;
+      },
+      z.union([batch, item]),
+    )
+    .meta({
+      id: `${name}SyncRequest`,
+      description: `A batch \`{ items: [...] }\` of 1 to ${MAX_SYNC_BATCH} records, or one record.`,
+    });
 }
 
 export const SyncItemError = z
@@ -212,11 +291,21 @@ const Hierarchy = {
   parent_external_id: z.string().nullable(),
   depth: z.number().int().min(0).describe('0 for a root; counts the ancestors in `path`'),
   path: z.array(z.string()).describe('external_ids from the topmost known ancestor down to this record'),
-  missing_ancestor_external_id: z.string().nullable().describe('The first ancestor referenced but not synced yet (it heads `path`); null when the chain reaches a root'),
+  missing_ancestor_external_id: z
+    .string()
+    .nullable()
+    .describe('The first ancestor referenced but not synced yet (it heads `path`); null when the chain reaches a root'),
 };
 
 export const CostCenterItem = z
-  .strictObject({ external_id: z.string(), code: z.string().nullable(), name: z.string(), description: z.string().nullable(), ...Hierarchy, ...Timestamps })
+  .strictObject({
+    external_id: z.string(),
+    code: z.string().nullable(),
+    name: z.string(),
+    description: z.string().nullable(),
+    ...Hierarchy,
+    ...Timestamps,
+  })
   .meta({ id: 'ErpCostCenter' });
 
 export const VendorItem = z
@@ -258,7 +347,14 @@ export const TaxItem = z
   .meta({ id: 'ErpTax' });
 
 export const BookAccountItem = z
-  .strictObject({ external_id: z.string(), code: z.string(), name: z.string(), nature: z.enum(ACCOUNT_NATURES).nullable(), ...Hierarchy, ...Timestamps })
+  .strictObject({
+    external_id: z.string(),
+    code: z.string(),
+    name: z.string(),
+    nature: z.enum(ACCOUNT_NATURES).nullable(),
+    ...Hierarchy,
+    ...Timestamps,
+  })
   .meta({ id: 'ErpBookAccount' });
 
 export const PaymentTermItem = z
@@ -305,13 +401,23 @@ export const PurchaseOrderList = listOf(PurchaseOrderItem, 'ErpPurchaseOrderList
 
 const ListQueryFields = {
   ...PageQuery,
-  search: trimmedString().min(1).max(100).optional().describe('Text in the external_id, code, name (or number / identifier), case-insensitive'),
-  updated_since: z.iso.datetime({ offset: true }).optional().describe('Only records created or updated at or after this instant (ISO 8601)'),
+  search: trimmedString()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('Text in the external_id, code, name (or number / identifier), case-insensitive'),
+  updated_since: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Only records created or updated at or after this instant (ISO 8601)'),
   is_active: QueryBoolean.optional(),
 };
 
 export const CatalogListQuery = z.object(ListQueryFields);
-export const HierarchyListQuery = z.object({ ...ListQueryFields, parent_external_id: ExternalId.optional().describe('Only the direct children of this record') });
+export const HierarchyListQuery = z.object({
+  ...ListQueryFields,
+  parent_external_id: ExternalId.optional().describe('Only the direct children of this record'),
+});
 export const PurchaseOrderListQuery = z.object({
   ...ListQueryFields,
   vendor_external_id: ExternalId.optional(),

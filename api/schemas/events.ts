@@ -9,7 +9,9 @@ const Cufe = z
 
 const EventType = z
   .enum(RECEPTION_EVENT_TYPES, { message: 'Must be one of 030, 031, 032, 033, 034' })
-  .describe('030 acknowledgement of receipt, 031 claim, 032 receipt of goods or service, 033 express acceptance, 034 tacit acceptance');
+  .describe(
+    '030 acknowledgement of receipt, 031 claim, 032 receipt of goods or service, 033 express acceptance, 034 tacit acceptance',
+  );
 
 export const SingleEventRequest = z
   .object({
@@ -18,7 +20,9 @@ export const SingleEventRequest = z
     response_code_list_id: z
       .enum(CLAIM_CODES, { message: 'Must be one of 01, 02, 03, 04' })
       .nullish()
-      .describe('Claim concept, required with 031: 01 document with inconsistencies, 02 goods not delivered in full, 03 goods partially not delivered, 04 service not rendered'),
+      .describe(
+        'Claim concept, required with 031: 01 document with inconsistencies, 02 goods not delivered in full, 03 goods partially not delivered, 04 service not rendered',
+      ),
     description_claim: trimmedString({ message: 'Must be a string' })
       .min(1, 'Must not be empty')
       .max(5000, 'Must be at most 5000 characters')
@@ -27,8 +31,10 @@ export const SingleEventRequest = z
   })
   .superRefine((body, context) => {
     if (body.event_type !== '031') return;
-    if (!body.response_code_list_id) context.addIssue({ code: 'custom', path: ['response_code_list_id'], message: 'Required when event_type is 031' });
-    if (!body.description_claim) context.addIssue({ code: 'custom', path: ['description_claim'], message: 'Required when event_type is 031' });
+    if (!body.response_code_list_id)
+      context.addIssue({ code: 'custom', path: ['response_code_list_id'], message: 'Required when event_type is 031' });
+    if (!body.description_claim)
+      context.addIssue({ code: 'custom', path: ['description_claim'], message: 'Required when event_type is 031' });
   })
   .describe('With 030, 032, 033 and 034 the claim fields are ignored.')
   .meta({
@@ -36,7 +42,10 @@ export const SingleEventRequest = z
       {
         if: { properties: { event_type: { const: '031' } }, required: ['event_type'] },
         // oxlint-disable-next-line unicorn/no-thenable -- JSON Schema's if/then, not a promise
-        then: { properties: { response_code_list_id: { type: 'string' }, description_claim: { type: 'string' } }, required: ['response_code_list_id', 'description_claim'] },
+        then: {
+          properties: { response_code_list_id: { type: 'string' }, description_claim: { type: 'string' } },
+          required: ['response_code_list_id', 'description_claim'],
+        },
       },
     ],
   });
@@ -50,7 +59,9 @@ export const BatchEventsRequest = z.object({
   events_type: z
     .array(EventType, { message: 'Must be a list of event types' })
     .min(1, 'At least one event type is required')
-    .describe('030, 032, 033 and/or 034; 031 (claim) is refused with 422 claim_not_allowed_in_batch, since a claim needs its own concept and text')
+    .describe(
+      '030, 032, 033 and/or 034; 031 (claim) is refused with 422 claim_not_allowed_in_batch, since a claim needs its own concept and text',
+    )
     .meta({ items: { type: 'string', enum: RECEPTION_EVENT_TYPES.filter((type) => type !== '031') } }),
 });
 

@@ -4,7 +4,14 @@ import { FETCHING_STATUSES } from '../../db/fiscal/fiscal-sync-run.entity.ts';
 const DateTime = z.iso.datetime({ offset: true });
 const DateOnly = z.iso.date();
 
-export const MEXICAN_EXTRACTION_STATUSES = ['not_started', 'pending', 'waiting', 'running', 'finished', 'failed'] as const;
+export const MEXICAN_EXTRACTION_STATUSES = [
+  'not_started',
+  'pending',
+  'waiting',
+  'running',
+  'finished',
+  'failed',
+] as const;
 export const COLOMBIAN_SYNC_STATUSES = ['pending', 'finished', 'failed'] as const;
 
 const MexicanAccepted = z.strictObject({
@@ -24,22 +31,34 @@ const ColombianAccepted = z.strictObject({
   sync_to: DateOnly.describe('Last Bogotá day of the window: today'),
 });
 
-export const FiscalSyncAccepted = z.discriminatedUnion('country', [MexicanAccepted, ColombianAccepted]).meta({ id: 'FiscalSyncAccepted', description: 'The sync is under way; its outcome arrives asynchronously.' });
+export const FiscalSyncAccepted = z
+  .discriminatedUnion('country', [MexicanAccepted, ColombianAccepted])
+  .meta({ id: 'FiscalSyncAccepted', description: 'The sync is under way; its outcome arrives asynchronously.' });
 
 export const FiscalSyncStatusQuery = z.object({
   started_at: DateTime.optional()
     .transform((value) => (value === undefined ? undefined : new Date(value)))
-    .describe('The `started_at` answered by POST /fiscal-sync. Colombia: completion is detected among syncs started at or after it (default: the last 2 hours). Mexico: ignored, the latest extraction is reported'),
+    .describe(
+      'The `started_at` answered by POST /fiscal-sync. Colombia: completion is detected among syncs started at or after it (default: the last 2 hours). Mexico: ignored, the latest extraction is reported',
+    ),
 });
 
 const MexicanStatus = z.strictObject({
   country: z.literal('MEX'),
   status: z.enum(MEXICAN_EXTRACTION_STATUSES).describe('Of the latest extraction; `not_started` when there is none'),
-  fetching_status: z.enum(FETCHING_STATUSES).nullable().describe('Download of the packages once SAT finished; null before'),
+  fetching_status: z
+    .enum(FETCHING_STATUSES)
+    .nullable()
+    .describe('Download of the packages once SAT finished; null before'),
   from: DateTime.nullable(),
   to: DateTime.nullable(),
   extraction_id: z.string().nullable(),
-  error_code: z.string().nullable().describe('Null unless failed: the provider\'s code (e.g. `invalid_credentials`) or `sat_request_error`, `sat_request_rejected`, `sat_requests_exhausted`, `sat_request_limit_exceeded`, `sat_request_duplicated`, `sat_request_expired`, `sat_request_timeout`, `package_unavailable`, `package_unreadable`'),
+  error_code: z
+    .string()
+    .nullable()
+    .describe(
+      "Null unless failed: the provider's code (e.g. `invalid_credentials`) or `sat_request_error`, `sat_request_rejected`, `sat_requests_exhausted`, `sat_request_limit_exceeded`, `sat_request_duplicated`, `sat_request_expired`, `sat_request_timeout`, `package_unavailable`, `package_unreadable`",
+    ),
 });
 
 const ColombianStatus = z.strictObject({
@@ -48,4 +67,6 @@ const ColombianStatus = z.strictObject({
   message: z.string(),
 });
 
-export const FiscalSyncStatus = z.discriminatedUnion('country', [MexicanStatus, ColombianStatus]).meta({ id: 'FiscalSyncStatus', description: 'Shape depends on the company country.' });
+export const FiscalSyncStatus = z
+  .discriminatedUnion('country', [MexicanStatus, ColombianStatus])
+  .meta({ id: 'FiscalSyncStatus', description: 'Shape depends on the company country.' });

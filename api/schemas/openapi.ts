@@ -50,9 +50,15 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { s
           type: 'apiKey',
           in: 'header',
           name: 'api-key',
-          description: "The company's API key, issued by an operator (`ops api-keys create`, optionally `--scopes payments:read,payments:write,beneficiaries:read`). A scoped key is sent the same way and reaches only what its scopes name.",
+          description:
+            "The company's API key, issued by an operator (`ops api-keys create`, optionally `--scopes payments:read,payments:write,beneficiaries:read`). A scoped key is sent the same way and reaches only what its scopes name.",
         },
-        ErpApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The company API key as `ApiKey <key>` (ERP catalog endpoints).' },
+        ErpApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'The company API key as `ApiKey <key>` (ERP catalog endpoints).',
+        },
       },
     },
   };
@@ -64,14 +70,28 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
     ...objectParameters(route.params, 'path', convert),
     ...objectParameters(route.query, 'query', convert),
     ...(idempotent
-      ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'Replays the first answer to this key (same body) for 24 hours; see docs/decisions.md', schema: { type: 'string', minLength: 1, maxLength: 255 } }]
+      ? [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: 'Replays the first answer to this key (same body) for 24 hours; see docs/decisions.md',
+            schema: { type: 'string', minLength: 1, maxLength: 255 },
+          },
+        ]
       : []),
   ];
   const responses: Record<string, unknown> = {
-    [String(route.status ?? 200)]: response(route.responseDescription ?? 'Success', route.response ? convert(route.response, 'output') : null),
+    [String(route.status ?? 200)]: response(
+      route.responseDescription ?? 'Success',
+      route.response ? convert(route.response, 'output') : null,
+    ),
   };
   for (const alternative of route.alternatives ?? []) {
-    responses[String(alternative.status)] = response(alternative.description, alternative.schema ? convert(alternative.schema, 'output') : null);
+    responses[String(alternative.status)] = response(
+      alternative.description,
+      alternative.schema ? convert(alternative.schema, 'output') : null,
+    );
   }
   for (const [status, errors] of groupErrors(implicitErrors(route).concat(route.errors ?? []))) {
     const shapes = [...new Set(errors.map((error) => error.shape ?? 'flat'))];
@@ -85,7 +105,9 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: route.tags,
-    ...(route.auth === 'none' ? { security: [] } : { security: [{ [route.auth === 'api-key' ? 'ApiKey' : 'ErpApiKey']: [] }] }),
+    ...(route.auth === 'none'
+      ? { security: [] }
+      : { security: [{ [route.auth === 'api-key' ? 'ApiKey' : 'ErpApiKey']: [] }] }),
     ...(parameters.length ? { parameters } : {}),
     ...(body
       ? {
@@ -93,7 +115,16 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
             required: !route.body!.safeParse(undefined).success,
             content: {
               'application/json': { schema: body },
-              ...(route.multipart ? { 'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' }, comment: { type: 'string' } } } } } : {}),
+              ...(route.multipart
+                ? {
+                    'multipart/form-data': {
+                      schema: {
+                        type: 'object',
+                        properties: { file: { type: 'string', format: 'binary' }, comment: { type: 'string' } },
+                      },
+                    },
+                  }
+                : {}),
             },
           },
         }
@@ -103,7 +134,10 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
 }
 
 /** A webhook as the receiver sees it: the POST it gets, and what its answers mean. */
-function webhookOperation(webhook: WebhookDescription, convert: (schema: z.ZodType, io: 'input' | 'output') => JsonSchema) {
+function webhookOperation(
+  webhook: WebhookDescription,
+  convert: (schema: z.ZodType, io: 'input' | 'output') => JsonSchema,
+) {
   return {
     post: {
       operationId: `${webhook.event.replace(/\.(\w)/g, (_, letter: string) => letter.toUpperCase())}Webhook`,
@@ -111,7 +145,12 @@ function webhookOperation(webhook: WebhookDescription, convert: (schema: z.ZodTy
       description: webhook.summary,
       tags: ['Webhooks'],
       requestBody: { required: true, content: { 'application/json': { schema: convert(webhook.payload, 'output') } } },
-      responses: Object.fromEntries(webhook.answers.map((answer) => [String(answer.status), response(answer.description, answer.schema ? convert(answer.schema, 'input') : null)])),
+      responses: Object.fromEntries(
+        webhook.answers.map((answer) => [
+          String(answer.status),
+          response(answer.description, answer.schema ? convert(answer.schema, 'input') : null),
+        ]),
+      ),
     },
   };
 }
@@ -120,17 +159,56 @@ function implicitErrors(route: AnyRoute): DocumentedError[] {
   const errors: DocumentedError[] = [];
   // Authenticated POSTs also validate their Idempotency-Key header.
   if (route.params || route.query || route.body || (route.method === 'post' && route.auth !== 'none')) {
-    errors.push({ status: 400, code: 'VALIDATION_ERROR', description: 'the request is not valid', shape: 'validation' });
+    errors.push({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      description: 'the request is not valid',
+      shape: 'validation',
+    });
   }
-  if (route.auth !== 'none') errors.push({ status: 401, code: 'unauthorized', description: 'missing or invalid API key' });
-  if (route.auth !== 'none') errors.push({ status: 403, code: 'insufficient_scope', description: route.scope ? `a scoped key without \`${route.scope}\`` : 'a scoped key (no scope covers this endpoint)' });
-  if (route.auth !== 'none') errors.push({ status: 429, code: 'rate_limited', description: 'this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry' });
+  if (route.auth !== 'none')
+    errors.push({ status: 401, code: 'unauthorized', description: 'missing or invalid API key' });
+  if (route.auth !== 'none')
+    errors.push({
+      status: 403,
+      code: 'insufficient_scope',
+      description: route.scope
+        ? `a scoped key without \`${route.scope}\``
+        : 'a scoped key (no scope covers this endpoint)',
+    });
+  if (route.auth !== 'none')
+    errors.push({
+      status: 429,
+      code: 'rate_limited',
+      description:
+        'this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry',
+    });
   if (route.method === 'post' && route.auth !== 'none') {
-    errors.push({ status: 409, code: 'idempotency_key_in_progress', description: 'a request with this Idempotency-Key is still running' });
-    errors.push({ status: 422, code: 'idempotency_key_reused', description: 'this Idempotency-Key was used with another request' });
+    errors.push({
+      status: 409,
+      code: 'idempotency_key_in_progress',
+      description: 'a request with this Idempotency-Key is still running',
+    });
+    errors.push({
+      status: 422,
+      code: 'idempotency_key_reused',
+      description: 'this Idempotency-Key was used with another request',
+    });
   }
-  if (route.auth !== 'none') errors.push({ status: 503, code: 'service_unavailable', description: 'a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header' });
-  if (route.feature) errors.push({ status: 403, code: 'feature_not_enabled', description: `the ${route.feature} feature is not enabled for the company`, shape: 'step' });
+  if (route.auth !== 'none')
+    errors.push({
+      status: 503,
+      code: 'service_unavailable',
+      description:
+        'a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header',
+    });
+  if (route.feature)
+    errors.push({
+      status: 403,
+      code: 'feature_not_enabled',
+      description: `the ${route.feature} feature is not enabled for the company`,
+      shape: 'step',
+    });
   return errors;
 }
 
@@ -144,7 +222,11 @@ function response(description: string, schema: JsonSchema | null) {
   return schema ? { description, content: { 'application/json': { schema } } } : { description };
 }
 
-function objectParameters(schema: z.ZodType | undefined, location: 'path' | 'query', convert: (schema: z.ZodType, io: 'input' | 'output') => JsonSchema) {
+function objectParameters(
+  schema: z.ZodType | undefined,
+  location: 'path' | 'query',
+  convert: (schema: z.ZodType, io: 'input' | 'output') => JsonSchema,
+) {
   if (!schema) return [];
   const json = convert(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, property]) => {
@@ -161,11 +243,17 @@ function objectParameters(schema: z.ZodType | undefined, location: 'path' | 'que
 
 /** zod → JSON Schema 2020-12 (what OpenAPI 3.1 speaks), named schemas hoisted into components. */
 function toJsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', reused: 'inline' }) as JsonSchema;
+  const json = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    reused: 'inline',
+  }) as JsonSchema;
   describeStrings(json, io);
   const { $defs, $schema, id, ...rest } = json as JsonSchema & { $defs?: Record<string, JsonSchema>; id?: string };
   void $schema;
-  for (const [name, definition] of Object.entries($defs ?? {})) components[name] = rewriteRefs(stripMeta(definition)) as JsonSchema;
+  for (const [name, definition] of Object.entries($defs ?? {}))
+    components[name] = rewriteRefs(stripMeta(definition)) as JsonSchema;
   const body = rewriteRefs(rest) as JsonSchema;
   if (typeof id === 'string') {
     components[id] = body;
@@ -186,7 +274,11 @@ function describeStrings(node: unknown, io: 'input' | 'output'): void {
   const schema = node as Record<string, unknown>;
   const trimmed = schema[TRIMMED] === true;
   delete schema[TRIMMED];
-  if (io === 'input' && schema.type === 'string' && !('pattern' in schema || 'format' in schema || 'enum' in schema || 'const' in schema)) {
+  if (
+    io === 'input' &&
+    schema.type === 'string' &&
+    !('pattern' in schema || 'format' in schema || 'enum' in schema || 'const' in schema)
+  ) {
     // JavaScript's trim() whitespace, spelled out: other engines' \s differ (Python's counts U+001C to U+001F).
     const notBlank = trimmed && typeof schema.minLength === 'number' && schema.minLength > 0;
     schema.pattern = notBlank ? `^[^\\u0000]*[^\\u0000${JS_WHITESPACE}][^\\u0000]*$` : '^[^\\u0000]*$';
@@ -205,7 +297,12 @@ function rewriteRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(rewriteRefs);
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [key, key === '$ref' && typeof inner === 'string' ? inner.replace('#/$defs/', '#/components/schemas/') : rewriteRefs(inner)]),
+      Object.entries(value).map(([key, inner]) => [
+        key,
+        key === '$ref' && typeof inner === 'string'
+          ? inner.replace('#/$defs/', '#/components/schemas/')
+          : rewriteRefs(inner),
+      ]),
     );
   }
   return value;

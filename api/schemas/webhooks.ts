@@ -14,7 +14,9 @@ const DocumentCreated = z
   .strictObject({
     event: z.literal('document.created'),
     timestamp: DateTime,
-    data: z.record(z.string(), z.unknown()).describe('The document as GET /documents?fields=beneficiaries lists it, with `amount` in integer cents'),
+    data: z
+      .record(z.string(), z.unknown())
+      .describe('The document as GET /documents?fields=beneficiaries lists it, with `amount` in integer cents'),
   })
   .meta({ id: 'DocumentCreatedEvent' });
 
@@ -41,8 +43,14 @@ const PaymentRescheduled = z
   .meta({ id: 'PaymentRescheduledEvent' });
 
 const Registered = z.strictObject({
-  erp_invoice_id: z.string().min(1).describe("The voucher's id in your ERP: stored and shown in the document's erp_document"),
-  invoice_reference: z.string().nullable().describe('The consecutive your ERP assigned; null when it has not yet, which is not an error'),
+  erp_invoice_id: z
+    .string()
+    .min(1)
+    .describe("The voucher's id in your ERP: stored and shown in the document's erp_document"),
+  invoice_reference: z
+    .string()
+    .nullable()
+    .describe('The consecutive your ERP assigned; null when it has not yet, which is not an error'),
 });
 const Refused = z.strictObject({ error: z.strictObject({ code: z.string().min(1).max(255), message: z.string() }) });
 
@@ -66,8 +74,17 @@ export const WEBHOOKS: WebhookDescription[] = [
     summary: `Synchronous hand-off of a posted voucher to your ERP: answer once it is registered there (within 120 s unless the subscription says otherwise). ${DELIVERY}`,
     payload: DocumentAccounted,
     answers: [
-      { status: 200, description: 'Registered; for a reference already registered, answer the ids given the first time', schema: Registered },
-      { status: 422, description: 'Refused for good (the accounting is marked failed, the message is shown to the customer, an operator retries it); a 422 in another shape is retried like a 5xx', schema: Refused },
+      {
+        status: 200,
+        description: 'Registered; for a reference already registered, answer the ids given the first time',
+        schema: Registered,
+      },
+      {
+        status: 422,
+        description:
+          'Refused for good (the accounting is marked failed, the message is shown to the customer, an operator retries it); a 422 in another shape is retried like a 5xx',
+        schema: Refused,
+      },
     ],
   },
   {

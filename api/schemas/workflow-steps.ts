@@ -3,7 +3,10 @@ import { Currency, Reference, trimmedString } from './common.ts';
 
 const DateTime = z.iso.datetime({ offset: true });
 
-const Option = z.strictObject({ value: z.string().describe('Opaque token: send it back unchanged'), label: z.string() });
+const Option = z.strictObject({
+  value: z.string().describe('Opaque token: send it back unchanged'),
+  label: z.string(),
+});
 
 export const PendingStep = z
   .strictObject({
@@ -33,7 +36,9 @@ export const PendingStep = z
       })
       .nullable(),
     assignees: z.array(z.strictObject({ email: z.string(), name: z.string(), acted: z.boolean() })),
-    recommendations: z.array(z.strictObject({ value: z.string(), confidence_level: z.string(), rationale: z.string() })),
+    recommendations: z.array(
+      z.strictObject({ value: z.string(), confidence_level: z.string(), rationale: z.string() }),
+    ),
   })
   .meta({ id: 'WorkflowStep' });
 
@@ -43,7 +48,11 @@ export const CompletedStep = z
     action: z.string(),
     status: z.literal('completed'),
     completed_at: DateTime,
-    decision: z.strictObject({ kind: z.enum(['approval', 'classification', 'tagging']).nullable(), values: z.array(z.string()), labels: z.array(z.string()) }),
+    decision: z.strictObject({
+      kind: z.enum(['approval', 'classification', 'tagging']).nullable(),
+      values: z.array(z.string()),
+      labels: z.array(z.string()),
+    }),
     acted_by: z.strictObject({ email: z.string(), name: z.string() }),
   })
   .meta({ id: 'CompletedWorkflowStep' });
@@ -51,20 +60,33 @@ export const CompletedStep = z
 export const CurrentStepQuery = z.object({ entity_reference: Reference.describe('The document reference') });
 export const CurrentStepResponse = z.strictObject({ step: PendingStep });
 
-export const StepParams = z.object({ reference: Reference.describe('The step reference (not the document reference)') });
+export const StepParams = z.object({
+  reference: Reference.describe('The step reference (not the document reference)'),
+});
 export const CompleteStepRequest = z.object({
-  decision: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).describe('One option value; an array of values when decision.multiple is true'),
+  decision: z
+    .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+    .describe('One option value; an array of values when decision.multiple is true'),
   acting_user_email: z.email().describe('A company member who is an assignee of the step'),
   comment: z.string().max(2000, 'Must be at most 2000 characters').optional(),
 });
 export const CompleteStepResponse = z.strictObject({ step: z.union([CompletedStep, PendingStep]) });
 
 export const ApproveRequest = z
-  .object({ erp_document_reference: trimmedString().min(1).max(255).optional().describe("The integrator's ERP document reference, stored with the approval") })
+  .object({
+    erp_document_reference: trimmedString()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe("The integrator's ERP document reference, stored with the approval"),
+  })
   .optional();
 export const ApproveParams = z.object({
   reference: z
     .string()
-    .regex(/^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[a-fA-F0-9]{96})$/, 'Must be a document reference (UUID), a CUFE (96 hex characters) or a SAT fiscal UUID')
+    .regex(
+      /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[a-fA-F0-9]{96})$/,
+      'Must be a document reference (UUID), a CUFE (96 hex characters) or a SAT fiscal UUID',
+    )
     .describe('Internal UUID, CUFE (96 hex characters) or SAT fiscal UUID'),
 });

@@ -6,7 +6,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DATABASE_POOL_MAX ?? 10),
+});
 const money = (column: string) => `round(${column}::numeric / 100, 2)`;
 
 const TAGS = `coalesce((select json_agg(t.name order by dt.created_at) from document_tags dt join tags t on t.id = dt.tag_id where dt.document_id = d.id), '[]')`;
@@ -48,7 +51,10 @@ interface Caller {
 async function authenticate(key: string | undefined): Promise<Caller | null> {
   const match = key ? /^(apk_[a-z0-9]{12})_[A-Za-z0-9_-]{43}$/.exec(key) : null;
   if (!match) return null;
-  const { rows } = await pool.query<{ company_id: string; secret_hash: string }>('select k.company_id, k.secret_hash from api_keys k join companies c on c.id = k.company_id where k.prefix = $1 and k.revoked_at is null', [match[1]]);
+  const { rows } = await pool.query<{ company_id: string; secret_hash: string }>(
+    'select k.company_id, k.secret_hash from api_keys k join companies c on c.id = k.company_id where k.prefix = $1 and k.revoked_at is null',
+    [match[1]],
+  );
   const row = rows[0];
   if (!row) return null;
   const presented = createHash('sha256').update(key!).digest();
@@ -70,7 +76,10 @@ function document(row: Record<string, unknown>, publicUrl: string) {
 }
 
 async function documentDetail(caller: Caller, reference: string, publicUrl: string) {
-  const { rows } = await pool.query(`select ${DOCUMENT_COLUMNS}, ${Object.values(EXPANSIONS).join(', ')}, ${LINE_ITEMS} from documents d where d.company_id = $1 and d.id = $2`, [caller.companyId, reference]);
+  const { rows } = await pool.query(
+    `select ${DOCUMENT_COLUMNS}, ${Object.values(EXPANSIONS).join(', ')}, ${LINE_ITEMS} from documents d where d.company_id = $1 and d.id = $2`,
+    [caller.companyId, reference],
+  );
   return rows[0] ? document(rows[0], publicUrl) : null;
 }
 
@@ -79,13 +88,29 @@ async function documentList(caller: Caller, query: URLSearchParams, publicUrl: s
   const size = Number(query.get('page_size') ?? 20);
   const fields = (query.get('fields') ?? '').split(',').filter((field) => field in EXPANSIONS);
   const [count, found] = await Promise.all([
-    pool.query<{ total: string }>('select count(*) as total from documents d where d.company_id = $1', [caller.companyId]),
-    pool.query(`select ${DOCUMENT_COLUMNS}${fields.map((field) => `, ${EXPANSIONS[field]}`).join('')} from documents d where d.company_id = $1 order by d.created_at desc, d.id desc limit $2 offset $3`, [caller.companyId, size, (page - 1) * size]),
+    pool.query<{ total: string }>('select count(*) as total from documents d where d.company_id = $1', [
+      caller.companyId,
+    ]),
+    pool.query(
+      `select ${DOCUMENT_COLUMNS}${fields.map((field) => `, ${EXPANSIONS[field]}`).join('')} from documents d where d.company_id = $1 order by d.created_at desc, d.id desc limit $2 offset $3`,
+      [caller.companyId, size, (page - 1) * size],
+    ),
   ]);
-  return envelope(found.rows.map((row) => document(row, publicUrl)), Number(count.rows[0]!.total), page, size);
+  return envelope(
+    found.rows.map((row) => document(row, publicUrl)),
+    Number(count.rows[0]!.total),
+    page,
+    size,
+  );
 }
 
-const PAYMENT_SORTS: Record<string, string> = { created_at: 'p.created_at', amount: 'p.amount_cents', expiration_date: 'pa.expiration_date', paid_at: 'p.paid_at', beneficiary: 'b.name' };
+const PAYMENT_SORTS: Record<string, string> = {
+  created_at: 'p.created_at',
+  amount: 'p.amount_cents',
+  expiration_date: 'pa.expiration_date',
+  paid_at: 'p.paid_at',
+  beneficiary: 'b.name',
+};
 
 async function paymentList(caller: Caller, query: URLSearchParams) {
   const page = Math.trunc(Number(query.get('page') ?? 1));
@@ -94,14 +119,20 @@ async function paymentList(caller: Caller, query: URLSearchParams) {
   const param = (value: unknown) => `$${params.push(value)}`;
   const list = (name: string) => query.get(name)?.split(',').filter(Boolean);
   const where = ['p.company_id = $1', `p.is_archived = ${query.get('state') === 'archived'}`, 'p.is_payroll = false'];
-  if (list('status') && query.get('state') !== 'archived') where.push(`p.status = any(${param(list('status'))}::payment_status[])`);
-  if (list('beneficiary_reference')) where.push(`p.beneficiary_id = any(${param(list('beneficiary_reference'))}::uuid[])`);
+  if (list('status') && query.get('state') !== 'archived')
+    where.push(`p.status = any(${param(list('status'))}::payment_status[])`);
+  if (list('beneficiary_reference'))
+    where.push(`p.beneficiary_id = any(${param(list('beneficiary_reference'))}::uuid[])`);
   if (list('batch_reference')) where.push(`p.batch_id = any(${param(list('batch_reference'))}::uuid[])`);
   if (list('document_reference')) where.push(`pa.document_id = any(${param(list('document_reference'))}::uuid[])`);
-  if (query.get('expiration_date_from')) where.push(`pa.expiration_date >= ${param(query.get('expiration_date_from'))}`);
+  if (query.get('expiration_date_from'))
+    where.push(`pa.expiration_date >= ${param(query.get('expiration_date_from'))}`);
   if (query.get('expiration_date_to')) where.push(`pa.expiration_date <= ${param(query.get('expiration_date_to'))}`);
   if (list('payment_method')) where.push(`p.payment_method = any(${param(list('payment_method'))})`);
-  if (list('tags')) where.push(`p.id in (select pt.payment_id from payment_tags pt join tags t on t.id = pt.tag_id where t.company_id = $1 and t.normalized_name = any(${param(list('tags'))}))`);
+  if (list('tags'))
+    where.push(
+      `p.id in (select pt.payment_id from payment_tags pt join tags t on t.id = pt.tag_id where t.company_id = $1 and t.normalized_name = any(${param(list('tags'))}))`,
+    );
   if (query.get('search')) {
     const pattern = param(`%${query.get('search')}%`);
     // Each text match through its own trigram index.
@@ -138,11 +169,20 @@ async function paymentList(caller: Caller, query: URLSearchParams) {
   return envelope(found.rows, Number(count.rows[0]!.total), page, size);
 }
 
-const envelope = (items: unknown[], total: number, page: number, size: number) => ({ items, total, current_page: page, page_size: size, total_pages: Math.ceil(total / size) });
+const envelope = (items: unknown[], total: number, page: number, size: number) => ({
+  items,
+  total,
+  current_page: page,
+  page_size: size,
+  total_pages: Math.ceil(total / size),
+});
 
 function send(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   response.end(text);
 }
 
@@ -155,10 +195,14 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
     const detail = /^\/public\/api\/v1\/documents\/([0-9a-f-]{36})$/.exec(url.pathname);
     if (detail) {
       const found = await documentDetail(caller, detail[1]!, publicUrl);
-      return found ? send(response, 200, found) : send(response, 404, { message: 'Document not found', code: 'document_not_found' });
+      return found
+        ? send(response, 200, found)
+        : send(response, 404, { message: 'Document not found', code: 'document_not_found' });
     }
-    if (url.pathname === '/public/api/v1/documents') return send(response, 200, await documentList(caller, url.searchParams, publicUrl));
-    if (url.pathname === '/public/api/v1/payments') return send(response, 200, await paymentList(caller, url.searchParams));
+    if (url.pathname === '/public/api/v1/documents')
+      return send(response, 200, await documentList(caller, url.searchParams, publicUrl));
+    if (url.pathname === '/public/api/v1/payments')
+      return send(response, 200, await paymentList(caller, url.searchParams));
     send(response, 404, { message: 'No such endpoint', code: 'route_not_found' });
   } catch (error) {
     send(response, 500, { message: (error as Error).message });

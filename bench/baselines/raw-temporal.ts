@@ -14,20 +14,37 @@ export async function rawTemporalClient(address: string): Promise<Client> {
 
 /** Round trips of `executeUpdate` on a new running workflow, one at a time. */
 export async function updateRoundTrips(client: Client, workflowId: string, count: number): Promise<TimedUpdate[]> {
-  const handle = await client.workflow.start<typeof echoForever>('echoForever', { workflowId, taskQueue: RAW_TASK_QUEUE });
+  const handle = await client.workflow.start<typeof echoForever>('echoForever', {
+    workflowId,
+    taskQueue: RAW_TASK_QUEUE,
+  });
   const calls: TimedUpdate[] = [];
-  for (let n = 0; n < count; n++) calls.push(await timedUpdate(workflowId, () => handle.executeUpdate(echoUpdate, { args: [n] })));
+  for (let n = 0; n < count; n++)
+    calls.push(await timedUpdate(workflowId, () => handle.executeUpdate(echoUpdate, { args: [n] })));
   return calls;
 }
 
 /** Milliseconds to start `count` trivial workflows (`concurrency` starts in flight) and see every one complete. */
-export async function startAndComplete(client: Client, prefix: string, count: number, concurrency: number): Promise<number> {
+export async function startAndComplete(
+  client: Client,
+  prefix: string,
+  count: number,
+  concurrency: number,
+): Promise<number> {
   return timed(async () => {
     const results: Promise<number>[] = [];
-    await eachWithConcurrency(Array.from({ length: count }, (_, n) => n), concurrency, async (n) => {
-      const handle = await client.workflow.start<typeof trivial>('trivial', { workflowId: `${prefix}/${n}`, taskQueue: RAW_TASK_QUEUE, args: [n] });
-      results.push(handle.result());
-    });
+    await eachWithConcurrency(
+      Array.from({ length: count }, (_, n) => n),
+      concurrency,
+      async (n) => {
+        const handle = await client.workflow.start<typeof trivial>('trivial', {
+          workflowId: `${prefix}/${n}`,
+          taskQueue: RAW_TASK_QUEUE,
+          args: [n],
+        });
+        results.push(handle.result());
+      },
+    );
     await Promise.all(results);
   });
 }

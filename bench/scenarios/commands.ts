@@ -8,7 +8,15 @@ import { updateRoundTrips } from '../baselines/raw-temporal.ts';
 import { row, type BenchContext, type Row } from '../context.ts';
 import type { SeededCompany, SeededDocument } from '../seed.ts';
 import { eachWithConcurrency, latencyOf, until } from '../stats.ts';
-import { describeStages, durationOf, medianStages, timedUpdate, updateStages, type TimedUpdate, type UpdateStages } from '../update-stages.ts';
+import {
+  describeStages,
+  durationOf,
+  medianStages,
+  timedUpdate,
+  updateStages,
+  type TimedUpdate,
+  type UpdateStages,
+} from '../update-stages.ts';
 
 const PREFIX = '/public/api/v1';
 const COMMANDS_PER_RUN = 40;
@@ -21,26 +29,57 @@ interface PendingStep {
 }
 
 async function post(context: BenchContext, company: SeededCompany, path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${context.stack.apiUrl}${PREFIX}${path}`, { method: 'POST', headers: { 'api-key': company.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${context.stack.apiUrl}${PREFIX}${path}`, {
+    method: 'POST',
+    headers: { 'api-key': company.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`POST ${path} answered ${response.status}: ${text.slice(0, 300)}`);
 }
 
 /** The company's flow becomes one approval step, and each document's lifecycle runs until that step is open. */
-async function openApprovalSteps(context: BenchContext, company: SeededCompany, documents: SeededDocument[]): Promise<PendingStep[]> {
+async function openApprovalSteps(
+  context: BenchContext,
+  company: SeededCompany,
+  documents: SeededDocument[],
+): Promise<PendingStep[]> {
   const em = companyEm(context.stack.orm, company.id);
-  const flow = toFlowDefinition(FlowFile.parse({ steps: [{ action: 'document.approval', kind: 'approval', assignees: [company.member.email] }] }));
-  await em.upsert(WorkflowFlow, { company: company.id, definition: flow }, { onConflictFields: ['company'], onConflictAction: 'merge', onConflictMergeFields: ['definition', 'updatedAt'] });
+  const flow = toFlowDefinition(
+    FlowFile.parse({ steps: [{ action: 'document.approval', kind: 'approval', assignees: [company.member.email] }] }),
+  );
+  await em.upsert(
+    WorkflowFlow,
+    { company: company.id, definition: flow },
+    { onConflictFields: ['company'], onConflictAction: 'merge', onConflictMergeFields: ['definition', 'updatedAt'] },
+  );
   await eachWithConcurrency(documents, 16, (document) =>
-    startDocumentLifecycle(context.product, { companyId: company.id, documentId: document.id, documentNumber: document.documentNumber, fiscalReference: document.fiscalReference, approvalStatus: document.approvalStatus }),
+    startDocumentLifecycle(context.product, {
+      companyId: company.id,
+      documentId: document.id,
+      documentNumber: document.documentNumber,
+      fiscalReference: document.fiscalReference,
+      approvalStatus: document.approvalStatus,
+    }),
   );
   const ids = documents.map((document) => document.id);
-  const pending = () => em.getConnection().execute<{ id: string; document_id: string; decision: { options: { value: string }[] } }[]>(`select id, document_id, decision from workflow_steps where document_id in (?) and status = 'pending'`, [ids]);
+  const pending = () =>
+    em
+      .getConnection()
+      .execute<{ id: string; document_id: string; decision: { options: { value: string }[] } }[]>(
+        `select id, document_id, decision from workflow_steps where document_id in (?) and status = 'pending'`,
+        [ids],
+      );
   await until(async () => (await pending()).length === ids.length, 120_000, 'opening the approval steps', 250);
   const byDocument = new Map((await pending()).map((step) => [step.document_id, step]));
   return ids.map((documentId) => {
     const step = byDocument.get(documentId)!;
-    return { stepId: step.id, documentId, decision: step.decision.options.find((option) => option.value === 'approve')?.value ?? step.decision.options[0]!.value };
+    return {
+      stepId: step.id,
+      documentId,
+      decision:
+        step.decision.options.find((option) => option.value === 'approve')?.value ?? step.decision.options[0]!.value,
+    };
   });
 }
 
@@ -54,8 +93,17 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
   const toComplete = steps.slice(0, perSet);
   const toApprove = steps.slice(perSet);
 
-  const complete = (step: PendingStep) => timedUpdate(workflowIds.document(step.documentId), () => post(context, company, `/workflow-steps/${step.stepId}/complete`, { decision: step.decision, acting_user_email: company.member.email }));
-  const approve = (step: PendingStep) => timedUpdate(workflowIds.document(step.documentId), () => post(context, company, `/documents/${step.documentId}/approve`, {}));
+  const complete = (step: PendingStep) =>
+    timedUpdate(workflowIds.document(step.documentId), () =>
+      post(context, company, `/workflow-steps/${step.stepId}/complete`, {
+        decision: step.decision,
+        acting_user_email: company.member.email,
+      }),
+    );
+  const approve = (step: PendingStep) =>
+    timedUpdate(workflowIds.document(step.documentId), () =>
+      post(context, company, `/documents/${step.documentId}/approve`, {}),
+    );
   const sequence = async (work: (step: PendingStep) => Promise<TimedUpdate>, batch: PendingStep[]) => {
     const calls: TimedUpdate[] = [];
     for (const step of batch) calls.push(await work(step));
@@ -67,14 +115,23 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
   await updateRoundTrips(context.raw.temporal, 'bench-raw/echo/warm-up', WARM_UP);
   const runs = { raw: [] as TimedUpdate[][], complete: [] as TimedUpdate[][], approve: [] as TimedUpdate[][] };
   for (let run = 0; run < context.runs; run++) {
-    const slice = (list: PendingStep[]) => list.slice(WARM_UP + run * COMMANDS_PER_RUN, WARM_UP + (run + 1) * COMMANDS_PER_RUN);
+    const slice = (list: PendingStep[]) =>
+      list.slice(WARM_UP + run * COMMANDS_PER_RUN, WARM_UP + (run + 1) * COMMANDS_PER_RUN);
     runs.raw.push(await updateRoundTrips(context.raw.temporal, `bench-raw/echo/${run}`, COMMANDS_PER_RUN));
     runs.complete.push(await sequence(complete, slice(toComplete)));
     runs.approve.push(await sequence(approve, slice(toApprove)));
   }
   const timings = (calls: TimedUpdate[][]) => calls.map((run) => run.map(durationOf));
   const p50s = (calls: TimedUpdate[][]) => timings(calls).map((run) => latencyOf(run).p50);
-  context.log(`  executeUpdate p50 ${p50s(runs.raw).map((v) => v.toFixed(1)).join(' / ')} ms; complete ${p50s(runs.complete).map((v) => v.toFixed(1)).join(' / ')} ms; approve ${p50s(runs.approve).map((v) => v.toFixed(1)).join(' / ')} ms`);
+  context.log(
+    `  executeUpdate p50 ${p50s(runs.raw)
+      .map((v) => v.toFixed(1))
+      .join(' / ')} ms; complete ${p50s(runs.complete)
+      .map((v) => v.toFixed(1))
+      .join(' / ')} ms; approve ${p50s(runs.approve)
+      .map((v) => v.toFixed(1))
+      .join(' / ')} ms`,
+  );
 
   const stages = {
     raw: medianStages(await updateStages(context.raw.temporal, runs.raw.flat())),
@@ -94,7 +151,31 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
     );
   };
   return [
-    row({ path: 'POST /workflow-steps/{ref}/complete', figure: 'p50 latency', unit: 'ms', baselineName: 'raw executeUpdate', product: p50s(runs.complete), baseline: p50s(runs.raw), kind: 'max', target: 1.5, latency: timings(runs.complete).map(latencyOf), baselineLatency: timings(runs.raw).map(latencyOf), bound: bound(stages.complete) }),
-    row({ path: 'POST /documents/{ref}/approve', figure: 'p50 latency', unit: 'ms', baselineName: 'raw executeUpdate', product: p50s(runs.approve), baseline: p50s(runs.raw), kind: 'max', target: 1.5, latency: timings(runs.approve).map(latencyOf), baselineLatency: timings(runs.raw).map(latencyOf), bound: bound(stages.approve) }),
+    row({
+      path: 'POST /workflow-steps/{ref}/complete',
+      figure: 'p50 latency',
+      unit: 'ms',
+      baselineName: 'raw executeUpdate',
+      product: p50s(runs.complete),
+      baseline: p50s(runs.raw),
+      kind: 'max',
+      target: 1.5,
+      latency: timings(runs.complete).map(latencyOf),
+      baselineLatency: timings(runs.raw).map(latencyOf),
+      bound: bound(stages.complete),
+    }),
+    row({
+      path: 'POST /documents/{ref}/approve',
+      figure: 'p50 latency',
+      unit: 'ms',
+      baselineName: 'raw executeUpdate',
+      product: p50s(runs.approve),
+      baseline: p50s(runs.raw),
+      kind: 'max',
+      target: 1.5,
+      latency: timings(runs.approve).map(latencyOf),
+      baselineLatency: timings(runs.raw).map(latencyOf),
+      bound: bound(stages.approve),
+    }),
   ];
 }

@@ -18,7 +18,9 @@ const INSERTS_PER_RUN = 5;
 /** Milliseconds to insert 800 rows shaped like reception events, in one statement, into an empty table like theirs. */
 async function insertRows(client: pg.Client, documents: SeededDocument[], companyId: string): Promise<number> {
   await client.query('truncate bench_reception_events');
-  const rows = documents.flatMap((document) => EVENT_TYPES.map((eventType) => [uuidv7(), companyId, document.id, document.fiscalReference, eventType]));
+  const rows = documents.flatMap((document) =>
+    EVENT_TYPES.map((eventType) => [uuidv7(), companyId, document.id, document.fiscalReference, eventType]),
+  );
   return timed(() =>
     client.query(
       `insert into bench_reception_events (id, company_id, document_id, cufe, event_type, status, attempts, round, created_at, updated_at)
@@ -30,7 +32,8 @@ async function insertRows(client: pg.Client, documents: SeededDocument[], compan
 
 export async function eventScenario(context: BenchContext, documents: SeededDocument[]): Promise<Row[]> {
   const company = context.seed.companies.find((candidate) => candidate.country === 'COL')!;
-  if (documents.length < WARM_UP_CUFES + context.runs * CUFES_PER_BATCH) throw new Error('not enough invoices for the event batches');
+  if (documents.length < WARM_UP_CUFES + context.runs * CUFES_PER_BATCH)
+    throw new Error('not enough invoices for the event batches');
   const client = new pg.Client({ connectionString: context.stack.databaseUrl });
   await client.connect();
   context.memory.enter('workflows');
@@ -47,22 +50,44 @@ export async function eventScenario(context: BenchContext, documents: SeededDocu
           const response = await fetch(`${context.stack.apiUrl}/public/api/v1/events/batch`, {
             method: 'POST',
             headers: { 'api-key': company.apiKey, 'content-type': 'application/json' },
-            body: JSON.stringify({ documents_fiscal_reference: set.map((document) => document.fiscalReference), events_type: EVENT_TYPES }),
+            body: JSON.stringify({
+              documents_fiscal_reference: set.map((document) => document.fiscalReference),
+              events_type: EVENT_TYPES,
+            }),
           });
           const text = await response.text();
-          if (response.status !== 200) throw new Error(`POST /events/batch answered ${response.status}: ${text.slice(0, 300)}`);
+          if (response.status !== 200)
+            throw new Error(`POST /events/batch answered ${response.status}: ${text.slice(0, 300)}`);
         });
         const ids = set.map((document) => document.id);
-        const open = async () => Number((await client.query<{ open: string }>(`select count(*) as open from reception_events where document_id = any($1) and status = 'processing'`, [ids])).rows[0]!.open);
+        const open = async () =>
+          Number(
+            (
+              await client.query<{ open: string }>(
+                `select count(*) as open from reception_events where document_id = any($1) and status = 'processing'`,
+                [ids],
+              )
+            ).rows[0]!.open,
+          );
         await until(async () => (await open()) === 0, 300_000, 'reception events reaching a final state', 100);
       });
       return { answered, total };
     };
-    const sets = [documents.slice(0, WARM_UP_CUFES), ...Array.from({ length: context.runs }, (_, n) => documents.slice(WARM_UP_CUFES + n * CUFES_PER_BATCH, WARM_UP_CUFES + (n + 1) * CUFES_PER_BATCH))];
+    const sets = [
+      documents.slice(0, WARM_UP_CUFES),
+      ...Array.from({ length: context.runs }, (_, n) =>
+        documents.slice(WARM_UP_CUFES + n * CUFES_PER_BATCH, WARM_UP_CUFES + (n + 1) * CUFES_PER_BATCH),
+      ),
+    ];
     // A warm-up of each side; then the runs.
     await batch(sets[0]!);
     await insertRows(client, sets[0]!, company.id);
-    await startAndComplete(context.raw.temporal, 'bench-raw/batch/warm-up', EVENT_TYPES.length * WARM_UP_CUFES, START_CONCURRENCY);
+    await startAndComplete(
+      context.raw.temporal,
+      'bench-raw/batch/warm-up',
+      EVENT_TYPES.length * WARM_UP_CUFES,
+      START_CONCURRENCY,
+    );
     for (let run = 1; run <= context.runs; run++) {
       await backToBack(
         run,
@@ -71,7 +96,14 @@ export async function eventScenario(context: BenchContext, documents: SeededDocu
           for (let n = 0; n < INSERTS_PER_RUN; n++) samples.push(await insertRows(client, sets[run]!, company.id));
           inserts.push(median(samples));
           await settle();
-          raw.push(await startAndComplete(context.raw.temporal, `bench-raw/batch/${run}`, EVENT_TYPES.length * CUFES_PER_BATCH, START_CONCURRENCY));
+          raw.push(
+            await startAndComplete(
+              context.raw.temporal,
+              `bench-raw/batch/${run}`,
+              EVENT_TYPES.length * CUFES_PER_BATCH,
+              START_CONCURRENCY,
+            ),
+          );
         },
         async () => {
           const measured = await batch(sets[run]!);
@@ -84,7 +116,9 @@ export async function eventScenario(context: BenchContext, documents: SeededDocu
   } finally {
     await client.end();
   }
-  context.log(`  answered ${accepted.map((v) => v.toFixed(0)).join(' / ')} ms vs insert ${inserts.map((v) => v.toFixed(0)).join(' / ')} ms; final ${final.map((v) => v.toFixed(0)).join(' / ')} ms vs raw ${raw.map((v) => v.toFixed(0)).join(' / ')} ms`);
+  context.log(
+    `  answered ${accepted.map((v) => v.toFixed(0)).join(' / ')} ms vs insert ${inserts.map((v) => v.toFixed(0)).join(' / ')} ms; final ${final.map((v) => v.toFixed(0)).join(' / ')} ms vs raw ${raw.map((v) => v.toFixed(0)).join(' / ')} ms`,
+  );
   return [
     row({
       path: 'POST /events/batch (200 CUFEs × 4 types): accepted',
@@ -95,7 +129,8 @@ export async function eventScenario(context: BenchContext, documents: SeededDocu
       baseline: inserts,
       kind: 'max',
       target: 3,
-      bound: "The answer waits until the 800 events are persisted with the batch that hands them to their workflows, in one statement that also finds the 200 documents by CUFE within the company, resolves conflicts with earlier events and checks each event's document (800 foreign-key checks, about a third of it); the workflows start once the answer is out (before, the answer waited for a workflow start, and its tail shared the two cores with the 800 starts). Alone, that statement took 17-26 ms against 7-12 ms for the baseline's insert into an empty table without keys; the key lookup, the body's parsing and the answer add some 5-10 ms in the API. The ratio is what the statement does beyond the baseline's insert, and this machine's noise: between runs of the same code it spread from 3.0× to 6.4× (the baseline's insert alone from 9 to 33 ms).",
+      bound:
+        "The answer waits until the 800 events are persisted with the batch that hands them to their workflows, in one statement that also finds the 200 documents by CUFE within the company, resolves conflicts with earlier events and checks each event's document (800 foreign-key checks, about a third of it); the workflows start once the answer is out (before, the answer waited for a workflow start, and its tail shared the two cores with the 800 starts). Alone, that statement took 17-26 ms against 7-12 ms for the baseline's insert into an empty table without keys; the key lookup, the body's parsing and the answer add some 5-10 ms in the API. The ratio is what the statement does beyond the baseline's insert, and this machine's noise: between runs of the same code it spread from 3.0× to 6.4× (the baseline's insert alone from 9 to 33 ms).",
     }),
     row({
       path: 'POST /events/batch (200 CUFEs × 4 types): all 800 final',
@@ -106,7 +141,8 @@ export async function eventScenario(context: BenchContext, documents: SeededDocu
       baseline: raw,
       kind: 'max',
       target: 2,
-      bound: 'Each event is a workflow whose local activity reads the event with everything its submission needs in one statement, calls DIAN and records the answer (the ORM\'s loading of the event, its document, seller, company and credentials took a third of the worker\'s CPU before); events of one document run one after another (030, 032, 033, 034): a later event starts delayed and the one before wakes it with a signal-with-start, so each event is one workflow task (800 tasks, 800 DIAN calls and 600 wake-ups in chains of four) against 800 independent one-task workflows for the baseline; the ratio has spread from 1.4× to 2.3× between runs on this machine.',
+      bound:
+        "Each event is a workflow whose local activity reads the event with everything its submission needs in one statement, calls DIAN and records the answer (the ORM's loading of the event, its document, seller, company and credentials took a third of the worker's CPU before); events of one document run one after another (030, 032, 033, 034): a later event starts delayed and the one before wakes it with a signal-with-start, so each event is one workflow task (800 tasks, 800 DIAN calls and 600 wake-ups in chains of four) against 800 independent one-task workflows for the baseline; the ratio has spread from 1.4× to 2.3× between runs on this machine.",
     }),
   ];
 }

@@ -30,19 +30,33 @@ const FLOOR_WORKFLOWS = 400;
 /** `count` distinct CFDI invoices built from the fixtures: new stamp UUIDs and folios. */
 function cfdiFiles(count: number, folioBase: number): XmlFile[] {
   const sources = CFDI_IMPORT_FILES.map((file) => readFixture(file));
-  return Array.from({ length: count }, (_, n) => ({ name: `cfdi-${folioBase + n}.xml`, xml: cfdiVariant(sources[n % sources.length]!, randomUUID(), folioBase + n) }));
+  return Array.from({ length: count }, (_, n) => ({
+    name: `cfdi-${folioBase + n}.xml`,
+    xml: cfdiVariant(sources[n % sources.length]!, randomUUID(), folioBase + n),
+  }));
 }
 
 async function subscribe(context: BenchContext, company: SeededCompany): Promise<void> {
   const em = companyEm(context.stack.orm, company.id);
   const entity = await em.findOneOrFail(Company, { id: company.id }, { filters: false });
   // The simulated ERP listens on loopback, which only a development subscription may name.
-  await addSubscription(em, context.stack.secrets, { company: entity, event: 'document.created', url: `${context.stack.erp.receiver.url}/webhooks`, secret: context.stack.erp.secret, outbound: outboundPolicyFromEnv({}) });
+  await addSubscription(em, context.stack.secrets, {
+    company: entity,
+    event: 'document.created',
+    url: `${context.stack.erp.receiver.url}/webhooks`,
+    secret: context.stack.erp.secret,
+    outbound: outboundPolicyFromEnv({}),
+  });
   await em.flush();
 }
 
 async function deliveredCount(context: BenchContext, column: 'subject_id' | 'id', ids: string[]): Promise<number> {
-  const rows = await context.stack.orm.em.getConnection().execute<{ delivered: string }[]>(`select count(*) as delivered from webhook_deliveries where ${column} in (?) and status = 'delivered'`, [ids]);
+  const rows = await context.stack.orm.em
+    .getConnection()
+    .execute<{ delivered: string }[]>(
+      `select count(*) as delivered from webhook_deliveries where ${column} in (?) and status = 'delivered'`,
+      [ids],
+    );
   return Number(rows[0]!.delivered);
 }
 
@@ -58,23 +72,42 @@ async function cliStartup(context: BenchContext): Promise<number> {
 }
 
 /** Runs `ops documents import` over the files, then waits for every new document's webhook; milliseconds. */
-async function importWithCli(context: BenchContext, company: SeededCompany, directory: string, files: XmlFile[]): Promise<number> {
+async function importWithCli(
+  context: BenchContext,
+  company: SeededCompany,
+  directory: string,
+  files: XmlFile[],
+): Promise<number> {
   mkdirSync(directory, { recursive: true });
   const paths = files.map((file) => join(directory, file.name));
   files.forEach((file, index) => writeFileSync(paths[index]!, file.xml));
   return timed(async () => {
     const output = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['cli/main.ts', 'documents', 'import', '--company', company.id, ...paths], { env: context.stack.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['cli/main.ts', 'documents', 'import', '--company', company.id, ...paths], {
+        env: context.stack.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.once('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`documents import exited ${code}: ${stderr.slice(-1000)}`))));
+      child.once('exit', (code) =>
+        code === 0 ? resolve(stdout) : reject(new Error(`documents import exited ${code}: ${stderr.slice(-1000)}`)),
+      );
     });
-    const { documents, errors } = JSON.parse(output) as { documents: { reference: string; created: boolean }[]; errors: unknown[] };
-    if (errors.length || documents.some((document) => !document.created)) throw new Error(`the import refused ${errors.length} files: ${JSON.stringify(errors[0])}`);
+    const { documents, errors } = JSON.parse(output) as {
+      documents: { reference: string; created: boolean }[];
+      errors: unknown[];
+    };
+    if (errors.length || documents.some((document) => !document.created))
+      throw new Error(`the import refused ${errors.length} files: ${JSON.stringify(errors[0])}`);
     const references = documents.map((document) => document.reference);
-    await until(async () => (await deliveredCount(context, 'subject_id', references)) === references.length, 300_000, 'document.created deliveries of the import', 100);
+    await until(
+      async () => (await deliveredCount(context, 'subject_id', references)) === references.length,
+      300_000,
+      'document.created deliveries of the import',
+      100,
+    );
   });
 }
 
@@ -89,15 +122,46 @@ async function importScenario(context: BenchContext): Promise<Row> {
   for (let run = 0; run < context.runs; run++) {
     await backToBack(
       run,
-      async () => void raw.push(rate(await rawInsert(context.stack.databaseUrl, company.id, cfdiFiles(IMPORT_FILES, 2_000_000 + run * IMPORT_FILES)), IMPORT_FILES)),
-      async () => void product.push(rate(await importWithCli(context, company, join(context.stack.dir, 'import', String(run)), cfdiFiles(IMPORT_FILES, 1_000_000 + run * IMPORT_FILES)), IMPORT_FILES)),
+      async () =>
+        void raw.push(
+          rate(
+            await rawInsert(
+              context.stack.databaseUrl,
+              company.id,
+              cfdiFiles(IMPORT_FILES, 2_000_000 + run * IMPORT_FILES),
+            ),
+            IMPORT_FILES,
+          ),
+        ),
+      async () =>
+        void product.push(
+          rate(
+            await importWithCli(
+              context,
+              company,
+              join(context.stack.dir, 'import', String(run)),
+              cfdiFiles(IMPORT_FILES, 1_000_000 + run * IMPORT_FILES),
+            ),
+            IMPORT_FILES,
+          ),
+        ),
     );
   }
-  context.log(`  import ${product.map((v) => v.toFixed(0)).join(' / ')} documents/s; raw insert ${raw.map((v) => v.toFixed(0)).join(' / ')} documents/s`);
+  context.log(
+    `  import ${product.map((v) => v.toFixed(0)).join(' / ')} documents/s; raw insert ${raw.map((v) => v.toFixed(0)).join(' / ')} documents/s`,
+  );
   // What bounds any import shaped by the design, measured on this machine now.
   const startup = median([await cliStartup(context), await cliStartup(context), await cliStartup(context)]);
   await settle();
-  const workflowRate = rate(await startAndComplete(context.raw.temporal, `bench-raw/import-floor/${Date.now()}`, FLOOR_WORKFLOWS, START_CONCURRENCY), FLOOR_WORKFLOWS);
+  const workflowRate = rate(
+    await startAndComplete(
+      context.raw.temporal,
+      `bench-raw/import-floor/${Date.now()}`,
+      FLOOR_WORKFLOWS,
+      START_CONCURRENCY,
+    ),
+    FLOOR_WORKFLOWS,
+  );
   const rawRate = median(raw);
   const withoutWorkflows = IMPORT_FILES / (startup / 1000 + IMPORT_FILES / rawRate) / rawRate;
   context.log(`  floors: CLI start ${startup.toFixed(0)} ms; trivial workflows ${workflowRate.toFixed(0)}/s`);
@@ -117,30 +181,56 @@ async function importScenario(context: BenchContext): Promise<Row> {
 }
 
 /** Records a `document.created` event for each document, as an import does, ready to deliver. */
-async function recordDeliveries(context: BenchContext, company: SeededCompany, documents: SeededDocument[]): Promise<WebhookDelivery[]> {
+async function recordDeliveries(
+  context: BenchContext,
+  company: SeededCompany,
+  documents: SeededDocument[],
+): Promise<WebhookDelivery[]> {
   const em = companyEm(context.stack.orm, company.id);
   const entity = await em.findOneOrFail(Company, { id: company.id }, { filters: false });
   const loaded = await em.find(Document, { id: { $in: documents.map((document) => document.id) } });
   const deliveries: WebhookDelivery[] = [];
-  for (const document of loaded) deliveries.push(...(await recordEvent(em, entity, 'document.created', document.id, await documentCreatedPayload(em, document, context.stack.apiUrl))));
+  for (const document of loaded)
+    deliveries.push(
+      ...(await recordEvent(
+        em,
+        entity,
+        'document.created',
+        document.id,
+        await documentCreatedPayload(em, document, context.stack.apiUrl),
+      )),
+    );
   await em.flush();
   return deliveries;
 }
 
 async function webhookScenario(context: BenchContext, documents: SeededDocument[]): Promise<Row> {
   const company = context.seed.companies.find((candidate) => candidate.country === 'COL')!;
-  if (documents.length < WARM_UP_DELIVERIES + context.runs * DELIVERIES) throw new Error('not enough documents for the webhook bursts');
+  if (documents.length < WARM_UP_DELIVERIES + context.runs * DELIVERIES)
+    throw new Error('not enough documents for the webhook bursts');
   await subscribe(context, company);
   const schedule = retryScheduleFromEnv(context.stack.env);
   const burst = async (set: SeededDocument[]) => {
     const deliveries = await recordDeliveries(context, company, set);
     const ids = deliveries.map((delivery) => delivery.id);
     return timed(async () => {
-      await eachWithConcurrency(deliveries, START_CONCURRENCY, (delivery) => startDeliveries(context.product, schedule, [delivery]));
-      await until(async () => (await deliveredCount(context, 'id', ids)) === ids.length, 300_000, 'webhook deliveries', 100);
+      await eachWithConcurrency(deliveries, START_CONCURRENCY, (delivery) =>
+        startDeliveries(context.product, schedule, [delivery]),
+      );
+      await until(
+        async () => (await deliveredCount(context, 'id', ids)) === ids.length,
+        300_000,
+        'webhook deliveries',
+        100,
+      );
     });
   };
-  const sets = [documents.slice(0, WARM_UP_DELIVERIES), ...Array.from({ length: context.runs }, (_, n) => documents.slice(WARM_UP_DELIVERIES + n * DELIVERIES, WARM_UP_DELIVERIES + (n + 1) * DELIVERIES))];
+  const sets = [
+    documents.slice(0, WARM_UP_DELIVERIES),
+    ...Array.from({ length: context.runs }, (_, n) =>
+      documents.slice(WARM_UP_DELIVERIES + n * DELIVERIES, WARM_UP_DELIVERIES + (n + 1) * DELIVERIES),
+    ),
+  ];
   await burst(sets[0]!);
   await startAndComplete(context.raw.temporal, 'bench-raw/webhooks/warm-up', WARM_UP_DELIVERIES, START_CONCURRENCY);
   const product: number[] = [];
@@ -148,11 +238,23 @@ async function webhookScenario(context: BenchContext, documents: SeededDocument[
   for (let run = 1; run <= context.runs; run++) {
     await backToBack(
       run,
-      async () => void raw.push(DELIVERIES / ((await startAndComplete(context.raw.temporal, `bench-raw/webhooks/${run}`, DELIVERIES, START_CONCURRENCY)) / 1000)),
+      async () =>
+        void raw.push(
+          DELIVERIES /
+            ((await startAndComplete(
+              context.raw.temporal,
+              `bench-raw/webhooks/${run}`,
+              DELIVERIES,
+              START_CONCURRENCY,
+            )) /
+              1000),
+        ),
       async () => void product.push(DELIVERIES / ((await burst(sets[run]!)) / 1000)),
     );
   }
-  context.log(`  deliveries ${product.map((v) => v.toFixed(0)).join(' / ')}/s; raw start+complete ${raw.map((v) => v.toFixed(0)).join(' / ')}/s`);
+  context.log(
+    `  deliveries ${product.map((v) => v.toFixed(0)).join(' / ')}/s; raw start+complete ${raw.map((v) => v.toFixed(0)).join(' / ')}/s`,
+  );
   return row({
     path: `webhook delivery (${DELIVERIES} document.created)`,
     figure: 'sustained rate',
@@ -162,7 +264,8 @@ async function webhookScenario(context: BenchContext, documents: SeededDocument[
     baseline: raw,
     kind: 'min',
     target: 0.8,
-    bound: 'A delivery is a workflow whose one workflow task runs a local activity (one statement reads the delivery and holds it for the send, then it signs and POSTs it, and one statement records the attempt), against a workflow task that only returns for the trivial workflow. With the read, hold and record as the ORM ran them (nine round trips and their hydration) the rate was 0.56-0.75× in the same conditions.',
+    bound:
+      'A delivery is a workflow whose one workflow task runs a local activity (one statement reads the delivery and holds it for the send, then it signs and POSTs it, and one statement records the attempt), against a workflow task that only returns for the trivial workflow. With the read, hold and record as the ORM ran them (nine round trips and their hydration) the rate was 0.56-0.75× in the same conditions.',
   });
 }
 

@@ -29,12 +29,19 @@ export interface ReadResults {
 /** Documents of both companies, spread over their whole history. */
 function detailRequests(companies: SeededCompany[]): LoadRequest[] {
   return companies.flatMap((company) =>
-    Array.from({ length: 100 }, (_, n) => company.documents[Math.floor((n * company.documents.length) / 100)]!).map((document) => ({ path: `${PREFIX}/documents/${document.id}`, headers: { 'api-key': company.apiKey } })),
+    Array.from({ length: 100 }, (_, n) => company.documents[Math.floor((n * company.documents.length) / 100)]!).map(
+      (document) => ({ path: `${PREFIX}/documents/${document.id}`, headers: { 'api-key': company.apiKey } }),
+    ),
   );
 }
 
 function listRequests(companies: SeededCompany[], pageSize = 50): LoadRequest[] {
-  return companies.flatMap((company) => Array.from({ length: 10 }, (_, n) => ({ path: `${PREFIX}/documents?page_size=${pageSize}&page=${n + 1}&fields=${LIST_FIELDS}`, headers: { 'api-key': company.apiKey } })));
+  return companies.flatMap((company) =>
+    Array.from({ length: 10 }, (_, n) => ({
+      path: `${PREFIX}/documents?page_size=${pageSize}&page=${n + 1}&fields=${LIST_FIELDS}`,
+      headers: { 'api-key': company.apiKey },
+    })),
+  );
 }
 
 /** Every filter and sort of GET /payments the spec names, with values that match a realistic share of rows. */
@@ -57,7 +64,12 @@ export function paymentFilters(company: SeededCompany): Record<string, string> {
 }
 
 function paymentRequests(companies: SeededCompany[]): LoadRequest[] {
-  return companies.flatMap((company) => Object.values(paymentFilters(company)).map((query) => ({ path: `${PREFIX}/payments?${query}&page_size=50`, headers: { 'api-key': company.apiKey } })));
+  return companies.flatMap((company) =>
+    Object.values(paymentFilters(company)).map((query) => ({
+      path: `${PREFIX}/payments?${query}&page_size=50`,
+      headers: { 'api-key': company.apiKey },
+    })),
+  );
 }
 
 interface Measured extends LoadResult {
@@ -66,14 +78,22 @@ interface Measured extends LoadResult {
 }
 
 /** A load run against one server, with the CPU its process spent. */
-async function measured(url: string, pid: number, requests: LoadRequest[], settings: { seconds: number; connections: number }): Promise<Measured> {
+async function measured(
+  url: string,
+  pid: number,
+  requests: LoadRequest[],
+  settings: { seconds: number; connections: number },
+): Promise<Measured> {
   const before = cpuMs(pid);
   const result = await load(url, requests, settings);
   return { ...result, cpuMsPerRequest: (cpuMs(pid) - before) / (result.requestsPerSecond * settings.seconds) };
 }
 
 /** Product and baseline back to back, `runs` times, the order alternating; a warm-up of each first. */
-async function compare(context: BenchContext, requests: LoadRequest[]): Promise<{ product: Measured[]; baseline: Measured[] }> {
+async function compare(
+  context: BenchContext,
+  requests: LoadRequest[],
+): Promise<{ product: Measured[]; baseline: Measured[] }> {
   const settings = { seconds: context.seconds, connections: context.connections };
   const product: Measured[] = [];
   const baseline: Measured[] = [];
@@ -81,38 +101,61 @@ async function compare(context: BenchContext, requests: LoadRequest[]): Promise<
   await load(context.raw.httpUrl, requests, { ...settings, seconds: 3 });
   for (let run = 0; run < context.runs; run++) {
     const pair = [
-      () => measured(context.raw.httpUrl, context.raw.httpPid, requests, settings).then((result) => baseline.push(result)),
-      () => measured(context.stack.apiUrl, context.stack.api.pid, requests, settings).then((result) => product.push(result)),
+      () =>
+        measured(context.raw.httpUrl, context.raw.httpPid, requests, settings).then((result) => baseline.push(result)),
+      () =>
+        measured(context.stack.apiUrl, context.stack.api.pid, requests, settings).then((result) =>
+          product.push(result),
+        ),
     ];
     for (const measure of run % 2 ? pair.reverse() : pair) await measure();
   }
   for (const result of [...product, ...baseline]) {
-    if (result.non2xx || result.errors) throw new Error(`a load run answered ${result.non2xx} non-2xx responses and ${result.errors} errors`);
+    if (result.non2xx || result.errors)
+      throw new Error(`a load run answered ${result.non2xx} non-2xx responses and ${result.errors} errors`);
   }
-  context.log(`  product ${product.map((r) => r.requestsPerSecond.toFixed(0)).join(' / ')} req/s; baseline ${baseline.map((r) => r.requestsPerSecond.toFixed(0)).join(' / ')} req/s`);
+  context.log(
+    `  product ${product.map((r) => r.requestsPerSecond.toFixed(0)).join(' / ')} req/s; baseline ${baseline.map((r) => r.requestsPerSecond.toFixed(0)).join(' / ')} req/s`,
+  );
   return { product, baseline };
 }
 
 const throughput = (results: LoadResult[]) => results.map((result) => result.requestsPerSecond);
 const latencies = (results: LoadResult[]) => results.map((result) => ({ p50: result.p50, p99: result.p99 }));
-const bytes = (results: LoadResult[]) => Math.round(results.reduce((sum, result) => sum + result.bytesPerResponse, 0) / results.length);
+const bytes = (results: LoadResult[]) =>
+  Math.round(results.reduce((sum, result) => sum + result.bytesPerResponse, 0) / results.length);
 const cpu = (results: Measured[]) => median(results.map((result) => result.cpuMsPerRequest));
 /** What a request costs each side: shown beside the ratio, and the figures of its bound. */
 function costs(pair: { product: Measured[]; baseline: Measured[] }, statements: number, baselineStatements: number) {
   const text = `${cpu(pair.product).toFixed(1)} ms of CPU and ${statements} SQL statements per request in the API process, against ${cpu(pair.baseline).toFixed(1)} ms and ${baselineStatements} for the baseline`;
-  return { check: { name: 'CPU per request in the server process (product / baseline)', value: `${cpu(pair.product).toFixed(1)} ms / ${cpu(pair.baseline).toFixed(1)} ms`, met: true }, text };
+  return {
+    check: {
+      name: 'CPU per request in the server process (product / baseline)',
+      value: `${cpu(pair.product).toFixed(1)} ms / ${cpu(pair.baseline).toFixed(1)} ms`,
+      met: true,
+    },
+    text,
+  };
 }
 
 /** EXPLAIN ANALYZE of the statements the product sends for each payments filter (the COL company's). */
-async function explainPayments(context: BenchContext, company: SeededCompany, statementsOf: (path: string) => Promise<string[]>): Promise<PaymentPlan[]> {
+async function explainPayments(
+  context: BenchContext,
+  company: SeededCompany,
+  statementsOf: (path: string) => Promise<string[]>,
+): Promise<PaymentPlan[]> {
   const client = new pg.Client({ connectionString: context.stack.databaseUrl });
   await client.connect();
   try {
     const plans: PaymentPlan[] = [];
     for (const [filter, query] of Object.entries(paymentFilters(company))) {
-      const statements = (await statementsOf(`${PREFIX}/payments?${query}&page_size=50`)).filter((statement) => /^select\b/i.test(statement) && /"payments"|from "payments"/i.test(statement));
+      const statements = (await statementsOf(`${PREFIX}/payments?${query}&page_size=50`)).filter(
+        (statement) => /^select\b/i.test(statement) && /"payments"|from "payments"/i.test(statement),
+      );
       for (const statement of statements) {
-        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off, summary off) ${statement}`);
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+          `explain (analyze, costs off, summary off) ${statement}`,
+        );
         const plan = rows.map((line) => line['QUERY PLAN']).join('\n');
         plans.push({ filter, statement, plan, indexed: !LARGE_TABLES.test(plan) });
       }
@@ -137,9 +180,17 @@ export async function readScenarios(context: BenchContext): Promise<ReadResults>
     };
     await count(detailRequests([company!])[0]!.path); // the ORM's first query checks the database: not the request's
     queryCounts['GET /documents/{ref}'] = await count(detailRequests([company!])[0]!.path);
-    for (const size of [10, 50, 100]) queryCounts[`GET /documents?page_size=${size}&fields=${LIST_FIELDS}`] = await count(listRequests([company!], size)[0]!.path);
-    for (const [filter, query] of Object.entries(paymentFilters(company!))) queryCounts[`GET /payments (${filter})`] = await count(`${PREFIX}/payments?${query}&page_size=50`);
-    plans = await explainPayments(context, company!, async (path) => (await observed.request(path, company!.apiKey)).statements);
+    for (const size of [10, 50, 100])
+      queryCounts[`GET /documents?page_size=${size}&fields=${LIST_FIELDS}`] = await count(
+        listRequests([company!], size)[0]!.path,
+      );
+    for (const [filter, query] of Object.entries(paymentFilters(company!)))
+      queryCounts[`GET /payments (${filter})`] = await count(`${PREFIX}/payments?${query}&page_size=50`);
+    plans = await explainPayments(
+      context,
+      company!,
+      async (path) => (await observed.request(path, company!.apiKey)).statements,
+    );
   } finally {
     await observed.close();
   }
@@ -152,15 +203,20 @@ export async function readScenarios(context: BenchContext): Promise<ReadResults>
   context.log('GET /payments with filters and sort');
   const payments = await compare(context, paymentRequests(companies));
 
-  const listCounts = [10, 50, 100].map((size) => queryCounts[`GET /documents?page_size=${size}&fields=${LIST_FIELDS}`]!);
-  const paymentCounts = Object.entries(queryCounts).filter(([request]) => request.startsWith('GET /payments')).map(([, count]) => count);
+  const listCounts = [10, 50, 100].map(
+    (size) => queryCounts[`GET /documents?page_size=${size}&fields=${LIST_FIELDS}`]!,
+  );
+  const paymentCounts = Object.entries(queryCounts)
+    .filter(([request]) => request.startsWith('GET /payments'))
+    .map(([, count]) => count);
   // The baseline answers with the key lookup plus one statement (detail) or two (lists: the count and the page).
   const detailCost = costs(detail, queryCounts['GET /documents/{ref}']!, 2);
   const listCost = costs(list, listCounts[1]!, 3);
   const paymentCost = costs(payments, median(paymentCounts), 3);
   const sqlBound = (cost: { text: string }, what: string) =>
     `${cost.text}. The API renders ${what} in one statement in which PostgreSQL nests the rows as JSON, as the baseline does; what remains is the API's own per-request work in Node (routing, authentication, validation, serialisation).`;
-  const p99OverP50 = (results: LoadResult[]) => results.map((result) => result.p99 / result.p50).sort((a, b) => a - b)[Math.floor(results.length / 2)]!;
+  const p99OverP50 = (results: LoadResult[]) =>
+    results.map((result) => result.p99 / result.p50).sort((a, b) => a - b)[Math.floor(results.length / 2)]!;
   const rows = [
     row({
       path: 'GET /documents/{ref} (full detail)',
@@ -175,8 +231,16 @@ export async function readScenarios(context: BenchContext): Promise<ReadResults>
       baselineLatency: latencies(detail.baseline),
       checks: [
         // The baseline's own tail, measured in the same runs, says how much of the product's is the machine's.
-        { name: 'p99 < 4× p50', value: `${p99OverP50(detail.product).toFixed(1)}× (raw HTTP+SQL: ${p99OverP50(detail.baseline).toFixed(1)}×)`, met: p99OverP50(detail.product) < 4 },
-        { name: 'bytes per response (product / baseline)', value: `${bytes(detail.product)} / ${bytes(detail.baseline)}`, met: true },
+        {
+          name: 'p99 < 4× p50',
+          value: `${p99OverP50(detail.product).toFixed(1)}× (raw HTTP+SQL: ${p99OverP50(detail.baseline).toFixed(1)}×)`,
+          met: p99OverP50(detail.product) < 4,
+        },
+        {
+          name: 'bytes per response (product / baseline)',
+          value: `${bytes(detail.product)} / ${bytes(detail.baseline)}`,
+          met: true,
+        },
         detailCost.check,
       ],
       bound: sqlBound(detailCost, 'the document and each of its ten kinds of relations'),
@@ -193,8 +257,16 @@ export async function readScenarios(context: BenchContext): Promise<ReadResults>
       latency: latencies(list.product),
       baselineLatency: latencies(list.baseline),
       checks: [
-        { name: 'queries per request at page_size 10 / 50 / 100', value: listCounts.join(' / '), met: new Set(listCounts).size === 1 },
-        { name: 'bytes per response (product / baseline)', value: `${bytes(list.product)} / ${bytes(list.baseline)}`, met: true },
+        {
+          name: 'queries per request at page_size 10 / 50 / 100',
+          value: listCounts.join(' / '),
+          met: new Set(listCounts).size === 1,
+        },
+        {
+          name: 'bytes per response (product / baseline)',
+          value: `${bytes(list.product)} / ${bytes(list.baseline)}`,
+          met: true,
+        },
         listCost.check,
       ],
       bound: sqlBound(listCost, 'the page of ids and its count, then the 50 documents with their five expansions'),
@@ -211,11 +283,22 @@ export async function readScenarios(context: BenchContext): Promise<ReadResults>
       latency: latencies(payments.product),
       baselineLatency: latencies(payments.baseline),
       checks: [
-        { name: 'every filter served by an index', value: `${plans.filter((plan) => plan.indexed).length} of ${plans.length} statements`, met: plans.every((plan) => plan.indexed) },
-        { name: 'bytes per response (product / baseline)', value: `${bytes(payments.product)} / ${bytes(payments.baseline)}`, met: true },
+        {
+          name: 'every filter served by an index',
+          value: `${plans.filter((plan) => plan.indexed).length} of ${plans.length} statements`,
+          met: plans.every((plan) => plan.indexed),
+        },
+        {
+          name: 'bytes per response (product / baseline)',
+          value: `${bytes(payments.product)} / ${bytes(payments.baseline)}`,
+          met: true,
+        },
         paymentCost.check,
       ],
-      bound: sqlBound(paymentCost, 'the page of ids and its count, then the payments with their payables, documents, beneficiaries, contacts, batches and tags'),
+      bound: sqlBound(
+        paymentCost,
+        'the page of ids and its count, then the payments with their payables, documents, beneficiaries, contacts, batches and tags',
+      ),
     }),
   ];
   return { rows, plans, queryCounts };

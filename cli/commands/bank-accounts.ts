@@ -13,7 +13,8 @@ export const bankAccountCommands: Command[] = [
   {
     group: 'bank-accounts',
     action: 'add',
-    usage: 'bank-accounts add --beneficiary REF --bank REF --account-number N --account-type savings|checking [--recipient-name N] [--recipient-document-type T] [--recipient-document-number N]',
+    usage:
+      'bank-accounts add --beneficiary REF --bank REF --account-number N --account-type savings|checking [--recipient-name N] [--recipient-document-type T] [--recipient-document-number N]',
     options: {
       beneficiary: { type: 'string' },
       bank: { type: 'string' },
@@ -42,16 +43,24 @@ export const bankAccountCommands: Command[] = [
             accountNumber,
             accountType,
             recipientName: optional(input, 'recipient-name') || beneficiary.name,
-            recipientDocumentType: (optional(input, 'recipient-document-type') || beneficiary.identifierType).toUpperCase(),
+            recipientDocumentType: (
+              optional(input, 'recipient-document-type') || beneficiary.identifierType
+            ).toUpperCase(),
             recipientDocumentNumber: optional(input, 'recipient-document-number') || beneficiary.identifierNumber,
           });
         });
       } catch (error) {
-        if (error instanceof BankAccountRefused) throw new CliError(error.code === 'invalid_field' ? `invalid_${error.field}` : error.code, error.message);
+        if (error instanceof BankAccountRefused)
+          throw new CliError(error.code === 'invalid_field' ? `invalid_${error.field}` : error.code, error.message);
         throw error;
       }
       await companyEm(orm, company.id).populate(account, ['bank']);
-      await startBankAccountValidation(await context.temporal(), { companyId: company.id, accountId: account.id, attempt: account.validationAttempt, pollIntervalMs: apiConfigFromEnv().bankValidationPollIntervalMs });
+      await startBankAccountValidation(await context.temporal(), {
+        companyId: company.id,
+        accountId: account.id,
+        attempt: account.validationAttempt,
+        pollIntervalMs: apiConfigFromEnv().bankValidationPollIntervalMs,
+      });
       return {
         reference: account.id,
         beneficiary: beneficiaryId,

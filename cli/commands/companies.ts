@@ -1,6 +1,12 @@
 import { ApiKey } from '../../db/companies/api-key.entity.ts';
 import { Company } from '../../db/companies/company.entity.ts';
-import { createApiKey, createCompany, disableFeature, enableFeature, upsertMember } from '../../db/companies/company.repository.ts';
+import {
+  createApiKey,
+  createCompany,
+  disableFeature,
+  enableFeature,
+  upsertMember,
+} from '../../db/companies/company.repository.ts';
 import { systemEm, type EntityManager } from '../../db/orm.ts';
 import { country, email, feature, optional, reference, required, scopes } from '../arguments.ts';
 import type { Command } from '../command.ts';
@@ -21,7 +27,11 @@ export const companyCommands: Command[] = [
     options: { name: { type: 'string' }, country: { type: 'string' }, 'tax-id': { type: 'string' } },
     async run(input, context) {
       const em = systemEm(await context.orm());
-      const { company, apiKey } = await createCompany(em, { name: required(input, 'name'), country: country(input), taxId: optional(input, 'tax-id') ?? null });
+      const { company, apiKey } = await createCompany(em, {
+        name: required(input, 'name'),
+        country: country(input),
+        taxId: optional(input, 'tax-id') ?? null,
+      });
       return { reference: company.id, name: company.name, country: company.country, api_key: apiKey };
     },
   },
@@ -33,7 +43,15 @@ export const companyCommands: Command[] = [
     async run(_input, context) {
       const em = systemEm(await context.orm());
       const companies = await em.find(Company, {}, { orderBy: { createdAt: 'asc' } });
-      return { companies: companies.map((company) => ({ reference: company.id, name: company.name, country: company.country, tax_id: company.taxId, features: company.features })) };
+      return {
+        companies: companies.map((company) => ({
+          reference: company.id,
+          name: company.name,
+          country: company.country,
+          tax_id: company.taxId,
+          features: company.features,
+        })),
+      };
     },
   },
   {

@@ -1,7 +1,13 @@
 import { Company } from '../../db/companies/company.entity.ts';
 import { findDianEventPerson, setDianEventPerson } from '../../db/fiscal/dian-event-person.repository.ts';
 import { companyEm, systemEm } from '../../db/orm.ts';
-import { DIAN_ID_TYPES, ID_NUMBER, PERSON_TEXT_MAX, type DianIdType, type RadianPerson } from '../../fiscal/radian-person.ts';
+import {
+  DIAN_ID_TYPES,
+  ID_NUMBER,
+  PERSON_TEXT_MAX,
+  type DianIdType,
+  type RadianPerson,
+} from '../../fiscal/radian-person.ts';
 import { oneOf, optional, reference } from '../arguments.ts';
 import type { Command, CommandInput } from '../command.ts';
 import { CliError, notFound, usage } from '../errors.ts';
@@ -27,13 +33,23 @@ function personFrom(input: CommandInput): RadianPerson | null | undefined {
   }
   if (named.length === 0) return undefined;
   const missing = flags.filter((flag) => !optional(input, flag));
-  if (missing.length) throw usage(`The person needs every field: ${missing.map((flag) => `--${flag}`).join(', ')} missing`);
-  const person = Object.fromEntries(flags.map((flag) => [FLAGS[flag], optional(input, flag)!])) as Record<keyof RadianPerson, string>;
+  if (missing.length)
+    throw usage(`The person needs every field: ${missing.map((flag) => `--${flag}`).join(', ')} missing`);
+  const person = Object.fromEntries(flags.map((flag) => [FLAGS[flag], optional(input, flag)!])) as Record<
+    keyof RadianPerson,
+    string
+  >;
   for (const flag of ['first-name', 'family-name', 'job-title', 'department'] as const) {
-    if (person[FLAGS[flag]].length > PERSON_TEXT_MAX) throw usage(`--${flag} must be at most ${PERSON_TEXT_MAX} characters`);
+    if (person[FLAGS[flag]].length > PERSON_TEXT_MAX)
+      throw usage(`--${flag} must be at most ${PERSON_TEXT_MAX} characters`);
   }
-  if (!ID_NUMBER.test(person.idNumber)) throw usage('--id-number must be 3 to 20 letters or digits, without dots or dashes');
-  return { ...person, idType: oneOf(person.idType, Object.keys(DIAN_ID_TYPES) as DianIdType[], 'id-type'), idNumber: person.idNumber.toUpperCase() };
+  if (!ID_NUMBER.test(person.idNumber))
+    throw usage('--id-number must be 3 to 20 letters or digits, without dots or dashes');
+  return {
+    ...person,
+    idType: oneOf(person.idType, Object.keys(DIAN_ID_TYPES) as DianIdType[], 'id-type'),
+    idNumber: person.idNumber.toUpperCase(),
+  };
 }
 
 const present = (company: Company, person: RadianPerson | null) => ({
@@ -53,7 +69,8 @@ const present = (company: Company, person: RadianPerson | null) => ({
 export const dianEventPersonCommand: Command = {
   group: 'fiscal',
   action: 'event-person',
-  usage: 'fiscal event-person --company REF [--id-type CODE --id-number N --first-name NAME --family-name NAME --job-title TITLE --department NAME | --clear]',
+  usage:
+    'fiscal event-person --company REF [--id-type CODE --id-number N --first-name NAME --family-name NAME --job-title TITLE --department NAME | --clear]',
   options: {
     company: { type: 'string' },
     ...Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: 'string' as const }])),
@@ -68,7 +85,8 @@ export const dianEventPersonCommand: Command = {
     const em = companyEm(orm, company.id);
     // Without flags the command shows what is registered.
     if (person === undefined) return present(company, await findDianEventPerson(em));
-    if (company.country !== 'COL') throw new CliError('country_mismatch', 'The event person is for Colombian companies (DIAN RADIAN events)');
+    if (company.country !== 'COL')
+      throw new CliError('country_mismatch', 'The event person is for Colombian companies (DIAN RADIAN events)');
     return present(company, await setDianEventPerson(em, company, person));
   },
 };

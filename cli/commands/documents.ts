@@ -1,6 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { importFiscalDocument, ImportRejected, type ImportFiscalDocumentResult } from '../../activities/read-state/import-fiscal-document.ts';
+import {
+  importFiscalDocument,
+  ImportRejected,
+  type ImportFiscalDocumentResult,
+} from '../../activities/read-state/import-fiscal-document.ts';
 import { AccountingRefused, accountDocument } from '../../activities/read-state/accounting.ts';
 import { Company } from '../../db/companies/company.entity.ts';
 import { systemEm } from '../../db/orm.ts';
@@ -24,14 +28,21 @@ export const documentCommands: Command[] = [
       if (input.positionals.length === 0) throw usage('Name at least one XML file');
       const orm = await context.orm();
       if (!(await systemEm(orm).findOne(Company, { id: companyId }))) throw notFound('company', companyId);
-      const deps = { orm, storage: context.storage(), temporal: await context.temporal(), webhookRetry: context.webhookRetry(), publicUrl: context.publicUrl() };
+      const deps = {
+        orm,
+        storage: context.storage(),
+        temporal: await context.temporal(),
+        webhookRetry: context.webhookRetry(),
+        publicUrl: context.publicUrl(),
+      };
       const files = input.positionals;
       const documents: Record<string, unknown>[] = [];
       const errors: { file: string; code: string; message: string; element?: string | null }[] = [];
       let done = 0;
       const progress = (file: string) => {
         done += 1;
-        if (process.stderr.isTTY) process.stderr.write(`\r\u001b[2Kimporting ${done}/${files.length} ${basename(file)}`);
+        if (process.stderr.isTTY)
+          process.stderr.write(`\r\u001b[2Kimporting ${done}/${files.length} ${basename(file)}`);
       };
       const importOne = async (file: string) => {
         const xml = await readFile(file, 'utf8');
@@ -59,7 +70,9 @@ export const documentCommands: Command[] = [
       for (const [index, file] of receiptsToRetry) documents[index] = present(await importOne(file));
       const imported = documents.filter(Boolean);
       const created = imported.filter((document) => document.created).length;
-      process.stderr.write(`${process.stderr.isTTY ? '\r\u001b[2K' : ''}imported ${imported.length} of ${files.length} files (${created} new, ${imported.length - created} already known, ${errors.length} refused)\n`);
+      process.stderr.write(
+        `${process.stderr.isTTY ? '\r\u001b[2K' : ''}imported ${imported.length} of ${files.length} files (${created} new, ${imported.length - created} already known, ${errors.length} refused)\n`,
+      );
       if (imported.length === 0) throw new CliError('import_failed', errors.map((error) => error.message).join('; '));
       return { documents: imported, errors };
     },
@@ -82,9 +95,18 @@ documentCommands.push({
         throw new CliError('invalid_entry', `${file}: ${(error as Error).message}`);
       }
     }
-    const deps = { orm: await context.orm(), temporal: await context.temporal(), webhookRetry: context.webhookRetry(), publicUrl: context.publicUrl() };
+    const deps = {
+      orm: await context.orm(),
+      temporal: await context.temporal(),
+      webhookRetry: context.webhookRetry(),
+      publicUrl: context.publicUrl(),
+    };
     try {
-      const { entry: accounted, deliveries } = await accountDocument(deps, { documentId, entry, retry: input.values.retry === true });
+      const { entry: accounted, deliveries } = await accountDocument(deps, {
+        documentId,
+        entry,
+        retry: input.values.retry === true,
+      });
       return {
         document: documentId,
         accounting_entry: {
@@ -107,14 +129,28 @@ documentCommands.push({
 
 function present(result: ImportFiscalDocumentResult): Record<string, unknown> {
   if (result.kind === 'document') {
-    return { reference: result.reference, document_number: result.documentNumber, fiscal_reference: result.fiscalReference, created: result.created };
+    return {
+      reference: result.reference,
+      document_number: result.documentNumber,
+      fiscal_reference: result.fiscalReference,
+      created: result.created,
+    };
   }
-  return { kind: 'payment_complement', document_number: result.documentNumber, fiscal_reference: result.fiscalReference, applied_to: result.appliedTo, unknown_documents: result.unknownDocuments, created: result.created };
+  return {
+    kind: 'payment_complement',
+    document_number: result.documentNumber,
+    fiscal_reference: result.fiscalReference,
+    applied_to: result.appliedTo,
+    unknown_documents: result.unknownDocuments,
+    created: result.created,
+  };
 }
 
 function describe(file: string, error: unknown) {
-  if (error instanceof FiscalDocumentError) return { file, code: error.code, element: error.element, message: error.message };
+  if (error instanceof FiscalDocumentError)
+    return { file, code: error.code, element: error.element, message: error.message };
   if (error instanceof ImportRejected) return { file, code: error.code, message: error.message };
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { file, code: 'file_not_found', message: `${file}: no such file` };
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+    return { file, code: 'file_not_found', message: `${file}: no such file` };
   throw error;
 }

@@ -1,6 +1,11 @@
 import { Company } from '../../db/companies/company.entity.ts';
 import { FiscalSyncRun } from '../../db/fiscal/fiscal-sync-run.entity.ts';
-import { CIEC_STATUSES, findFiscalCredentials, setFiscalCredentials, type CredentialChanges } from '../../db/fiscal/fiscal-sync.repository.ts';
+import {
+  CIEC_STATUSES,
+  findFiscalCredentials,
+  setFiscalCredentials,
+  type CredentialChanges,
+} from '../../db/fiscal/fiscal-sync.repository.ts';
 import type { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
 import { companyEm, systemEm, type Orm } from '../../db/orm.ts';
 import { oneOf, optional, reference } from '../arguments.ts';
@@ -27,15 +32,19 @@ function changesFrom(input: CommandInput, company: Company): CredentialChanges {
   const representative = optional(input, 'dian-legal-representative');
   const mexican = ciec !== undefined || rfc !== undefined;
   const colombian = forwarding !== undefined || nit !== undefined || representative !== undefined;
-  if (mexican && company.country !== 'MEX') throw new CliError('country_mismatch', '--ciec-status and --rfc are for Mexican companies (SAT)');
-  if (colombian && company.country !== 'COL') throw new CliError('country_mismatch', '--dian-* flags are for Colombian companies (DIAN)');
+  if (mexican && company.country !== 'MEX')
+    throw new CliError('country_mismatch', '--ciec-status and --rfc are for Mexican companies (SAT)');
+  if (colombian && company.country !== 'COL')
+    throw new CliError('country_mismatch', '--dian-* flags are for Colombian companies (DIAN)');
   if (ciec !== undefined) changes.ciecStatus = oneOf(ciec, CIEC_STATUSES, 'ciec-status');
   if (rfc !== undefined) {
     if (!RFC.test(rfc)) throw usage('--rfc must be an RFC (3 or 4 letters, 6 digits, 3 characters)');
     changes.rfc = rfc;
   }
-  if (forwarding !== undefined) changes.dianForwarding = oneOf(forwarding, ['on', 'off'] as const, 'dian-forwarding') === 'on';
-  if ((nit === undefined) !== (representative === undefined)) throw usage('--dian-nit and --dian-legal-representative go together');
+  if (forwarding !== undefined)
+    changes.dianForwarding = oneOf(forwarding, ['on', 'off'] as const, 'dian-forwarding') === 'on';
+  if ((nit === undefined) !== (representative === undefined))
+    throw usage('--dian-nit and --dian-legal-representative go together');
   if (nit !== undefined && representative !== undefined) {
     // NITs are written with dots and a check digit (900.123.456-7): DIAN's token request takes the bare number.
     const bare = nit.replace(/[.\s]/g, '').replace(/-\d$/, '');
@@ -47,8 +56,13 @@ function changesFrom(input: CommandInput, company: Company): CredentialChanges {
 }
 
 function present(company: Company, credential: FiscalCredential | null) {
-  const base = { company: company.id, country: company.country, last_sync_started_at: credential?.lastSyncStartedAt?.toISOString() ?? null };
-  if (company.country === 'MEX') return { ...base, sat: { rfc: credential?.rfc ?? null, ciec_status: credential?.satCiecStatus ?? null } };
+  const base = {
+    company: company.id,
+    country: company.country,
+    last_sync_started_at: credential?.lastSyncStartedAt?.toISOString() ?? null,
+  };
+  if (company.country === 'MEX')
+    return { ...base, sat: { rfc: credential?.rfc ?? null, ciec_status: credential?.satCiecStatus ?? null } };
   return {
     ...base,
     dian: {
@@ -66,7 +80,8 @@ export const fiscalCommands: Command[] = [
   {
     group: 'fiscal',
     action: 'credentials',
-    usage: 'fiscal credentials --company REF [--ciec-status pending|valid|invalid] [--rfc RFC] [--dian-forwarding on|off] [--dian-nit NIT --dian-legal-representative NAME]',
+    usage:
+      'fiscal credentials --company REF [--ciec-status pending|valid|invalid] [--rfc RFC] [--dian-forwarding on|off] [--dian-nit NIT --dian-legal-representative NAME]',
     options: {
       company: { type: 'string' },
       'ciec-status': { type: 'string' },
@@ -80,7 +95,8 @@ export const fiscalCommands: Command[] = [
       const company = await findCompany(orm, reference(input, 'company'));
       const changes = changesFrom(input, company);
       // Without flags the command shows what is registered.
-      if (Object.keys(changes).length === 0) return present(company, await findFiscalCredentials(companyEm(orm, company.id)));
+      if (Object.keys(changes).length === 0)
+        return present(company, await findFiscalCredentials(companyEm(orm, company.id)));
       // An RFC defaults to the company's tax id when that is one.
       const taxId = company.taxId?.toUpperCase() ?? '';
       if (changes.ciecStatus && !changes.rfc && RFC.test(taxId)) changes.rfc = taxId;

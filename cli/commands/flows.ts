@@ -35,8 +35,20 @@ export const flowCommands: Command[] = [
       const emails = [...new Set(definition.steps.flatMap((step) => step.assignees ?? []))];
       const members = new Set((await em.find(Member, { email: { $in: emails } })).map((member) => member.email));
       const strangers = emails.filter((email) => !members.has(email));
-      if (strangers.length) throw new CliError('invalid_flow', `Not members of the company (add them with \`members add\`): ${strangers.join(', ')}`);
-      await em.upsert(WorkflowFlow, { company, definition }, { onConflictFields: ['company'], onConflictAction: 'merge', onConflictMergeFields: ['definition', 'updatedAt'] });
+      if (strangers.length)
+        throw new CliError(
+          'invalid_flow',
+          `Not members of the company (add them with \`members add\`): ${strangers.join(', ')}`,
+        );
+      await em.upsert(
+        WorkflowFlow,
+        { company, definition },
+        {
+          onConflictFields: ['company'],
+          onConflictAction: 'merge',
+          onConflictMergeFields: ['definition', 'updatedAt'],
+        },
+      );
       return { company: company.id, steps: parsed.data.steps };
     },
   },

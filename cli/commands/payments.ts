@@ -25,7 +25,11 @@ export const paymentCommands: Command[] = [
         // The company's own scope: the event goes to that company's subscribers only.
         const rescheduled = await reschedulePayment(companyEm(orm, found.company.id), { paymentId, dueDate });
         await startDeliveries(await context.temporal(), context.webhookRetry(), rescheduled.deliveries);
-        return { payment: paymentId, previous_due_date: rescheduled.previousDueDate, new_due_date: rescheduled.newDueDate };
+        return {
+          payment: paymentId,
+          previous_due_date: rescheduled.previousDueDate,
+          new_due_date: rescheduled.newDueDate,
+        };
       } catch (error) {
         if (error instanceof RescheduleRefused) throw new CliError(error.code, error.message);
         throw error;

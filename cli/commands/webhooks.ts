@@ -2,9 +2,18 @@ import { Company } from '../../db/companies/company.entity.ts';
 import { systemEm } from '../../db/orm.ts';
 import { WebhookDeliveryAttempt } from '../../db/webhooks/webhook-delivery-attempt.entity.ts';
 import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
-import { WEBHOOK_EVENTS, WebhookSubscription, type WebhookEvent } from '../../db/webhooks/webhook-subscription.entity.ts';
+import {
+  WEBHOOK_EVENTS,
+  WebhookSubscription,
+  type WebhookEvent,
+} from '../../db/webhooks/webhook-subscription.entity.ts';
 import { startDeliveries } from '../../activities/webhooks/events.ts';
-import { MAX_RETRIES, MAX_TIMEOUT_SECONDS, SubscriptionRefused, addSubscription } from '../../activities/webhooks/subscriptions.ts';
+import {
+  MAX_RETRIES,
+  MAX_TIMEOUT_SECONDS,
+  SubscriptionRefused,
+  addSubscription,
+} from '../../activities/webhooks/subscriptions.ts';
 import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import { oneOf, optional, reference, required } from '../arguments.ts';
 import type { Command, CommandInput } from '../command.ts';
@@ -14,7 +23,8 @@ function integer(input: CommandInput, flag: string, min: number, max: number): n
   const value = optional(input, flag);
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (!Number.isInteger(number) || number < min || number > max) throw usage(`--${flag} must be a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(number) || number < min || number > max)
+    throw usage(`--${flag} must be a whole number from ${min} to ${max}`);
   return number;
 }
 
@@ -36,7 +46,15 @@ export const webhookCommands: Command[] = [
     group: 'webhooks',
     action: 'add',
     usage: 'webhooks add --company REF --event E --url U [--secret S] [--retries N] [--timeout SEC] [--header K:V]...',
-    options: { company: { type: 'string' }, event: { type: 'string' }, url: { type: 'string' }, secret: { type: 'string' }, retries: { type: 'string' }, timeout: { type: 'string' }, header: { type: 'string', multiple: true } },
+    options: {
+      company: { type: 'string' },
+      event: { type: 'string' },
+      url: { type: 'string' },
+      secret: { type: 'string' },
+      retries: { type: 'string' },
+      timeout: { type: 'string' },
+      header: { type: 'string', multiple: true },
+    },
     async run(input, context) {
       const em = systemEm(await context.orm());
       const companyId = reference(input, 'company');
@@ -77,7 +95,11 @@ export const webhookCommands: Command[] = [
     options: { company: { type: 'string' } },
     async run(input, context) {
       const em = systemEm(await context.orm());
-      const subscriptions = await em.find(WebhookSubscription, { company: reference(input, 'company'), isActive: true }, { orderBy: { createdAt: 'asc' } });
+      const subscriptions = await em.find(
+        WebhookSubscription,
+        { company: reference(input, 'company'), isActive: true },
+        { orderBy: { createdAt: 'asc' } },
+      );
       return {
         subscriptions: subscriptions.map((subscription) => ({
           reference: subscription.id,
@@ -117,10 +139,17 @@ export const webhookCommands: Command[] = [
       const event = optional(input, 'event');
       const deliveries = await em.find(
         WebhookDelivery,
-        { company: reference(input, 'company'), ...(event ? { event: oneOf(event, WEBHOOK_EVENTS, 'event') as WebhookEvent } : {}) },
+        {
+          company: reference(input, 'company'),
+          ...(event ? { event: oneOf(event, WEBHOOK_EVENTS, 'event') as WebhookEvent } : {}),
+        },
         { orderBy: { createdAt: 'desc' }, limit: integer(input, 'limit', 1, 1000) ?? 50, populate: ['subscription'] },
       );
-      const attempts = await em.find(WebhookDeliveryAttempt, { delivery: { $in: deliveries } }, { orderBy: { attempt: 'asc' } });
+      const attempts = await em.find(
+        WebhookDeliveryAttempt,
+        { delivery: { $in: deliveries } },
+        { orderBy: { attempt: 'asc' } },
+      );
       return {
         deliveries: deliveries.map((delivery) => ({
           reference: delivery.id,
@@ -133,7 +162,13 @@ export const webhookCommands: Command[] = [
           delivered_at: delivery.deliveredAt?.toISOString() ?? null,
           attempts: attempts
             .filter((attempt) => attempt.delivery.id === delivery.id)
-            .map((attempt) => ({ attempt: attempt.attempt, at: attempt.startedAt.toISOString(), status_code: attempt.statusCode ?? null, latency_ms: attempt.latencyMs ?? null, error: attempt.error ?? null })),
+            .map((attempt) => ({
+              attempt: attempt.attempt,
+              at: attempt.startedAt.toISOString(),
+              status_code: attempt.statusCode ?? null,
+              latency_ms: attempt.latencyMs ?? null,
+              error: attempt.error ?? null,
+            })),
         })),
       };
     },
@@ -148,7 +183,8 @@ export const webhookCommands: Command[] = [
       const id = reference(input, 'delivery');
       const delivery = await em.findOne(WebhookDelivery, { id }, { populate: ['subscription'] });
       if (!delivery) throw notFound('delivery', id);
-      if (delivery.status === 'pending' || delivery.status === 'delivering') throw new CliError('delivery_in_progress', 'This delivery is still being attempted');
+      if (delivery.status === 'pending' || delivery.status === 'delivering')
+        throw new CliError('delivery_in_progress', 'This delivery is still being attempted');
       delivery.status = 'pending';
       await em.flush();
       await startDeliveries(await context.temporal(), context.webhookRetry(), [delivery], { redeliver: true });

@@ -12,7 +12,8 @@ export type RegistrationState = (typeof REGISTRATION_STATES)[number];
 
 // The JSON below keeps the snake_case wire shape of `document.accounted`, because it is sent as stored.
 
-export type JournalEntryLineSource = 'document' | 'agent' | 'front' | 'purchase_order' | 'goods_receipt' | 'payable_line';
+export type JournalEntryLineSource =
+  'document' | 'agent' | 'front' | 'purchase_order' | 'goods_receipt' | 'payable_line';
 
 export type JournalEntryLine = {
   source: JournalEntryLineSource;
@@ -84,7 +85,10 @@ export const AccountingEntry = defineEntity({
   ],
   indexes: [{ properties: ['document', 'createdAt'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document),
     status: p.enum(ACCOUNTING_ENTRY_STATUSES).nativeEnumName('accounting_entry_status').default('posted'),
@@ -101,7 +105,10 @@ export const AccountingEntry = defineEntity({
     /** Some line comes from a purchase order or goods receipt, so it must be registered against it. */
     isCrossed: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type AccountingEntry = InferEntity<typeof AccountingEntry>;

@@ -14,7 +14,10 @@ export const ErpDocument = defineEntity({
   name: 'ErpDocument',
   tableName: 'erp_documents',
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document).unique(),
     registered: p.boolean().default(false),
@@ -25,7 +28,10 @@ export const ErpDocument = defineEntity({
     data: p.json<ErpDocumentData>().nullable(),
     registeredAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type ErpDocument = InferEntity<typeof ErpDocument>;

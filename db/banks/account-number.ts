@@ -35,11 +35,13 @@ export function checkAccountNumber(country: Country, bankCode: string, input: st
     if (accountNumber.length !== 18) return refuse('Must be an 18-digit CLABE');
     if (!isValidClabe(accountNumber)) return refuse('The CLABE check digit does not match');
     const code = accountNumber.slice(0, 3);
-    if (code !== bankCode) return refuse(`The CLABE belongs to the bank with code ${code}, not to the chosen bank (${bankCode})`);
+    if (code !== bankCode)
+      return refuse(`The CLABE belongs to the bank with code ${code}, not to the chosen bank (${bankCode})`);
     return { ok: true, accountNumber };
   }
   if (MOBILE_WALLET_CODES.has(bankCode)) {
-    if (!/^3\d{9}$/.test(accountNumber)) return refuse("A Nequi or Daviplata account is the holder's 10-digit mobile number, starting with 3");
+    if (!/^3\d{9}$/.test(accountNumber))
+      return refuse("A Nequi or Daviplata account is the holder's 10-digit mobile number, starting with 3");
     return { ok: true, accountNumber };
   }
   if (accountNumber.length < 6 || accountNumber.length > 20) return refuse('Must have 6 to 20 digits');

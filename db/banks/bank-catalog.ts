@@ -109,7 +109,13 @@ export function bankReference(country: Country, code: string): string {
 /** Inserts or refreshes the bank catalog; safe to run on every start. */
 export async function seedBanks(em: EntityManager): Promise<number> {
   const rows = Object.entries(BANK_CATALOG).flatMap(([country, entries]) =>
-    entries.map(([code, name]) => ({ id: bankReference(country as Country, code), country: country as Country, code, name, active: true })),
+    entries.map(([code, name]) => ({
+      id: bankReference(country as Country, code),
+      country: country as Country,
+      code,
+      name,
+      active: true,
+    })),
   );
   await em.upsertMany(Bank, rows, { onConflictFields: ['id'], onConflictAction: 'merge' });
   return rows.length;

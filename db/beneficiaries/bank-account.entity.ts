@@ -16,7 +16,10 @@ export const BeneficiaryBankAccount = defineEntity({
   tableName: 'beneficiary_bank_accounts',
   uniques: [{ properties: ['beneficiary', 'bank', 'accountNumber'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     beneficiary: () => p.manyToOne(Beneficiary),
     bank: () => p.manyToOne(Bank),
@@ -31,7 +34,10 @@ export const BeneficiaryBankAccount = defineEntity({
     /** Incremented on each (re)validation; numbers the workflow id bank-account-validation/<ref>/<n>. */
     validationAttempt: p.integer().default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type BeneficiaryBankAccount = InferEntity<typeof BeneficiaryBankAccount>;

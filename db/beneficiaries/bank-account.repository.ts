@@ -28,7 +28,12 @@ export interface BankAccountFields {
 
 async function bankOf(em: EntityManager, country: Country, bankId: string): Promise<Bank> {
   const bank = await em.findOne(Bank, { id: bankId.toLowerCase(), country, active: true });
-  if (!bank) throw new BankAccountRefused('invalid_field', 'bank_reference', `No bank of ${country} has this reference (see GET /banks)`);
+  if (!bank)
+    throw new BankAccountRefused(
+      'invalid_field',
+      'bank_reference',
+      `No bank of ${country} has this reference (see GET /banks)`,
+    );
   return bank;
 }
 
@@ -38,14 +43,37 @@ function checkedNumber(country: Country, bank: Bank, accountNumber: string): str
   return check.accountNumber;
 }
 
-async function refuseDuplicate(em: EntityManager, beneficiary: Beneficiary, bank: Bank, accountNumber: string, except: string | null): Promise<void> {
-  const other = await em.findOne(BeneficiaryBankAccount, { beneficiary, bank, accountNumber, ...(except ? { id: { $ne: except } } : {}) }, { fields: ['id'] });
-  if (other) throw new BankAccountRefused('bank_account_exists', 'account_number', `The beneficiary already has this account at this bank (${other.id})`);
+async function refuseDuplicate(
+  em: EntityManager,
+  beneficiary: Beneficiary,
+  bank: Bank,
+  accountNumber: string,
+  except: string | null,
+): Promise<void> {
+  const other = await em.findOne(
+    BeneficiaryBankAccount,
+    { beneficiary, bank, accountNumber, ...(except ? { id: { $ne: except } } : {}) },
+    { fields: ['id'] },
+  );
+  if (other)
+    throw new BankAccountRefused(
+      'bank_account_exists',
+      'account_number',
+      `The beneficiary already has this account at this bank (${other.id})`,
+    );
 }
 
 /** A beneficiary's account, locked for the rest of the transaction; null when the beneficiary has no such account. */
-export async function lockBankAccount(em: EntityManager, beneficiary: Beneficiary, accountId: string): Promise<BeneficiaryBankAccount | null> {
-  const account = await em.findOne(BeneficiaryBankAccount, { id: accountId.toLowerCase(), beneficiary }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+export async function lockBankAccount(
+  em: EntityManager,
+  beneficiary: Beneficiary,
+  accountId: string,
+): Promise<BeneficiaryBankAccount | null> {
+  const account = await em.findOne(
+    BeneficiaryBankAccount,
+    { id: accountId.toLowerCase(), beneficiary },
+    { lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
   if (account) await em.populate(account, ['bank']);
   return account;
 }
@@ -55,9 +83,20 @@ export async function lockBankAccount(em: EntityManager, beneficiary: Beneficiar
  * follow the country's rules for that bank. Any change puts the account back to `pending` under a new validation
  * attempt. Returns whether anything changed.
  */
-export async function changeBankAccount(em: EntityManager, country: Country, account: BeneficiaryBankAccount, changes: Partial<BankAccountFields>): Promise<boolean> {
-  const bank = changes.bankId && changes.bankId.toLowerCase() !== account.bank.id ? await bankOf(em, country, changes.bankId) : account.bank;
-  const accountNumber = changes.accountNumber !== undefined || bank !== account.bank ? checkedNumber(country, bank, changes.accountNumber ?? account.accountNumber) : account.accountNumber;
+export async function changeBankAccount(
+  em: EntityManager,
+  country: Country,
+  account: BeneficiaryBankAccount,
+  changes: Partial<BankAccountFields>,
+): Promise<boolean> {
+  const bank =
+    changes.bankId && changes.bankId.toLowerCase() !== account.bank.id
+      ? await bankOf(em, country, changes.bankId)
+      : account.bank;
+  const accountNumber =
+    changes.accountNumber !== undefined || bank !== account.bank
+      ? checkedNumber(country, bank, changes.accountNumber ?? account.accountNumber)
+      : account.accountNumber;
   const next = {
     accountType: changes.accountType ?? account.accountType,
     accountRecipientName: changes.recipientName ?? account.accountRecipientName,
@@ -76,7 +115,12 @@ export async function changeBankAccount(em: EntityManager, country: Country, acc
 }
 
 /** Adds a bank account to a beneficiary, checked as a change is, in `pending` under its first validation attempt. */
-export async function addBankAccount(em: EntityManager, country: Country, beneficiary: Beneficiary, fields: BankAccountFields): Promise<BeneficiaryBankAccount> {
+export async function addBankAccount(
+  em: EntityManager,
+  country: Country,
+  beneficiary: Beneficiary,
+  fields: BankAccountFields,
+): Promise<BeneficiaryBankAccount> {
   const bank = await bankOf(em, country, fields.bankId);
   const accountNumber = checkedNumber(country, bank, fields.accountNumber);
   await refuseDuplicate(em, beneficiary, bank, accountNumber, null);

@@ -14,9 +14,16 @@ export const Beneficiary = defineEntity({
   tableName: 'beneficiaries',
   uniques: [{ properties: ['company', 'identifierType', 'identifierNumber'] }],
   // Text search matches anywhere in the name or the identifier.
-  indexes: [{ properties: ['company', 'name'] }, trigramIndex('beneficiaries', 'name'), trigramIndex('beneficiaries', 'identifier_number')],
+  indexes: [
+    { properties: ['company', 'name'] },
+    trigramIndex('beneficiaries', 'name'),
+    trigramIndex('beneficiaries', 'identifier_number'),
+  ],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     name: p.string(),
     type: p.enum(BENEFICIARY_TYPES).nativeEnumName('beneficiary_type').default('supplier'),
@@ -33,7 +40,10 @@ export const Beneficiary = defineEntity({
     contacts: () => p.oneToMany(BeneficiaryContact).mappedBy('beneficiary'),
     bankAccounts: () => p.oneToMany(BeneficiaryBankAccount).mappedBy('beneficiary'),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type Beneficiary = InferEntity<typeof Beneficiary>;

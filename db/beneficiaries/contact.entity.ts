@@ -12,7 +12,10 @@ export const BeneficiaryContact = defineEntity({
   tableName: 'beneficiary_contacts',
   uniques: [{ properties: ['beneficiary', 'type', 'value'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     beneficiary: () => p.manyToOne(Beneficiary),
     type: p.enum(CONTACT_TYPES).nativeEnumName('contact_type'),

@@ -11,7 +11,11 @@ function hashKey(plaintext: string): Buffer {
 }
 
 /** Creates a key for the company and returns its plaintext, which is never stored nor shown again. */
-export function issueApiKey(em: EntityManager, company: Company, scopes: Scope[] = []): { apiKey: ApiKey; plaintext: string } {
+export function issueApiKey(
+  em: EntityManager,
+  company: Company,
+  scopes: Scope[] = [],
+): { apiKey: ApiKey; plaintext: string } {
   const id = Array.from(randomBytes(12), (byte) => 'abcdefghijklmnopqrstuvwxyz0123456789'[byte % 36]).join('');
   const prefix = `apk_${id}`;
   const plaintext = `${prefix}_${randomBytes(32).toString('base64url')}`;
@@ -29,7 +33,9 @@ export type PresentedKey = Pick<ApiKey, 'id' | 'prefix' | 'scopes'> & { company:
 export async function findApiKey(em: EntityManager, plaintext: string): Promise<PresentedKey | null> {
   const match = KEY_FORMAT.exec(plaintext);
   if (!match) return null;
-  const [row] = await runStatement<{ key_id: string; key_secret_hash: string; key_scopes: Scope[] } & Record<string, unknown>>(
+  const [row] = await runStatement<
+    { key_id: string; key_secret_hash: string; key_scopes: Scope[] } & Record<string, unknown>
+  >(
     em,
     `select k.id as key_id, k.secret_hash as key_secret_hash, k.scopes as key_scopes, c.*
      from "api_keys" k join "companies" c on c.id = k.company_id where k.prefix = :prefix and k.revoked_at is null`,

@@ -12,13 +12,19 @@ export const Company = defineEntity({
   name: 'Company',
   tableName: 'companies',
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     name: p.string(),
     country: p.enum(COUNTRIES).nativeEnumName('country'),
     taxId: p.string().nullable(),
     features: p.array().$type<Feature[]>().default([]),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type Company = InferEntity<typeof Company>;

@@ -8,7 +8,10 @@ export const Member = defineEntity({
   tableName: 'members',
   uniques: [{ properties: ['company', 'email'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     email: p.string(),
     name: p.string(),

@@ -15,7 +15,10 @@ export const ActivityLog = defineEntity({
   tableName: 'activity_logs',
   indexes: [{ properties: ['document', 'createdAt'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document),
     /** Open list (`document.created`, `document.approved`, `document.updated`, ...). */

@@ -50,7 +50,10 @@ export const Document = defineEntity({
     trigramIndex('documents', 'document_number'),
   ],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     beneficiary: () => p.manyToOne(Beneficiary).nullable(),
     country: p.enum(COUNTRIES).nativeEnumName('country'),
@@ -91,7 +94,10 @@ export const Document = defineEntity({
     receptionEvents: () => p.oneToMany(ReceptionEvent).mappedBy('document'),
     paymentReceiptComplements: () => p.oneToMany(PaymentReceiptComplement).mappedBy('document'),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type Document = InferEntity<typeof Document>;

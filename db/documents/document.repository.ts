@@ -28,9 +28,18 @@ export interface DayRange {
   to?: string;
 }
 
-export type DocumentSort = { field: 'created_at' | 'issue_date' | 'expiration_date' | 'amount' | 'document_number'; order: 'asc' | 'desc' };
+export type DocumentSort = {
+  field: 'created_at' | 'issue_date' | 'expiration_date' | 'amount' | 'document_number';
+  order: 'asc' | 'desc';
+};
 
-const SORT_COLUMNS = { created_at: 'createdAt', issue_date: 'issueDate', expiration_date: 'expirationDate', amount: 'amountCents', document_number: 'documentNumber' } as const;
+const SORT_COLUMNS = {
+  created_at: 'createdAt',
+  issue_date: 'issueDate',
+  expiration_date: 'expirationDate',
+  amount: 'amountCents',
+  document_number: 'documentNumber',
+} as const;
 
 /** Fixed UTC offsets of the countries served (neither observes daylight saving time). */
 const UTC_OFFSET: Record<Country, string> = { COL: '-05:00', MEX: '-06:00' };
@@ -46,7 +55,13 @@ export async function findDocumentByAnyReference(em: EntityManager, reference: s
 }
 
 /** The ids of one page of the company's documents, in order, with the total count: two queries, whatever the filters. */
-export async function findDocumentPage(em: EntityManager, country: Country, filters: DocumentFilters, sort: DocumentSort, page: { number: number; size: number }) {
+export async function findDocumentPage(
+  em: EntityManager,
+  country: Country,
+  filters: DocumentFilters,
+  sort: DocumentSort,
+  page: { number: number; size: number },
+) {
   const where = await documentWhere(em, country, filters);
   const column = SORT_COLUMNS[sort.field];
   const [documents, total] = await em.findAndCount(Document, where, {
@@ -58,7 +73,11 @@ export async function findDocumentPage(em: EntityManager, country: Country, filt
   return { ids: documents.map((document) => document.id), total };
 }
 
-async function documentWhere(em: EntityManager, country: Country, filters: DocumentFilters): Promise<FilterQuery<Document>> {
+async function documentWhere(
+  em: EntityManager,
+  country: Country,
+  filters: DocumentFilters,
+): Promise<FilterQuery<Document>> {
   const and: FilterQuery<Document>[] = [];
   if (filters.isCanceled !== undefined) and.push({ isCanceled: filters.isCanceled });
   if (filters.isArchived !== undefined) and.push({ isArchived: filters.isArchived });
@@ -69,7 +88,11 @@ async function documentWhere(em: EntityManager, country: Country, filters: Docum
   if (filters.fiscalReference) and.push({ fiscalReference: filters.fiscalReference.toLowerCase() });
   if (filters.isAdmitted !== undefined) {
     const admitted = { documentTags: { tag: { normalizedName: ADMITTED_TAG } } };
-    and.push(filters.isAdmitted ? { documentTags: { $some: admitted.documentTags } } : { documentTags: { $none: admitted.documentTags } });
+    and.push(
+      filters.isAdmitted
+        ? { documentTags: { $some: admitted.documentTags } }
+        : { documentTags: { $none: admitted.documentTags } },
+    );
   }
   if (filters.tags?.length) {
     const ids = filters.tags.filter((tag) => UUID_PATTERN.test(tag)).map((id) => id.toLowerCase());
@@ -87,7 +110,11 @@ async function documentWhere(em: EntityManager, country: Country, filters: Docum
       ],
     });
   }
-  for (const [column, range] of [['issueDate', filters.issueDate], ['expirationDate', filters.expirationDate], ['createdAt', filters.createdAt]] as const) {
+  for (const [column, range] of [
+    ['issueDate', filters.issueDate],
+    ['expirationDate', filters.expirationDate],
+    ['createdAt', filters.createdAt],
+  ] as const) {
     if (range?.from) and.push({ [column]: { $gte: new Date(`${range.from}T00:00:00${UTC_OFFSET[country]}`) } });
     if (range?.to) and.push({ [column]: { $lt: nextDay(range.to, country) } });
   }

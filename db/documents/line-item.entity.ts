@@ -24,7 +24,10 @@ export const LineItem = defineEntity({
   tableName: 'line_items',
   uniques: [{ properties: ['document', 'position'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document),
     position: p.integer(),
@@ -41,7 +44,10 @@ export const LineItem = defineEntity({
     metadata: p.json<Record<string, unknown>>().onCreate(() => ({})),
     adjustments: p.json<LineItemAdjustment[]>().onCreate(() => []),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type LineItem = InferEntity<typeof LineItem>;

@@ -11,7 +11,10 @@ export const DocumentNote = defineEntity({
   tableName: 'document_notes',
   indexes: [{ properties: ['document', 'createdAt'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document),
     comment: p.text().nullable(),
@@ -21,7 +24,10 @@ export const DocumentNote = defineEntity({
     storageKey: p.string().nullable(),
     createdBy: p.json<NoteAuthor>(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type DocumentNote = InferEntity<typeof DocumentNote>;

@@ -13,7 +13,10 @@ export const PaymentReceiptComplement = defineEntity({
   tableName: 'payment_receipt_complements',
   uniques: [{ properties: ['document', 'complementFiscalUuid', 'installmentNumber'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     /** The paid document (DoctoRelacionado). */
     document: () => p.manyToOne(Document),

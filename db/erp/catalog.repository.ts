@@ -37,19 +37,36 @@ const KEPT_ON_UPDATE = new Set(['id', 'company', 'externalId', 'createdAt']);
  * Upserts a batch of catalog rows of one company by (company, external_id), in one transaction and one statement.
  * Hierarchical catalogs first refuse the rows whose parent link would close a cycle with the batch or what is stored.
  */
-export async function syncCatalog(em: EntityManager, entity: EntityName<CatalogRecord>, companyId: string, rows: CatalogRow[], options: { hierarchical: boolean }): Promise<SyncOutcome> {
+export async function syncCatalog(
+  em: EntityManager,
+  entity: EntityName<CatalogRecord>,
+  companyId: string,
+  rows: CatalogRow[],
+  options: { hierarchical: boolean },
+): Promise<SyncOutcome> {
   return em.transactional(async (tx) => {
     let cycles = new Map<string, string[]>();
     if (options.hierarchical) {
       // Two concurrent batches could each close half of a cycle: one writer per company and catalog at a time.
-      await tx.execute('select pg_advisory_xact_lock(hashtext(?), hashtext(?))', [tx.getMetadata(entity).tableName, companyId]);
+      await tx.execute('select pg_advisory_xact_lock(hashtext(?), hashtext(?))', [
+        tx.getMetadata(entity).tableName,
+        companyId,
+      ]);
       cycles = await cyclesClosedBy(tx, entity as unknown as EntityName<Linked>, rows);
     }
     // A stable order keeps concurrent batches from locking the same rows in opposite orders.
-    const accepted = rows.filter((row) => !cycles.has(row.externalId)).sort((a, b) => (a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0));
+    const accepted = rows
+      .filter((row) => !cycles.has(row.externalId))
+      .sort((a, b) => (a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0));
     if (accepted.length > 0) {
       const now = new Date();
-      const data = accepted.map((row) => ({ ...row, id: uuidv7(), company: companyId, createdAt: now, updatedAt: now }));
+      const data = accepted.map((row) => ({
+        ...row,
+        id: uuidv7(),
+        company: companyId,
+        createdAt: now,
+        updatedAt: now,
+      }));
       const mergeFields = Object.keys(data[0]!).filter((column) => !KEPT_ON_UPDATE.has(column));
       await tx.upsertMany(entity, data as never[], {
         onConflictFields: ['company', 'externalId'] as never[],
@@ -67,14 +84,22 @@ export async function syncCatalog(em: EntityManager, entity: EntityName<CatalogR
  * The rows whose new parent link would put them on a cycle, given the rest of the batch and the stored links.
  * Stored links are loaded level by level from the batch upwards: as many queries as the hierarchy is deep.
  */
-async function cyclesClosedBy(em: EntityManager, entity: EntityName<Linked>, rows: CatalogRow[]): Promise<Map<string, string[]>> {
+async function cyclesClosedBy(
+  em: EntityManager,
+  entity: EntityName<Linked>,
+  rows: CatalogRow[],
+): Promise<Map<string, string[]>> {
   const proposed = new Map(rows.map((row) => [row.externalId, row.parentExternalId ?? null]));
   const stored = new Map<string, string | null>();
   const refused = new Map<string, string[]>();
   const parentOf = (id: string) => (proposed.has(id) && !refused.has(id) ? proposed.get(id)! : stored.get(id));
   for (;;) {
     const accepted = [...proposed.keys()].filter((id) => !refused.has(id));
-    for (let unloaded = unloadedAncestors(accepted, parentOf); unloaded.size > 0; unloaded = unloadedAncestors(accepted, parentOf)) {
+    for (
+      let unloaded = unloadedAncestors(accepted, parentOf);
+      unloaded.size > 0;
+      unloaded = unloadedAncestors(accepted, parentOf)
+    ) {
       const found = await parentLinks(em, entity, [...unloaded]);
       for (const id of unloaded) stored.set(id, found.get(id) ?? null);
     }
@@ -86,8 +111,15 @@ async function cyclesClosedBy(em: EntityManager, entity: EntityName<Linked>, row
 }
 
 /** The stored parent links of these records (absent ones are not in the map). */
-async function parentLinks(em: EntityManager, entity: EntityName<Linked>, externalIds: string[]): Promise<Map<string, string | null>> {
-  const found = await em.find(entity, { externalId: { $in: externalIds } } as FilterQuery<Linked>, { fields: ['externalId', 'parentExternalId'], disableIdentityMap: true });
+async function parentLinks(
+  em: EntityManager,
+  entity: EntityName<Linked>,
+  externalIds: string[],
+): Promise<Map<string, string | null>> {
+  const found = await em.find(entity, { externalId: { $in: externalIds } } as FilterQuery<Linked>, {
+    fields: ['externalId', 'parentExternalId'],
+    disableIdentityMap: true,
+  });
   return new Map(found.map((record) => [record.externalId, record.parentExternalId ?? null]));
 }
 
@@ -117,7 +149,8 @@ export async function findCatalogPage<T extends CatalogRecord>(
   }
   if (filters.updatedSince) and.push({ updatedAt: { $gte: filters.updatedSince } });
   if (filters.isActive !== undefined) and.push({ isActive: filters.isActive });
-  for (const [column, value] of Object.entries(filters.equals ?? {})) if (value !== undefined) and.push({ [column]: value });
+  for (const [column, value] of Object.entries(filters.equals ?? {}))
+    if (value !== undefined) and.push({ [column]: value });
   const [records, total] = await em.findAndCount(entity, (and.length ? { $and: and } : {}) as FilterQuery<T>, {
     orderBy: [...order, { externalId: 'asc' } as QueryOrderMap<T>],
     limit: page.size,
@@ -127,12 +160,17 @@ export async function findCatalogPage<T extends CatalogRecord>(
 }
 
 /** Where each record of a hierarchical catalog sits, loading its ancestors level by level (one query per level). */
-export async function loadAncestry(em: EntityManager, entity: HierarchicalCatalog, records: Linked[]): Promise<Map<string, Ancestry>> {
+export async function loadAncestry(
+  em: EntityManager,
+  entity: HierarchicalCatalog,
+  records: Linked[],
+): Promise<Map<string, Ancestry>> {
   const known = new Map(records.map((record) => [record.externalId, record.parentExternalId ?? null]));
   const looked = new Set(known.keys());
   for (let missing = unlooked(known, looked); missing.length > 0; missing = unlooked(known, looked)) {
     for (const id of missing) looked.add(id);
-    for (const [id, parent] of await parentLinks(em, entity as unknown as EntityName<Linked>, missing)) known.set(id, parent);
+    for (const [id, parent] of await parentLinks(em, entity as unknown as EntityName<Linked>, missing))
+      known.set(id, parent);
   }
   return new Map(records.map((record) => [record.externalId, ancestryOf(record.externalId, known)]));
 }

@@ -10,7 +10,7 @@ export function unloadedAncestors(starts: Iterable<string>, parentOf: ParentOf):
   const settled = new Set<string>();
   for (const start of starts) {
     const seen = new Set<string>();
-    for (let current: string | null = start; current !== null && !seen.has(current) && !settled.has(current); ) {
+    for (let current: string | null = start; current !== null && !seen.has(current) && !settled.has(current);) {
       seen.add(current);
       const parent = parentOf(current);
       if (parent === undefined) {

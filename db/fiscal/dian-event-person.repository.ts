@@ -4,10 +4,23 @@ import type { EntityManager } from '../orm.ts';
 import { FiscalCredential } from './fiscal-credential.entity.ts';
 
 /** Registers (or, with null, removes) who receives for the company in RADIAN events 030 and 032. */
-export async function setDianEventPerson(em: EntityManager, company: Company, person: RadianPerson | null): Promise<RadianPerson | null> {
+export async function setDianEventPerson(
+  em: EntityManager,
+  company: Company,
+  person: RadianPerson | null,
+): Promise<RadianPerson | null> {
   const credential =
     (await em.findOne(FiscalCredential, { company: company.id })) ??
-    em.create(FiscalCredential, { company: company.id, satCiecStatus: null, rfc: null, dianForwardingEnabled: false, dianNit: null, dianLegalRepresentative: null, lastSyncAt: null, lastSyncStartedAt: null });
+    em.create(FiscalCredential, {
+      company: company.id,
+      satCiecStatus: null,
+      rfc: null,
+      dianForwardingEnabled: false,
+      dianNit: null,
+      dianLegalRepresentative: null,
+      lastSyncAt: null,
+      lastSyncStartedAt: null,
+    });
   credential.dianEventPerson = person;
   await em.flush();
   return credential.dianEventPerson ?? null;

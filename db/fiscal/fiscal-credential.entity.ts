@@ -11,7 +11,10 @@ export const FiscalCredential = defineEntity({
   name: 'FiscalCredential',
   tableName: 'fiscal_credentials',
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company).unique(),
     /** Null when no CIEC is registered; the CIEC itself is kept by the SAT extraction provider. */
     satCiecStatus: p.enum(CIEC_STATUSES).nativeEnumName('ciec_status').nullable(),
@@ -26,7 +29,10 @@ export const FiscalCredential = defineEntity({
     /** When the last accepted POST /fiscal-sync started (database clock): the hourly rate limit reads and claims it under a row lock. */
     lastSyncStartedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type FiscalCredential = InferEntity<typeof FiscalCredential>;

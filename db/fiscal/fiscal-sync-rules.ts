@@ -25,7 +25,10 @@ export interface SyncRefusal {
   retryAfterSeconds?: number;
 }
 
-export type CredentialView = Pick<FiscalCredential, 'satCiecStatus' | 'rfc' | 'dianForwardingEnabled' | 'dianNit' | 'dianLegalRepresentative' | 'lastSyncAt'>;
+export type CredentialView = Pick<
+  FiscalCredential,
+  'satCiecStatus' | 'rfc' | 'dianForwardingEnabled' | 'dianNit' | 'dianLegalRepresentative' | 'lastSyncAt'
+>;
 
 export interface SyncPlan {
   country: 'MEX' | 'COL';
@@ -36,20 +39,44 @@ export interface SyncPlan {
 /** The window to ask for, or why the company cannot synchronise now (preconditions only; the rate limit is separate). */
 export function planSync(country: string, credential: CredentialView | null, now: Date): SyncPlan | SyncRefusal {
   if (country === 'MEX') {
-    if (!credential?.satCiecStatus || !credential.rfc) return { code: 'sat_credentials_not_configured', message: 'No CIEC is registered for the company RFC with the SAT extraction provider' };
-    if (credential.satCiecStatus === 'pending') return { code: 'sat_ciec_pending', message: 'The CIEC of the company is still being validated' };
-    if (credential.satCiecStatus === 'invalid') return { code: 'sat_ciec_invalid', message: 'The CIEC of the company is invalid or was rejected by the SAT; register it again' };
+    if (!credential?.satCiecStatus || !credential.rfc)
+      return {
+        code: 'sat_credentials_not_configured',
+        message: 'No CIEC is registered for the company RFC with the SAT extraction provider',
+      };
+    if (credential.satCiecStatus === 'pending')
+      return { code: 'sat_ciec_pending', message: 'The CIEC of the company is still being validated' };
+    if (credential.satCiecStatus === 'invalid')
+      return {
+        code: 'sat_ciec_invalid',
+        message: 'The CIEC of the company is invalid or was rejected by the SAT; register it again',
+      };
     const window = mexicanSyncWindow(now);
     return { country, syncFrom: window.from, syncTo: window.to };
   }
   if (country === 'COL') {
-    if (!credential?.dianForwardingEnabled) return { code: 'dian_automatic_sync_not_configured', message: "Automatic DIAN sync is not configured: the forwarding of the tax authority's e-mail is not enabled" };
-    if (!credential.dianNit || !credential.dianLegalRepresentative) return { code: 'dian_credentials_not_configured', message: 'DIAN credentials are missing: the company NIT and legal representative must be registered' };
+    if (!credential?.dianForwardingEnabled)
+      return {
+        code: 'dian_automatic_sync_not_configured',
+        message: "Automatic DIAN sync is not configured: the forwarding of the tax authority's e-mail is not enabled",
+      };
+    if (!credential.dianNit || !credential.dianLegalRepresentative)
+      return {
+        code: 'dian_credentials_not_configured',
+        message: 'DIAN credentials are missing: the company NIT and legal representative must be registered',
+      };
     const window = colombianSyncWindow(now, credential.lastSyncAt ?? null);
-    if (!window) return { code: 'dian_sync_window_empty', message: 'The last synchronisation was today: there is no new day to synchronise yet' };
+    if (!window)
+      return {
+        code: 'dian_sync_window_empty',
+        message: 'The last synchronisation was today: there is no new day to synchronise yet',
+      };
     return { country, syncFrom: window.from, syncTo: window.to };
   }
-  return { code: 'fiscal_sync_not_supported_for_country', message: `Fiscal synchronisation is not available for companies of ${country}` };
+  return {
+    code: 'fiscal_sync_not_supported_for_country',
+    message: `Fiscal synchronisation is not available for companies of ${country}`,
+  };
 }
 
 /** The rate-limit refusal when the last accepted sync started less than an hour before `now`, else null. */
@@ -58,7 +85,11 @@ export function rateLimitRefusal(lastStartedAt: Date | null, now: Date): SyncRef
   const remainingMs = lastStartedAt.getTime() + SYNC_RATE_LIMIT_MS - now.getTime();
   if (remainingMs <= 0) return null;
   const retryAfterSeconds = Math.ceil(remainingMs / 1000);
-  return { code: 'fiscal_sync_rate_limited', message: `A fiscal synchronisation was already started in the last hour; retry in ${retryAfterSeconds} seconds`, retryAfterSeconds };
+  return {
+    code: 'fiscal_sync_rate_limited',
+    message: `A fiscal synchronisation was already started in the last hour; retry in ${retryAfterSeconds} seconds`,
+    retryAfterSeconds,
+  };
 }
 
 export const isRefusal = (value: SyncPlan | SyncRefusal): value is SyncRefusal => 'code' in value;

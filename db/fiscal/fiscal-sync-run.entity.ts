@@ -16,7 +16,10 @@ export const FiscalSyncRun = defineEntity({
   // Also the workflow id fiscal-sync/<companyRef>/<startedAt>, and the rate limit's lookup.
   uniques: [{ properties: ['company', 'startedAt'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     country: p.enum(COUNTRIES).nativeEnumName('country'),
     startedAt: p.datetime(),
@@ -34,7 +37,10 @@ export const FiscalSyncRun = defineEntity({
     /** What the import found: documents created and already present, payment complements, skips by reason. */
     details: p.json<Record<string, unknown>>().nullable(),
     finishedAt: p.datetime().nullable(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type FiscalSyncRun = InferEntity<typeof FiscalSyncRun>;

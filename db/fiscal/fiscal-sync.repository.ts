@@ -3,7 +3,14 @@ import type { Company } from '../companies/company.entity.ts';
 import type { EntityManager } from '../orm.ts';
 import { CIEC_STATUSES, FiscalCredential, type CiecStatus } from './fiscal-credential.entity.ts';
 import { FiscalSyncRun } from './fiscal-sync-run.entity.ts';
-import { isRefusal, planSync, rateLimitRefusal, SYNC_REFUSALS, type SyncRefusal, type SyncRefusalCode } from './fiscal-sync-rules.ts';
+import {
+  isRefusal,
+  planSync,
+  rateLimitRefusal,
+  SYNC_REFUSALS,
+  type SyncRefusal,
+  type SyncRefusalCode,
+} from './fiscal-sync-rules.ts';
 
 export { CIEC_STATUSES, type CiecStatus };
 
@@ -32,7 +39,11 @@ const WINDOW_REFUSALS: ReadonlySet<SyncRefusalCode> = new Set(['dian_sync_window
  */
 export async function claimFiscalSync(em: EntityManager, company: Company): Promise<FiscalSyncRun> {
   return em.transactional(async (tx) => {
-    const credential = await tx.findOne(FiscalCredential, { company: company.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const credential = await tx.findOne(
+      FiscalCredential,
+      { company: company.id },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
     // Read after the lock is held, so the wait for a concurrent claim is not counted as elapsed time.
     const now = await databaseNow(tx);
     const plan = planSync(company.country, credential, now);
@@ -66,11 +77,16 @@ export async function releaseFiscalSync(em: EntityManager, runId: string): Promi
   await em.transactional(async (tx) => {
     const run = await tx.findOne(FiscalSyncRun, { id: runId });
     if (!run) return;
-    const credential = await tx.findOne(FiscalCredential, { company: run.company.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const credential = await tx.findOne(
+      FiscalCredential,
+      { company: run.company.id },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
     tx.remove(run);
     await tx.flush();
     const previous = await tx.findOne(FiscalSyncRun, { id: { $ne: runId } }, { orderBy: { startedAt: 'desc' } });
-    if (credential && credential.lastSyncStartedAt?.getTime() === run.startedAt.getTime()) credential.lastSyncStartedAt = previous?.startedAt ?? null;
+    if (credential && credential.lastSyncStartedAt?.getTime() === run.startedAt.getTime())
+      credential.lastSyncStartedAt = previous?.startedAt ?? null;
   });
 }
 
@@ -92,10 +108,23 @@ export interface CredentialChanges {
 }
 
 /** Creates or changes what the company has set up for fiscal sync (the CIEC itself is never stored, only its status). */
-export async function setFiscalCredentials(em: EntityManager, company: Company, changes: CredentialChanges): Promise<FiscalCredential> {
+export async function setFiscalCredentials(
+  em: EntityManager,
+  company: Company,
+  changes: CredentialChanges,
+): Promise<FiscalCredential> {
   const credential =
     (await em.findOne(FiscalCredential, { company: company.id })) ??
-    em.create(FiscalCredential, { company: company.id, satCiecStatus: null, rfc: null, dianForwardingEnabled: false, dianNit: null, dianLegalRepresentative: null, lastSyncAt: null, lastSyncStartedAt: null });
+    em.create(FiscalCredential, {
+      company: company.id,
+      satCiecStatus: null,
+      rfc: null,
+      dianForwardingEnabled: false,
+      dianNit: null,
+      dianLegalRepresentative: null,
+      lastSyncAt: null,
+      lastSyncStartedAt: null,
+    });
   if (changes.ciecStatus) credential.satCiecStatus = changes.ciecStatus;
   if (changes.rfc) credential.rfc = changes.rfc;
   if (changes.dianForwarding !== undefined) credential.dianForwardingEnabled = changes.dianForwarding;

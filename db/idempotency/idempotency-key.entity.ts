@@ -13,7 +13,10 @@ export const IdempotencyKey = defineEntity({
   // For purging expired keys.
   indexes: [{ properties: ['expiresAt'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     key: p.string(),
     method: p.string(),

@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261121080444_initial extends Migration {
-
   override name = 'Migration20261121080444_initial';
 
   override up(): void | Promise<void> {
@@ -9,7 +8,9 @@ export class Migration20261121080444_initial extends Migration {
     this.addSql(`create type "beneficiary_type" as enum ('supplier', 'employee');`);
     this.addSql(`create type "contact_type" as enum ('email', 'phone');`);
     this.addSql(`create type "account_type" as enum ('savings', 'checking');`);
-    this.addSql(`create type "validation_status" as enum ('pending', 'processing', 'validated', 'rejected', 'validation_error');`);
+    this.addSql(
+      `create type "validation_status" as enum ('pending', 'processing', 'validated', 'rejected', 'validation_error');`,
+    );
     this.addSql(`create type "document_type" as enum ('invoice', 'debit_note', 'credit_note', 'expense');`);
     this.addSql(`create type "currency" as enum ('USD', 'COP', 'MXN', 'EUR');`);
     this.addSql(`create type "approval_status" as enum ('pending', 'in_review', 'approved', 'rejected');`);
@@ -26,248 +27,538 @@ export class Migration20261121080444_initial extends Migration {
     this.addSql(`create type "payment_status" as enum ('pending', 'in_process', 'processed', 'failed');`);
     this.addSql(`create type "reception_event_type" as enum ('030', '031', '032', '033', '034');`);
     this.addSql(`create type "reception_event_status" as enum ('processing', 'accepted', 'rejected', 'failed');`);
-    this.addSql(`create type "webhook_event" as enum ('document.created', 'document.accounted', 'payment.rescheduled');`);
+    this.addSql(
+      `create type "webhook_event" as enum ('document.created', 'document.accounted', 'payment.rescheduled');`,
+    );
     this.addSql(`create type "delivery_status" as enum ('pending', 'delivering', 'delivered', 'failed', 'rejected');`);
     this.addSql(`create type "step_kind" as enum ('approval', 'classification', 'tagging');`);
     this.addSql(`create type "step_status" as enum ('pending', 'completed');`);
-    this.addSql(`create table "banks" ("id" uuid not null, "country" "country" not null, "code" varchar(255) not null, "name" varchar(255) not null, "active" boolean not null default true, primary key ("id"));`);
+    this.addSql(
+      `create table "banks" ("id" uuid not null, "country" "country" not null, "code" varchar(255) not null, "name" varchar(255) not null, "active" boolean not null default true, primary key ("id"));`,
+    );
     this.addSql(`alter table "banks" add constraint "banks_country_code_unique" unique ("country", "code");`);
 
-    this.addSql(`create table "companies" ("id" uuid not null, "name" varchar(255) not null, "country" "country" not null, "tax_id" varchar(255) null, "features" text[] not null default '{}', "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(
+      `create table "companies" ("id" uuid not null, "name" varchar(255) not null, "country" "country" not null, "tax_id" varchar(255) null, "features" text[] not null default '{}', "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
 
-    this.addSql(`create table "beneficiaries" ("id" uuid not null, "company_id" uuid not null, "name" varchar(255) not null, "type" "beneficiary_type" not null default 'supplier', "email" varchar(255) null, "phone_number" varchar(255) null, "identifier_type" varchar(255) not null, "identifier_number" varchar(255) not null, "payment_terms" int null, "fiscal_address" text null, "is_deleted" boolean not null default false, "deleted_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(
+      `create table "beneficiaries" ("id" uuid not null, "company_id" uuid not null, "name" varchar(255) not null, "type" "beneficiary_type" not null default 'supplier', "email" varchar(255) null, "phone_number" varchar(255) null, "identifier_type" varchar(255) not null, "identifier_number" varchar(255) not null, "payment_terms" int null, "fiscal_address" text null, "is_deleted" boolean not null default false, "deleted_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
     this.addSql(`create index "beneficiaries_company_id_name_index" on "beneficiaries" ("company_id", "name");`);
-    this.addSql(`alter table "beneficiaries" add constraint "beneficiaries_company_id_identifier_type_identifi_afb77_unique" unique ("company_id", "identifier_type", "identifier_number");`);
+    this.addSql(
+      `alter table "beneficiaries" add constraint "beneficiaries_company_id_identifier_type_identifi_afb77_unique" unique ("company_id", "identifier_type", "identifier_number");`,
+    );
 
-    this.addSql(`create table "beneficiary_contacts" ("id" uuid not null, "company_id" uuid not null, "beneficiary_id" uuid not null, "type" "contact_type" not null, "value" varchar(255) not null, "created_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`alter table "beneficiary_contacts" add constraint "beneficiary_contacts_beneficiary_id_type_value_unique" unique ("beneficiary_id", "type", "value");`);
+    this.addSql(
+      `create table "beneficiary_contacts" ("id" uuid not null, "company_id" uuid not null, "beneficiary_id" uuid not null, "type" "contact_type" not null, "value" varchar(255) not null, "created_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "beneficiary_contacts" add constraint "beneficiary_contacts_beneficiary_id_type_value_unique" unique ("beneficiary_id", "type", "value");`,
+    );
 
-    this.addSql(`create table "beneficiary_bank_accounts" ("id" uuid not null, "company_id" uuid not null, "beneficiary_id" uuid not null, "bank_id" uuid not null, "account_number" varchar(255) not null, "account_type" "account_type" not null, "validation_status" "validation_status" not null default 'pending', "validation_message" text null, "account_recipient_name" varchar(255) not null, "account_recipient_document_number" varchar(255) not null, "account_recipient_document_type" varchar(255) not null, "validation_attempt" int not null default 0, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`alter table "beneficiary_bank_accounts" add constraint "beneficiary_bank_accounts_beneficiary_id_bank_id__f7f8d_unique" unique ("beneficiary_id", "bank_id", "account_number");`);
+    this.addSql(
+      `create table "beneficiary_bank_accounts" ("id" uuid not null, "company_id" uuid not null, "beneficiary_id" uuid not null, "bank_id" uuid not null, "account_number" varchar(255) not null, "account_type" "account_type" not null, "validation_status" "validation_status" not null default 'pending', "validation_message" text null, "account_recipient_name" varchar(255) not null, "account_recipient_document_number" varchar(255) not null, "account_recipient_document_type" varchar(255) not null, "validation_attempt" int not null default 0, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "beneficiary_bank_accounts" add constraint "beneficiary_bank_accounts_beneficiary_id_bank_id__f7f8d_unique" unique ("beneficiary_id", "bank_id", "account_number");`,
+    );
 
-    this.addSql(`create table "api_keys" ("id" uuid not null, "company_id" uuid not null, "prefix" varchar(255) not null, "secret_hash" varchar(255) not null, "scopes" text[] not null default '{}', "created_at" timestamptz not null, "revoked_at" timestamptz null, primary key ("id"));`);
+    this.addSql(
+      `create table "api_keys" ("id" uuid not null, "company_id" uuid not null, "prefix" varchar(255) not null, "secret_hash" varchar(255) not null, "scopes" text[] not null default '{}', "created_at" timestamptz not null, "revoked_at" timestamptz null, primary key ("id"));`,
+    );
     this.addSql(`create index "api_keys_company_id_index" on "api_keys" ("company_id");`);
     this.addSql(`alter table "api_keys" add constraint "api_keys_prefix_unique" unique ("prefix");`);
 
-    this.addSql(`create table "documents" ("id" uuid not null, "company_id" uuid not null, "beneficiary_id" uuid null, "country" "country" not null, "document_number" varchar(255) not null, "type" "document_type" not null, "amount_cents" bigint not null, "currency" "currency" not null, "subtotal_cents" bigint null, "tax_total_cents" bigint null, "withholding_total_cents" bigint null, "approval_status" "approval_status" not null default 'pending', "payment_status" "document_payment_status" not null default 'pending', "is_archived" boolean not null default false, "issue_date" timestamptz null, "expiration_date" timestamptz null, "fiscal_reference" varchar(255) null, "fiscal_metadata" jsonb null, "file_path" varchar(2048) null, "source_xml_path" varchar(2048) null, "purchase_order" varchar(255) null, "is_canceled" boolean not null default false, "canceled_at" timestamptz null, "created_by" jsonb null, "document_support" jsonb null, "expenses" jsonb null, "approval_erp_reference" varchar(255) null, "approved_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`create index "documents_company_id_is_archived_created_at_index" on "documents" ("company_id", "is_archived", "created_at");`);
-    this.addSql(`create index "documents_company_id_approval_status_index" on "documents" ("company_id", "approval_status");`);
-    this.addSql(`create index "documents_company_id_payment_status_index" on "documents" ("company_id", "payment_status");`);
+    this.addSql(
+      `create table "documents" ("id" uuid not null, "company_id" uuid not null, "beneficiary_id" uuid null, "country" "country" not null, "document_number" varchar(255) not null, "type" "document_type" not null, "amount_cents" bigint not null, "currency" "currency" not null, "subtotal_cents" bigint null, "tax_total_cents" bigint null, "withholding_total_cents" bigint null, "approval_status" "approval_status" not null default 'pending', "payment_status" "document_payment_status" not null default 'pending', "is_archived" boolean not null default false, "issue_date" timestamptz null, "expiration_date" timestamptz null, "fiscal_reference" varchar(255) null, "fiscal_metadata" jsonb null, "file_path" varchar(2048) null, "source_xml_path" varchar(2048) null, "purchase_order" varchar(255) null, "is_canceled" boolean not null default false, "canceled_at" timestamptz null, "created_by" jsonb null, "document_support" jsonb null, "expenses" jsonb null, "approval_erp_reference" varchar(255) null, "approved_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `create index "documents_company_id_is_archived_created_at_index" on "documents" ("company_id", "is_archived", "created_at");`,
+    );
+    this.addSql(
+      `create index "documents_company_id_approval_status_index" on "documents" ("company_id", "approval_status");`,
+    );
+    this.addSql(
+      `create index "documents_company_id_payment_status_index" on "documents" ("company_id", "payment_status");`,
+    );
     this.addSql(`create index "documents_company_id_type_index" on "documents" ("company_id", "type");`);
     this.addSql(`create index "documents_company_id_issue_date_index" on "documents" ("company_id", "issue_date");`);
-    this.addSql(`create index "documents_company_id_expiration_date_index" on "documents" ("company_id", "expiration_date");`);
-    this.addSql(`create index "documents_company_id_document_number_index" on "documents" ("company_id", "document_number");`);
-    this.addSql(`create index "documents_company_id_beneficiary_id_index" on "documents" ("company_id", "beneficiary_id");`);
+    this.addSql(
+      `create index "documents_company_id_expiration_date_index" on "documents" ("company_id", "expiration_date");`,
+    );
+    this.addSql(
+      `create index "documents_company_id_document_number_index" on "documents" ("company_id", "document_number");`,
+    );
+    this.addSql(
+      `create index "documents_company_id_beneficiary_id_index" on "documents" ("company_id", "beneficiary_id");`,
+    );
     this.addSql(`create index "documents_company_id_is_canceled_index" on "documents" ("company_id", "is_canceled");`);
-    this.addSql(`alter table "documents" add constraint "documents_company_id_fiscal_reference_unique" unique ("company_id", "fiscal_reference");`);
+    this.addSql(
+      `alter table "documents" add constraint "documents_company_id_fiscal_reference_unique" unique ("company_id", "fiscal_reference");`,
+    );
 
-    this.addSql(`create table "activity_logs" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "event" varchar(255) not null, "actor" jsonb not null, "metadata" jsonb not null, "created_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`create index "activity_logs_document_id_created_at_index" on "activity_logs" ("document_id", "created_at");`);
+    this.addSql(
+      `create table "activity_logs" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "event" varchar(255) not null, "actor" jsonb not null, "metadata" jsonb not null, "created_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `create index "activity_logs_document_id_created_at_index" on "activity_logs" ("document_id", "created_at");`,
+    );
 
-    this.addSql(`create table "accounting_entries" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "status" "accounting_entry_status" not null default 'posted', "registration_state" "registration_state" not null default 'pending', "failure_code" varchar(255) null, "failure_message" text null, "accounted_at" timestamptz not null, "summary" jsonb not null, "journal_entry" jsonb not null, "advance_crossings" jsonb not null, "registration_payload" jsonb null, "is_crossed" boolean not null default false, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`create index "accounting_entries_document_id_created_at_index" on "accounting_entries" ("document_id", "created_at");`);
-    this.addSql(`create unique index "accounting_entries_one_posted_per_document" on "accounting_entries" ("document_id") where "status" = 'posted';`);
+    this.addSql(
+      `create table "accounting_entries" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "status" "accounting_entry_status" not null default 'posted', "registration_state" "registration_state" not null default 'pending', "failure_code" varchar(255) null, "failure_message" text null, "accounted_at" timestamptz not null, "summary" jsonb not null, "journal_entry" jsonb not null, "advance_crossings" jsonb not null, "registration_payload" jsonb null, "is_crossed" boolean not null default false, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `create index "accounting_entries_document_id_created_at_index" on "accounting_entries" ("document_id", "created_at");`,
+    );
+    this.addSql(
+      `create unique index "accounting_entries_one_posted_per_document" on "accounting_entries" ("document_id") where "status" = 'posted';`,
+    );
 
-    this.addSql(`create table "document_notes" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "comment" text null, "file_path" varchar(2048) null, "file_name" varchar(255) null, "storage_key" varchar(255) null, "created_by" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`create index "document_notes_document_id_created_at_index" on "document_notes" ("document_id", "created_at");`);
+    this.addSql(
+      `create table "document_notes" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "comment" text null, "file_path" varchar(2048) null, "file_name" varchar(255) null, "storage_key" varchar(255) null, "created_by" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `create index "document_notes_document_id_created_at_index" on "document_notes" ("document_id", "created_at");`,
+    );
 
-    this.addSql(`create table "erp_book_accounts" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "code" varchar(255) not null, "name" varchar(255) not null, "nature" "account_nature" null, "parent_external_id" varchar(255) null, primary key ("id"));`);
-    this.addSql(`create index "erp_book_accounts_company_id_code_index" on "erp_book_accounts" ("company_id", "code");`);
-    this.addSql(`alter table "erp_book_accounts" add constraint "erp_book_accounts_company_id_external_id_unique" unique ("company_id", "external_id");`);
+    this.addSql(
+      `create table "erp_book_accounts" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "code" varchar(255) not null, "name" varchar(255) not null, "nature" "account_nature" null, "parent_external_id" varchar(255) null, primary key ("id"));`,
+    );
+    this.addSql(
+      `create index "erp_book_accounts_company_id_code_index" on "erp_book_accounts" ("company_id", "code");`,
+    );
+    this.addSql(
+      `alter table "erp_book_accounts" add constraint "erp_book_accounts_company_id_external_id_unique" unique ("company_id", "external_id");`,
+    );
 
-    this.addSql(`create table "erp_cost_centers" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "code" varchar(255) null, "name" varchar(255) not null, "description" text null, "parent_external_id" varchar(255) null, primary key ("id"));`);
-    this.addSql(`alter table "erp_cost_centers" add constraint "erp_cost_centers_company_id_external_id_unique" unique ("company_id", "external_id");`);
+    this.addSql(
+      `create table "erp_cost_centers" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "code" varchar(255) null, "name" varchar(255) not null, "description" text null, "parent_external_id" varchar(255) null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "erp_cost_centers" add constraint "erp_cost_centers_company_id_external_id_unique" unique ("company_id", "external_id");`,
+    );
 
-    this.addSql(`create table "erp_documents" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "registered" boolean not null default false, "erp_invoice_id" varchar(255) null, "invoice_reference" varchar(255) null, "data" jsonb null, "registered_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`alter table "erp_documents" add constraint "erp_documents_document_id_unique" unique ("document_id");`);
+    this.addSql(
+      `create table "erp_documents" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "registered" boolean not null default false, "erp_invoice_id" varchar(255) null, "invoice_reference" varchar(255) null, "data" jsonb null, "registered_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "erp_documents" add constraint "erp_documents_document_id_unique" unique ("document_id");`,
+    );
 
-    this.addSql(`create table "erp_payment_terms" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "name" varchar(255) not null, "days" int null, "installments" jsonb not null, primary key ("id"));`);
-    this.addSql(`alter table "erp_payment_terms" add constraint "erp_payment_terms_company_id_external_id_unique" unique ("company_id", "external_id");`);
+    this.addSql(
+      `create table "erp_payment_terms" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "name" varchar(255) not null, "days" int null, "installments" jsonb not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "erp_payment_terms" add constraint "erp_payment_terms_company_id_external_id_unique" unique ("company_id", "external_id");`,
+    );
 
-    this.addSql(`create table "erp_products" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "code" varchar(255) null, "name" varchar(255) not null, "description" text null, "unit_code" varchar(255) null, "book_account_external_id" varchar(255) null, "tax_external_ids" text[] not null default '{}', primary key ("id"));`);
+    this.addSql(
+      `create table "erp_products" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "code" varchar(255) null, "name" varchar(255) not null, "description" text null, "unit_code" varchar(255) null, "book_account_external_id" varchar(255) null, "tax_external_ids" text[] not null default '{}', primary key ("id"));`,
+    );
     this.addSql(`create index "erp_products_company_id_code_index" on "erp_products" ("company_id", "code");`);
-    this.addSql(`alter table "erp_products" add constraint "erp_products_company_id_external_id_unique" unique ("company_id", "external_id");`);
+    this.addSql(
+      `alter table "erp_products" add constraint "erp_products_company_id_external_id_unique" unique ("company_id", "external_id");`,
+    );
 
-    this.addSql(`create table "erp_purchase_orders" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "number" varchar(255) not null, "vendor_external_id" varchar(255) null, "issue_date" date null, "currency" "currency" null, "status" varchar(255) null, "lines" jsonb not null, primary key ("id"));`);
-    this.addSql(`create index "erp_purchase_orders_company_id_number_index" on "erp_purchase_orders" ("company_id", "number");`);
-    this.addSql(`create index "erp_purchase_orders_company_id_vendor_external_id_index" on "erp_purchase_orders" ("company_id", "vendor_external_id");`);
-    this.addSql(`alter table "erp_purchase_orders" add constraint "erp_purchase_orders_company_id_external_id_unique" unique ("company_id", "external_id");`);
+    this.addSql(
+      `create table "erp_purchase_orders" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "number" varchar(255) not null, "vendor_external_id" varchar(255) null, "issue_date" date null, "currency" "currency" null, "status" varchar(255) null, "lines" jsonb not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `create index "erp_purchase_orders_company_id_number_index" on "erp_purchase_orders" ("company_id", "number");`,
+    );
+    this.addSql(
+      `create index "erp_purchase_orders_company_id_vendor_external_id_index" on "erp_purchase_orders" ("company_id", "vendor_external_id");`,
+    );
+    this.addSql(
+      `alter table "erp_purchase_orders" add constraint "erp_purchase_orders_company_id_external_id_unique" unique ("company_id", "external_id");`,
+    );
 
-    this.addSql(`create table "erp_taxes" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "code" varchar(255) null, "name" varchar(255) not null, "type" varchar(255) null, "rate" numeric(12,8) null, "is_withholding" boolean not null default false, "book_account_external_id" varchar(255) null, primary key ("id"));`);
-    this.addSql(`alter table "erp_taxes" add constraint "erp_taxes_company_id_external_id_unique" unique ("company_id", "external_id");`);
+    this.addSql(
+      `create table "erp_taxes" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "code" varchar(255) null, "name" varchar(255) not null, "type" varchar(255) null, "rate" numeric(12,8) null, "is_withholding" boolean not null default false, "book_account_external_id" varchar(255) null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "erp_taxes" add constraint "erp_taxes_company_id_external_id_unique" unique ("company_id", "external_id");`,
+    );
 
-    this.addSql(`create table "erp_vendors" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "name" varchar(255) not null, "identifier_type" varchar(255) null, "identifier_number" varchar(255) null, "email" varchar(255) null, "payment_term_external_id" varchar(255) null, primary key ("id"));`);
-    this.addSql(`create index "erp_vendors_company_id_identifier_number_index" on "erp_vendors" ("company_id", "identifier_number");`);
-    this.addSql(`alter table "erp_vendors" add constraint "erp_vendors_company_id_external_id_unique" unique ("company_id", "external_id");`);
+    this.addSql(
+      `create table "erp_vendors" ("id" uuid not null, "company_id" uuid not null, "external_id" varchar(255) not null, "is_active" boolean not null default true, "raw" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "name" varchar(255) not null, "identifier_type" varchar(255) null, "identifier_number" varchar(255) null, "email" varchar(255) null, "payment_term_external_id" varchar(255) null, primary key ("id"));`,
+    );
+    this.addSql(
+      `create index "erp_vendors_company_id_identifier_number_index" on "erp_vendors" ("company_id", "identifier_number");`,
+    );
+    this.addSql(
+      `alter table "erp_vendors" add constraint "erp_vendors_company_id_external_id_unique" unique ("company_id", "external_id");`,
+    );
 
-    this.addSql(`create table "fiscal_credentials" ("id" uuid not null, "company_id" uuid not null, "sat_ciec_status" "ciec_status" null, "rfc" varchar(255) null, "dian_forwarding_enabled" boolean not null default false, "dian_nit" varchar(255) null, "dian_legal_representative" varchar(255) null, "last_sync_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`alter table "fiscal_credentials" add constraint "fiscal_credentials_company_id_unique" unique ("company_id");`);
+    this.addSql(
+      `create table "fiscal_credentials" ("id" uuid not null, "company_id" uuid not null, "sat_ciec_status" "ciec_status" null, "rfc" varchar(255) null, "dian_forwarding_enabled" boolean not null default false, "dian_nit" varchar(255) null, "dian_legal_representative" varchar(255) null, "last_sync_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "fiscal_credentials" add constraint "fiscal_credentials_company_id_unique" unique ("company_id");`,
+    );
 
-    this.addSql(`create table "fiscal_sync_runs" ("id" uuid not null, "company_id" uuid not null, "country" "country" not null, "started_at" timestamptz not null, "sync_from" varchar(255) not null, "sync_to" varchar(255) not null, "status" "sync_status" not null default 'pending', "fetching_status" "fetching_status" null, "extraction_id" varchar(255) null, "error_code" varchar(255) null, "message" text null, "documents_imported" int not null default 0, "finished_at" timestamptz null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`alter table "fiscal_sync_runs" add constraint "fiscal_sync_runs_company_id_started_at_unique" unique ("company_id", "started_at");`);
+    this.addSql(
+      `create table "fiscal_sync_runs" ("id" uuid not null, "company_id" uuid not null, "country" "country" not null, "started_at" timestamptz not null, "sync_from" varchar(255) not null, "sync_to" varchar(255) not null, "status" "sync_status" not null default 'pending', "fetching_status" "fetching_status" null, "extraction_id" varchar(255) null, "error_code" varchar(255) null, "message" text null, "documents_imported" int not null default 0, "finished_at" timestamptz null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "fiscal_sync_runs" add constraint "fiscal_sync_runs_company_id_started_at_unique" unique ("company_id", "started_at");`,
+    );
 
-    this.addSql(`create table "idempotency_keys" ("id" uuid not null, "company_id" uuid not null, "key" varchar(255) not null, "method" varchar(255) not null, "path" varchar(2048) not null, "request_hash" varchar(255) not null, "status" "idempotency_status" not null default 'in_progress', "response_status" int null, "response_body" jsonb null, "created_at" timestamptz not null, "expires_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(
+      `create table "idempotency_keys" ("id" uuid not null, "company_id" uuid not null, "key" varchar(255) not null, "method" varchar(255) not null, "path" varchar(2048) not null, "request_hash" varchar(255) not null, "status" "idempotency_status" not null default 'in_progress', "response_status" int null, "response_body" jsonb null, "created_at" timestamptz not null, "expires_at" timestamptz not null, primary key ("id"));`,
+    );
     this.addSql(`create index "idempotency_keys_expires_at_index" on "idempotency_keys" ("expires_at");`);
-    this.addSql(`alter table "idempotency_keys" add constraint "idempotency_keys_company_id_key_unique" unique ("company_id", "key");`);
+    this.addSql(
+      `alter table "idempotency_keys" add constraint "idempotency_keys_company_id_key_unique" unique ("company_id", "key");`,
+    );
 
-    this.addSql(`create table "line_items" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "position" int not null, "name" text not null, "description" text null, "code" varchar(255) null, "quantity" numeric(24,6) not null, "unit_code" varchar(255) null, "unit_price_cents" bigint not null, "currency" "currency" not null, "subtotal_cents" bigint not null, "total_cents" bigint not null, "metadata" jsonb not null, "adjustments" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`alter table "line_items" add constraint "line_items_document_id_position_unique" unique ("document_id", "position");`);
+    this.addSql(
+      `create table "line_items" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "position" int not null, "name" text not null, "description" text null, "code" varchar(255) null, "quantity" numeric(24,6) not null, "unit_code" varchar(255) null, "unit_price_cents" bigint not null, "currency" "currency" not null, "subtotal_cents" bigint not null, "total_cents" bigint not null, "metadata" jsonb not null, "adjustments" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "line_items" add constraint "line_items_document_id_position_unique" unique ("document_id", "position");`,
+    );
 
-    this.addSql(`create table "members" ("id" uuid not null, "company_id" uuid not null, "email" varchar(255) not null, "name" varchar(255) not null, "created_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`alter table "members" add constraint "members_company_id_email_unique" unique ("company_id", "email");`);
+    this.addSql(
+      `create table "members" ("id" uuid not null, "company_id" uuid not null, "email" varchar(255) not null, "name" varchar(255) not null, "created_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "members" add constraint "members_company_id_email_unique" unique ("company_id", "email");`,
+    );
 
-    this.addSql(`create table "payables" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid null, "beneficiary_id" uuid not null, "type" "payable_type" not null default 'supplier', "status" "payable_status" not null default 'pending', "amount_cents" bigint not null, "currency" "currency" not null, "balance_cents" bigint not null, "issue_date" date null, "expiration_date" date null, "concept" text null, "origin" varchar(255) not null, "installment_number" int not null default 1, "projects" jsonb not null, "cost_center" jsonb null, "file_path" varchar(2048) null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(
+      `create table "payables" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid null, "beneficiary_id" uuid not null, "type" "payable_type" not null default 'supplier', "status" "payable_status" not null default 'pending', "amount_cents" bigint not null, "currency" "currency" not null, "balance_cents" bigint not null, "issue_date" date null, "expiration_date" date null, "concept" text null, "origin" varchar(255) not null, "installment_number" int not null default 1, "projects" jsonb not null, "cost_center" jsonb null, "file_path" varchar(2048) null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
     this.addSql(`create index "payables_company_id_document_id_index" on "payables" ("company_id", "document_id");`);
-    this.addSql(`create index "payables_company_id_beneficiary_id_index" on "payables" ("company_id", "beneficiary_id");`);
-    this.addSql(`create index "payables_company_id_expiration_date_index" on "payables" ("company_id", "expiration_date");`);
+    this.addSql(
+      `create index "payables_company_id_beneficiary_id_index" on "payables" ("company_id", "beneficiary_id");`,
+    );
+    this.addSql(
+      `create index "payables_company_id_expiration_date_index" on "payables" ("company_id", "expiration_date");`,
+    );
     this.addSql(`create index "payables_company_id_status_index" on "payables" ("company_id", "status");`);
 
-    this.addSql(`create table "payment_batches" ("id" uuid not null, "company_id" uuid not null, "name" varchar(255) not null, "status" varchar(255) not null default 'pending', "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`create index "payment_batches_company_id_created_at_index" on "payment_batches" ("company_id", "created_at");`);
+    this.addSql(
+      `create table "payment_batches" ("id" uuid not null, "company_id" uuid not null, "name" varchar(255) not null, "status" varchar(255) not null default 'pending', "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `create index "payment_batches_company_id_created_at_index" on "payment_batches" ("company_id", "created_at");`,
+    );
 
-    this.addSql(`create table "payments" ("id" uuid not null, "company_id" uuid not null, "payable_id" uuid not null, "beneficiary_id" uuid not null, "batch_id" uuid null, "amount_cents" bigint not null, "currency" "currency" not null, "exchange_amount_cents" bigint null, "exchange_currency" "currency" null, "exchange_rate" numeric(20,8) null, "status" "payment_status" not null default 'pending', "failure_reason" text null, "file_path" varchar(2048) null, "receipt_file_path" varchar(2048) null, "is_archived" boolean not null default false, "payment_method" varchar(255) null, "paid_at" timestamptz null, "is_expense" boolean not null default false, "is_payroll" boolean not null default false, "source_of_fund" jsonb null, "accounting_receipt" jsonb null, "payment_gateway" jsonb null, "gateway_reference" varchar(255) null, "erp_payment_reference" varchar(255) null, "erp_payment" jsonb null, "erp_payable_reference" varchar(255) null, "erp_payable" jsonb null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`create index "payments_company_id_is_archived_is_payroll_created_at_index" on "payments" ("company_id", "is_archived", "is_payroll", "created_at");`);
+    this.addSql(
+      `create table "payments" ("id" uuid not null, "company_id" uuid not null, "payable_id" uuid not null, "beneficiary_id" uuid not null, "batch_id" uuid null, "amount_cents" bigint not null, "currency" "currency" not null, "exchange_amount_cents" bigint null, "exchange_currency" "currency" null, "exchange_rate" numeric(20,8) null, "status" "payment_status" not null default 'pending', "failure_reason" text null, "file_path" varchar(2048) null, "receipt_file_path" varchar(2048) null, "is_archived" boolean not null default false, "payment_method" varchar(255) null, "paid_at" timestamptz null, "is_expense" boolean not null default false, "is_payroll" boolean not null default false, "source_of_fund" jsonb null, "accounting_receipt" jsonb null, "payment_gateway" jsonb null, "gateway_reference" varchar(255) null, "erp_payment_reference" varchar(255) null, "erp_payment" jsonb null, "erp_payable_reference" varchar(255) null, "erp_payable" jsonb null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `create index "payments_company_id_is_archived_is_payroll_created_at_index" on "payments" ("company_id", "is_archived", "is_payroll", "created_at");`,
+    );
     this.addSql(`create index "payments_company_id_status_index" on "payments" ("company_id", "status");`);
-    this.addSql(`create index "payments_company_id_beneficiary_id_index" on "payments" ("company_id", "beneficiary_id");`);
+    this.addSql(
+      `create index "payments_company_id_beneficiary_id_index" on "payments" ("company_id", "beneficiary_id");`,
+    );
     this.addSql(`create index "payments_company_id_payable_id_index" on "payments" ("company_id", "payable_id");`);
     this.addSql(`create index "payments_company_id_batch_id_index" on "payments" ("company_id", "batch_id");`);
-    this.addSql(`create index "payments_company_id_payment_method_index" on "payments" ("company_id", "payment_method");`);
+    this.addSql(
+      `create index "payments_company_id_payment_method_index" on "payments" ("company_id", "payment_method");`,
+    );
     this.addSql(`create index "payments_company_id_paid_at_index" on "payments" ("company_id", "paid_at");`);
     this.addSql(`create index "payments_company_id_amount_cents_index" on "payments" ("company_id", "amount_cents");`);
-    this.addSql(`create index "payments_company_id_is_expense_created_at_index" on "payments" ("company_id", "is_expense", "created_at");`);
-    this.addSql(`create index "payments_company_id_gateway_reference_index" on "payments" ("company_id", "gateway_reference");`);
+    this.addSql(
+      `create index "payments_company_id_is_expense_created_at_index" on "payments" ("company_id", "is_expense", "created_at");`,
+    );
+    this.addSql(
+      `create index "payments_company_id_gateway_reference_index" on "payments" ("company_id", "gateway_reference");`,
+    );
 
-    this.addSql(`create table "payment_receipt_complements" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "complement_fiscal_uuid" varchar(255) not null, "payment_date" timestamptz not null, "amount_cents" bigint not null, "currency" "currency" not null, "installment_number" int not null, "previous_balance_cents" bigint not null, "paid_cents" bigint not null, "outstanding_balance_cents" bigint not null, "created_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`alter table "payment_receipt_complements" add constraint "payment_receipt_complements_document_id_complemen_a8096_unique" unique ("document_id", "complement_fiscal_uuid", "installment_number");`);
+    this.addSql(
+      `create table "payment_receipt_complements" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "complement_fiscal_uuid" varchar(255) not null, "payment_date" timestamptz not null, "amount_cents" bigint not null, "currency" "currency" not null, "installment_number" int not null, "previous_balance_cents" bigint not null, "paid_cents" bigint not null, "outstanding_balance_cents" bigint not null, "created_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "payment_receipt_complements" add constraint "payment_receipt_complements_document_id_complemen_a8096_unique" unique ("document_id", "complement_fiscal_uuid", "installment_number");`,
+    );
 
-    this.addSql(`create table "reception_events" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "cufe" varchar(96) not null, "event_type" "reception_event_type" not null, "status" "reception_event_status" not null default 'processing', "response_code_list_id" varchar(255) null, "description_claim" text null, "message" text null, "dian_response" jsonb null, "issue_date" timestamptz null, "attempts" int not null default 0, "submitted_at" timestamptz null, "completed_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`alter table "reception_events" add constraint "reception_events_company_id_document_id_event_type_unique" unique ("company_id", "document_id", "event_type");`);
+    this.addSql(
+      `create table "reception_events" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "cufe" varchar(96) not null, "event_type" "reception_event_type" not null, "status" "reception_event_status" not null default 'processing', "response_code_list_id" varchar(255) null, "description_claim" text null, "message" text null, "dian_response" jsonb null, "issue_date" timestamptz null, "attempts" int not null default 0, "submitted_at" timestamptz null, "completed_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "reception_events" add constraint "reception_events_company_id_document_id_event_type_unique" unique ("company_id", "document_id", "event_type");`,
+    );
 
-    this.addSql(`create table "tags" ("id" uuid not null, "company_id" uuid not null, "name" varchar(255) not null, "is_system" boolean not null default false, "created_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(
+      `create table "tags" ("id" uuid not null, "company_id" uuid not null, "name" varchar(255) not null, "is_system" boolean not null default false, "created_at" timestamptz not null, primary key ("id"));`,
+    );
     this.addSql(`alter table "tags" add constraint "tags_company_id_name_unique" unique ("company_id", "name");`);
 
-    this.addSql(`create table "payment_tags" ("id" uuid not null, "company_id" uuid not null, "payment_id" uuid not null, "tag_id" uuid not null, "created_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(
+      `create table "payment_tags" ("id" uuid not null, "company_id" uuid not null, "payment_id" uuid not null, "tag_id" uuid not null, "created_at" timestamptz not null, primary key ("id"));`,
+    );
     this.addSql(`create index "payment_tags_tag_id_payment_id_index" on "payment_tags" ("tag_id", "payment_id");`);
-    this.addSql(`alter table "payment_tags" add constraint "payment_tags_payment_id_tag_id_unique" unique ("payment_id", "tag_id");`);
+    this.addSql(
+      `alter table "payment_tags" add constraint "payment_tags_payment_id_tag_id_unique" unique ("payment_id", "tag_id");`,
+    );
 
-    this.addSql(`create table "document_tags" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "tag_id" uuid not null, "created_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(
+      `create table "document_tags" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "tag_id" uuid not null, "created_at" timestamptz not null, primary key ("id"));`,
+    );
     this.addSql(`create index "document_tags_tag_id_document_id_index" on "document_tags" ("tag_id", "document_id");`);
-    this.addSql(`alter table "document_tags" add constraint "document_tags_document_id_tag_id_unique" unique ("document_id", "tag_id");`);
+    this.addSql(
+      `alter table "document_tags" add constraint "document_tags_document_id_tag_id_unique" unique ("document_id", "tag_id");`,
+    );
 
-    this.addSql(`create table "webhook_subscriptions" ("id" uuid not null, "company_id" uuid not null, "event" "webhook_event" not null, "url" varchar(2048) not null, "secret_ciphertext" text not null, "retries" int not null default 3, "timeout_seconds" int not null default 30, "headers" jsonb not null, "is_active" boolean not null default true, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`create index "webhook_subscriptions_company_id_event_is_active_index" on "webhook_subscriptions" ("company_id", "event", "is_active");`);
+    this.addSql(
+      `create table "webhook_subscriptions" ("id" uuid not null, "company_id" uuid not null, "event" "webhook_event" not null, "url" varchar(2048) not null, "secret_ciphertext" text not null, "retries" int not null default 3, "timeout_seconds" int not null default 30, "headers" jsonb not null, "is_active" boolean not null default true, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `create index "webhook_subscriptions_company_id_event_is_active_index" on "webhook_subscriptions" ("company_id", "event", "is_active");`,
+    );
 
-    this.addSql(`create table "webhook_deliveries" ("id" uuid not null, "company_id" uuid not null, "subscription_id" uuid not null, "event_id" varchar(255) not null, "event" "webhook_event" not null, "payload" jsonb not null, "status" "delivery_status" not null default 'pending', "attempts" int not null default 0, "last_status_code" int null, "receiver_response" jsonb null, "delivered_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`create index "webhook_deliveries_company_id_created_at_index" on "webhook_deliveries" ("company_id", "created_at");`);
-    this.addSql(`alter table "webhook_deliveries" add constraint "webhook_deliveries_subscription_id_event_id_unique" unique ("subscription_id", "event_id");`);
+    this.addSql(
+      `create table "webhook_deliveries" ("id" uuid not null, "company_id" uuid not null, "subscription_id" uuid not null, "event_id" varchar(255) not null, "event" "webhook_event" not null, "payload" jsonb not null, "status" "delivery_status" not null default 'pending', "attempts" int not null default 0, "last_status_code" int null, "receiver_response" jsonb null, "delivered_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `create index "webhook_deliveries_company_id_created_at_index" on "webhook_deliveries" ("company_id", "created_at");`,
+    );
+    this.addSql(
+      `alter table "webhook_deliveries" add constraint "webhook_deliveries_subscription_id_event_id_unique" unique ("subscription_id", "event_id");`,
+    );
 
-    this.addSql(`create table "webhook_delivery_attempts" ("id" uuid not null, "company_id" uuid not null, "delivery_id" uuid not null, "attempt" int not null, "started_at" timestamptz not null, "status_code" int null, "latency_ms" int null, "error" text null, primary key ("id"));`);
-    this.addSql(`alter table "webhook_delivery_attempts" add constraint "webhook_delivery_attempts_delivery_id_attempt_unique" unique ("delivery_id", "attempt");`);
+    this.addSql(
+      `create table "webhook_delivery_attempts" ("id" uuid not null, "company_id" uuid not null, "delivery_id" uuid not null, "attempt" int not null, "started_at" timestamptz not null, "status_code" int null, "latency_ms" int null, "error" text null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "webhook_delivery_attempts" add constraint "webhook_delivery_attempts_delivery_id_attempt_unique" unique ("delivery_id", "attempt");`,
+    );
 
-    this.addSql(`create table "workflow_flows" ("id" uuid not null, "company_id" uuid not null, "definition" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
-    this.addSql(`alter table "workflow_flows" add constraint "workflow_flows_company_id_unique" unique ("company_id");`);
+    this.addSql(
+      `create table "workflow_flows" ("id" uuid not null, "company_id" uuid not null, "definition" jsonb not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "workflow_flows" add constraint "workflow_flows_company_id_unique" unique ("company_id");`,
+    );
 
-    this.addSql(`create table "workflow_steps" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "position" int not null, "action" varchar(255) not null, "kind" "step_kind" null, "status" "step_status" not null default 'pending', "actionable" boolean not null, "require_all" boolean not null default false, "entity" jsonb not null, "decision" jsonb null, "assignees" jsonb not null, "recommendations" jsonb not null, "result" jsonb null, "acted_by" jsonb null, "comment" text null, "created_at" timestamptz not null, "completed_at" timestamptz null, primary key ("id"));`);
-    this.addSql(`alter table "workflow_steps" add constraint "workflow_steps_document_id_position_unique" unique ("document_id", "position");`);
-    this.addSql(`create unique index "workflow_steps_one_pending_per_document" on "workflow_steps" ("document_id") where "status" = 'pending';`);
+    this.addSql(
+      `create table "workflow_steps" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "position" int not null, "action" varchar(255) not null, "kind" "step_kind" null, "status" "step_status" not null default 'pending', "actionable" boolean not null, "require_all" boolean not null default false, "entity" jsonb not null, "decision" jsonb null, "assignees" jsonb not null, "recommendations" jsonb not null, "result" jsonb null, "acted_by" jsonb null, "comment" text null, "created_at" timestamptz not null, "completed_at" timestamptz null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "workflow_steps" add constraint "workflow_steps_document_id_position_unique" unique ("document_id", "position");`,
+    );
+    this.addSql(
+      `create unique index "workflow_steps_one_pending_per_document" on "workflow_steps" ("document_id") where "status" = 'pending';`,
+    );
 
-    this.addSql(`alter table "beneficiaries" add constraint "beneficiaries_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "beneficiaries" add constraint "beneficiaries_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "beneficiary_contacts" add constraint "beneficiary_contacts_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "beneficiary_contacts" add constraint "beneficiary_contacts_beneficiary_id_foreign" foreign key ("beneficiary_id") references "beneficiaries" ("id");`);
+    this.addSql(
+      `alter table "beneficiary_contacts" add constraint "beneficiary_contacts_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "beneficiary_contacts" add constraint "beneficiary_contacts_beneficiary_id_foreign" foreign key ("beneficiary_id") references "beneficiaries" ("id");`,
+    );
 
-    this.addSql(`alter table "beneficiary_bank_accounts" add constraint "beneficiary_bank_accounts_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "beneficiary_bank_accounts" add constraint "beneficiary_bank_accounts_beneficiary_id_foreign" foreign key ("beneficiary_id") references "beneficiaries" ("id");`);
-    this.addSql(`alter table "beneficiary_bank_accounts" add constraint "beneficiary_bank_accounts_bank_id_foreign" foreign key ("bank_id") references "banks" ("id");`);
+    this.addSql(
+      `alter table "beneficiary_bank_accounts" add constraint "beneficiary_bank_accounts_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "beneficiary_bank_accounts" add constraint "beneficiary_bank_accounts_beneficiary_id_foreign" foreign key ("beneficiary_id") references "beneficiaries" ("id");`,
+    );
+    this.addSql(
+      `alter table "beneficiary_bank_accounts" add constraint "beneficiary_bank_accounts_bank_id_foreign" foreign key ("bank_id") references "banks" ("id");`,
+    );
 
-    this.addSql(`alter table "api_keys" add constraint "api_keys_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "api_keys" add constraint "api_keys_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "documents" add constraint "documents_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "documents" add constraint "documents_beneficiary_id_foreign" foreign key ("beneficiary_id") references "beneficiaries" ("id") on delete set null;`);
+    this.addSql(
+      `alter table "documents" add constraint "documents_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "documents" add constraint "documents_beneficiary_id_foreign" foreign key ("beneficiary_id") references "beneficiaries" ("id") on delete set null;`,
+    );
 
-    this.addSql(`alter table "activity_logs" add constraint "activity_logs_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "activity_logs" add constraint "activity_logs_document_id_foreign" foreign key ("document_id") references "documents" ("id");`);
+    this.addSql(
+      `alter table "activity_logs" add constraint "activity_logs_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "activity_logs" add constraint "activity_logs_document_id_foreign" foreign key ("document_id") references "documents" ("id");`,
+    );
 
-    this.addSql(`alter table "accounting_entries" add constraint "accounting_entries_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "accounting_entries" add constraint "accounting_entries_document_id_foreign" foreign key ("document_id") references "documents" ("id");`);
+    this.addSql(
+      `alter table "accounting_entries" add constraint "accounting_entries_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "accounting_entries" add constraint "accounting_entries_document_id_foreign" foreign key ("document_id") references "documents" ("id");`,
+    );
 
-    this.addSql(`alter table "document_notes" add constraint "document_notes_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "document_notes" add constraint "document_notes_document_id_foreign" foreign key ("document_id") references "documents" ("id");`);
+    this.addSql(
+      `alter table "document_notes" add constraint "document_notes_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "document_notes" add constraint "document_notes_document_id_foreign" foreign key ("document_id") references "documents" ("id");`,
+    );
 
-    this.addSql(`alter table "erp_book_accounts" add constraint "erp_book_accounts_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "erp_book_accounts" add constraint "erp_book_accounts_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "erp_cost_centers" add constraint "erp_cost_centers_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "erp_cost_centers" add constraint "erp_cost_centers_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "erp_documents" add constraint "erp_documents_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "erp_documents" add constraint "erp_documents_document_id_foreign" foreign key ("document_id") references "documents" ("id");`);
+    this.addSql(
+      `alter table "erp_documents" add constraint "erp_documents_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "erp_documents" add constraint "erp_documents_document_id_foreign" foreign key ("document_id") references "documents" ("id");`,
+    );
 
-    this.addSql(`alter table "erp_payment_terms" add constraint "erp_payment_terms_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "erp_payment_terms" add constraint "erp_payment_terms_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "erp_products" add constraint "erp_products_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "erp_products" add constraint "erp_products_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "erp_purchase_orders" add constraint "erp_purchase_orders_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "erp_purchase_orders" add constraint "erp_purchase_orders_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "erp_taxes" add constraint "erp_taxes_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "erp_taxes" add constraint "erp_taxes_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "erp_vendors" add constraint "erp_vendors_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "erp_vendors" add constraint "erp_vendors_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "fiscal_credentials" add constraint "fiscal_credentials_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "fiscal_credentials" add constraint "fiscal_credentials_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "fiscal_sync_runs" add constraint "fiscal_sync_runs_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "fiscal_sync_runs" add constraint "fiscal_sync_runs_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "idempotency_keys" add constraint "idempotency_keys_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "idempotency_keys" add constraint "idempotency_keys_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "line_items" add constraint "line_items_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "line_items" add constraint "line_items_document_id_foreign" foreign key ("document_id") references "documents" ("id");`);
+    this.addSql(
+      `alter table "line_items" add constraint "line_items_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "line_items" add constraint "line_items_document_id_foreign" foreign key ("document_id") references "documents" ("id");`,
+    );
 
-    this.addSql(`alter table "members" add constraint "members_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "members" add constraint "members_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "payables" add constraint "payables_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "payables" add constraint "payables_document_id_foreign" foreign key ("document_id") references "documents" ("id") on delete set null;`);
-    this.addSql(`alter table "payables" add constraint "payables_beneficiary_id_foreign" foreign key ("beneficiary_id") references "beneficiaries" ("id");`);
+    this.addSql(
+      `alter table "payables" add constraint "payables_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "payables" add constraint "payables_document_id_foreign" foreign key ("document_id") references "documents" ("id") on delete set null;`,
+    );
+    this.addSql(
+      `alter table "payables" add constraint "payables_beneficiary_id_foreign" foreign key ("beneficiary_id") references "beneficiaries" ("id");`,
+    );
 
-    this.addSql(`alter table "payment_batches" add constraint "payment_batches_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "payment_batches" add constraint "payment_batches_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "payments" add constraint "payments_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "payments" add constraint "payments_payable_id_foreign" foreign key ("payable_id") references "payables" ("id");`);
-    this.addSql(`alter table "payments" add constraint "payments_beneficiary_id_foreign" foreign key ("beneficiary_id") references "beneficiaries" ("id");`);
-    this.addSql(`alter table "payments" add constraint "payments_batch_id_foreign" foreign key ("batch_id") references "payment_batches" ("id") on delete set null;`);
+    this.addSql(
+      `alter table "payments" add constraint "payments_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "payments" add constraint "payments_payable_id_foreign" foreign key ("payable_id") references "payables" ("id");`,
+    );
+    this.addSql(
+      `alter table "payments" add constraint "payments_beneficiary_id_foreign" foreign key ("beneficiary_id") references "beneficiaries" ("id");`,
+    );
+    this.addSql(
+      `alter table "payments" add constraint "payments_batch_id_foreign" foreign key ("batch_id") references "payment_batches" ("id") on delete set null;`,
+    );
 
-    this.addSql(`alter table "payment_receipt_complements" add constraint "payment_receipt_complements_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "payment_receipt_complements" add constraint "payment_receipt_complements_document_id_foreign" foreign key ("document_id") references "documents" ("id");`);
+    this.addSql(
+      `alter table "payment_receipt_complements" add constraint "payment_receipt_complements_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "payment_receipt_complements" add constraint "payment_receipt_complements_document_id_foreign" foreign key ("document_id") references "documents" ("id");`,
+    );
 
-    this.addSql(`alter table "reception_events" add constraint "reception_events_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "reception_events" add constraint "reception_events_document_id_foreign" foreign key ("document_id") references "documents" ("id");`);
+    this.addSql(
+      `alter table "reception_events" add constraint "reception_events_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "reception_events" add constraint "reception_events_document_id_foreign" foreign key ("document_id") references "documents" ("id");`,
+    );
 
-    this.addSql(`alter table "tags" add constraint "tags_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "tags" add constraint "tags_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "payment_tags" add constraint "payment_tags_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "payment_tags" add constraint "payment_tags_payment_id_foreign" foreign key ("payment_id") references "payments" ("id");`);
-    this.addSql(`alter table "payment_tags" add constraint "payment_tags_tag_id_foreign" foreign key ("tag_id") references "tags" ("id");`);
+    this.addSql(
+      `alter table "payment_tags" add constraint "payment_tags_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "payment_tags" add constraint "payment_tags_payment_id_foreign" foreign key ("payment_id") references "payments" ("id");`,
+    );
+    this.addSql(
+      `alter table "payment_tags" add constraint "payment_tags_tag_id_foreign" foreign key ("tag_id") references "tags" ("id");`,
+    );
 
-    this.addSql(`alter table "document_tags" add constraint "document_tags_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "document_tags" add constraint "document_tags_document_id_foreign" foreign key ("document_id") references "documents" ("id");`);
-    this.addSql(`alter table "document_tags" add constraint "document_tags_tag_id_foreign" foreign key ("tag_id") references "tags" ("id");`);
+    this.addSql(
+      `alter table "document_tags" add constraint "document_tags_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "document_tags" add constraint "document_tags_document_id_foreign" foreign key ("document_id") references "documents" ("id");`,
+    );
+    this.addSql(
+      `alter table "document_tags" add constraint "document_tags_tag_id_foreign" foreign key ("tag_id") references "tags" ("id");`,
+    );
 
-    this.addSql(`alter table "webhook_subscriptions" add constraint "webhook_subscriptions_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "webhook_subscriptions" add constraint "webhook_subscriptions_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "webhook_deliveries" add constraint "webhook_deliveries_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "webhook_deliveries" add constraint "webhook_deliveries_subscription_id_foreign" foreign key ("subscription_id") references "webhook_subscriptions" ("id");`);
+    this.addSql(
+      `alter table "webhook_deliveries" add constraint "webhook_deliveries_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "webhook_deliveries" add constraint "webhook_deliveries_subscription_id_foreign" foreign key ("subscription_id") references "webhook_subscriptions" ("id");`,
+    );
 
-    this.addSql(`alter table "webhook_delivery_attempts" add constraint "webhook_delivery_attempts_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "webhook_delivery_attempts" add constraint "webhook_delivery_attempts_delivery_id_foreign" foreign key ("delivery_id") references "webhook_deliveries" ("id");`);
+    this.addSql(
+      `alter table "webhook_delivery_attempts" add constraint "webhook_delivery_attempts_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "webhook_delivery_attempts" add constraint "webhook_delivery_attempts_delivery_id_foreign" foreign key ("delivery_id") references "webhook_deliveries" ("id");`,
+    );
 
-    this.addSql(`alter table "workflow_flows" add constraint "workflow_flows_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
+    this.addSql(
+      `alter table "workflow_flows" add constraint "workflow_flows_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
-    this.addSql(`alter table "workflow_steps" add constraint "workflow_steps_company_id_foreign" foreign key ("company_id") references "companies" ("id");`);
-    this.addSql(`alter table "workflow_steps" add constraint "workflow_steps_document_id_foreign" foreign key ("document_id") references "documents" ("id");`);
+    this.addSql(
+      `alter table "workflow_steps" add constraint "workflow_steps_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+    this.addSql(
+      `alter table "workflow_steps" add constraint "workflow_steps_document_id_foreign" foreign key ("document_id") references "documents" ("id");`,
+    );
   }
 
   override down(): void | Promise<void> {
     this.addSql(`alter table "beneficiary_bank_accounts" drop constraint "beneficiary_bank_accounts_bank_id_foreign";`);
     this.addSql(`alter table "beneficiaries" drop constraint "beneficiaries_company_id_foreign";`);
     this.addSql(`alter table "beneficiary_contacts" drop constraint "beneficiary_contacts_company_id_foreign";`);
-    this.addSql(`alter table "beneficiary_bank_accounts" drop constraint "beneficiary_bank_accounts_company_id_foreign";`);
+    this.addSql(
+      `alter table "beneficiary_bank_accounts" drop constraint "beneficiary_bank_accounts_company_id_foreign";`,
+    );
     this.addSql(`alter table "api_keys" drop constraint "api_keys_company_id_foreign";`);
     this.addSql(`alter table "documents" drop constraint "documents_company_id_foreign";`);
     this.addSql(`alter table "activity_logs" drop constraint "activity_logs_company_id_foreign";`);
@@ -289,18 +580,24 @@ export class Migration20261121080444_initial extends Migration {
     this.addSql(`alter table "payables" drop constraint "payables_company_id_foreign";`);
     this.addSql(`alter table "payment_batches" drop constraint "payment_batches_company_id_foreign";`);
     this.addSql(`alter table "payments" drop constraint "payments_company_id_foreign";`);
-    this.addSql(`alter table "payment_receipt_complements" drop constraint "payment_receipt_complements_company_id_foreign";`);
+    this.addSql(
+      `alter table "payment_receipt_complements" drop constraint "payment_receipt_complements_company_id_foreign";`,
+    );
     this.addSql(`alter table "reception_events" drop constraint "reception_events_company_id_foreign";`);
     this.addSql(`alter table "tags" drop constraint "tags_company_id_foreign";`);
     this.addSql(`alter table "payment_tags" drop constraint "payment_tags_company_id_foreign";`);
     this.addSql(`alter table "document_tags" drop constraint "document_tags_company_id_foreign";`);
     this.addSql(`alter table "webhook_subscriptions" drop constraint "webhook_subscriptions_company_id_foreign";`);
     this.addSql(`alter table "webhook_deliveries" drop constraint "webhook_deliveries_company_id_foreign";`);
-    this.addSql(`alter table "webhook_delivery_attempts" drop constraint "webhook_delivery_attempts_company_id_foreign";`);
+    this.addSql(
+      `alter table "webhook_delivery_attempts" drop constraint "webhook_delivery_attempts_company_id_foreign";`,
+    );
     this.addSql(`alter table "workflow_flows" drop constraint "workflow_flows_company_id_foreign";`);
     this.addSql(`alter table "workflow_steps" drop constraint "workflow_steps_company_id_foreign";`);
     this.addSql(`alter table "beneficiary_contacts" drop constraint "beneficiary_contacts_beneficiary_id_foreign";`);
-    this.addSql(`alter table "beneficiary_bank_accounts" drop constraint "beneficiary_bank_accounts_beneficiary_id_foreign";`);
+    this.addSql(
+      `alter table "beneficiary_bank_accounts" drop constraint "beneficiary_bank_accounts_beneficiary_id_foreign";`,
+    );
     this.addSql(`alter table "documents" drop constraint "documents_beneficiary_id_foreign";`);
     this.addSql(`alter table "payables" drop constraint "payables_beneficiary_id_foreign";`);
     this.addSql(`alter table "payments" drop constraint "payments_beneficiary_id_foreign";`);
@@ -310,7 +607,9 @@ export class Migration20261121080444_initial extends Migration {
     this.addSql(`alter table "erp_documents" drop constraint "erp_documents_document_id_foreign";`);
     this.addSql(`alter table "line_items" drop constraint "line_items_document_id_foreign";`);
     this.addSql(`alter table "payables" drop constraint "payables_document_id_foreign";`);
-    this.addSql(`alter table "payment_receipt_complements" drop constraint "payment_receipt_complements_document_id_foreign";`);
+    this.addSql(
+      `alter table "payment_receipt_complements" drop constraint "payment_receipt_complements_document_id_foreign";`,
+    );
     this.addSql(`alter table "reception_events" drop constraint "reception_events_document_id_foreign";`);
     this.addSql(`alter table "document_tags" drop constraint "document_tags_document_id_foreign";`);
     this.addSql(`alter table "workflow_steps" drop constraint "workflow_steps_document_id_foreign";`);
@@ -320,7 +619,9 @@ export class Migration20261121080444_initial extends Migration {
     this.addSql(`alter table "payment_tags" drop constraint "payment_tags_tag_id_foreign";`);
     this.addSql(`alter table "document_tags" drop constraint "document_tags_tag_id_foreign";`);
     this.addSql(`alter table "webhook_deliveries" drop constraint "webhook_deliveries_subscription_id_foreign";`);
-    this.addSql(`alter table "webhook_delivery_attempts" drop constraint "webhook_delivery_attempts_delivery_id_foreign";`);
+    this.addSql(
+      `alter table "webhook_delivery_attempts" drop constraint "webhook_delivery_attempts_delivery_id_foreign";`,
+    );
 
     this.addSql(`drop table if exists "banks" cascade;`);
     this.addSql(`drop table if exists "companies" cascade;`);
@@ -385,5 +686,4 @@ export class Migration20261121080444_initial extends Migration {
     this.addSql(`drop type "step_kind";`);
     this.addSql(`drop type "step_status";`);
   }
-
 }

@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261121085056_reception_event_round extends Migration {
-
   override name = 'Migration20261121085056_reception_event_round';
 
   override up(): void | Promise<void> {
@@ -11,5 +10,4 @@ export class Migration20261121085056_reception_event_round extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`alter table "reception_events" drop column "round";`);
   }
-
 }

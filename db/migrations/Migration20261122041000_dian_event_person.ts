@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261122041000_dian_event_person extends Migration {
-
   override name = 'Migration20261122041000_dian_event_person';
 
   override up(): void | Promise<void> {
@@ -11,5 +10,4 @@ export class Migration20261122041000_dian_event_person extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`alter table "fiscal_credentials" drop column "dian_event_person";`);
   }
-
 }

@@ -2,7 +2,6 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** `admitido` is the system tag whatever created it: a company's own tag of that name becomes it. */
 export class Migration20261122060000_admitted_tag_is_system extends Migration {
-
   override name = 'Migration20261122060000_admitted_tag_is_system';
 
   override up(): void | Promise<void> {
@@ -10,5 +9,4 @@ export class Migration20261122060000_admitted_tag_is_system extends Migration {
   }
 
   override down(): void | Promise<void> {}
-
 }

@@ -18,7 +18,10 @@ export const MIGRATIONS = [
   { name: 'Migration20261121083958_webhook_delivery_body', class: Migration20261121083958_webhook_delivery_body },
   { name: 'Migration20261121085056_reception_event_round', class: Migration20261121085056_reception_event_round },
   { name: 'Migration20261121090015_fiscal_sync_rate_limit', class: Migration20261121090015_fiscal_sync_rate_limit },
-  { name: 'Migration20261121110000_idempotency_response_text', class: Migration20261121110000_idempotency_response_text },
+  {
+    name: 'Migration20261121110000_idempotency_response_text',
+    class: Migration20261121110000_idempotency_response_text,
+  },
   { name: 'Migration20261121120000_search_trigram_indexes', class: Migration20261121120000_search_trigram_indexes },
   { name: 'Migration20261121170000_webhook_delivery_lease', class: Migration20261121170000_webhook_delivery_lease },
   { name: 'Migration20261122020000_reception_event_batches', class: Migration20261122020000_reception_event_batches },

@@ -55,25 +55,49 @@ const cents = (value: bigint) => `${value / 100n}.${(value % 100n).toString().pa
  * payable row stays locked until the transaction ends, so that concurrent payments of one payable cannot together
  * exceed it.
  */
-export async function resolveNewPayment(em: EntityManager, target: NewPaymentTarget, options: { lock?: boolean } = {}): Promise<ResolvedPayment> {
+export async function resolveNewPayment(
+  em: EntityManager,
+  target: NewPaymentTarget,
+  options: { lock?: boolean } = {},
+): Promise<ResolvedPayment> {
   if (target.payableId) {
-    const payable = await em.findOne(Payable, { id: target.payableId }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+    const payable = await em.findOne(
+      Payable,
+      { id: target.payableId },
+      options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
+    );
     if (!payable) throw new PaymentRefused('payable_not_found', 'No payable of the company has this reference');
     await em.populate(payable, ['beneficiary', 'document']);
-    if (target.beneficiaryId && target.beneficiaryId !== payable.beneficiary.id) throw new PaymentRefused('beneficiary_mismatch', "beneficiary_reference is not the payable's beneficiary");
-    if (payable.beneficiary.isDeleted) throw new PaymentRefused('beneficiary_deleted', 'The beneficiary has been deleted');
-    if (target.currency !== payable.currency) throw new PaymentRefused('currency_mismatch', `The payable is in ${payable.currency}; pay it in that currency (use exchange_rate and exchange_currency for a conversion)`);
-    if (payable.status === 'canceled' || payable.status === 'paid') throw new PaymentRefused('payable_not_payable', `The payable is ${payable.status}`);
+    if (target.beneficiaryId && target.beneficiaryId !== payable.beneficiary.id)
+      throw new PaymentRefused('beneficiary_mismatch', "beneficiary_reference is not the payable's beneficiary");
+    if (payable.beneficiary.isDeleted)
+      throw new PaymentRefused('beneficiary_deleted', 'The beneficiary has been deleted');
+    if (target.currency !== payable.currency)
+      throw new PaymentRefused(
+        'currency_mismatch',
+        `The payable is in ${payable.currency}; pay it in that currency (use exchange_rate and exchange_currency for a conversion)`,
+      );
+    if (payable.status === 'canceled' || payable.status === 'paid')
+      throw new PaymentRefused('payable_not_payable', `The payable is ${payable.status}`);
     const committed = await em.find(Payment, { payable, status: { $ne: 'failed' } }, { fields: ['amountCents'] });
     const outstanding = payable.amountCents - committed.reduce((sum, payment) => sum + payment.amountCents, 0n);
     if (target.amountCents > outstanding) {
-      throw new PaymentRefused('amount_exceeds_balance', `The payable has ${cents(outstanding > 0n ? outstanding : 0n)} ${payable.currency} left to pay once the payments processed or under way are counted`);
+      throw new PaymentRefused(
+        'amount_exceeds_balance',
+        `The payable has ${cents(outstanding > 0n ? outstanding : 0n)} ${payable.currency} left to pay once the payments processed or under way are counted`,
+      );
     }
     return { beneficiary: payable.beneficiary, payable, payableType: payable.type };
   }
   const beneficiary = target.beneficiaryId ? await em.findOne(Beneficiary, { id: target.beneficiaryId }) : null;
-  if (!beneficiary) throw new PaymentRefused('beneficiary_not_found', 'No beneficiary of the company has this reference');
+  if (!beneficiary)
+    throw new PaymentRefused('beneficiary_not_found', 'No beneficiary of the company has this reference');
   if (beneficiary.isDeleted) throw new PaymentRefused('beneficiary_deleted', 'The beneficiary has been deleted');
-  if (beneficiary.type === 'employee' && target.payableType === 'advance') throw new PaymentRefused('invalid_payable_type', 'Payments to employees are payroll, not advances');
-  return { beneficiary, payable: null, payableType: beneficiary.type === 'employee' ? 'payroll' : (target.payableType ?? 'supplier') };
+  if (beneficiary.type === 'employee' && target.payableType === 'advance')
+    throw new PaymentRefused('invalid_payable_type', 'Payments to employees are payroll, not advances');
+  return {
+    beneficiary,
+    payable: null,
+    payableType: beneficiary.type === 'employee' ? 'payroll' : (target.payableType ?? 'supplier'),
+  };
 }

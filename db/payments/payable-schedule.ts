@@ -14,7 +14,8 @@ export interface Installment {
 
 const DAY = 24 * 60 * 60 * 1000;
 
-const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
+const addDays = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
 
 /**
  * The installments a document is paid in: the supplier's ERP payment term (days and percentages from the issue
@@ -26,13 +27,17 @@ export async function installmentsOf(em: EntityManager, document: Document): Pro
   const issueDay = documentDate(issueDate, document);
   const identifier = document.beneficiary?.identifierNumber;
   const vendor = identifier ? await em.findOne(ErpVendor, { identifierNumber: identifier, isActive: true }) : null;
-  const term = vendor?.paymentTermExternalId ? await em.findOne(ErpPaymentTerm, { externalId: vendor.paymentTermExternalId }) : null;
+  const term = vendor?.paymentTermExternalId
+    ? await em.findOne(ErpPaymentTerm, { externalId: vendor.paymentTermExternalId })
+    : null;
   const parts = term?.installments?.length ? term.installments : null;
   if (parts) {
     let assigned = 0n;
     return parts.map((part, index) => {
       const last = index === parts.length - 1;
-      const share = last ? document.amountCents - assigned : (document.amountCents * BigInt(Math.round(Number(part.percentage) * 1000))) / 100_000n;
+      const share = last
+        ? document.amountCents - assigned
+        : (document.amountCents * BigInt(Math.round(Number(part.percentage) * 1000))) / 100_000n;
       assigned += share;
       return { number: index + 1, amountCents: share, dueDate: addDays(issueDay, part.days) };
     });

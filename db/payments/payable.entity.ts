@@ -34,7 +34,10 @@ export const Payable = defineEntity({
     trigramIndex('payables', 'concept'),
   ],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     /** Null for manual payables and advances without a document. */
     document: () => p.manyToOne(Document).nullable(),
@@ -56,7 +59,10 @@ export const Payable = defineEntity({
     filePath: p.string().length(2048).nullable(),
     payments: () => p.oneToMany(Payment).mappedBy('payable'),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type Payable = InferEntity<typeof Payable>;

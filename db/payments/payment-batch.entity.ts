@@ -8,13 +8,19 @@ export const PaymentBatch = defineEntity({
   tableName: 'payment_batches',
   indexes: [{ properties: ['company', 'createdAt'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     name: p.string(),
     /** Open list while the spec shows none. */
     status: p.string().default('pending'),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type PaymentBatch = InferEntity<typeof PaymentBatch>;

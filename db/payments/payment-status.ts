@@ -25,7 +25,8 @@ export interface PayableSettlement {
 function paidByPayable(payments: readonly PaymentAmount[]): Map<string, bigint> {
   const paid = new Map<string, bigint>();
   for (const payment of payments) {
-    if (payment.status === 'processed') paid.set(payment.payableId, (paid.get(payment.payableId) ?? 0n) + payment.amountCents);
+    if (payment.status === 'processed')
+      paid.set(payment.payableId, (paid.get(payment.payableId) ?? 0n) + payment.amountCents);
   }
   return paid;
 }
@@ -34,7 +35,8 @@ function paidByPayable(payments: readonly PaymentAmount[]): Map<string, bigint> 
 export function payableSettlement(payable: PayableAmount, payments: readonly PaymentAmount[]): PayableSettlement {
   const paidCents = paidByPayable(payments.filter((payment) => payment.payableId === payable.id)).get(payable.id) ?? 0n;
   const balanceCents = paidCents >= payable.amountCents ? 0n : payable.amountCents - paidCents;
-  const status: PayableStatus = payable.status === 'canceled' ? 'canceled' : balanceCents === 0n ? 'paid' : paidCents > 0n ? 'partial' : 'pending';
+  const status: PayableStatus =
+    payable.status === 'canceled' ? 'canceled' : balanceCents === 0n ? 'paid' : paidCents > 0n ? 'partial' : 'pending';
   return { paidCents, balanceCents, status };
 }
 
@@ -43,7 +45,10 @@ export function payableSettlement(payable: PayableAmount, payments: readonly Pay
  * warning: one debt may be split across payables, so a surplus on one never covers another): `paid` when every
  * payable that is not canceled is fully paid, `partial` when any money has been paid, else `pending`.
  */
-export function documentPaymentStatus(payables: readonly PayableAmount[], payments: readonly PaymentAmount[]): DocumentPaymentStatus {
+export function documentPaymentStatus(
+  payables: readonly PayableAmount[],
+  payments: readonly PaymentAmount[],
+): DocumentPaymentStatus {
   const open = payables.filter((payable) => payable.status !== 'canceled');
   if (open.length === 0) return 'pending';
   const paid = paidByPayable(payments);

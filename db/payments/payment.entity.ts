@@ -34,7 +34,10 @@ export const Payment = defineEntity({
     { properties: ['company', 'gatewayReference'] },
   ],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     payable: () => p.manyToOne(Payable),
     /** The payable's beneficiary, kept here too for the beneficiary filter and sort. */
@@ -67,7 +70,10 @@ export const Payment = defineEntity({
     erpPayable: p.json<PaymentDetails>().nullable(),
     paymentTags: () => p.oneToMany(PaymentTag).mappedBy('payment'),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type Payment = InferEntity<typeof Payment>;

@@ -34,7 +34,12 @@ export type PaymentSort = { field: (typeof PAYMENT_SORT_FIELDS)[number]; order: 
  * each with only the joins the filters and sort need (the tenant filter would otherwise join every relation to check
  * its company, on every row counted). The caller renders the page from its ids.
  */
-export async function findPaymentPage(em: EntityManager, filters: PaymentFilters, sort: PaymentSort, page: { number: number; size: number }): Promise<{ ids: string[]; total: number }> {
+export async function findPaymentPage(
+  em: EntityManager,
+  filters: PaymentFilters,
+  sort: PaymentSort,
+  page: { number: number; size: number },
+): Promise<{ ids: string[]; total: number }> {
   const [found, total] = await em.findAndCount(Payment, await paymentWhere(em, filters), {
     fields: ['id'],
     orderBy: [orderOf(sort), { id: sort.order }],
@@ -64,8 +69,16 @@ function orderOf(sort: PaymentSort): QueryOrderMap<Payment> {
 const lower = (ids: string[]) => ids.map((id) => id.toLowerCase());
 
 /** A subquery of the ids of `entity` matching `where`, scoped to the company like every query of `em`. */
-async function idsOf<T extends object>(em: EntityManager, entity: EntityName<T>, column: string, where: FilterQuery<T>) {
-  const query = em.createQueryBuilder(entity).select(column as never).where(where as never);
+async function idsOf<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  column: string,
+  where: FilterQuery<T>,
+) {
+  const query = em
+    .createQueryBuilder(entity)
+    .select(column as never)
+    .where(where as never);
   await query.applyFilters();
   return query;
 }
@@ -75,8 +88,13 @@ async function idsOf<T extends object>(em: EntityManager, entity: EntityName<T>,
  * that serves it (a trigram index for text), and can then find the payments it names through theirs. As `in (subquery)`
  * inside an OR, it would plan them as hashed subplans, scanning whole tables.
  */
-function anyOf(column: 'beneficiary_id' | 'payable_id', subquery: { getQuery(): string; getParams(): readonly unknown[] }): FilterQuery<Payment> {
-  return { [raw((alias) => `${alias}.${column}`)]: raw(`any(array(${subquery.getQuery()}))`, subquery.getParams()) } as FilterQuery<Payment>;
+function anyOf(
+  column: 'beneficiary_id' | 'payable_id',
+  subquery: { getQuery(): string; getParams(): readonly unknown[] },
+): FilterQuery<Payment> {
+  return {
+    [raw((alias) => `${alias}.${column}`)]: raw(`any(array(${subquery.getQuery()}))`, subquery.getParams()),
+  } as FilterQuery<Payment>;
 }
 
 /**
@@ -99,7 +117,11 @@ async function paymentWhere(em: EntityManager, filters: PaymentFilters): Promise
   if (filters.tags?.length) {
     const ids = lower(filters.tags.filter((tag) => UUID_PATTERN.test(tag)));
     const names = filters.tags.map((tag) => tag.trim().toLowerCase());
-    const tags = await em.find(Tag, { $or: [{ id: { $in: ids } }, { normalizedName: { $in: names } }] }, { fields: ['id'] });
+    const tags = await em.find(
+      Tag,
+      { $or: [{ id: { $in: ids } }, { normalizedName: { $in: names } }] },
+      { fields: ['id'] },
+    );
     and.push({ id: { $in: await idsOf(em, PaymentTag, 'payment', { tag: { $in: tags.map((tag) => tag.id) } }) } });
   }
   if (filters.search) {
@@ -110,7 +132,9 @@ async function paymentWhere(em: EntityManager, filters: PaymentFilters): Promise
       idsOf(em, Payable, 'id', { concept: { $ilike: pattern } }),
       idsOf(em, Payable, 'id', { document: { $in: documents } }),
     ]);
-    and.push({ $or: [anyOf('beneficiary_id', beneficiaries), anyOf('payable_id', byConcept), anyOf('payable_id', byDocument)] });
+    and.push({
+      $or: [anyOf('beneficiary_id', beneficiaries), anyOf('payable_id', byConcept), anyOf('payable_id', byDocument)],
+    });
   }
   return { $and: and };
 }

@@ -21,7 +21,10 @@ export const ReceptionEvent = defineEntity({
   // One event of each type per document: a repeated request finds the existing one.
   uniques: [{ properties: ['company', 'document', 'eventType'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     // The document's company, written with it by the statement that finds the document within the company; the
     // document's key already keeps the event from outliving it, and a second key check per event doubled the insert.
     company: () => p.manyToOne(Company).createForeignKeyConstraint(false),
@@ -42,7 +45,10 @@ export const ReceptionEvent = defineEntity({
     submittedAt: p.datetime().nullable(),
     completedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type ReceptionEvent = InferEntity<typeof ReceptionEvent>;

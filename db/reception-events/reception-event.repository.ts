@@ -42,14 +42,32 @@ export interface QueueOutcome {
  * ones are left as they are (a processing one joins the batch, which ensures its workflow). Columns travel as arrays,
  * a statement of the same shape for any batch instead of a row of placeholders per event.
  */
-export async function queueReceptionEvents(em: EntityManager, companyId: string, requests: ReceptionEventRequest[], timing: ReceptionEventTiming): Promise<QueueOutcome> {
+export async function queueReceptionEvents(
+  em: EntityManager,
+  companyId: string,
+  requests: ReceptionEventRequest[],
+  timing: ReceptionEventTiming,
+): Promise<QueueOutcome> {
   const unique = [...new Map(requests.map((request) => [`${request.cufe}/${request.eventType}`, request])).values()];
-  const none = { unknownCufes: [], batchId: null, created: 0, resubmitted: 0, alreadyProcessing: 0, alreadyAccepted: 0 };
+  const none = {
+    unknownCufes: [],
+    batchId: null,
+    created: 0,
+    resubmitted: 0,
+    alreadyProcessing: 0,
+    alreadyAccepted: 0,
+  };
   if (unique.length === 0) return none;
   const column = <T>(pick: (request: ReceptionEventRequest) => T) => unique.map(pick);
   const batchId = uuidv7();
   // `processing` reads the rows as they were before the statement: the ones it inserts or resets are not among them.
-  const [outcome] = await runStatement<{ unknown: string[]; created: number; resubmitted: number; already_processing: number; batched: boolean }>(
+  const [outcome] = await runStatement<{
+    unknown: string[];
+    created: number;
+    resubmitted: number;
+    already_processing: number;
+    batched: boolean;
+  }>(
     em,
     `with requested as (
        select * from unnest(array[:ids]::uuid[], array[:cufes]::text[], array[:eventTypes]::reception_event_type[], array[:claimCodes]::text[], array[:claimDescriptions]::text[])
@@ -98,18 +116,43 @@ export async function queueReceptionEvents(em: EntityManager, companyId: string,
   );
   const { unknown, created, resubmitted, already_processing: alreadyProcessing, batched } = outcome!;
   if (unknown.length > 0) return { ...none, unknownCufes: unknown };
-  return { unknownCufes: [], batchId: batched ? batchId : null, created, resubmitted, alreadyProcessing, alreadyAccepted: unique.length - created - resubmitted - alreadyProcessing };
+  return {
+    unknownCufes: [],
+    batchId: batched ? batchId : null,
+    created,
+    resubmitted,
+    alreadyProcessing,
+    alreadyAccepted: unique.length - created - resubmitted - alreadyProcessing,
+  };
 }
 
 /** The batch's events by id, as the batch's workflow hands them on: those of another company are never found. */
-export async function queuedReceptionEvents(em: EntityManager, companyId: string, ids: readonly string[], resubmittedIds: readonly string[]): Promise<QueuedReceptionEvent[]> {
+export async function queuedReceptionEvents(
+  em: EntityManager,
+  companyId: string,
+  ids: readonly string[],
+  resubmittedIds: readonly string[],
+): Promise<QueuedReceptionEvent[]> {
   const resubmitted = new Set(resubmittedIds);
-  const rows = await runStatement<{ id: string; document_id: string; cufe: string; event_type: ReceptionEventType; round: number }>(
+  const rows = await runStatement<{
+    id: string;
+    document_id: string;
+    cufe: string;
+    event_type: ReceptionEventType;
+    round: number;
+  }>(
     em,
     `select "id", "document_id", "cufe", "event_type", "round" from "reception_events" where "company_id" = :companyId and "id" = any(array[:ids]::uuid[])`,
     { companyId, ids: [...ids] },
   );
-  return rows.map((row) => ({ id: row.id, documentId: row.document_id, cufe: row.cufe, eventType: row.event_type, round: row.round, resubmitted: resubmitted.has(row.id) }));
+  return rows.map((row) => ({
+    id: row.id,
+    documentId: row.document_id,
+    cufe: row.cufe,
+    eventType: row.event_type,
+    round: row.round,
+    resubmitted: resubmitted.has(row.id),
+  }));
 }
 
 /** An event with what its submission reads: its document, seller, company, DIAN credentials and the document's other events. */
@@ -131,7 +174,11 @@ export interface ReceptionEventForSubmission {
 }
 
 /** One statement: every event of a batch goes through it, and the ORM's loading of five entities costs more than the query. */
-export async function receptionEventForSubmission(em: EntityManager, companyId: string, eventId: string): Promise<ReceptionEventForSubmission | null> {
+export async function receptionEventForSubmission(
+  em: EntityManager,
+  companyId: string,
+  eventId: string,
+): Promise<ReceptionEventForSubmission | null> {
   const [row] = await runStatement<{
     id: string;
     round: number;
@@ -179,16 +226,31 @@ export async function receptionEventForSubmission(em: EntityManager, companyId: 
     cufe: row.cufe,
     documentId: row.document_id,
     claim: row.response_code_list_id ? { code: row.response_code_list_id, description: row.description_claim } : null,
-    document: { type: row.document_type, issueDate: row.issue_date === null ? null : new Date(row.issue_date), isCanceled: row.is_canceled, documentNumber: row.document_number },
+    document: {
+      type: row.document_type,
+      issueDate: row.issue_date === null ? null : new Date(row.issue_date),
+      isCanceled: row.is_canceled,
+      documentNumber: row.document_number,
+    },
     seller: row.seller_name === null ? null : { name: row.seller_name, identifierNumber: row.seller_identifier ?? '' },
     company: { name: row.company_name, taxId: row.company_tax_id },
     credential: row.has_credential ? { dianNit: row.dian_nit, dianEventPerson: row.dian_event_person } : null,
-    others: row.others.map((other) => ({ eventType: other.event_type, status: other.status, registeredAt: other.registered_at === null ? null : new Date(other.registered_at) })),
+    others: row.others.map((other) => ({
+      eventType: other.event_type,
+      status: other.status,
+      registeredAt: other.registered_at === null ? null : new Date(other.registered_at),
+    })),
   };
 }
 
 /** Counts a submission of the event's round before it is sent (a crash mid-send still counts it). */
-export async function countSubmission(em: EntityManager, companyId: string, eventId: string, round: number, submittedAt: Date): Promise<void> {
+export async function countSubmission(
+  em: EntityManager,
+  companyId: string,
+  eventId: string,
+  round: number,
+  submittedAt: Date,
+): Promise<void> {
   await runStatement(
     em,
     `update "reception_events" set "attempts" = "attempts" + 1, "submitted_at" = :submittedAt, "updated_at" = :submittedAt
@@ -205,20 +267,41 @@ export interface ReceptionEventFinal {
 }
 
 /** Writes an event's final state if its round is still the row's and still processing; whether it wrote. */
-export async function recordFinalState(em: EntityManager, companyId: string, eventId: string, round: number, final: ReceptionEventFinal, at: Date): Promise<boolean> {
+export async function recordFinalState(
+  em: EntityManager,
+  companyId: string,
+  eventId: string,
+  round: number,
+  final: ReceptionEventFinal,
+  at: Date,
+): Promise<boolean> {
   const rows = await runStatement<{ id: string }>(
     em,
     `update "reception_events" set "status" = :status::reception_event_status, "message" = :message, "dian_response" = :dianResponse::jsonb,
        "issue_date" = :issueDate, "completed_at" = :at, "updated_at" = :at
      where "id" = :eventId and "company_id" = :companyId and "round" = :round and "status" = 'processing'
      returning "id"`,
-    { eventId, companyId, round, at, status: final.status, message: final.message, dianResponse: final.dianResponse === null ? null : JSON.stringify(final.dianResponse), issueDate: final.issueDate },
+    {
+      eventId,
+      companyId,
+      round,
+      at,
+      status: final.status,
+      message: final.message,
+      dianResponse: final.dianResponse === null ? null : JSON.stringify(final.dianResponse),
+      issueDate: final.issueDate,
+    },
   );
   return rows.length === 1;
 }
 
 /** The first of `types` (in that order) among the document's events still processing: the one to wake next. */
-export async function nextProcessingEvent(em: EntityManager, companyId: string, documentId: string, types: readonly ReceptionEventType[]): Promise<{ id: string; eventType: ReceptionEventType; round: number } | null> {
+export async function nextProcessingEvent(
+  em: EntityManager,
+  companyId: string,
+  documentId: string,
+  types: readonly ReceptionEventType[],
+): Promise<{ id: string; eventType: ReceptionEventType; round: number } | null> {
   if (types.length === 0) return null;
   const [row] = await runStatement<{ id: string; event_type: ReceptionEventType; round: number }>(
     em,
@@ -237,7 +320,11 @@ export interface PendingReceptionEventBatch {
   timing: ReceptionEventTiming;
 }
 
-export async function pendingReceptionEventBatch(em: EntityManager, companyId: string, batchId: string): Promise<PendingReceptionEventBatch | null> {
+export async function pendingReceptionEventBatch(
+  em: EntityManager,
+  companyId: string,
+  batchId: string,
+): Promise<PendingReceptionEventBatch | null> {
   const [row] = await runStatement<{ event_ids: string[]; resubmitted_ids: string[]; timing: ReceptionEventTiming }>(
     em,
     'select "event_ids", "resubmitted_ids", "timing" from "reception_event_batches" where "company_id" = :companyId and "id" = :batchId',
@@ -248,11 +335,18 @@ export async function pendingReceptionEventBatch(em: EntityManager, companyId: s
 
 /** Once every event of the batch has its workflow, the batch is done with. */
 export async function removeReceptionEventBatch(em: EntityManager, companyId: string, batchId: string): Promise<void> {
-  await runStatement(em, 'delete from "reception_event_batches" where "company_id" = :companyId and "id" = :batchId', { companyId, batchId });
+  await runStatement(em, 'delete from "reception_event_batches" where "company_id" = :companyId and "id" = :batchId', {
+    companyId,
+    batchId,
+  });
 }
 
 /** Batches queued before `before` and still pending, of any company, oldest first: those whose hand-over never happened. */
-export async function strandedReceptionEventBatches(em: EntityManager, before: Date, limit: number): Promise<{ id: string; companyId: string }[]> {
+export async function strandedReceptionEventBatches(
+  em: EntityManager,
+  before: Date,
+  limit: number,
+): Promise<{ id: string; companyId: string }[]> {
   const rows = await runStatement<{ id: string; company_id: string }>(
     em,
     'select "id", "company_id" from "reception_event_batches" where "created_at" < :before order by "created_at" limit :limit',

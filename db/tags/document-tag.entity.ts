@@ -12,7 +12,10 @@ export const DocumentTag = defineEntity({
   // Serves the `tags` and `is_admited` filters, which go from a tag to its documents.
   indexes: [{ properties: ['tag', 'document'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document),
     tag: () => p.manyToOne(Tag),

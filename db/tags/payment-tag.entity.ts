@@ -12,7 +12,10 @@ export const PaymentTag = defineEntity({
   // Serves the `tags` filter of GET /payments.
   indexes: [{ properties: ['tag', 'payment'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     payment: () => p.manyToOne(Payment),
     tag: () => p.manyToOne(Tag),

@@ -14,7 +14,10 @@ export const Tag = defineEntity({
   // Names are unique per company regardless of case: `Urgente` and `urgente` are one tag.
   uniques: [{ properties: ['company', 'normalizedName'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     /** As first given (trimmed). */
     name: p.string(),

@@ -10,12 +10,22 @@ import { ADMITTED_TAG, Tag, normalizeTagName } from './tag.entity.ts';
  * The company's tags with these names, created when missing; concurrent callers end up with the same rows.
  * `admitido` is always the system tag, whoever names it first.
  */
-export async function ensureTags(em: EntityManager, company: Company, names: string[], options: { system?: boolean } = {}): Promise<Tag[]> {
+export async function ensureTags(
+  em: EntityManager,
+  company: Company,
+  names: string[],
+  options: { system?: boolean } = {},
+): Promise<Tag[]> {
   const byName = new Map(names.map((name) => [normalizeTagName(name), name.trim()]));
   if (byName.size === 0) return [];
   await em.upsertMany(
     Tag,
-    [...byName].map(([normalizedName, name]) => ({ company, name, normalizedName, isSystem: (options.system ?? false) || normalizedName === ADMITTED_TAG })),
+    [...byName].map(([normalizedName, name]) => ({
+      company,
+      name,
+      normalizedName,
+      isSystem: (options.system ?? false) || normalizedName === ADMITTED_TAG,
+    })),
     { onConflictFields: ['company', 'normalizedName'], onConflictAction: 'ignore' },
   );
   return em.find(Tag, { normalizedName: { $in: [...byName.keys()] } });
@@ -25,7 +35,12 @@ export async function ensureTags(em: EntityManager, company: Company, names: str
  * Puts tags on a document and on every payment of its payables (additive, idempotent per tag).
  * Returns the names that the document did not have before.
  */
-export async function tagDocument(em: EntityManager, company: Company, document: Document, tags: Tag[]): Promise<string[]> {
+export async function tagDocument(
+  em: EntityManager,
+  company: Company,
+  document: Document,
+  tags: Tag[],
+): Promise<string[]> {
   if (tags.length === 0) return [];
   const before = await em.find(DocumentTag, { document, tag: { $in: tags } }, { populate: ['tag'] });
   const had = new Set(before.map((link) => link.tag.id));

@@ -9,7 +9,10 @@ export const WebhookDeliveryAttempt = defineEntity({
   tableName: 'webhook_delivery_attempts',
   uniques: [{ properties: ['delivery', 'attempt'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     delivery: () => p.manyToOne(WebhookDelivery),
     /** 1-based. */

@@ -14,7 +14,10 @@ export const WebhookDelivery = defineEntity({
   uniques: [{ properties: ['subscription', 'eventId'] }],
   indexes: [{ properties: ['company', 'createdAt'] }, { properties: ['company', 'subjectId', 'event'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     subscription: () => p.manyToOne(WebhookSubscription),
     eventId: p.string(),
@@ -33,7 +36,10 @@ export const WebhookDelivery = defineEntity({
     /** While an attempt is sending: until when it holds the delivery, so that a second run of it waits instead of sending too. */
     sendingUntil: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;

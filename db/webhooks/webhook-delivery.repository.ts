@@ -25,8 +25,24 @@ export const FINAL_DELIVERY_STATUSES: readonly DeliveryStatus[] = ['delivered', 
  * Reads a delivery for an attempt and, unless it is final or another run holds it, holds it for one send: until the
  * subscription's timeout plus `marginSeconds` from now. One statement, as every delivery goes through it.
  */
-export async function claimDelivery(em: EntityManager, companyId: string, deliveryId: string, marginSeconds: number): Promise<DeliveryToSend | null> {
-  const [row] = await runStatement<{ id: string; event: WebhookEvent; status: DeliveryStatus; body: string; last_status_code: number | null; url: string; headers: Record<string, string>; secret_ciphertext: string; timeout_seconds: number; held: boolean }>(
+export async function claimDelivery(
+  em: EntityManager,
+  companyId: string,
+  deliveryId: string,
+  marginSeconds: number,
+): Promise<DeliveryToSend | null> {
+  const [row] = await runStatement<{
+    id: string;
+    event: WebhookEvent;
+    status: DeliveryStatus;
+    body: string;
+    last_status_code: number | null;
+    url: string;
+    headers: Record<string, string>;
+    secret_ciphertext: string;
+    timeout_seconds: number;
+    held: boolean;
+  }>(
     em,
     `with "held" as (
        update "webhook_deliveries" as d set "sending_until" = now() + make_interval(secs => s."timeout_seconds" + :marginSeconds)

@@ -11,7 +11,10 @@ export const WebhookSubscription = defineEntity({
   tableName: 'webhook_subscriptions',
   indexes: [{ properties: ['company', 'event', 'isActive'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     event: p.enum(WEBHOOK_EVENTS).nativeEnumName('webhook_event'),
     url: p.string().length(2048),
@@ -23,7 +26,10 @@ export const WebhookSubscription = defineEntity({
     headers: p.json<Record<string, string>>().onCreate(() => ({})),
     isActive: p.boolean().default(true),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type WebhookSubscription = InferEntity<typeof WebhookSubscription>;

@@ -25,11 +25,17 @@ export const WorkflowFlow = defineEntity({
   name: 'WorkflowFlow',
   tableName: 'workflow_flows',
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company).unique(),
     definition: p.json<FlowDefinition>(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type WorkflowFlow = InferEntity<typeof WorkflowFlow>;

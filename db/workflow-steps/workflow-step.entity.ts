@@ -52,7 +52,10 @@ export const WorkflowStep = defineEntity({
     { name: 'workflow_steps_one_pending_per_document', properties: ['document'], where: { status: 'pending' } },
   ],
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document),
     position: p.integer(),

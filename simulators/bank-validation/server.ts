@@ -41,19 +41,33 @@ const DEFAULT_REASONS: Record<'invalid' | 'error', string> = {
 };
 
 function view(validation: ValidationRequest) {
-  return { id: validation.id, status: validation.status, reason: validation.reason, account_number: validation.accountNumber, bank_code: validation.bankCode };
+  return {
+    id: validation.id,
+    status: validation.status,
+    reason: validation.reason,
+    account_number: validation.accountNumber,
+    bank_code: validation.bankCode,
+  };
 }
 
 function toRule(body: Record<string, unknown>): ValidationRule {
   const { outcome, after_checks: afterChecks, reason } = body;
-  if (!VALIDATION_OUTCOMES.includes(outcome as ValidationOutcome)) throw new RangeError(`outcome must be one of ${VALIDATION_OUTCOMES.join(', ')}`);
-  if (afterChecks !== undefined && !(Number.isInteger(afterChecks) && (afterChecks as number) >= 0)) throw new RangeError('after_checks must be a whole number');
+  if (!VALIDATION_OUTCOMES.includes(outcome as ValidationOutcome))
+    throw new RangeError(`outcome must be one of ${VALIDATION_OUTCOMES.join(', ')}`);
+  if (afterChecks !== undefined && !(Number.isInteger(afterChecks) && (afterChecks as number) >= 0))
+    throw new RangeError('after_checks must be a whole number');
   if (reason !== undefined && typeof reason !== 'string') throw new RangeError('reason must be a string');
-  return { outcome: outcome as ValidationOutcome, afterChecks: afterChecks as number | undefined, reason: reason as string | undefined };
+  return {
+    outcome: outcome as ValidationOutcome,
+    afterChecks: afterChecks as number | undefined,
+    reason: reason as string | undefined,
+  };
 }
 
 /** Starts the service on 127.0.0.1 (a free port unless one is given). */
-export async function startBankValidationSimulator(options: { port?: number; host?: string } = {}): Promise<BankValidationSimulator> {
+export async function startBankValidationSimulator(
+  options: { port?: number; host?: string } = {},
+): Promise<BankValidationSimulator> {
   const validations = new Map<string, ValidationRequest>();
   const byKey = new Map<string, ValidationRequest>();
   const rules = new Map<string, ValidationRule>();
@@ -68,9 +82,16 @@ export async function startBankValidationSimulator(options: { port?: number; hos
     if (!key) return failure(400, 'idempotency_key_required', 'Send an Idempotency-Key header');
     const body = request.json;
     if (!isObject(body)) return failure(400, 'invalid_request', 'The body must be a JSON object');
-    const { country, bank_code: bankCode, account_number: accountNumber, account_type: accountType, holder_name: holderName } = body;
+    const {
+      country,
+      bank_code: bankCode,
+      account_number: accountNumber,
+      account_type: accountType,
+      holder_name: holderName,
+    } = body;
     if (country !== 'COL' && country !== 'MEX') return failure(400, 'invalid_request', 'country must be COL or MEX');
-    if (typeof bankCode !== 'string' || typeof accountNumber !== 'string' || !/^\d+$/.test(accountNumber)) return failure(400, 'invalid_request', 'bank_code and account_number (digits) are required');
+    if (typeof bankCode !== 'string' || typeof accountNumber !== 'string' || !/^\d+$/.test(accountNumber))
+      return failure(400, 'invalid_request', 'bank_code and account_number (digits) are required');
     const earlier = byKey.get(key);
     if (earlier) return reply(200, view(earlier));
     const validation: ValidationRequest = {
@@ -106,10 +127,12 @@ export async function startBankValidationSimulator(options: { port?: number; hos
 
   const control = (request: SimulatorRequest): SimulatorReply => {
     const [, action] = request.segments;
-    if (request.method === 'GET' && action === 'validations') return reply(200, { validations: [...validations.values()].map(view) });
+    if (request.method === 'GET' && action === 'validations')
+      return reply(200, { validations: [...validations.values()].map(view) });
     if (request.method === 'POST' && action === 'outcomes') {
       const body = request.json;
-      if (!isObject(body) || typeof body.account_number !== 'string') return failure(400, 'invalid_request', 'Send { account_number, outcome, after_checks?, reason? }');
+      if (!isObject(body) || typeof body.account_number !== 'string')
+        return failure(400, 'invalid_request', 'Send { account_number, outcome, after_checks?, reason? }');
       try {
         steer(body.account_number, toRule(body));
         return reply(200, { ok: true });
@@ -124,7 +147,8 @@ export async function startBankValidationSimulator(options: { port?: number; hos
     const [first, second, ...rest] = request.segments;
     if (first === '_control') return control(request);
     if (first === 'validations' && second === undefined && request.method === 'POST') return submit(request);
-    if (first === 'validations' && second !== undefined && rest.length === 0 && request.method === 'GET') return check(second);
+    if (first === 'validations' && second !== undefined && rest.length === 0 && request.method === 'GET')
+      return check(second);
     return failure(404, 'not_found', 'Routes: POST /validations, GET /validations/{id}');
   }, options);
 

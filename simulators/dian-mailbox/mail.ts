@@ -36,7 +36,8 @@ export function buildMail(mail: OutgoingMail): Uint8Array {
     mail.text ?? 'Adjuntamos la factura electrónica.',
   ];
   for (const attachment of mail.attachments) {
-    const data = typeof attachment.data === 'string' ? Buffer.from(attachment.data, 'utf8') : Buffer.from(attachment.data);
+    const data =
+      typeof attachment.data === 'string' ? Buffer.from(attachment.data, 'utf8') : Buffer.from(attachment.data);
     lines.push(
       `--${boundary}`,
       `Content-Type: ${attachment.contentType ?? (attachment.name.endsWith('.zip') ? 'application/zip' : 'application/octet-stream')}; name="${attachment.name}"`,

@@ -33,7 +33,9 @@ export interface DianMailboxSimulator {
 }
 
 /** Starts the token service on loopback and makes the mailbox (`mailboxDir`, else a fresh temporary directory). */
-export async function startDianMailboxSimulator(options: { port?: number; host?: string; mailboxDir?: string } = {}): Promise<DianMailboxSimulator> {
+export async function startDianMailboxSimulator(
+  options: { port?: number; host?: string; mailboxDir?: string } = {},
+): Promise<DianMailboxSimulator> {
   const ownDir = !options.mailboxDir;
   const mailboxDir = options.mailboxDir ?? tempDir('ap-dian-mailbox-');
   mkdirSync(mailboxDir, { recursive: true });
@@ -42,7 +44,8 @@ export async function startDianMailboxSimulator(options: { port?: number; host?:
 
   const behave = (nit: string, mode: DianTokenMode, times?: number) => {
     if (!DIAN_TOKEN_MODES.includes(mode)) throw new RangeError(`mode must be one of ${DIAN_TOKEN_MODES.join(', ')}`);
-    if (times !== undefined && !(Number.isInteger(times) && times > 0)) throw new RangeError('times must be a positive integer');
+    if (times !== undefined && !(Number.isInteger(times) && times > 0))
+      throw new RangeError('times must be a positive integer');
     behaviours.set(nit, { mode, remaining: times ?? null });
   };
   const take = (nit: string): DianTokenMode => {
@@ -54,16 +57,29 @@ export async function startDianMailboxSimulator(options: { port?: number; host?:
 
   const token = (body: unknown): SimulatorReply => {
     const nit = isObject(body) && typeof body.nit === 'string' ? body.nit : null;
-    const representative = isObject(body) && typeof body.legal_representative === 'string' ? body.legal_representative : null;
+    const representative =
+      isObject(body) && typeof body.legal_representative === 'string' ? body.legal_representative : null;
     let answer: SimulatorReply;
-    if (!nit || !/^\d{5,15}$/.test(nit) || !representative) answer = failure(400, 'invalid_request', 'nit (digits) and legal_representative are required');
+    if (!nit || !/^\d{5,15}$/.test(nit) || !representative)
+      answer = failure(400, 'invalid_request', 'nit (digits) and legal_representative are required');
     else {
       const mode = take(nit);
       if (mode === 'fail') answer = failure(503, 'unavailable', 'The DIAN service is temporarily unavailable');
-      else if (mode === 'refuse') answer = failure(401, 'invalid_credentials', 'The legal representative is not registered for this NIT');
-      else answer = reply(200, { request_id: randomUUID(), message: 'The access token was sent to the e-mail registered with DIAN', expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+      else if (mode === 'refuse')
+        answer = failure(401, 'invalid_credentials', 'The legal representative is not registered for this NIT');
+      else
+        answer = reply(200, {
+          request_id: randomUUID(),
+          message: 'The access token was sent to the e-mail registered with DIAN',
+          expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+        });
     }
-    requests.push({ receivedAt: new Date().toISOString(), nit, legalRepresentative: representative, status: answer.status });
+    requests.push({
+      receivedAt: new Date().toISOString(),
+      nit,
+      legalRepresentative: representative,
+      status: answer.status,
+    });
     return answer;
   };
 
@@ -74,14 +90,20 @@ export async function startDianMailboxSimulator(options: { port?: number; host?:
         behave(segments[2]!, input.mode as DianTokenMode, input.times as number | undefined);
         return reply(200, { nit: segments[2], mode: input.mode });
       }
-      if (method === 'GET' && segments[1] === 'token-requests') return reply(200, { requests: requests.filter((request) => !segments[2] || request.nit === segments[2]) });
+      if (method === 'GET' && segments[1] === 'token-requests')
+        return reply(200, { requests: requests.filter((request) => !segments[2] || request.nit === segments[2]) });
       if (method === 'POST' && segments[1] === 'mailboxes' && segments[3] === 'messages' && segments.length === 4) {
         const input = isObject(body) ? body : {};
         const attachments = Array.isArray(input.attachments) ? input.attachments : [];
         const path = deliverMail(mailboxDir, segments[2]!, {
           ...(typeof input.subject === 'string' ? { subject: input.subject } : {}),
           ...(typeof input.received_at === 'string' ? { receivedAt: new Date(input.received_at) } : {}),
-          attachments: attachments.filter(isObject).map((attachment) => ({ name: String(attachment.name), data: new Uint8Array(Buffer.from(typeof attachment.content_base64 === 'string' ? attachment.content_base64 : '', 'base64')) })),
+          attachments: attachments.filter(isObject).map((attachment) => ({
+            name: String(attachment.name),
+            data: new Uint8Array(
+              Buffer.from(typeof attachment.content_base64 === 'string' ? attachment.content_base64 : '', 'base64'),
+            ),
+          })),
         });
         return reply(201, { path });
       }
@@ -92,7 +114,11 @@ export async function startDianMailboxSimulator(options: { port?: number; host?:
     } catch (cause) {
       return failure(400, 'invalid_request', (cause as Error).message);
     }
-    return failure(404, 'not_found', 'Control routes: POST /_control/nits/<nit>/behave, GET /_control/token-requests[/<nit>], POST /_control/mailboxes/<companyRef>/messages, POST /_control/reset');
+    return failure(
+      404,
+      'not_found',
+      'Control routes: POST /_control/nits/<nit>/behave, GET /_control/token-requests[/<nit>], POST /_control/mailboxes/<companyRef>/messages, POST /_control/reset',
+    );
   };
 
   const reset = () => {

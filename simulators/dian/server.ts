@@ -58,16 +58,25 @@ const CUFE = /^[a-f0-9]{96}$/;
 const DIAN_NIT = '800197268';
 /** What each event needs registered first, and what it cannot follow (Anexo RADIAN DC24b, §8.7.1). */
 const REQUIRES: Record<string, string | null> = { '030': null, '031': '032', '032': '030', '033': '032', '034': '032' };
-const CONTRADICTS: Record<string, string[]> = { '030': [], '032': [], '031': ['033', '034'], '033': ['031', '034'], '034': ['031', '033'] };
+const CONTRADICTS: Record<string, string[]> = {
+  '030': [],
+  '032': [],
+  '031': ['033', '034'],
+  '033': ['031', '034'],
+  '034': ['031', '033'],
+};
 const DEFAULT_REJECTION = 'Regla: AAH07, Rechazo: El CUFE referenciado no existe en los registros de la DIAN.';
 /** `cac:IssuerParty/cac:Person` of 030 and 032 (Anexo RADIAN §2, official 030 example): each element must be filled. */
 const PERSON_ELEMENTS = ['FirstName', 'FamilyName', 'JobTitle', 'OrganizationDepartment'];
 /** Requests kept for inspection; older ones are dropped, so a long-running `npm start` does not grow without bound. */
 const MAX_RECEIVED = 20_000;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const at = (value: unknown, ...path: string[]): unknown => path.reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), value);
-const text = (value: unknown): string | null => (typeof value === 'string' ? value : isObject(value) && typeof value.value === 'string' ? value.value : null);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const at = (value: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), value);
+const text = (value: unknown): string | null =>
+  typeof value === 'string' ? value : isObject(value) && typeof value.value === 'string' ? value.value : null;
 const json = (status: number, body: unknown): Reply => ({ status, body });
 
 /** The elements of the person block that are absent or empty; `cbc:ID` needs its number and `@schemeName`. */
@@ -76,20 +85,34 @@ function missingPersonElements(person: unknown): string[] {
   const missing = PERSON_ELEMENTS.filter((name) => !filled(text(at(person, name)))).map((name) => `cbc:${name}`);
   const id = at(person, 'ID');
   if (!filled(text(id))) missing.unshift('cbc:ID');
-  else if (!filled(typeof at(id, 'schemeName') === 'string' ? (at(id, 'schemeName') as string) : null)) missing.unshift('cbc:ID/@schemeName');
+  else if (!filled(typeof at(id, 'schemeName') === 'string' ? (at(id, 'schemeName') as string) : null))
+    missing.unshift('cbc:ID/@schemeName');
   return missing;
 }
 
 /** Checks behave options (from code or the control API); throws a RangeError when invalid. */
-function toBehaviour(input: Record<string, unknown>): Required<Pick<DianBehaviour, 'mode'>> & DianBehaviour & { remaining: number | null } {
+function toBehaviour(
+  input: Record<string, unknown>,
+): Required<Pick<DianBehaviour, 'mode'>> & DianBehaviour & { remaining: number | null } {
   const { mode, times, errors, status } = input;
   const eventType = input.eventType ?? input.event_type;
-  if (!DIAN_SIMULATOR_MODES.includes(mode as DianSimulatorMode)) throw new RangeError(`mode must be one of ${DIAN_SIMULATOR_MODES.join(', ')}`);
-  if (eventType !== undefined && !EVENT_CODES.includes(eventType as string)) throw new RangeError('event_type must be one of 030...034');
-  if (times !== undefined && !(Number.isInteger(times) && (times as number) > 0)) throw new RangeError('times must be a positive integer');
-  if (errors !== undefined && !(Array.isArray(errors) && errors.every((entry) => typeof entry === 'string'))) throw new RangeError('errors must be a list of strings');
-  if (status !== undefined && !(Number.isInteger(status) && (status as number) >= 500 && (status as number) <= 599)) throw new RangeError('status must be a 5xx HTTP status');
-  return { mode: mode as DianSimulatorMode, eventType: eventType as string | undefined, errors: errors as string[] | undefined, status: status as number | undefined, remaining: (times as number | undefined) ?? null };
+  if (!DIAN_SIMULATOR_MODES.includes(mode as DianSimulatorMode))
+    throw new RangeError(`mode must be one of ${DIAN_SIMULATOR_MODES.join(', ')}`);
+  if (eventType !== undefined && !EVENT_CODES.includes(eventType as string))
+    throw new RangeError('event_type must be one of 030...034');
+  if (times !== undefined && !(Number.isInteger(times) && (times as number) > 0))
+    throw new RangeError('times must be a positive integer');
+  if (errors !== undefined && !(Array.isArray(errors) && errors.every((entry) => typeof entry === 'string')))
+    throw new RangeError('errors must be a list of strings');
+  if (status !== undefined && !(Number.isInteger(status) && (status as number) >= 500 && (status as number) <= 599))
+    throw new RangeError('status must be a 5xx HTTP status');
+  return {
+    mode: mode as DianSimulatorMode,
+    eventType: eventType as string | undefined,
+    errors: errors as string[] | undefined,
+    status: status as number | undefined,
+    remaining: (times as number | undefined) ?? null,
+  };
 }
 
 const bogota = (instant: Date) => new Date(instant.getTime() - 5 * 3_600_000).toISOString().slice(0, 19);
@@ -110,7 +133,8 @@ export async function startDianSimulator(options: { port?: number; host?: string
       return;
     }
     const target = key(cufe);
-    for (let index = received.length - 1; index >= 0; index--) if (received[index]!.cufe === target) received.splice(index, 1);
+    for (let index = received.length - 1; index >= 0; index--)
+      if (received[index]!.cufe === target) received.splice(index, 1);
     registered.delete(target);
     behaviours.delete(target);
   };
@@ -143,32 +167,57 @@ export async function startDianSimulator(options: { port?: number; host?: string
 
   /** DIAN's validations of an event, in the order it applies them; the first broken rules are answered. */
   const validate = (event: unknown, cufe: string | null, eventType: string | null): string[] => {
-    if (at(event, 'ApplicationResponse') === undefined) return ['Regla: ZB01, Rechazo: Fallo en el esquema del archivo: no es un ApplicationResponse'];
+    if (at(event, 'ApplicationResponse') === undefined)
+      return ['Regla: ZB01, Rechazo: Fallo en el esquema del archivo: no es un ApplicationResponse'];
     const errors: string[] = [];
-    if (text(at(event, 'ApplicationResponse', 'UBLVersionID')) !== 'UBL 2.1') errors.push('Regla: AAB02, Rechazo: No corresponde a la versión UBL 2.1');
-    if (!eventType || !EVENT_CODES.includes(eventType)) errors.push('Regla: AAH03, Rechazo: El código del evento (ResponseCode) no es válido');
+    if (text(at(event, 'ApplicationResponse', 'UBLVersionID')) !== 'UBL 2.1')
+      errors.push('Regla: AAB02, Rechazo: No corresponde a la versión UBL 2.1');
+    if (!eventType || !EVENT_CODES.includes(eventType))
+      errors.push('Regla: AAH03, Rechazo: El código del evento (ResponseCode) no es válido');
     if (!cufe || !CUFE.test(cufe)) errors.push('Regla: AAH06, Rechazo: El CUFE referenciado no es válido');
-    if (!text(at(event, 'ApplicationResponse', 'ID'))) errors.push('Regla: AAD05, Rechazo: El evento no tiene número (cbc:ID)');
+    if (!text(at(event, 'ApplicationResponse', 'ID')))
+      errors.push('Regla: AAD05, Rechazo: El evento no tiene número (cbc:ID)');
     if (errors.length || !cufe || !eventType) return errors;
-    if (eventType === '031' && !['01', '02', '03', '04'].includes(String(at(event, 'ApplicationResponse', 'DocumentResponse', 'Response', 'ResponseCode', 'listID')))) {
+    if (
+      eventType === '031' &&
+      !['01', '02', '03', '04'].includes(
+        String(at(event, 'ApplicationResponse', 'DocumentResponse', 'Response', 'ResponseCode', 'listID')),
+      )
+    ) {
       errors.push('Regla: AAH29, Rechazo: El concepto de reclamo (listID) no es válido');
     }
     if (eventType === '030' || eventType === '032') {
-      const missing = missingPersonElements(at(event, 'ApplicationResponse', 'DocumentResponse', 'IssuerParty', 'Person'));
-      if (missing.length) errors.push(`Regla: Person, Rechazo: El evento ${eventType} requiere la persona que recibe (cac:IssuerParty/cac:Person) completa; falta: ${missing.join(', ')}`);
+      const missing = missingPersonElements(
+        at(event, 'ApplicationResponse', 'DocumentResponse', 'IssuerParty', 'Person'),
+      );
+      if (missing.length)
+        errors.push(
+          `Regla: Person, Rechazo: El evento ${eventType} requiere la persona que recibe (cac:IssuerParty/cac:Person) completa; falta: ${missing.join(', ')}`,
+        );
     }
     if (eventType === '034') {
-      if (text(at(event, 'ApplicationResponse', 'ReceiverParty', 'PartyTaxScheme', 'CompanyID')) !== DIAN_NIT) errors.push('Regla: AAG04, Rechazo: El receptor de la aceptación tácita debe ser la DIAN (NIT 800197268)');
+      if (text(at(event, 'ApplicationResponse', 'ReceiverParty', 'PartyTaxScheme', 'CompanyID')) !== DIAN_NIT)
+        errors.push('Regla: AAG04, Rechazo: El receptor de la aceptación tácita debe ser la DIAN (NIT 800197268)');
       const notes = at(event, 'ApplicationResponse', 'Note');
-      if (!Array.isArray(notes) || !notes.some((note) => typeof note === 'string' && note.includes('gravedad de juramento'))) errors.push('Regla: AAD11, Rechazo: La aceptación tácita requiere la nota con la manifestación bajo juramento');
+      if (
+        !Array.isArray(notes) ||
+        !notes.some((note) => typeof note === 'string' && note.includes('gravedad de juramento'))
+      )
+        errors.push('Regla: AAD11, Rechazo: La aceptación tácita requiere la nota con la manifestación bajo juramento');
     }
     if (errors.length) return errors;
     const held = registered.get(cufe) ?? new Set<string>();
     if (held.has(eventType)) return ['Regla: 90, Rechazo: Documento procesado anteriormente.'];
     const required = REQUIRES[eventType];
-    if (required && !held.has(required)) return [`Regla: ${eventType === '032' ? 'DC24b' : 'LGC01'}, Rechazo: El evento ${eventType} requiere el evento ${required} registrado previamente para este CUFE`];
+    if (required && !held.has(required))
+      return [
+        `Regla: ${eventType === '032' ? 'DC24b' : 'LGC01'}, Rechazo: El evento ${eventType} requiere el evento ${required} registrado previamente para este CUFE`,
+      ];
     const contradicted = CONTRADICTS[eventType]!.find((code) => held.has(code));
-    if (contradicted) return [`Regla: LGC02, Rechazo: El evento ${eventType} no es coherente con el evento ${contradicted} ya registrado`];
+    if (contradicted)
+      return [
+        `Regla: LGC02, Rechazo: El evento ${eventType} no es coherente con el evento ${contradicted} ya registrado`,
+      ];
     return [];
   };
 
@@ -183,18 +232,28 @@ export async function startDianSimulator(options: { port?: number; host?: string
         event = null;
       }
     }
-    const cufe = text(at(event, 'ApplicationResponse', 'DocumentResponse', 'DocumentReference', 'UUID'))?.toLowerCase() ?? null;
+    const cufe =
+      text(at(event, 'ApplicationResponse', 'DocumentResponse', 'DocumentReference', 'UUID'))?.toLowerCase() ?? null;
     const eventType = text(at(event, 'ApplicationResponse', 'DocumentResponse', 'Response', 'ResponseCode'));
     const eventNumber = text(at(event, 'ApplicationResponse', 'ID'));
     const documentKey = text(at(event, 'ApplicationResponse', 'UUID'));
-    const record: ReceivedEvent = { receivedAt: new Date().toISOString(), cufe, eventType, eventNumber, applicationResponse: event, answer: { status: 0, body: null } };
+    const record: ReceivedEvent = {
+      receivedAt: new Date().toISOString(),
+      cufe,
+      eventType,
+      eventNumber,
+      applicationResponse: event,
+      answer: { status: 0, body: null },
+    };
     received.push(record);
     if (received.length > MAX_RECEIVED) received.splice(0, received.length - MAX_RECEIVED);
 
     const behaviour = takeBehaviour(cufe, eventType);
     let answer: Reply;
     if (behaviour?.mode === 'fail') {
-      answer = json(behaviour.status ?? 503, { Fault: { Code: 's:Server', Reason: 'El servicio no está disponible temporalmente; intente más tarde' } });
+      answer = json(behaviour.status ?? 503, {
+        Fault: { Code: 's:Server', Reason: 'El servicio no está disponible temporalmente; intente más tarde' },
+      });
     } else if (behaviour?.mode === 'reject') {
       answer = rejected(behaviour.errors ?? [DEFAULT_REJECTION], documentKey, fileName);
     } else {
@@ -208,7 +267,10 @@ export async function startDianSimulator(options: { port?: number; host?: string
             ID: `DIAN-${++registrations}`,
             IssueDate: now.slice(0, 10),
             IssueTime: `${now.slice(11)}-05:00`,
-            DocumentResponse: { Response: { ResponseCode: '02', Description: 'Documento validado por la DIAN' }, DocumentReference: { ID: eventNumber, UUID: documentKey } },
+            DocumentResponse: {
+              Response: { ResponseCode: '02', Description: 'Documento validado por la DIAN' },
+              DocumentReference: { ID: eventNumber, UUID: documentKey },
+            },
           },
         };
         answer = json(200, {
@@ -231,16 +293,22 @@ export async function startDianSimulator(options: { port?: number; host?: string
     const events = /^\/_control\/events\/([A-Za-z0-9]+)$/.exec(path);
     if (method === 'GET' && events) {
       const cufe = key(events[1]!);
-      return json(200, { received: received.filter((entry) => entry.cufe === cufe), registered: [...(registered.get(cufe) ?? [])].sort(), behaviour: behaviours.get(cufe) ?? null });
+      return json(200, {
+        received: received.filter((entry) => entry.cufe === cufe),
+        registered: [...(registered.get(cufe) ?? [])].sort(),
+        behaviour: behaviours.get(cufe) ?? null,
+      });
     }
-    if (method === 'POST' && !isObject(body)) return json(400, { error: { code: 'invalid_request', message: 'The body must be a JSON object' } });
+    if (method === 'POST' && !isObject(body))
+      return json(400, { error: { code: 'invalid_request', message: 'The body must be a JSON object' } });
     const input = body as Record<string, unknown>;
     const cufe = typeof input.cufe === 'string' ? key(input.cufe) : null;
     if (method === 'POST' && path === '/_control/reset') {
       reset(cufe ?? undefined);
       return json(200, { ok: true });
     }
-    if (method === 'POST' && (path === '/_control/behave' || path === '/_control/register') && !cufe) return json(400, { error: { code: 'invalid_request', message: 'cufe is required' } });
+    if (method === 'POST' && (path === '/_control/behave' || path === '/_control/register') && !cufe)
+      return json(400, { error: { code: 'invalid_request', message: 'cufe is required' } });
     if (method === 'POST' && path === '/_control/behave') {
       try {
         behaviours.set(cufe!, toBehaviour(input));
@@ -251,11 +319,18 @@ export async function startDianSimulator(options: { port?: number; host?: string
     }
     if (method === 'POST' && path === '/_control/register') {
       const eventTypes = input.events_type;
-      if (!Array.isArray(eventTypes) || !eventTypes.every((code) => EVENT_CODES.includes(code as string))) return json(400, { error: { code: 'invalid_request', message: 'events_type must list codes 030...034' } });
+      if (!Array.isArray(eventTypes) || !eventTypes.every((code) => EVENT_CODES.includes(code as string)))
+        return json(400, { error: { code: 'invalid_request', message: 'events_type must list codes 030...034' } });
       register(cufe!, eventTypes as string[]);
       return json(200, { cufe, registered: [...registered.get(cufe!)!].sort() });
     }
-    return json(404, { error: { code: 'not_found', message: 'Control routes: GET /_control/events/<cufe>, POST /_control/behave, POST /_control/register, POST /_control/reset' } });
+    return json(404, {
+      error: {
+        code: 'not_found',
+        message:
+          'Control routes: GET /_control/events/<cufe>, POST /_control/behave, POST /_control/register, POST /_control/reset',
+      },
+    });
   };
 
   const handle = (request: IncomingMessage, raw: string, response: ServerResponse) => {
@@ -272,7 +347,10 @@ export async function startDianSimulator(options: { port?: number; host?: string
     else if (path === '/SendEventUpdateStatus' && method === 'POST') reply = sendEventUpdateStatus(body);
     else reply = json(404, { error: { code: 'not_found', message: 'POST /SendEventUpdateStatus' } });
     const encoded = JSON.stringify(reply.body);
-    response.writeHead(reply.status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(encoded)) });
+    response.writeHead(reply.status, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(encoded)),
+    });
     response.end(encoded);
   };
 

@@ -3,7 +3,13 @@
 // delivery id, and can be told to misbehave (reject, fail, stall, answer garbage) from code or over HTTP.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { listen } from '../http.ts';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 
 export interface ErpReceiverOptions {
@@ -77,7 +83,11 @@ interface Behaviour {
   message: string;
 }
 
-const json = (status: number, body: unknown): Reply => ({ status, body: JSON.stringify(body), contentType: 'application/json' });
+const json = (status: number, body: unknown): Reply => ({
+  status,
+  body: JSON.stringify(body),
+  contentType: 'application/json',
+});
 const error = (status: number, code: string, message: string) => json(status, { error: { code, message } });
 
 const header = (headers: IncomingHttpHeaders, name: string): string | null => {
@@ -93,7 +103,8 @@ const parseJson = (raw: string): unknown => {
   }
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** True when `signature` is the lowercase hex HMAC-SHA256 of the raw body, compared in constant time. */
 function verifySignature(secret: string, rawBody: Buffer, signature: string | null): boolean {
@@ -102,17 +113,33 @@ function verifySignature(secret: string, rawBody: Buffer, signature: string | nu
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-const defaultBehaviour = (): Behaviour => ({ mode: 'ok', remaining: null, delayMs: 2000, code: 'erp_rejected', message: 'The ERP rejected the voucher' });
+const defaultBehaviour = (): Behaviour => ({
+  mode: 'ok',
+  remaining: null,
+  delayMs: 2000,
+  code: 'erp_rejected',
+  message: 'The ERP rejected the voucher',
+});
 
 /** Checks behave options (from code or the control API) and turns them into a behaviour; throws a RangeError when invalid. */
 function toBehaviour(mode: unknown, options: BehaveOptions): Behaviour {
-  if (!ERP_RECEIVER_MODES.includes(mode as ErpReceiverMode)) throw new RangeError(`mode must be one of ${ERP_RECEIVER_MODES.join(', ')}`);
+  if (!ERP_RECEIVER_MODES.includes(mode as ErpReceiverMode))
+    throw new RangeError(`mode must be one of ${ERP_RECEIVER_MODES.join(', ')}`);
   const { times, delayMs, code, message } = options;
-  if (times !== undefined && !(Number.isInteger(times) && times > 0)) throw new RangeError('times must be a positive integer');
-  if (delayMs !== undefined && !(Number.isFinite(delayMs) && delayMs >= 0)) throw new RangeError('delayMs must be a number of milliseconds');
-  if ((code !== undefined && typeof code !== 'string') || (message !== undefined && typeof message !== 'string')) throw new RangeError('code and message must be strings');
+  if (times !== undefined && !(Number.isInteger(times) && times > 0))
+    throw new RangeError('times must be a positive integer');
+  if (delayMs !== undefined && !(Number.isFinite(delayMs) && delayMs >= 0))
+    throw new RangeError('delayMs must be a number of milliseconds');
+  if ((code !== undefined && typeof code !== 'string') || (message !== undefined && typeof message !== 'string'))
+    throw new RangeError('code and message must be strings');
   const defaults = defaultBehaviour();
-  return { mode: mode as ErpReceiverMode, remaining: times ?? null, delayMs: delayMs ?? defaults.delayMs, code: code ?? defaults.code, message: message ?? defaults.message };
+  return {
+    mode: mode as ErpReceiverMode,
+    remaining: times ?? null,
+    delayMs: delayMs ?? defaults.delayMs,
+    code: code ?? defaults.code,
+    message: message ?? defaults.message,
+  };
 }
 
 /** Starts the receiver on 127.0.0.1 unless told otherwise (a free port unless one is given). */
@@ -142,19 +169,21 @@ export async function startErpReceiver(options: ErpReceiverOptions): Promise<Erp
     if (current.remaining !== null && --current.remaining === 0) behaviour = defaultBehaviour();
     return current;
   };
-  const sleep = (ms: number) => new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      resolve();
-    }, ms);
-    timers.add(timer);
-  });
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
 
   // Spec rule 4: a reference registers once; repeats answer the earlier values.
   const account = (body: Record<string, unknown>, mode: ErpReceiverMode): Reply => {
     const data = body.data;
     const reference = isObject(data) ? data.reference : undefined;
-    if (typeof reference !== 'string' || reference === '') return error(422, 'invalid_payload', 'data.reference is required');
+    if (typeof reference !== 'string' || reference === '')
+      return error(422, 'invalid_payload', 'data.reference is required');
     let voucher = registered.get(reference);
     if (!voucher) {
       voucher = {
@@ -185,9 +214,11 @@ export async function startErpReceiver(options: ErpReceiverOptions): Promise<Erp
     if (mode === 'reject') return error(422, code, message);
     if (mode === 'fail') return error(500, 'erp_unavailable', 'The ERP is not answering');
     // The ERP does its work before a slow or garbled answer, as when a reply is lost: a retry must find it registered.
-    const reply = request.event === 'document.accounted' ? account(request.json, mode) : acknowledge(request.deliveryId);
+    const reply =
+      request.event === 'document.accounted' ? account(request.json, mode) : acknowledge(request.deliveryId);
     if (mode === 'slow') await sleep(delayMs);
-    if (mode === 'garbage' && reply.status === 200) return { status: 200, body: '<html><body>Voucher saved</body></html>', contentType: 'text/html' };
+    if (mode === 'garbage' && reply.status === 200)
+      return { status: 200, body: '<html><body>Voucher saved</body></html>', contentType: 'text/html' };
     return reply;
   };
 
@@ -209,7 +240,11 @@ export async function startErpReceiver(options: ErpReceiverOptions): Promise<Erp
       }
       return json(200, { mode: behaviour.mode, times: behaviour.remaining });
     }
-    return error(404, 'not_found', 'Control routes: GET /_control/received, POST /_control/behave, POST /_control/reset');
+    return error(
+      404,
+      'not_found',
+      'Control routes: GET /_control/received, POST /_control/behave, POST /_control/reset',
+    );
   };
 
   const handle = async (request: IncomingMessage, body: Buffer, response: ServerResponse) => {
@@ -228,7 +263,9 @@ export async function startErpReceiver(options: ErpReceiverOptions): Promise<Erp
         rawBody: raw,
         json: parsed,
         receivedAt: new Date().toISOString(),
-        event: header(request.headers, 'x-service-event') ?? (isObject(parsed) && typeof parsed.event === 'string' ? parsed.event : null),
+        event:
+          header(request.headers, 'x-service-event') ??
+          (isObject(parsed) && typeof parsed.event === 'string' ? parsed.event : null),
         deliveryId: header(request.headers, 'x-service-delivery-id'),
         signatureValid: verifySignature(options.secret, body, header(request.headers, 'x-service-signature')),
         answer: null,
@@ -237,7 +274,10 @@ export async function startErpReceiver(options: ErpReceiverOptions): Promise<Erp
       reply = await answer(record);
       record.answer = { status: reply.status, body: reply.body };
     }
-    response.writeHead(reply.status, { 'content-type': reply.contentType, 'content-length': String(Buffer.byteLength(reply.body)) });
+    response.writeHead(reply.status, {
+      'content-type': reply.contentType,
+      'content-length': String(Buffer.byteLength(reply.body)),
+    });
     response.end(reply.body);
   };
 
@@ -246,7 +286,9 @@ export async function startErpReceiver(options: ErpReceiverOptions): Promise<Erp
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => void handle(request, Buffer.concat(chunks), response));
   };
-  const server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createServer(onRequest);
+  const server = options.tls
+    ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest)
+    : createServer(onRequest);
 
   const running = await listen(server, options);
   return {

@@ -3,7 +3,13 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { listen } from '../http.ts';
-import { encodeKeyPath, parseAuthorization, sameSignature, sha256Hex, signature } from '../../activities/storage/aws-signature-v4.ts';
+import {
+  encodeKeyPath,
+  parseAuthorization,
+  sameSignature,
+  sha256Hex,
+  signature,
+} from '../../activities/storage/aws-signature-v4.ts';
 
 export interface ObjectStorageSimulatorOptions {
   port?: number;
@@ -47,22 +53,43 @@ const fail = (status: number, code: string, message: string): Reply => ({ status
 const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Starts the simulator on 127.0.0.1 unless told otherwise (a free port unless one is given). */
-export async function startObjectStorageSimulator(options: ObjectStorageSimulatorOptions): Promise<ObjectStorageSimulator> {
+export async function startObjectStorageSimulator(
+  options: ObjectStorageSimulatorOptions,
+): Promise<ObjectStorageSimulator> {
   const region = options.region ?? 'us-east-1';
   const objects = new Map<string, { body: Buffer; contentType: string }>();
   const requests: RecordedRequest[] = [];
 
-  const authenticate = (request: IncomingMessage, canonicalUri: string, query: Array<[string, string]>, body: Buffer): Reply | null => {
+  const authenticate = (
+    request: IncomingMessage,
+    canonicalUri: string,
+    query: Array<[string, string]>,
+    body: Buffer,
+  ): Reply | null => {
     const header = request.headers.authorization;
     if (!header) return fail(403, 'AccessDenied', 'Anonymous access is not allowed');
     const auth = parseAuthorization(header);
-    if (!auth || auth.service !== 's3' || auth.region !== region) return fail(400, 'AuthorizationHeaderMalformed', `The authorization header is malformed; the region must be ${region} and the service s3`);
-    if (auth.accessKeyId !== options.accessKeyId) return fail(403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
+    if (!auth || auth.service !== 's3' || auth.region !== region)
+      return fail(
+        400,
+        'AuthorizationHeaderMalformed',
+        `The authorization header is malformed; the region must be ${region} and the service s3`,
+      );
+    if (auth.accessKeyId !== options.accessKeyId)
+      return fail(403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
     const amzDate = String(request.headers['x-amz-date'] ?? '');
     const payloadHash = String(request.headers['x-amz-content-sha256'] ?? '');
-    if (!payloadHash) return fail(400, 'InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
-    if (!['host', 'x-amz-date', 'x-amz-content-sha256'].every((name) => auth.signedHeaders.includes(name)) || !amzDate.startsWith(auth.date)) {
-      return fail(403, 'AccessDenied', 'host, x-amz-date and x-amz-content-sha256 must be signed, and x-amz-date must match the credential date');
+    if (!payloadHash)
+      return fail(400, 'InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
+    if (
+      !['host', 'x-amz-date', 'x-amz-content-sha256'].every((name) => auth.signedHeaders.includes(name)) ||
+      !amzDate.startsWith(auth.date)
+    ) {
+      return fail(
+        403,
+        'AccessDenied',
+        'host, x-amz-date and x-amz-content-sha256 must be signed, and x-amz-date must match the credential date',
+      );
     }
     const signed: Record<string, string> = {};
     for (const name of auth.signedHeaders) {
@@ -73,12 +100,27 @@ export async function startObjectStorageSimulator(options: ObjectStorageSimulato
       { method: request.method ?? '', canonicalUri, query, headers: signed, payloadHash },
       { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey, region, service: 's3', amzDate },
     );
-    if (!sameSignature(expected, auth.signature)) return fail(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
-    if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== sha256Hex(body)) return fail(400, 'XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
+    if (!sameSignature(expected, auth.signature))
+      return fail(
+        403,
+        'SignatureDoesNotMatch',
+        'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+      );
+    if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== sha256Hex(body))
+      return fail(
+        400,
+        'XAmzContentSHA256Mismatch',
+        'The provided x-amz-content-sha256 header does not match what was computed.',
+      );
     return null;
   };
 
-  const serve = (request: IncomingMessage, rawPath: string, rawQuery: string, body: Buffer): Reply & { key: string | null } => {
+  const serve = (
+    request: IncomingMessage,
+    rawPath: string,
+    rawQuery: string,
+    body: Buffer,
+  ): Reply & { key: string | null } => {
     let path: string;
     try {
       path = decodeURIComponent(rawPath);
@@ -93,7 +135,8 @@ export async function startObjectStorageSimulator(options: ObjectStorageSimulato
     if (bucket !== options.bucket) return { ...fail(404, 'NoSuchBucket', 'The specified bucket does not exist'), key };
     if (!key) return { ...fail(501, 'NotImplemented', 'Only object PUT and GET are simulated'), key };
     if (request.method === 'PUT') {
-      if (body.length > MAX_OBJECT_BYTES) return { ...fail(400, 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size'), key };
+      if (body.length > MAX_OBJECT_BYTES)
+        return { ...fail(400, 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size'), key };
       objects.set(key, { body, contentType: request.headers['content-type'] ?? 'binary/octet-stream' });
       return { status: 200, headers: { etag: `"${createHash('md5').update(body).digest('hex')}"` }, key };
     }
@@ -111,11 +154,24 @@ export async function startObjectStorageSimulator(options: ObjectStorageSimulato
     request.on('end', () => {
       const [rawPath = '/', rawQuery = ''] = (request.url ?? '/').split('?', 2);
       const reply = serve(request, rawPath, rawQuery, Buffer.concat(chunks));
-      requests.push({ method: request.method ?? '', path: rawPath, key: reply.key, headers: request.headers, status: reply.status, code: reply.code ?? null });
+      requests.push({
+        method: request.method ?? '',
+        path: rawPath,
+        key: reply.key,
+        headers: request.headers,
+        status: reply.status,
+        code: reply.code ?? null,
+      });
       const body = reply.code
-        ? Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${reply.code}</Code><Message>${escapeXml(reply.message ?? '')}</Message><Resource>${escapeXml(rawPath)}</Resource></Error>`)
+        ? Buffer.from(
+            `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${reply.code}</Code><Message>${escapeXml(reply.message ?? '')}</Message><Resource>${escapeXml(rawPath)}</Resource></Error>`,
+          )
         : (reply.body ?? Buffer.alloc(0));
-      response.writeHead(reply.status, { ...(reply.code ? { 'content-type': 'application/xml' } : {}), ...reply.headers, 'content-length': String(body.length) });
+      response.writeHead(reply.status, {
+        ...(reply.code ? { 'content-type': 'application/xml' } : {}),
+        ...reply.headers,
+        'content-length': String(body.length),
+      });
       response.end(body);
     });
   });

@@ -35,19 +35,23 @@ function plain(value: Record<string, unknown> | undefined): unknown {
   if ('boolValue' in value) return value.boolValue;
   if ('intValue' in value) return Number(value.intValue);
   if ('doubleValue' in value) return value.doubleValue;
-  if ('arrayValue' in value) return ((value.arrayValue as { values?: Record<string, unknown>[] }).values ?? []).map(plain);
+  if ('arrayValue' in value)
+    return ((value.arrayValue as { values?: Record<string, unknown>[] }).values ?? []).map(plain);
   return value;
 }
 
-const attributesOf = (list: unknown): Record<string, unknown> => Object.fromEntries(((list as KeyValue[] | undefined) ?? []).map(({ key, value }) => [key, plain(value)]));
+const attributesOf = (list: unknown): Record<string, unknown> =>
+  Object.fromEntries(((list as KeyValue[] | undefined) ?? []).map(({ key, value }) => [key, plain(value)]));
 
 export async function startOtlpCollector(options: { port?: number; host?: string } = {}): Promise<OtlpCollector> {
   const spans: ReceivedSpan[] = [];
   let exports = 0;
   const server = await serveJson(({ method, segments, headers, json }) => {
-    if (method !== 'POST' || segments.join('/') !== 'v1/traces') return failure(404, 'not_found', 'Only POST /v1/traces is served');
+    if (method !== 'POST' || segments.join('/') !== 'v1/traces')
+      return failure(404, 'not_found', 'Only POST /v1/traces is served');
     exports += 1;
-    if (!String(headers['content-type']).startsWith('application/json') || !isObject(json)) return failure(415, 'unsupported_media_type', 'This collector reads OTLP/JSON only');
+    if (!String(headers['content-type']).startsWith('application/json') || !isObject(json))
+      return failure(415, 'unsupported_media_type', 'This collector reads OTLP/JSON only');
     for (const resourceSpans of (json.resourceSpans as Record<string, any>[] | undefined) ?? []) {
       const name = attributesOf(resourceSpans.resource?.attributes)['service.name'];
       const service = typeof name === 'string' ? name : '';

@@ -62,21 +62,30 @@ function view(transfer: Transfer) {
 /** Checks an outcome rule from the control API; throws a RangeError naming what is wrong. */
 function toRule(body: Record<string, unknown>): OutcomeRule {
   const { outcome, after_checks: afterChecks, reason } = body;
-  if (!TRANSFER_OUTCOMES.includes(outcome as TransferOutcome)) throw new RangeError(`outcome must be one of ${TRANSFER_OUTCOMES.join(', ')}`);
-  if (afterChecks !== undefined && !(Number.isInteger(afterChecks) && (afterChecks as number) >= 0)) throw new RangeError('after_checks must be a whole number');
+  if (!TRANSFER_OUTCOMES.includes(outcome as TransferOutcome))
+    throw new RangeError(`outcome must be one of ${TRANSFER_OUTCOMES.join(', ')}`);
+  if (afterChecks !== undefined && !(Number.isInteger(afterChecks) && (afterChecks as number) >= 0))
+    throw new RangeError('after_checks must be a whole number');
   if (reason !== undefined && typeof reason !== 'string') throw new RangeError('reason must be a string');
-  return { outcome: outcome as TransferOutcome, afterChecks: afterChecks as number | undefined, reason: reason as string | undefined };
+  return {
+    outcome: outcome as TransferOutcome,
+    afterChecks: afterChecks as number | undefined,
+    reason: reason as string | undefined,
+  };
 }
 
 /** Starts the gateway on 127.0.0.1 (a free port unless one is given). */
-export async function startPaymentGatewaySimulator(options: { port?: number; host?: string } = {}): Promise<PaymentGatewaySimulator> {
+export async function startPaymentGatewaySimulator(
+  options: { port?: number; host?: string } = {},
+): Promise<PaymentGatewaySimulator> {
   const transfers = new Map<string, Transfer>();
   const byKey = new Map<string, Transfer>();
   const byReference = new Map<string, OutcomeRule>();
   const byAmount = new Map<string, OutcomeRule>();
   let sequence = 0;
 
-  const ruleFor = (reference: string, amountCents: string): OutcomeRule => byReference.get(reference) ?? byAmount.get(amountCents) ?? DEFAULT_RULE;
+  const ruleFor = (reference: string, amountCents: string): OutcomeRule =>
+    byReference.get(reference) ?? byAmount.get(amountCents) ?? DEFAULT_RULE;
 
   const steer = (key: { reference?: string; amountCents?: string }, rule: OutcomeRule) => {
     if (key.reference) byReference.set(key.reference, rule);
@@ -90,19 +99,26 @@ export async function startPaymentGatewaySimulator(options: { port?: number; hos
     const body = request.json;
     if (!isObject(body)) return failure(400, 'invalid_request', 'The body must be a JSON object');
     const { reference, amount_cents: amountCents, currency, beneficiary, account, concept } = body;
-    if (typeof reference !== 'string' || reference === '') return failure(400, 'invalid_request', 'reference is required');
-    if (typeof amountCents !== 'string' || !/^[1-9]\d*$/.test(amountCents)) return failure(400, 'invalid_request', 'amount_cents must be a positive integer, as a string');
-    if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) return failure(400, 'invalid_request', 'currency must be an ISO 4217 code');
-    if (!isObject(beneficiary) || typeof beneficiary.name !== 'string') return failure(400, 'invalid_request', 'beneficiary.name is required');
-    if (account !== null && account !== undefined && !isObject(account)) return failure(400, 'invalid_request', 'account must be an object or null');
+    if (typeof reference !== 'string' || reference === '')
+      return failure(400, 'invalid_request', 'reference is required');
+    if (typeof amountCents !== 'string' || !/^[1-9]\d*$/.test(amountCents))
+      return failure(400, 'invalid_request', 'amount_cents must be a positive integer, as a string');
+    if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency))
+      return failure(400, 'invalid_request', 'currency must be an ISO 4217 code');
+    if (!isObject(beneficiary) || typeof beneficiary.name !== 'string')
+      return failure(400, 'invalid_request', 'beneficiary.name is required');
+    if (account !== null && account !== undefined && !isObject(account))
+      return failure(400, 'invalid_request', 'account must be an object or null');
     const fingerprint = JSON.stringify(body);
     const earlier = byKey.get(key);
     if (earlier) {
-      if (earlier.fingerprint !== fingerprint) return failure(422, 'idempotency_key_reused', 'This Idempotency-Key was used for a different transfer');
+      if (earlier.fingerprint !== fingerprint)
+        return failure(422, 'idempotency_key_reused', 'This Idempotency-Key was used for a different transfer');
       return reply(200, view(earlier));
     }
     const rule = ruleFor(reference, amountCents);
-    if (rule.outcome === 'refuse') return failure(422, 'transfer_refused', rule.reason ?? 'The gateway refused the transfer');
+    if (rule.outcome === 'refuse')
+      return failure(422, 'transfer_refused', rule.reason ?? 'The gateway refused the transfer');
     const transfer: Transfer = {
       id: `trf_${String(++sequence).padStart(8, '0')}`,
       idempotencyKey: key,
@@ -134,7 +150,8 @@ export async function startPaymentGatewaySimulator(options: { port?: number; hos
       if (rule.outcome !== 'hold' && rule.outcome !== 'refuse' && transfer.checks > (rule.afterChecks ?? 0)) {
         transfer.status = rule.outcome === 'settle' ? 'settled' : 'failed';
         transfer.settledAt = new Date().toISOString();
-        if (rule.outcome === 'fail') transfer.failureReason = rule.reason ?? 'The beneficiary bank rejected the transfer';
+        if (rule.outcome === 'fail')
+          transfer.failureReason = rule.reason ?? 'The beneficiary bank rejected the transfer';
       }
     }
     return reply(200, view(transfer));
@@ -142,13 +159,23 @@ export async function startPaymentGatewaySimulator(options: { port?: number; hos
 
   const control = (request: SimulatorRequest): SimulatorReply => {
     const [, action] = request.segments;
-    if (request.method === 'GET' && action === 'transfers') return reply(200, { transfers: [...transfers.values()].map(view) });
+    if (request.method === 'GET' && action === 'transfers')
+      return reply(200, { transfers: [...transfers.values()].map(view) });
     if (request.method === 'POST' && action === 'outcomes') {
       const body = request.json;
       if (!isObject(body)) return failure(400, 'invalid_request', 'The body must be a JSON object');
       try {
         const rule = toRule(body);
-        steer({ reference: typeof body.reference === 'string' ? body.reference : undefined, amountCents: typeof body.amount_cents === 'string' || typeof body.amount_cents === 'number' ? String(body.amount_cents) : undefined }, rule);
+        steer(
+          {
+            reference: typeof body.reference === 'string' ? body.reference : undefined,
+            amountCents:
+              typeof body.amount_cents === 'string' || typeof body.amount_cents === 'number'
+                ? String(body.amount_cents)
+                : undefined,
+          },
+          rule,
+        );
         return reply(200, { ok: true });
       } catch (error) {
         return failure(400, 'invalid_request', (error as Error).message);
@@ -161,7 +188,8 @@ export async function startPaymentGatewaySimulator(options: { port?: number; hos
     const [first, second, ...rest] = request.segments;
     if (first === '_control') return control(request);
     if (first === 'transfers' && second === undefined && request.method === 'POST') return submit(request);
-    if (first === 'transfers' && second !== undefined && rest.length === 0 && request.method === 'GET') return check(second);
+    if (first === 'transfers' && second !== undefined && rest.length === 0 && request.method === 'GET')
+      return check(second);
     return failure(404, 'not_found', 'Routes: POST /transfers, GET /transfers/{id}');
   }, options);
 

@@ -12,7 +12,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { readZip, writeZip } from '../../fiscal/zip.ts';
 
-export const SAT_PROVIDER_OUTCOMES = ['finished', 'no_documents', 'error', 'rejected', 'expired', 'provider_error'] as const;
+export const SAT_PROVIDER_OUTCOMES = [
+  'finished',
+  'no_documents',
+  'error',
+  'rejected',
+  'expired',
+  'provider_error',
+] as const;
 export type SatProviderOutcome = (typeof SAT_PROVIDER_OUTCOMES)[number];
 
 export interface SatPackageSpec {
@@ -60,7 +67,11 @@ export interface SatProviderSimulator {
 
 const FIXTURES = new URL('../../test/fixtures/', import.meta.url);
 /** The stamped CFDI 4.0 fixtures: two invoices and the payment receipt of one of them (listed first on purpose). */
-export const STAMPED_CFDI_FIXTURES = ['satcfdi-pago_he951128469_ingreso_iva16_stamped.xml', 'satcfdi-he951128469_ingreso_iva16_stamped.xml', 'cfdiutils-cfdi40-valid-ingreso.xml'];
+export const STAMPED_CFDI_FIXTURES = [
+  'satcfdi-pago_he951128469_ingreso_iva16_stamped.xml',
+  'satcfdi-he951128469_ingreso_iva16_stamped.xml',
+  'cfdiutils-cfdi40-valid-ingreso.xml',
+];
 
 /** An extraction as the provider's API answers it. */
 interface ExtractionView {
@@ -85,9 +96,14 @@ interface Reply {
   contentType: string;
 }
 
-const json = (status: number, body: unknown): Reply => ({ status, body: JSON.stringify(body), contentType: 'application/json' });
+const json = (status: number, body: unknown): Reply => ({
+  status,
+  body: JSON.stringify(body),
+  contentType: 'application/json',
+});
 const error = (status: number, code: string, message: string) => json(status, { error: { code, message } });
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Checks a scenario (from code or the control API); throws a RangeError when invalid. */
 function toScenario(input: Record<string, unknown>): SatScenario {
@@ -95,13 +111,31 @@ function toScenario(input: Record<string, unknown>): SatScenario {
   const satStatusCode = input.satStatusCode ?? input.sat_status_code;
   const errorCode = input.errorCode ?? input.error_code;
   const refuseCreation = input.refuseCreation ?? input.refuse_creation;
-  if (outcome !== undefined && !SAT_PROVIDER_OUTCOMES.includes(outcome as SatProviderOutcome)) throw new RangeError(`outcome must be one of ${SAT_PROVIDER_OUTCOMES.join(', ')}`);
-  if (polls !== undefined && !(Number.isInteger(polls) && (polls as number) >= 1)) throw new RangeError('polls must be a positive integer');
-  if (unavailable !== undefined && !(Number.isInteger(unavailable) && (unavailable as number) >= 0)) throw new RangeError('unavailable must be a whole number');
-  if (packages !== undefined && !(Array.isArray(packages) && packages.every((spec) => isObject(spec) && Array.isArray(spec.files) && spec.files.every((file) => typeof file === 'string' && /^[\w.-]+\.xml$/.test(file))))) {
+  if (outcome !== undefined && !SAT_PROVIDER_OUTCOMES.includes(outcome as SatProviderOutcome))
+    throw new RangeError(`outcome must be one of ${SAT_PROVIDER_OUTCOMES.join(', ')}`);
+  if (polls !== undefined && !(Number.isInteger(polls) && (polls as number) >= 1))
+    throw new RangeError('polls must be a positive integer');
+  if (unavailable !== undefined && !(Number.isInteger(unavailable) && (unavailable as number) >= 0))
+    throw new RangeError('unavailable must be a whole number');
+  if (
+    packages !== undefined &&
+    !(
+      Array.isArray(packages) &&
+      packages.every(
+        (spec) =>
+          isObject(spec) &&
+          Array.isArray(spec.files) &&
+          spec.files.every((file) => typeof file === 'string' && /^[\w.-]+\.xml$/.test(file)),
+      )
+    )
+  ) {
     throw new RangeError('packages must be a list of { files: [fixture names], junk? }');
   }
-  for (const [name, value] of [['satStatusCode', satStatusCode], ['errorCode', errorCode], ['refuseCreation', refuseCreation]] as const) {
+  for (const [name, value] of [
+    ['satStatusCode', satStatusCode],
+    ['errorCode', errorCode],
+    ['refuseCreation', refuseCreation],
+  ] as const) {
     if (value !== undefined && typeof value !== 'string') throw new RangeError(`${name} must be a string`);
   }
   return {
@@ -118,18 +152,26 @@ function toScenario(input: Record<string, unknown>): SatScenario {
 let junkEntries: { name: string; data: Uint8Array }[] | undefined;
 /** The entries of SAT's sample package (phpcfdi fixture), junk and CFDI 3.2 alike. */
 function junk(): { name: string; data: Uint8Array }[] {
-  junkEntries ??= readZip(readFileSync(new URL('sat-descarga-masiva/cfdi.zip', FIXTURES))).map((entry) => ({ name: entry.name, data: entry.data ?? new Uint8Array() }));
+  junkEntries ??= readZip(readFileSync(new URL('sat-descarga-masiva/cfdi.zip', FIXTURES))).map((entry) => ({
+    name: entry.name,
+    data: entry.data ?? new Uint8Array(),
+  }));
   return junkEntries;
 }
 
 /** Builds a package: the named fixtures, then (unless told otherwise) the junk. */
 export function buildSatPackage(spec: SatPackageSpec): Uint8Array {
-  const files = spec.files.map((file) => ({ name: file, data: new Uint8Array(readFileSync(new URL(`cfdi/${file}`, FIXTURES))) }));
+  const files = spec.files.map((file) => ({
+    name: file,
+    data: new Uint8Array(readFileSync(new URL(`cfdi/${file}`, FIXTURES))),
+  }));
   return writeZip([...files, ...(spec.junk === false ? [] : junk())]);
 }
 
 /** Starts the simulator on 127.0.0.1 unless told otherwise (a free port unless one is given). */
-export async function startSatProviderSimulator(options: { port?: number; host?: string } = {}): Promise<SatProviderSimulator> {
+export async function startSatProviderSimulator(
+  options: { port?: number; host?: string } = {},
+): Promise<SatProviderSimulator> {
   const byRfc = new Map<string, SatScenario>();
   const extractions = new Map<string, SimulatedExtraction>();
   const byKey = new Map<string, string>();
@@ -148,14 +190,35 @@ export async function startSatProviderSimulator(options: { port?: number; host?:
     const { scenario } = extraction;
     const polls = scenario.polls ?? 3;
     const outcome = scenario.outcome ?? 'finished';
-    const base = { id: extraction.id, rfc: extraction.rfc, type: 'received', format: 'xml', period: extraction.period, sat_request_id: extraction.id, created_at: extraction.createdAt };
-    const running: ExtractionView = { ...base, sat_request_status: extraction.verifications === 0 ? null : extraction.verifications === 1 ? 1 : 2, sat_status_code: '5000', cfdi_count: null, package_ids: [], error_code: null, error_message: null };
+    const base = {
+      id: extraction.id,
+      rfc: extraction.rfc,
+      type: 'received',
+      format: 'xml',
+      period: extraction.period,
+      sat_request_id: extraction.id,
+      created_at: extraction.createdAt,
+    };
+    const running: ExtractionView = {
+      ...base,
+      sat_request_status: extraction.verifications === 0 ? null : extraction.verifications === 1 ? 1 : 2,
+      sat_status_code: '5000',
+      cfdi_count: null,
+      package_ids: [],
+      error_code: null,
+      error_message: null,
+    };
     if (extraction.verifications < polls) return running;
     switch (outcome) {
       case 'finished': {
         const specs = scenario.packages ?? [{ files: STAMPED_CFDI_FIXTURES }];
         const ids = specs.map((_spec, index) => `${extraction.id.toUpperCase()}_${String(index + 1).padStart(2, '0')}`);
-        return { ...running, sat_request_status: 3, cfdi_count: specs.reduce((sum, spec) => sum + spec.files.length, 0), package_ids: ids };
+        return {
+          ...running,
+          sat_request_status: 3,
+          cfdi_count: specs.reduce((sum, spec) => sum + spec.files.length, 0),
+          package_ids: ids,
+        };
       }
       case 'no_documents':
         return { ...running, sat_request_status: 5, sat_status_code: '5004', cfdi_count: 0 };
@@ -166,25 +229,47 @@ export async function startSatProviderSimulator(options: { port?: number; host?:
       case 'expired':
         return { ...running, sat_request_status: 6 };
       case 'provider_error':
-        return { ...running, sat_request_status: null, error_code: scenario.errorCode ?? 'invalid_credentials', error_message: 'The SAT portal refused the CIEC' };
+        return {
+          ...running,
+          sat_request_status: null,
+          error_code: scenario.errorCode ?? 'invalid_credentials',
+          error_message: 'The SAT portal refused the CIEC',
+        };
     }
   };
 
   const create = (headers: IncomingMessage['headers'], body: unknown): Reply => {
-    if (!isObject(body) || typeof body.rfc !== 'string' || !isObject(body.period) || typeof body.period.from !== 'string' || typeof body.period.to !== 'string') {
+    if (
+      !isObject(body) ||
+      typeof body.rfc !== 'string' ||
+      !isObject(body.period) ||
+      typeof body.period.from !== 'string' ||
+      typeof body.period.to !== 'string'
+    ) {
       return error(400, 'invalid_request', 'rfc and period { from, to } are required');
     }
     const rfc = body.rfc.toUpperCase();
     if (takeUnavailable(rfc)) return error(503, 'unavailable', 'The provider is temporarily unavailable');
-    if (body.type !== 'received' || body.format !== 'xml') return error(422, 'unsupported_request', 'This simulator extracts received CFDI as XML only');
+    if (body.type !== 'received' || body.format !== 'xml')
+      return error(422, 'unsupported_request', 'This simulator extracts received CFDI as XML only');
     // SAT v1.5: the start must be strictly before the end.
-    if (!(Date.parse(body.period.from) < Date.parse(body.period.to))) return error(422, 'invalid_period', 'The period must start before it ends');
+    if (!(Date.parse(body.period.from) < Date.parse(body.period.to)))
+      return error(422, 'invalid_period', 'The period must start before it ends');
     const key = typeof headers['idempotency-key'] === 'string' ? headers['idempotency-key'] : null;
     const known = key ? byKey.get(key) : undefined;
     if (known) return json(200, view(extractions.get(known)!));
     const scenario = scenarioOf(rfc);
-    if (scenario.refuseCreation) return error(422, scenario.refuseCreation, 'The SAT portal refused the credentials of this RFC');
-    const extraction: SimulatedExtraction = { id: randomUUID(), rfc, period: { from: body.period.from, to: body.period.to }, scenario, verifications: 0, downloads: [], createdAt: new Date().toISOString() };
+    if (scenario.refuseCreation)
+      return error(422, scenario.refuseCreation, 'The SAT portal refused the credentials of this RFC');
+    const extraction: SimulatedExtraction = {
+      id: randomUUID(),
+      rfc,
+      period: { from: body.period.from, to: body.period.to },
+      scenario,
+      verifications: 0,
+      downloads: [],
+      createdAt: new Date().toISOString(),
+    };
     extractions.set(extraction.id, extraction);
     if (key) byKey.set(key, extraction.id);
     return json(201, view(extraction));
@@ -203,7 +288,8 @@ export async function startSatProviderSimulator(options: { port?: number; host?:
       const packageId = segments[4]!;
       const current = view(extraction);
       const index = current.package_ids.indexOf(packageId);
-      if (current.sat_request_status !== 3 || index === -1) return error(404, 'package_not_found', 'No package has this id');
+      if (current.sat_request_status !== 3 || index === -1)
+        return error(404, 'package_not_found', 'No package has this id');
       let bytes = packages.get(packageId);
       if (!bytes) {
         bytes = buildSatPackage((extraction.scenario.packages ?? [{ files: STAMPED_CFDI_FIXTURES }])[index]!);
@@ -212,16 +298,22 @@ export async function startSatProviderSimulator(options: { port?: number; host?:
       extraction.downloads.push(packageId);
       return { status: 200, body: bytes, contentType: 'application/zip' };
     }
-    return error(404, 'not_found', 'Routes: POST /v1/extractions, GET /v1/extractions/<id>, GET /v1/extractions/<id>/packages/<packageId>');
+    return error(
+      404,
+      'not_found',
+      'Routes: POST /v1/extractions, GET /v1/extractions/<id>, GET /v1/extractions/<id>/packages/<packageId>',
+    );
   };
 
-  const behave = (rfc: string, scenario: SatScenario) => void byRfc.set(rfc.toUpperCase(), toScenario(scenario as Record<string, unknown>));
+  const behave = (rfc: string, scenario: SatScenario) =>
+    void byRfc.set(rfc.toUpperCase(), toScenario(scenario as Record<string, unknown>));
   const behaveExtraction = (id: string, scenario: SatScenario) => {
     const extraction = extractions.get(id);
     if (!extraction) throw new RangeError(`No extraction ${id}`);
     extraction.scenario = { ...extraction.scenario, ...toScenario(scenario as Record<string, unknown>) };
   };
-  const list = (rfc?: string) => [...extractions.values()].filter((extraction) => !rfc || extraction.rfc === rfc.toUpperCase());
+  const list = (rfc?: string) =>
+    [...extractions.values()].filter((extraction) => !rfc || extraction.rfc === rfc.toUpperCase());
   const reset = () => {
     byRfc.clear();
     extractions.clear();
@@ -239,7 +331,8 @@ export async function startSatProviderSimulator(options: { port?: number; host?:
         behaveExtraction(segments[2]!, (isObject(body) ? body : {}) as SatScenario);
         return json(200, extractions.get(segments[2]!));
       }
-      if (method === 'GET' && segments[1] === 'extractions' && segments.length <= 3) return json(200, { extractions: list(segments[2]) });
+      if (method === 'GET' && segments[1] === 'extractions' && segments.length <= 3)
+        return json(200, { extractions: list(segments[2]) });
       if (method === 'POST' && segments[1] === 'reset') {
         reset();
         return json(200, { ok: true });
@@ -247,7 +340,11 @@ export async function startSatProviderSimulator(options: { port?: number; host?:
     } catch (cause) {
       return error(400, 'invalid_request', (cause as Error).message);
     }
-    return error(404, 'not_found', 'Control routes: POST /_control/rfcs/<rfc>/behave, POST /_control/extractions/<id>/behave, GET /_control/extractions[/<rfc>], POST /_control/reset');
+    return error(
+      404,
+      'not_found',
+      'Control routes: POST /_control/rfcs/<rfc>/behave, POST /_control/extractions/<id>/behave, GET /_control/extractions[/<rfc>], POST /_control/reset',
+    );
   };
 
   const handle = (request: IncomingMessage, raw: Buffer, response: ServerResponse) => {
@@ -262,12 +359,16 @@ export async function startSatProviderSimulator(options: { port?: number; host?:
     let reply: Reply;
     try {
       if (segments[0] === '_control') reply = control(method, segments, body);
-      else if (segments[0] === 'v1' && segments[1] === 'extractions') reply = api(method, segments, request.headers, body);
+      else if (segments[0] === 'v1' && segments[1] === 'extractions')
+        reply = api(method, segments, request.headers, body);
       else reply = error(404, 'not_found', 'Not a route of the SAT provider simulator');
     } catch (cause) {
       reply = error(500, 'simulator_error', (cause as Error).message);
     }
-    response.writeHead(reply.status, { 'content-type': reply.contentType, 'content-length': String(Buffer.byteLength(reply.body)) });
+    response.writeHead(reply.status, {
+      'content-type': reply.contentType,
+      'content-length': String(Buffer.byteLength(reply.body)),
+    });
     response.end(reply.body);
   };
 

@@ -9,14 +9,23 @@ const rounds = Number(process.env.FAULT_ROUNDS ?? 5);
 
 const LONG: CrashProfile = {
   name: `long: ${rounds} faults of each kind`,
-  load: { documents: 20 * rounds, lanes: 10, importBatch: 4, spreadMs: 45_000 * rounds, approveShare: 0.5, documentTimeoutMs: 600_000 },
+  load: {
+    documents: 20 * rounds,
+    lanes: 10,
+    importBatch: 4,
+    spreadMs: 45_000 * rounds,
+    approveShare: 0.5,
+    documentTimeoutMs: 600_000,
+  },
   faults: { rounds, gapMs: [4_000, 12_000], downMs: [500, 5_000] },
   settleTimeoutMs: 300_000,
 };
 
 describe('crash and restart (long)', () => {
   it('loses no accepted request, delivers every event and completes no step twice while every part is killed again and again', async () => {
-    const { figures, held, logs } = await runCrashRestart(LONG, seedFromEnv(), (line) => console.log(`[faults] ${line}`));
+    const { figures, held, logs } = await runCrashRestart(LONG, seedFromEnv(), (line) =>
+      console.log(`[faults] ${line}`),
+    );
     console.log(formatFigures(figures));
     if (logs) console.log(`[faults] logs kept in ${logs}`);
     expect(figures.faults).toHaveLength(4 * rounds);

@@ -14,7 +14,9 @@ const SHORT: CrashProfile = {
 
 describe('crash and restart (short)', () => {
   it('loses no accepted request, delivers every event and completes no step twice while each part is killed once', async () => {
-    const { figures, held, logs } = await runCrashRestart(SHORT, seedFromEnv(), (line) => console.log(`[faults] ${line}`));
+    const { figures, held, logs } = await runCrashRestart(SHORT, seedFromEnv(), (line) =>
+      console.log(`[faults] ${line}`),
+    );
     console.log(formatFigures(figures));
     if (logs) console.log(`[faults] logs kept in ${logs}`);
     expect(figures.faults.map((fault) => fault.kind).sort()).toEqual(['api', 'postgres', 'temporal', 'worker']);

@@ -30,8 +30,22 @@ beforeAll(async () => {
   integrator = integratorClient({ baseUrls: stack.apiUrls, apiKey, stats: new RetryStats(), giveUpAfterMs: 120_000 });
   const invoices = writeInvoices(join(stack.dir, 'invoices'), 3, company);
   const imported = await ops('documents', 'import', '--company', company, ...invoices.map((invoice) => invoice.path));
-  documents = imported.stdout.documents.map((document: { reference: string; fiscal_reference: string }) => ({ reference: document.reference, cufe: document.fiscal_reference }));
-  const forwarding = await ops('fiscal', 'credentials', '--company', company, '--dian-forwarding', 'on', '--dian-nit', '900111222', '--dian-legal-representative', 'Ana Gómez');
+  documents = imported.stdout.documents.map((document: { reference: string; fiscal_reference: string }) => ({
+    reference: document.reference,
+    cufe: document.fiscal_reference,
+  }));
+  const forwarding = await ops(
+    'fiscal',
+    'credentials',
+    '--company',
+    company,
+    '--dian-forwarding',
+    'on',
+    '--dian-nit',
+    '900111222',
+    '--dian-legal-representative',
+    'Ana Gómez',
+  );
   expect(forwarding.code).toBe(0);
 }, 300_000);
 
@@ -49,15 +63,21 @@ const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
 };
 
 const receptionEventStatus = async (cufe: string) =>
-  (await call('GET', `/public/api/v1/documents?fields=invoice_reception_events&fiscal_reference=${cufe}`)).body.items[0].invoice_reception_events[0]?.status;
-const currentStep = async (reference: string) => (await call('GET', `/public/api/v1/workflow-steps/current?entity_reference=${reference}`)).body?.step;
+  (await call('GET', `/public/api/v1/documents?fields=invoice_reception_events&fiscal_reference=${cufe}`)).body.items[0]
+    .invoice_reception_events[0]?.status;
+const currentStep = async (reference: string) =>
+  (await call('GET', `/public/api/v1/workflow-steps/current?entity_reference=${reference}`)).body?.step;
 const approve = { decision: 'approve', acting_user_email: MEMBER };
 
 describe('with the Temporal server down', () => {
   it('refuses what needs Temporal with a flat 503 at once, serves what needs only PostgreSQL, and recovers without a restart', async () => {
     const [first, second] = documents as [{ reference: string; cufe: string }, { reference: string; cufe: string }];
-    await expect.poll(async () => (await currentStep(first.reference))?.action, { timeout: 60_000, interval: 250 }).toBe('document.approval');
-    await expect.poll(async () => (await currentStep(second.reference))?.action, { timeout: 60_000, interval: 250 }).toBe('document.approval');
+    await expect
+      .poll(async () => (await currentStep(first.reference))?.action, { timeout: 60_000, interval: 250 })
+      .toBe('document.approval');
+    await expect
+      .poll(async () => (await currentStep(second.reference))?.action, { timeout: 60_000, interval: 250 })
+      .toBe('document.approval');
     const step = await currentStep(first.reference);
     // Restarts before this point (while the stack came up on a machine loaded by the rest of the suite) are
     // supervision's; the claim is about the process that serves through the outage.
@@ -86,25 +106,40 @@ describe('with the Temporal server down', () => {
 
     console.log(`[degraded] Temporal down: 503 service_unavailable in ${refusedIn.join(', ')}`);
     // Reception events need only PostgreSQL to be accepted: their workflows start once Temporal is back.
-    const queued = await call('POST', '/public/api/v1/events/batch', { documents_fiscal_reference: [first.cufe], events_type: ['030'] });
+    const queued = await call('POST', '/public/api/v1/events/batch', {
+      documents_fiscal_reference: [first.cufe],
+      events_type: ['030'],
+    });
     expect(queued.status).toBe(200);
     expect(queued.body.message).toContain('1 queued');
     expect(queued.ms).toBeLessThan(REFUSED_WITHIN_MS);
 
-    const reads = [`/public/api/v1/documents/${first.reference}`, '/public/api/v1/documents?page_size=5', `/public/api/v1/workflow-steps/current?entity_reference=${first.reference}`, '/public/api/v1/fiscal-sync/status', '/public/api/v1/banks?page_size=1'];
+    const reads = [
+      `/public/api/v1/documents/${first.reference}`,
+      '/public/api/v1/documents?page_size=5',
+      `/public/api/v1/workflow-steps/current?entity_reference=${first.reference}`,
+      '/public/api/v1/fiscal-sync/status',
+      '/public/api/v1/banks?page_size=1',
+    ];
     for (const path of reads) expect((await call('GET', path)).status, path).toBe(200);
 
     const restartedAt = performance.now();
     await stack.temporal.start();
     await expect.poll(async () => (await call('GET', '/readyz')).status, { timeout: 60_000, interval: 250 }).toBe(200);
-    console.log(`[degraded] ready again ${Math.round(performance.now() - restartedAt)} ms after the Temporal server was started`);
+    console.log(
+      `[degraded] ready again ${Math.round(performance.now() - restartedAt)} ms after the Temporal server was started`,
+    );
     // The same API process, not restarted: it reconnected by itself.
     expect(stack.api.unexpectedExits, stack.api.tail()).toBe(exitsBefore);
 
-    const completed = await integrator('POST', `/public/api/v1/workflow-steps/${step.reference}/complete`, { body: approve });
+    const completed = await integrator('POST', `/public/api/v1/workflow-steps/${step.reference}/complete`, {
+      body: approve,
+    });
     expect(completed.status).toBe(200);
     expect(completed.body.step).toMatchObject({ reference: step.reference, status: 'completed' });
-    expect((await integrator('POST', `/public/api/v1/documents/${second.reference}/approve`, { body: {} })).body).toMatchObject({ approval_status: 'approved' });
+    expect(
+      (await integrator('POST', `/public/api/v1/documents/${second.reference}/approve`, { body: {} })).body,
+    ).toMatchObject({ approval_status: 'approved' });
     // The refused sync did not count against the hour: a new one is accepted.
     expect((await integrator('POST', '/public/api/v1/fiscal-sync')).status).toBe(202);
     // The event queued while Temporal was down reaches a final state without being sent again: the sweep starts it.
@@ -113,13 +148,19 @@ describe('with the Temporal server down', () => {
 
   it('answers 503 when no worker takes a step decision before its deadline, and the retried request gets the decision', async () => {
     const third = documents[2]!;
-    await expect.poll(async () => (await currentStep(third.reference))?.action, { timeout: 60_000, interval: 250 }).toBe('document.approval');
+    await expect
+      .poll(async () => (await currentStep(third.reference))?.action, { timeout: 60_000, interval: 250 })
+      .toBe('document.approval');
     const step = await currentStep(third.reference);
     await stack.worker.kill();
 
     const path = `/public/api/v1/workflow-steps/${step.reference}/complete`;
     const idempotencyKey = `decide-${step.reference}`;
-    const unanswered = await fetch(`${stack.apiUrl}${path}`, { method: 'POST', headers: { 'api-key': apiKey, 'content-type': 'application/json', 'idempotency-key': idempotencyKey }, body: JSON.stringify(approve) });
+    const unanswered = await fetch(`${stack.apiUrl}${path}`, {
+      method: 'POST',
+      headers: { 'api-key': apiKey, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+      body: JSON.stringify(approve),
+    });
     expect(unanswered.status).toBe(503);
     expect(await unanswered.json()).toEqual({ message: expect.any(String), code: 'service_unavailable' });
 
@@ -127,7 +168,11 @@ describe('with the Temporal server down', () => {
     // Sent again with its key, the request joins the decision it started rather than being refused as not pending.
     const decided = await integrator('POST', path, { body: approve, idempotencyKey });
     expect(decided.status).toBe(200);
-    expect(decided.body.step).toMatchObject({ reference: step.reference, status: 'completed', decision: { values: ['approve'] } });
+    expect(decided.body.step).toMatchObject({
+      reference: step.reference,
+      status: 'completed',
+      decision: { values: ['approve'] },
+    });
   }, 300_000);
 });
 
@@ -140,7 +185,10 @@ describe('with the Temporal server hung', () => {
       expect(readiness.body).toEqual({ status: 'unavailable', checks: { database: 'up', temporal: 'down' } });
       const [approval, batch] = await Promise.all([
         call('POST', `/public/api/v1/documents/${first.reference}/approve`, {}),
-        call('POST', '/public/api/v1/events/batch', { documents_fiscal_reference: [second.cufe], events_type: ['030'] }),
+        call('POST', '/public/api/v1/events/batch', {
+          documents_fiscal_reference: [second.cufe],
+          events_type: ['030'],
+        }),
       ]);
       expect(approval.status).toBe(503);
       expect(approval.body).toEqual({ message: expect.any(String), code: 'service_unavailable' });
@@ -148,13 +196,17 @@ describe('with the Temporal server hung', () => {
       expect(approval.ms).toBeLessThan(COMMAND_DEADLINE_MS + REFUSED_WITHIN_MS);
       expect(batch.status).toBe(200);
       expect(batch.ms).toBeLessThan(REFUSED_WITHIN_MS);
-      console.log(`[degraded] Temporal hung: 503 service_unavailable in approve ${Math.round(approval.ms)} ms; events batch queued in ${Math.round(batch.ms)} ms`);
+      console.log(
+        `[degraded] Temporal hung: 503 service_unavailable in approve ${Math.round(approval.ms)} ms; events batch queued in ${Math.round(batch.ms)} ms`,
+      );
       expect((await call('GET', `/public/api/v1/documents/${first.reference}`)).status).toBe(200);
     } finally {
       stack.temporal.thaw();
     }
     await expect.poll(async () => (await call('GET', '/readyz')).status, { timeout: 60_000, interval: 250 }).toBe(200);
-    expect((await integrator('POST', `/public/api/v1/documents/${first.reference}/approve`, { body: {} })).body).toMatchObject({ approval_status: 'approved' });
+    expect(
+      (await integrator('POST', `/public/api/v1/documents/${first.reference}/approve`, { body: {} })).body,
+    ).toMatchObject({ approval_status: 'approved' });
     await expect.poll(() => receptionEventStatus(second.cufe), { timeout: 60_000, interval: 250 }).toBe('accepted');
   }, 300_000);
 });

@@ -22,9 +22,49 @@ export function makeServerCertificate(dir: string, address: string): TestCertifi
   const subjectAltName = isIP(address) ? `IP:${address}` : `DNS:${address}`;
   const path = (name: string) => join(dir, name);
   const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  openssl(['req', '-x509', ...key, '-keyout', path('ca.key'), '-out', path('ca.pem'), '-days', '2', '-subj', '/CN=Accounts payable test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  openssl([
+    'req',
+    '-x509',
+    ...key,
+    '-keyout',
+    path('ca.key'),
+    '-out',
+    path('ca.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Accounts payable test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   openssl(['req', ...key, '-keyout', path('server.key'), '-out', path('server.csr'), '-subj', `/CN=${address}`]);
-  writeFileSync(path('server.ext'), `subjectAltName=${subjectAltName}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`);
-  openssl(['x509', '-req', '-in', path('server.csr'), '-CA', path('ca.pem'), '-CAkey', path('ca.key'), '-CAcreateserial', '-out', path('server.pem'), '-days', '2', '-extfile', path('server.ext')]);
-  return { caFile: path('ca.pem'), ca: readFileSync(path('ca.pem'), 'utf8'), certFile: path('server.pem'), keyFile: path('server.key') };
+  writeFileSync(
+    path('server.ext'),
+    `subjectAltName=${subjectAltName}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`,
+  );
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    path('server.csr'),
+    '-CA',
+    path('ca.pem'),
+    '-CAkey',
+    path('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    path('server.pem'),
+    '-days',
+    '2',
+    '-extfile',
+    path('server.ext'),
+  ]);
+  return {
+    caFile: path('ca.pem'),
+    ca: readFileSync(path('ca.pem'), 'utf8'),
+    certFile: path('server.pem'),
+    keyFile: path('server.key'),
+  };
 }

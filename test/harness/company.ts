@@ -9,7 +9,13 @@ export const MEMBER = 'ana@example.co';
 export const FLOW = {
   steps: [
     { action: 'document.approval', kind: 'approval', assignees: [MEMBER], require_all: false },
-    { action: 'document.classification', kind: 'classification', field_name: 'cost_center', options: [{ value: 'cc-ops', label: 'Operaciones' }], assignees: [MEMBER] },
+    {
+      action: 'document.classification',
+      kind: 'classification',
+      field_name: 'cost_center',
+      options: [{ value: 'cc-ops', label: 'Operaciones' }],
+      assignees: [MEMBER],
+    },
     { action: 'document.tagging', kind: 'tagging', tags: ['revisado'], assignees: [MEMBER] },
     { action: 'document.accounting', actionable: false },
   ],
@@ -22,16 +28,57 @@ export async function setUpCompany(stack: Stack, ops: Operator): Promise<{ compa
     if (answer.code !== 0) throw new Error(`ops ${args.join(' ')}: ${JSON.stringify(answer.error)}`);
     return answer.stdout;
   };
-  const { reference: company, api_key: apiKey } = await must('companies', 'create', '--name', 'Ferretería La Falla S.A.S.', '--country', 'COL', '--tax-id', '900111222');
+  const { reference: company, api_key: apiKey } = await must(
+    'companies',
+    'create',
+    '--name',
+    'Ferretería La Falla S.A.S.',
+    '--country',
+    'COL',
+    '--tax-id',
+    '900111222',
+  );
   await must('members', 'add', '--company', company, '--email', MEMBER, '--name', 'Ana Gómez');
   // Who receives for the company in 030 and 032, without whom those events are not sent.
-  await must('fiscal', 'event-person', '--company', company, '--id-type', '13', '--id-number', '52123456', '--first-name', 'Ana', '--family-name', 'Gómez', '--job-title', 'Jefe de compras', '--department', 'Compras');
+  await must(
+    'fiscal',
+    'event-person',
+    '--company',
+    company,
+    '--id-type',
+    '13',
+    '--id-number',
+    '52123456',
+    '--first-name',
+    'Ana',
+    '--family-name',
+    'Gómez',
+    '--job-title',
+    'Jefe de compras',
+    '--department',
+    'Compras',
+  );
   await must('features', 'enable', '--company', company, '--feature', 'workflow_api');
   const flowFile = join(stack.dir, 'flow.json');
   writeFileSync(flowFile, JSON.stringify(FLOW));
   await must('flows', 'set', '--company', company, '--file', flowFile);
   for (const event of ['document.created', 'document.accounted']) {
-    await must('webhooks', 'add', '--company', company, '--event', event, '--url', stack.receiver.url, '--secret', stack.receiver.secret, '--retries', '10', '--timeout', '10');
+    await must(
+      'webhooks',
+      'add',
+      '--company',
+      company,
+      '--event',
+      event,
+      '--url',
+      stack.receiver.url,
+      '--secret',
+      stack.receiver.secret,
+      '--retries',
+      '10',
+      '--timeout',
+      '10',
+    );
   }
   return { company, apiKey };
 }

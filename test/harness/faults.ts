@@ -42,15 +42,27 @@ export function faultSchedule(plan: FaultPlan, random: Random, stack: Pick<Stack
   const present = FAULT_KINDS.filter((kind) => stack.parts[kind]?.length);
   const kinds = random.shuffle(Array.from({ length: plan.rounds }, () => present).flat());
   // A replica is drawn only where there are several, so that seeds of single-replica runs replay as before.
-  const replica = (kind: FaultKind) => (stack.parts[kind]!.length > 1 ? random.int(0, stack.parts[kind]!.length - 1) : 0);
-  return kinds.map((kind) => ({ kind, replica: replica(kind), gapMs: random.int(...plan.gapMs), downMs: random.int(...plan.downMs) }));
+  const replica = (kind: FaultKind) =>
+    stack.parts[kind]!.length > 1 ? random.int(0, stack.parts[kind]!.length - 1) : 0;
+  return kinds.map((kind) => ({
+    kind,
+    replica: replica(kind),
+    gapMs: random.int(...plan.gapMs),
+    downMs: random.int(...plan.downMs),
+  }));
 }
 
 /**
  * Kills one part of the stack with SIGKILL and starts it again on the same port and data, one fault at a time,
  * following the schedule. Resolves with what was injected once the last part serves again.
  */
-export async function injectFaults(stack: Pick<Stack, 'parts'>, schedule: ScheduledFault[], startedAt: number, inFlight: () => number, log: (line: string) => void): Promise<InjectedFault[]> {
+export async function injectFaults(
+  stack: Pick<Stack, 'parts'>,
+  schedule: ScheduledFault[],
+  startedAt: number,
+  inFlight: () => number,
+  log: (line: string) => void,
+): Promise<InjectedFault[]> {
   const injected: InjectedFault[] = [];
   for (const { kind, replica, gapMs, downMs } of schedule) {
     // The point of the gap is a random moment in the load: a schedule, not a wait for a condition.
@@ -58,12 +70,20 @@ export async function injectFaults(stack: Pick<Stack, 'parts'>, schedule: Schedu
     const killedAt = Date.now();
     const documentsInFlight = inFlight();
     const part: Part = stack.parts[kind]![replica]!;
-    log(`fault ${injected.length + 1}/${schedule.length}: SIGKILL ${part.name} at ${((killedAt - startedAt) / 1000).toFixed(1)} s, down ${(downMs / 1000).toFixed(1)} s, ${documentsInFlight} documents in flight`);
+    log(
+      `fault ${injected.length + 1}/${schedule.length}: SIGKILL ${part.name} at ${((killedAt - startedAt) / 1000).toFixed(1)} s, down ${(downMs / 1000).toFixed(1)} s, ${documentsInFlight} documents in flight`,
+    );
     await part.kill();
     await pause(downMs);
     await part.start();
-    injected.push({ kind, part: part.name, atMs: killedAt - startedAt, downMs, recoveredAfterMs: Date.now() - killedAt, documentsInFlight });
+    injected.push({
+      kind,
+      part: part.name,
+      atMs: killedAt - startedAt,
+      downMs,
+      recoveredAfterMs: Date.now() - killedAt,
+      documentsInFlight,
+    });
   }
   return injected;
 }
-

@@ -34,21 +34,41 @@ export function formatFigures(figures: Figures): string {
   const { checked, faults } = figures;
   const byKind = new Map<FaultKind, InjectedFault[]>();
   for (const fault of faults) byKind.set(fault.kind, [...(byKind.get(fault.kind) ?? []), fault]);
-  const recovery = [...byKind].map(([kind, all]) => [kind, Math.max(...all.map((fault) => fault.recoveredAfterMs))] as const);
+  const recovery = [...byKind].map(
+    ([kind, all]) => [kind, Math.max(...all.map((fault) => fault.recoveredAfterMs))] as const,
+  );
   const rows: [string, string][] = [
     ['seed', `${figures.seed} (FAULT_SEED=${figures.seed} replays the schedule)`],
-    ['duration', `${seconds(figures.durationMs)} (every promise held ${seconds(figures.settleMs)} after the load ended)`],
-    ['requests sent', `${figures.requests.api + figures.requests.cli}: API ${figures.requests.api}, CLI ${figures.requests.cli}`],
+    [
+      'duration',
+      `${seconds(figures.durationMs)} (every promise held ${seconds(figures.settleMs)} after the load ended)`,
+    ],
+    [
+      'requests sent',
+      `${figures.requests.api + figures.requests.cli}: API ${figures.requests.api}, CLI ${figures.requests.cli}`,
+    ],
     ['operations accepted', `${sum(Object.values(figures.accepted))}: ${list(Object.entries(figures.accepted))}`],
     ['done by an earlier attempt', String(figures.doneByEarlierAttempt)],
     ['requests failed (refused, unanswered)', String(figures.failures.length)],
-    ['document flow (import → registered)', `median ${seconds(figures.flowMs.median)}, slowest ${seconds(figures.flowMs.max)}`],
+    [
+      'document flow (import → registered)',
+      `median ${seconds(figures.flowMs.median)}, slowest ${seconds(figures.flowMs.max)}`,
+    ],
     ['faults injected', `${faults.length}: ${faults.map((fault) => fault.part).join(', ')}`],
-    ['documents in flight at faults', `min ${Math.min(...faults.map((fault) => fault.documentsInFlight))}, max ${Math.max(...faults.map((fault) => fault.documentsInFlight))}`],
+    [
+      'documents in flight at faults',
+      `min ${Math.min(...faults.map((fault) => fault.documentsInFlight))}, max ${Math.max(...faults.map((fault) => fault.documentsInFlight))}`,
+    ],
     ['slowest recovery', recovery.map(([kind, ms]) => `${kind} ${seconds(ms)}`).join(', ')],
-    ['client retries', `${sum(Object.values(figures.retries))}: ${list(Object.entries(figures.retries).filter(([, count]) => count > 0))}`],
+    [
+      'client retries',
+      `${sum(Object.values(figures.retries))}: ${list(Object.entries(figures.retries).filter(([, count]) => count > 0))}`,
+    ],
     ['unexpected exits', list(Object.entries(figures.unexpectedExits))],
-    ['events delivered', `${checked.deliveries.created + checked.deliveries.accounted}: document.created ${checked.deliveries.created}, document.accounted ${checked.deliveries.accounted} (${checked.deliveries.requests} requests)`],
+    [
+      'events delivered',
+      `${checked.deliveries.created + checked.deliveries.accounted}: document.created ${checked.deliveries.created}, document.accounted ${checked.deliveries.accounted} (${checked.deliveries.requests} requests)`,
+    ],
     ['duplicates seen by receiver', String(checked.deliveries.duplicates)],
     ['reception events', list(Object.entries(checked.receptionEvents))],
     ['lost', String(checked.findings.lost.length)],
@@ -57,7 +77,13 @@ export function formatFigures(figures: Figures): string {
     ['5xx other than 503', String(figures.serverErrors.length)],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
-  const findings = [...checked.findings.lost.map((line) => `lost: ${line}`), ...checked.findings.stuck.map((line) => `stuck: ${line}`), ...checked.findings.doubled.map((line) => `twice: ${line}`), ...figures.serverErrors.map((line) => `5xx: ${line}`), ...figures.failures.map((line) => `failed: ${line}`)];
+  const findings = [
+    ...checked.findings.lost.map((line) => `lost: ${line}`),
+    ...checked.findings.stuck.map((line) => `stuck: ${line}`),
+    ...checked.findings.doubled.map((line) => `twice: ${line}`),
+    ...figures.serverErrors.map((line) => `5xx: ${line}`),
+    ...figures.failures.map((line) => `failed: ${line}`),
+  ];
   return [
     `Crash and restart (${figures.profile})`,
     ...rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`),

@@ -31,20 +31,30 @@ export interface RequestOptions {
 export function integratorClient(options: IntegratorOptions) {
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 45_000;
   let turn = 0;
-  return async function request(method: 'GET' | 'POST', path: string, requestOptions: RequestOptions = {}): Promise<ApiAnswer> {
+  return async function request(
+    method: 'GET' | 'POST',
+    path: string,
+    requestOptions: RequestOptions = {},
+  ): Promise<ApiAnswer> {
     const headers: Record<string, string> = { 'api-key': options.apiKey };
     if (method === 'POST') headers['idempotency-key'] = requestOptions.idempotencyKey ?? randomUUID();
     if (requestOptions.body !== undefined) headers['content-type'] = 'application/json';
     const body = requestOptions.body === undefined ? undefined : JSON.stringify(requestOptions.body);
     const deadline = Date.now() + options.giveUpAfterMs;
     for (let attempt = 0; ; attempt++) {
-      if (Date.now() > deadline) throw new Error(`${method} ${path}: no final answer within ${options.giveUpAfterMs / 1000} s`);
+      if (Date.now() > deadline)
+        throw new Error(`${method} ${path}: no final answer within ${options.giveUpAfterMs / 1000} s`);
       let answer: ApiAnswer;
       let retryAfter: string | null = null;
       try {
         const baseUrl = options.baseUrls[turn++ % options.baseUrls.length];
         options.stats.requests.api += 1;
-        const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(attemptTimeoutMs) });
+        const response = await fetch(`${baseUrl}${path}`, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          signal: AbortSignal.timeout(attemptTimeoutMs),
+        });
         const text = await response.text();
         answer = { status: response.status, body: text ? parseJson(text) : undefined };
         retryAfter = response.headers.get('retry-after');
@@ -59,9 +69,10 @@ export function integratorClient(options: IntegratorOptions) {
         options.stats.count('rate_limited');
         await new Promise((resolve) => setTimeout(resolve, Number(retryAfter ?? 1) * 1000));
         continue;
-      }
-      else if (answer.status === 409 && answer.body?.code === 'idempotency_key_in_progress') options.stats.count('in_progress');
-      else if (answer.status >= 500) options.stats.count('server_error', `${method} ${path} → ${answer.status} ${JSON.stringify(answer.body)}`);
+      } else if (answer.status === 409 && answer.body?.code === 'idempotency_key_in_progress')
+        options.stats.count('in_progress');
+      else if (answer.status >= 500)
+        options.stats.count('server_error', `${method} ${path} → ${answer.status} ${JSON.stringify(answer.body)}`);
       else return answer;
       await backoff(attempt);
     }

@@ -20,7 +20,8 @@ export interface InvoiceFile {
  */
 export function writeInvoices(dir: string, count: number, runId: string): InvoiceFile[] {
   const xml = readFileSync(SOURCE, 'utf8');
-  if (!xml.includes(NUMBER) || !CUFE.test(xml)) throw new Error('The invoice fixture no longer has the number and CUFE the fault suite varies');
+  if (!xml.includes(NUMBER) || !CUFE.test(xml))
+    throw new Error('The invoice fixture no longer has the number and CUFE the fault suite varies');
   mkdirSync(dir, { recursive: true });
   return Array.from({ length: count }, (_, index) => {
     const documentNumber = `FLT${String(index + 1).padStart(6, '0')}`;

@@ -86,7 +86,16 @@ const POLL_MS = 400;
  * POST /approve; once the accounting step opens, the operator accounts the document, and its `document.accounted`
  * webhook, registered by the ERP, closes the flow.
  */
-export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; company: string; member: string; api: Integrator; ops: Operator; random: Random; ledger: Ledger }): Promise<Ledger> {
+export async function runLoad(input: {
+  plan: LoadPlan;
+  invoices: InvoiceFile[];
+  company: string;
+  member: string;
+  api: Integrator;
+  ops: Operator;
+  random: Random;
+  ledger: Ledger;
+}): Promise<Ledger> {
   const { plan, api, ops, random, ledger } = input;
   const waiting: Followed[] = [];
   let importing = true;
@@ -100,12 +109,20 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
   };
 
   const importAll = async () => {
-    const batches = Array.from({ length: Math.ceil(input.invoices.length / plan.importBatch) }, (_, index) => input.invoices.slice(index * plan.importBatch, (index + 1) * plan.importBatch));
+    const batches = Array.from({ length: Math.ceil(input.invoices.length / plan.importBatch) }, (_, index) =>
+      input.invoices.slice(index * plan.importBatch, (index + 1) * plan.importBatch),
+    );
     const every = plan.spreadMs / batches.length;
     const startedAt = Date.now();
     for (const [index, batch] of batches.entries()) {
       await pause(Math.max(0, startedAt + index * every - Date.now()));
-      const answer = await ops('documents', 'import', '--company', input.company, ...batch.map((invoice) => invoice.path)).catch(failed);
+      const answer = await ops(
+        'documents',
+        'import',
+        '--company',
+        input.company,
+        ...batch.map((invoice) => invoice.path),
+      ).catch(failed);
       if (answer?.code !== 0) {
         if (answer) ledger.failures.push(`documents import refused: ${JSON.stringify(answer.error)}`);
         continue;
@@ -114,7 +131,11 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
       for (const imported of answer.stdout.documents as { reference: string; fiscal_reference: string }[]) {
         const invoice = batch.find((file) => file.cufe === imported.fiscal_reference)!;
         ledger.documents.set(imported.reference, invoice);
-        waiting.push({ reference: imported.reference, approveDirectly: random.next() < plan.approveShare, importedAt: Date.now() });
+        waiting.push({
+          reference: imported.reference,
+          approveDirectly: random.next() < plan.approveShare,
+          importedAt: Date.now(),
+        });
       }
       arrived.resolve();
       arrived = Promise.withResolvers<void>();
@@ -125,7 +146,9 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
   };
 
   const askForReceptionEvents = async (cufes: string[]) => {
-    const answer = await api('POST', '/public/api/v1/events/batch', { body: { documents_fiscal_reference: cufes, events_type: EVENT_TYPES } });
+    const answer = await api('POST', '/public/api/v1/events/batch', {
+      body: { documents_fiscal_reference: cufes, events_type: EVENT_TYPES },
+    });
     if (answer.status !== 200) throw new Error(`events batch refused: ${answer.status} ${JSON.stringify(answer.body)}`);
     ledger.accepted.events += 1;
     ledger.eventBatches.push(cufes);
@@ -158,7 +181,9 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
   };
 
   const note = async (reference: string, link: string) => {
-    const answer = await api('POST', `/public/api/v1/documents/${reference}/notes`, { body: { file_path: link, comment: 'Soporte' } });
+    const answer = await api('POST', `/public/api/v1/documents/${reference}/notes`, {
+      body: { file_path: link, comment: 'Soporte' },
+    });
     if (answer.status !== 201) throw new Error(`note on ${reference}: ${answer.status} ${JSON.stringify(answer.body)}`);
     ledger.accepted.note += 1;
     ledger.notes.set(reference, [...(ledger.notes.get(reference) ?? []), link]);
@@ -168,7 +193,18 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
   let accountRegistered: Promise<void> | undefined;
   const registerAccount = async (beneficiary: string) => {
     const banks = await api('GET', '/public/api/v1/banks');
-    const answer = await ops('bank-accounts', 'add', '--beneficiary', beneficiary, '--bank', banks.body[0].reference, '--account-number', '002010077777777771', '--account-type', 'checking');
+    const answer = await ops(
+      'bank-accounts',
+      'add',
+      '--beneficiary',
+      beneficiary,
+      '--bank',
+      banks.body[0].reference,
+      '--account-number',
+      '002010077777777771',
+      '--account-type',
+      'checking',
+    );
     if (answer.code !== 0) throw new Error(`bank-accounts add: ${JSON.stringify(answer.error)}`);
   };
 
@@ -177,25 +213,37 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
     accountRegistered ??= registerAccount(document.body.beneficiary.reference);
     await accountRegistered;
     const payable = document.body.payables[0];
-    const answer = await api('POST', '/public/api/v1/payments', { body: { payable_reference: payable.reference, amount: payable.balance, amount_currency: payable.amount_currency } });
+    const answer = await api('POST', '/public/api/v1/payments', {
+      body: { payable_reference: payable.reference, amount: payable.balance, amount_currency: payable.amount_currency },
+    });
     if (answer.status !== 201) throw new Error(`pay ${reference}: ${answer.status} ${JSON.stringify(answer.body)}`);
     ledger.accepted.pay += 1;
     ledger.payments.set(answer.body.reference, reference);
   };
 
-  const decide = async (document: Followed, step: { reference: string; action: string; decision: { kind: string; options: { value: string }[] } }) => {
+  const decide = async (
+    document: Followed,
+    step: { reference: string; action: string; decision: { kind: string; options: { value: string }[] } },
+  ) => {
     if (step.decision.kind === 'approval' && document.approveDirectly) {
       // Every second direct approval names the document by its fiscal reference (CUFE), as the spec allows.
-      const named = ledger.approvals.size % 2 === 0 ? document.reference : ledger.documents.get(document.reference)!.cufe;
-      const answer = await api('POST', `/public/api/v1/documents/${named}/approve`, { body: { erp_document_reference: `ERP-${document.reference.slice(0, 8)}` } });
-      if (answer.status !== 200) throw new Error(`approve ${document.reference}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      const named =
+        ledger.approvals.size % 2 === 0 ? document.reference : ledger.documents.get(document.reference)!.cufe;
+      const answer = await api('POST', `/public/api/v1/documents/${named}/approve`, {
+        body: { erp_document_reference: `ERP-${document.reference.slice(0, 8)}` },
+      });
+      if (answer.status !== 200)
+        throw new Error(`approve ${document.reference}: ${answer.status} ${JSON.stringify(answer.body)}`);
       ledger.accepted.approve += 1;
       ledger.approvals.add(document.reference);
       return;
     }
     const values = step.decision.kind === 'approval' ? ['approve'] : [step.decision.options[0]!.value];
     const body = { decision: step.decision.kind === 'tagging' ? values : values[0], acting_user_email: input.member };
-    const answer = await api('POST', `/public/api/v1/workflow-steps/${step.reference}/complete`, { body, idempotencyKey: randomUUID() });
+    const answer = await api('POST', `/public/api/v1/workflow-steps/${step.reference}/complete`, {
+      body,
+      idempotencyKey: randomUUID(),
+    });
     if (answer.status === 200) {
       ledger.accepted.step += 1;
       ledger.stepDecisions.set(step.reference, { document: document.reference, action: step.action, values });
@@ -203,7 +251,9 @@ export async function runLoad(input: { plan: LoadPlan; invoices: InvoiceFile[]; 
       // The read state lags a decision being written (its worker died mid-write): poll again until it moves on.
       ledger.doneByEarlierAttempt.add(step.reference);
     } else {
-      throw new Error(`complete ${step.action} of ${document.reference}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      throw new Error(
+        `complete ${step.action} of ${document.reference}: ${answer.status} ${JSON.stringify(answer.body)}`,
+      );
     }
   };
 

@@ -63,7 +63,8 @@ function freeSubnet(): number {
 
 /** Creates the namespace (needs root: `ip netns`). */
 export function createNetworkNamespace(): NetworkNamespace {
-  if (process.getuid?.() !== 0) throw new Error('The production-shape suite creates a network namespace, which needs root (ip netns)');
+  if (process.getuid?.() !== 0)
+    throw new Error('The production-shape suite creates a network namespace, which needs root (ip netns)');
   removeLeftOvers();
   const name = `${PREFIX}${process.pid}`;
   const hostLink = `apv${process.pid}h`;

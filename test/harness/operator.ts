@@ -39,7 +39,10 @@ export function operatorClient(env: NodeJS.ProcessEnv, stats: RetryStats, giveUp
       stats.requests.cli += 1;
       const answer = await runCli(env, args);
       if (answer.code === 0 || !['internal_error', 'no_answer'].includes(answer.error?.code ?? '')) return answer;
-      if (Date.now() > deadline) throw new Error(`ops ${args.slice(0, 2).join(' ')}: still failing after ${giveUpAfterMs / 1000} s: ${answer.error?.message}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `ops ${args.slice(0, 2).join(' ')}: still failing after ${giveUpAfterMs / 1000} s: ${answer.error?.message}`,
+        );
       stats.count('cli_failure');
       await backoff(attempt);
     }

@@ -61,7 +61,10 @@ export function productProcess(options: ProductProcessOptions): ProductProcess {
   };
 
   const launch = (): Launch => {
-    const child = spawn(process.execPath, [...(options.nodeFlags ?? []), options.script], { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(options.nodeFlags ?? []), options.script], {
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const ready = Promise.withResolvers<boolean>();
     // Until ready, the output is kept whole: the ready line may arrive split across chunks.
     let untilReady: string | null = '';
@@ -98,12 +101,16 @@ export function productProcess(options: ProductProcessOptions): ProductProcess {
     const timeoutMs = options.startTimeoutMs ?? 120_000;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${options.name} was not ready within ${timeoutMs / 1000} s:\n${recent.join('\n')}`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`${options.name} was not ready within ${timeoutMs / 1000} s:\n${recent.join('\n')}`)),
+        timeoutMs,
+      );
     });
     try {
       let attempt = current ?? launch();
       // A start that fails (a dependency still down) is restarted by supervision: wait for the first that serves.
-      while (!(await Promise.race([attempt.ready, timeout]))) attempt = current && current !== attempt ? current : await Promise.race([nextLaunch.promise, timeout]);
+      while (!(await Promise.race([attempt.ready, timeout])))
+        attempt = current && current !== attempt ? current : await Promise.race([nextLaunch.promise, timeout]);
     } finally {
       clearTimeout(timer);
     }

@@ -22,14 +22,39 @@ const node = process.execPath;
 
 /** The variables the suite gives the API and worker processes as an operator would: docker-compose.yml sets the same. */
 export const PRODUCT_VARIABLES = [
-  'NODE_ENV', 'LOG_LEVEL', 'HOST', 'PORT', 'PUBLIC_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'WEBHOOK_SECRET_KEY',
-  'OUTBOUND_ALLOWED_NETWORKS', 'NODE_EXTRA_CA_CERTS', 'PAYMENT_GATEWAY_URL', 'BANK_VALIDATION_URL', 'DIAN_URL', 'DIAN_AUTH_URL', 'SAT_PROVIDER_URL',
-  'DIAN_MAILBOX_DIR', 'STORAGE_S3_BUCKET', 'STORAGE_S3_ENDPOINT', 'STORAGE_S3_REGION', 'STORAGE_S3_ACCESS_KEY_ID', 'STORAGE_S3_SECRET_ACCESS_KEY', 'STORAGE_S3_FORCE_PATH_STYLE',
+  'NODE_ENV',
+  'LOG_LEVEL',
+  'HOST',
+  'PORT',
+  'PUBLIC_URL',
+  'DATABASE_URL',
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'WEBHOOK_SECRET_KEY',
+  'OUTBOUND_ALLOWED_NETWORKS',
+  'NODE_EXTRA_CA_CERTS',
+  'PAYMENT_GATEWAY_URL',
+  'BANK_VALIDATION_URL',
+  'DIAN_URL',
+  'DIAN_AUTH_URL',
+  'SAT_PROVIDER_URL',
+  'DIAN_MAILBOX_DIR',
+  'STORAGE_S3_BUCKET',
+  'STORAGE_S3_ENDPOINT',
+  'STORAGE_S3_REGION',
+  'STORAGE_S3_ACCESS_KEY_ID',
+  'STORAGE_S3_SECRET_ACCESS_KEY',
+  'STORAGE_S3_FORCE_PATH_STYLE',
 ] as const;
 type ProductVariable = (typeof PRODUCT_VARIABLES)[number];
 
 /** What the suite sets besides, only to make a run short (retry and poll pacing, pool sizes): an operator keeps the defaults. */
-const PACING: Record<string, string> = { ...FAST_PACING, PAYMENT_POLL_INTERVAL_MS: '500', BANK_VALIDATION_POLL_INTERVAL_MS: '500', DATABASE_POOL_MAX: '6' };
+const PACING: Record<string, string> = {
+  ...FAST_PACING,
+  PAYMENT_POLL_INTERVAL_MS: '500',
+  BANK_VALIDATION_POLL_INTERVAL_MS: '500',
+  DATABASE_POOL_MAX: '6',
+};
 
 /** The variables of deploy/postgres-init.sh, which compose's postgres service sets too. */
 export const POSTGRES_INIT_VARIABLES = ['APP_POSTGRES_PASSWORD', 'TEMPORAL_POSTGRES_PASSWORD'] as const;
@@ -83,30 +108,56 @@ export async function startProductionStack(): Promise<ProductionStack> {
     stops.push(() => database.stop());
     const roles = { product: password(), temporal: password() };
     const superuser = new URL(database.url);
-    await runToEnd('sh', [join(REPO, 'deploy/postgres-init.sh')], {
-      PATH: process.env.PATH ?? '',
-      PGHOST: superuser.hostname,
-      PGPORT: superuser.port,
-      PGPASSWORD: decodeURIComponent(superuser.password),
-      POSTGRES_USER: decodeURIComponent(superuser.username),
-      POSTGRES_DB: 'postgres',
-      APP_POSTGRES_PASSWORD: roles.product,
-      TEMPORAL_POSTGRES_PASSWORD: roles.temporal,
-    } satisfies Record<(typeof POSTGRES_INIT_VARIABLES)[number], string> & NodeJS.ProcessEnv, join(logs, 'postgres-init.log'));
+    await runToEnd(
+      'sh',
+      [join(REPO, 'deploy/postgres-init.sh')],
+      {
+        PATH: process.env.PATH ?? '',
+        PGHOST: superuser.hostname,
+        PGPORT: superuser.port,
+        PGPASSWORD: decodeURIComponent(superuser.password),
+        POSTGRES_USER: decodeURIComponent(superuser.username),
+        POSTGRES_DB: 'postgres',
+        APP_POSTGRES_PASSWORD: roles.product,
+        TEMPORAL_POSTGRES_PASSWORD: roles.temporal,
+      } satisfies Record<(typeof POSTGRES_INIT_VARIABLES)[number], string> & NodeJS.ProcessEnv,
+      join(logs, 'postgres-init.log'),
+    );
     const databaseUrl = `postgres://accounts_payable:${roles.product}@127.0.0.1:${database.port}/accounts_payable`;
 
     const certificates = makeServerCertificate(dir, namespace.address);
     const receiverSecret = randomBytes(18).toString('hex');
-    const storage = { bucket: 'accounts-payable-files', accessKeyId: `AKIA${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: password() };
+    const storage = {
+      bucket: 'accounts-payable-files',
+      accessKeyId: `AKIA${randomBytes(8).toString('hex').toUpperCase()}`,
+      secretAccessKey: password(),
+    };
     const mailboxDir = join(dir, 'dian-mailbox');
     const [urls, temporal] = await Promise.all([
       startSimulatorsIn(namespace, {
-        args: ['--erp-secret', receiverSecret, '--erp-tls-cert', certificates.certFile, '--erp-tls-key', certificates.keyFile, '--storage-bucket', storage.bucket, '--storage-access-key-id', storage.accessKeyId, '--storage-secret-access-key', storage.secretAccessKey],
+        args: [
+          '--erp-secret',
+          receiverSecret,
+          '--erp-tls-cert',
+          certificates.certFile,
+          '--erp-tls-key',
+          certificates.keyFile,
+          '--storage-bucket',
+          storage.bucket,
+          '--storage-access-key-id',
+          storage.accessKeyId,
+          '--storage-secret-access-key',
+          storage.secretAccessKey,
+        ],
         mailboxDir,
         logFile: join(logs, 'simulators.log'),
         stops,
       }),
-      startTemporalServer({ dir: join(dir, 'temporal'), database: { host: '127.0.0.1', port: database.port, user: 'temporal', password: roles.temporal }, logFile: join(logs, 'temporal.log') }),
+      startTemporalServer({
+        dir: join(dir, 'temporal'),
+        database: { host: '127.0.0.1', port: database.port, user: 'temporal', password: roles.temporal },
+        logFile: join(logs, 'temporal.log'),
+      }),
     ]);
     stops.push(() => temporal.stop());
 
@@ -143,10 +194,24 @@ export async function startProductionStack(): Promise<ProductionStack> {
 
     await runToEnd(node, [join(REPO, 'db/migrate.ts'), 'up'], env, join(logs, 'migrate.log'));
     const apis = ports.map((_, index) =>
-      productProcess({ name: `api-${index + 1}`, script: join(REPO, 'api/main.ts'), nodeFlags: API_NODE_FLAGS, env: { ...env, ...replica(index) }, readyLine: 'api listening', logFile: join(logs, `api-${index + 1}.log`) }),
+      productProcess({
+        name: `api-${index + 1}`,
+        script: join(REPO, 'api/main.ts'),
+        nodeFlags: API_NODE_FLAGS,
+        env: { ...env, ...replica(index) },
+        readyLine: 'api listening',
+        logFile: join(logs, `api-${index + 1}.log`),
+      }),
     );
     const workers = Array.from({ length: REPLICAS }, (_, index) =>
-      productProcess({ name: `worker-${index + 1}`, script: join(REPO, 'worker/main.ts'), nodeFlags: WORKER_NODE_FLAGS, env, readyLine: 'worker running', logFile: join(logs, `worker-${index + 1}.log`) }),
+      productProcess({
+        name: `worker-${index + 1}`,
+        script: join(REPO, 'worker/main.ts'),
+        nodeFlags: WORKER_NODE_FLAGS,
+        env,
+        readyLine: 'worker running',
+        logFile: join(logs, `worker-${index + 1}.log`),
+      }),
     );
     stops.push(...workers.map((worker) => () => worker.stop()), ...apis.map((api) => () => api.stop()));
     await Promise.all([...workers, ...apis].map((process) => process.start()));
@@ -168,14 +233,26 @@ export async function startProductionStack(): Promise<ProductionStack> {
       apis,
       workers,
       processes: [...apis, ...workers],
-      parts: { api: apis, worker: workers, temporal: [{ name: 'temporal', kill: temporal.kill, start: temporal.start }] },
+      parts: {
+        api: apis,
+        worker: workers,
+        temporal: [{ name: 'temporal', kill: temporal.kill, start: temporal.start }],
+      },
       receiver: {
         url: `${urls.erpReceiverUrl}/erp`,
         secret: receiverSecret,
         async state() {
           const response = await fetch(`${urls.erpReceiverUrl}/_control/received`, { dispatcher: trusting });
-          const body = (await response.json()) as { received: ReceivedRequest[]; registered: Record<string, RegisteredVoucher>; duplicates: number };
-          return { received: body.received, registered: new Map(Object.entries(body.registered)), duplicates: body.duplicates };
+          const body = (await response.json()) as {
+            received: ReceivedRequest[];
+            registered: Record<string, RegisteredVoucher>;
+            duplicates: number;
+          };
+          return {
+            received: body.received,
+            registered: new Map(Object.entries(body.registered)),
+            duplicates: body.duplicates,
+          };
         },
       },
       query: async (sql, params) => (await pool.query(sql, params)).rows,
@@ -191,12 +268,19 @@ export async function startProductionStack(): Promise<ProductionStack> {
 }
 
 /** Starts simulators/main.ts inside the namespace and reads the URLs it prints. */
-async function startSimulatorsIn(namespace: NetworkNamespace, options: { args: string[]; mailboxDir: string; logFile: string; stops: (() => Promise<void> | void)[] }): Promise<SimulatorUrls> {
+async function startSimulatorsIn(
+  namespace: NetworkNamespace,
+  options: { args: string[]; mailboxDir: string; logFile: string; stops: (() => Promise<void> | void)[] },
+): Promise<SimulatorUrls> {
   const log = createWriteStream(options.logFile, { flags: 'a' });
-  const child = namespace.spawn(node, [join(REPO, 'simulators/main.ts'), '--host', namespace.address, ...options.args], {
-    env: { PATH: process.env.PATH ?? '', DIAN_MAILBOX_DIR: options.mailboxDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = namespace.spawn(
+    node,
+    [join(REPO, 'simulators/main.ts'), '--host', namespace.address, ...options.args],
+    {
+      env: { PATH: process.env.PATH ?? '', DIAN_MAILBOX_DIR: options.mailboxDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   options.stops.push(
     () =>
       new Promise<void>((resolve) => {
@@ -214,7 +298,9 @@ async function startSimulatorsIn(namespace: NetworkNamespace, options: { args: s
       const line = output.split('\n')[0];
       if (output.includes('\n') && line) resolve(JSON.parse(line) as SimulatorUrls);
     });
-    child.once('exit', (code) => reject(new Error(`The simulators exited (${code}) before listening; see ${options.logFile}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`The simulators exited (${code}) before listening; see ${options.logFile}`)),
+    );
   });
 }
 
@@ -225,6 +311,8 @@ function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv, logFi
     const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}; see ${logFile}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}; see ${logFile}`)),
+    );
   });
 }

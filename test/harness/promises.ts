@@ -3,7 +3,12 @@ import { EVENT_TYPES, type Ledger } from './load.ts';
 import type { Stack } from './stack.ts';
 
 /** The flow every document of the run goes through; its last step closes when the ERP registers the voucher. */
-export const FLOW_ACTIONS = ['document.approval', 'document.classification', 'document.tagging', 'document.accounting'] as const;
+export const FLOW_ACTIONS = [
+  'document.approval',
+  'document.classification',
+  'document.tagging',
+  'document.accounting',
+] as const;
 
 /** What broke a promise of the service, one line per case. Empty lists mean every promise held. */
 export interface Findings {
@@ -31,7 +36,8 @@ export interface Checked {
   receptionEvents: Record<string, number>;
 }
 
-export const noFindings = (findings: Findings) => findings.lost.length + findings.stuck.length + findings.doubled.length === 0;
+export const noFindings = (findings: Findings) =>
+  findings.lost.length + findings.stuck.length + findings.doubled.length === 0;
 
 /** Checks, once, every promise of the service against what the load was told was accepted. */
 export async function checkPromises(stack: Stack, temporal: Client, company: string, ledger: Ledger): Promise<Checked> {
@@ -39,14 +45,20 @@ export async function checkPromises(stack: Stack, temporal: Client, company: str
   const findings: Findings = { lost: [], stuck: [], doubled: [] };
   const references = [...ledger.documents.keys()];
 
-  const documents = await stack.query<{ id: string; fiscal_reference: string; approval_status: string }>(`select id, fiscal_reference, approval_status from documents where company_id = $1`, [company]);
+  const documents = await stack.query<{ id: string; fiscal_reference: string; approval_status: string }>(
+    `select id, fiscal_reference, approval_status from documents where company_id = $1`,
+    [company],
+  );
   const byId = new Map(documents.map((row) => [row.id, row]));
   for (const [reference, invoice] of ledger.documents) {
-    if (byId.get(reference)?.fiscal_reference !== invoice.cufe) findings.lost.push(`import of ${invoice.documentNumber}: document ${reference} is not in the read state`);
+    if (byId.get(reference)?.fiscal_reference !== invoice.cufe)
+      findings.lost.push(`import of ${invoice.documentNumber}: document ${reference} is not in the read state`);
   }
-  if (documents.length !== ledger.documents.size) findings.doubled.push(`${documents.length} documents for ${ledger.documents.size} imported invoices`);
+  if (documents.length !== ledger.documents.size)
+    findings.doubled.push(`${documents.length} documents for ${ledger.documents.size} imported invoices`);
   for (const reference of ledger.approvals) {
-    if (byId.get(reference)?.approval_status !== 'approved') findings.lost.push(`approve ${reference}: approval_status is ${byId.get(reference)?.approval_status}`);
+    if (byId.get(reference)?.approval_status !== 'approved')
+      findings.lost.push(`approve ${reference}: approval_status is ${byId.get(reference)?.approval_status}`);
   }
 
   const notes = await stack.query<{ document_id: string; file_path: string; times: number }>(
@@ -67,22 +79,30 @@ export async function checkPromises(stack: Stack, temporal: Client, company: str
   for (const [reference, document] of ledger.payments) {
     const payment = payments.find((row) => row.id === reference);
     if (!payment) findings.lost.push(`payment ${reference} of ${document}: not in the read state`);
-    else if (payment.status !== 'processed') findings.stuck.push(`payment ${reference} of ${document}: ${payment.status}`);
+    else if (payment.status !== 'processed')
+      findings.stuck.push(`payment ${reference} of ${document}: ${payment.status}`);
   }
   for (const document of new Set(ledger.payments.values())) {
     const count = payments.filter((row) => row.document_id === document).length;
     if (count > 1) findings.doubled.push(`document ${document} paid ${count} times`);
   }
 
-  const steps = await stack.query<{ id: string; document_id: string; action: string; status: string; values: string[] | null }>(
-    `select id, document_id, action, status, result->'values' as values from workflow_steps where company_id = $1`,
-    [company],
-  );
+  const steps = await stack.query<{
+    id: string;
+    document_id: string;
+    action: string;
+    status: string;
+    values: string[] | null;
+  }>(`select id, document_id, action, status, result->'values' as values from workflow_steps where company_id = $1`, [
+    company,
+  ]);
   const stepById = new Map(steps.map((step) => [step.id, step]));
   for (const [reference, decided] of ledger.stepDecisions) {
     const step = stepById.get(reference);
     if (step?.status !== 'completed' || JSON.stringify(step.values) !== JSON.stringify(decided.values)) {
-      findings.lost.push(`complete ${decided.action} of ${decided.document}: step ${reference} is ${step?.status ?? 'missing'} with ${JSON.stringify(step?.values)}`);
+      findings.lost.push(
+        `complete ${decided.action} of ${decided.document}: step ${reference} is ${step?.status ?? 'missing'} with ${JSON.stringify(step?.values)}`,
+      );
     }
   }
   for (const reference of references) {
@@ -90,7 +110,8 @@ export async function checkPromises(stack: Stack, temporal: Client, company: str
     const completed = new Set(own.filter((step) => step.status === 'completed').map((step) => step.action));
     const open = FLOW_ACTIONS.filter((action) => !completed.has(action));
     if (open.length) findings.stuck.push(`document ${reference}: flow not ended, ${open.join(', ')} not completed`);
-    if (own.length > FLOW_ACTIONS.length) findings.doubled.push(`document ${reference}: ${own.length} steps for a flow of ${FLOW_ACTIONS.length}`);
+    if (own.length > FLOW_ACTIONS.length)
+      findings.doubled.push(`document ${reference}: ${own.length} steps for a flow of ${FLOW_ACTIONS.length}`);
   }
   const completions = await stack.query<{ step: string; times: number }>(
     `select metadata->>'step' as step, count(*)::int as times from activity_logs where company_id = $1 and metadata->>'change' = 'step_completed' group by 1 having count(*) > 1`,
@@ -101,25 +122,36 @@ export async function checkPromises(stack: Stack, temporal: Client, company: str
     `select document_id, count(*)::int as times from activity_logs where company_id = $1 and event = 'document.approved' group by 1 having count(*) > 1`,
     [company],
   );
-  for (const { document_id, times } of approvedLogs) findings.doubled.push(`document ${document_id} approved ${times} times`);
+  for (const { document_id, times } of approvedLogs)
+    findings.doubled.push(`document ${document_id} approved ${times} times`);
 
-  const events = await stack.query<{ cufe: string; event_type: string; status: string }>(`select cufe, event_type, status from reception_events where company_id = $1`, [company]);
+  const events = await stack.query<{ cufe: string; event_type: string; status: string }>(
+    `select cufe, event_type, status from reception_events where company_id = $1`,
+    [company],
+  );
   const receptionEvents: Record<string, number> = {};
   for (const event of events) receptionEvents[event.status] = (receptionEvents[event.status] ?? 0) + 1;
   const eventKey = new Set(events.map((event) => `${event.cufe}/${event.event_type}`));
   for (const cufe of ledger.eventBatches.flat()) {
-    for (const type of EVENT_TYPES) if (!eventKey.has(`${cufe}/${type}`)) findings.lost.push(`events batch: event ${type} of ${cufe} is not in the read state`);
+    for (const type of EVENT_TYPES)
+      if (!eventKey.has(`${cufe}/${type}`))
+        findings.lost.push(`events batch: event ${type} of ${cufe} is not in the read state`);
   }
-  for (const event of events.filter((candidate) => candidate.status === 'processing')) findings.stuck.push(`reception event ${event.event_type} of ${event.cufe} still processing`);
+  for (const event of events.filter((candidate) => candidate.status === 'processing'))
+    findings.stuck.push(`reception event ${event.event_type} of ${event.cufe} still processing`);
 
-  const entries = await stack.query<{ document_id: string; registration_state: string }>(`select document_id, registration_state from accounting_entries where company_id = $1 and status = 'posted'`, [company]);
+  const entries = await stack.query<{ document_id: string; registration_state: string }>(
+    `select document_id, registration_state from accounting_entries where company_id = $1 and status = 'posted'`,
+    [company],
+  );
   const entryOf = new Map(entries.map((entry) => [entry.document_id, entry]));
   for (const reference of ledger.accounted) {
     if (!entryOf.has(reference)) findings.lost.push(`documents account ${reference}: no posted voucher`);
   }
   for (const reference of references) {
     const state = entryOf.get(reference)?.registration_state;
-    if (state !== undefined && state !== 'registered') findings.stuck.push(`voucher of ${reference}: registration ${state}`);
+    if (state !== undefined && state !== 'registered')
+      findings.stuck.push(`voucher of ${reference}: registration ${state}`);
   }
 
   const deliveries = await stack.query<{ event: string; subject: string; status: string; times: number }>(
@@ -127,15 +159,21 @@ export async function checkPromises(stack: Stack, temporal: Client, company: str
     [company],
   );
   const received = receiver.received.filter((request) => request.signatureValid && request.answer?.status === 200);
-  const reached = new Set(received.map((request) => `${request.event}/${(request.json as { data?: { reference?: string } }).data?.reference}`));
+  const reached = new Set(
+    received.map(
+      (request) => `${request.event}/${(request.json as { data?: { reference?: string } }).data?.reference}`,
+    ),
+  );
   for (const reference of references) {
     const expected = ['document.created', ...(entryOf.has(reference) ? ['document.accounted'] : [])];
     for (const event of expected) {
       const recorded = deliveries.find((delivery) => delivery.event === event && delivery.subject === reference);
       if (!recorded) findings.lost.push(`${event} of ${reference}: never recorded`);
       else if (recorded.times > 1) findings.doubled.push(`${event} of ${reference}: recorded ${recorded.times} times`);
-      else if (recorded.status !== 'delivered') findings.stuck.push(`${event} of ${reference}: delivery ${recorded.status}`);
-      if (!reached.has(`${event}/${reference}`)) findings.lost.push(`${event} of ${reference}: never reached the receiver`);
+      else if (recorded.status !== 'delivered')
+        findings.stuck.push(`${event} of ${reference}: delivery ${recorded.status}`);
+      if (!reached.has(`${event}/${reference}`))
+        findings.lost.push(`${event} of ${reference}: never reached the receiver`);
     }
   }
   const vouchers = [...receiver.registered.values()];
@@ -147,16 +185,34 @@ export async function checkPromises(stack: Stack, temporal: Client, company: str
     const waiting = await temporal.workflow
       .getHandle(`document/${reference}`)
       .query<{ action: string } | null>('currentStep')
-      .then((step) => step?.action ?? null, (error: Error) => `no answer (${error.message})`);
+      .then(
+        (step) => step?.action ?? null,
+        (error: Error) => `no answer (${error.message})`,
+      );
     if (waiting !== null) findings.stuck.push(`workflow document/${reference} still waits: ${waiting}`);
   }
-  for (const type of ['webhookDelivery', 'receptionEvent', 'receptionEventBatch', 'fiscalSync', 'paymentProcess', 'bankAccountValidation']) {
-    for await (const execution of temporal.workflow.list({ query: `WorkflowType = '${type}' AND ExecutionStatus = 'Running'` })) findings.stuck.push(`workflow ${execution.workflowId} still running`);
+  for (const type of [
+    'webhookDelivery',
+    'receptionEvent',
+    'receptionEventBatch',
+    'fiscalSync',
+    'paymentProcess',
+    'bankAccountValidation',
+  ]) {
+    for await (const execution of temporal.workflow.list({
+      query: `WorkflowType = '${type}' AND ExecutionStatus = 'Running'`,
+    }))
+      findings.stuck.push(`workflow ${execution.workflowId} still running`);
   }
-  for await (const execution of temporal.workflow.list({ query: `ExecutionStatus = 'Failed' OR ExecutionStatus = 'TimedOut' OR ExecutionStatus = 'Terminated'` })) {
+  for await (const execution of temporal.workflow.list({
+    query: `ExecutionStatus = 'Failed' OR ExecutionStatus = 'TimedOut' OR ExecutionStatus = 'Terminated'`,
+  })) {
     findings.stuck.push(`workflow ${execution.workflowId} ended ${execution.status.name}`);
   }
-  const keys = await stack.query<{ key: string }>(`select key from idempotency_keys where company_id = $1 and status = 'in_progress'`, [company]);
+  const keys = await stack.query<{ key: string }>(
+    `select key from idempotency_keys where company_id = $1 and status = 'in_progress'`,
+    [company],
+  );
   for (const { key } of keys) findings.stuck.push(`Idempotency-Key ${key} left in progress`);
 
   const created = received.filter((request) => request.event === 'document.created');

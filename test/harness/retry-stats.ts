@@ -1,9 +1,18 @@
 /** Why a client tried again: what a real integrator (or operator) sees while a part of the service is down. */
-export type RetryReason = 'connection' | 'timeout' | 'unavailable' | 'in_progress' | 'rate_limited' | 'server_error' | 'cli_failure';
+export type RetryReason =
+  'connection' | 'timeout' | 'unavailable' | 'in_progress' | 'rate_limited' | 'server_error' | 'cli_failure';
 
 /** How often clients had to try again, by reason, and every 5xx other than 503 (an unmapped failure). */
 export class RetryStats {
-  readonly retries: Record<RetryReason, number> = { connection: 0, timeout: 0, unavailable: 0, in_progress: 0, rate_limited: 0, server_error: 0, cli_failure: 0 };
+  readonly retries: Record<RetryReason, number> = {
+    connection: 0,
+    timeout: 0,
+    unavailable: 0,
+    in_progress: 0,
+    rate_limited: 0,
+    server_error: 0,
+    cli_failure: 0,
+  };
   readonly serverErrors: string[] = [];
   /** Every request sent, retries included: API calls and CLI runs. */
   readonly requests = { api: 0, cli: 0 };

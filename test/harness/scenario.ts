@@ -30,7 +30,10 @@ async function settle(check: () => Promise<Checked>, timeoutMs: number, log: (li
     if ('error' in checked && Date.now() > deadline) throw checked.error;
     if (Date.now() - reportedAt > 15_000) {
       reportedAt = Date.now();
-      const open = 'error' in checked ? [`the check itself failed: ${checked.error.message}`] : [...checked.findings.lost, ...checked.findings.stuck, ...checked.findings.doubled];
+      const open =
+        'error' in checked
+          ? [`the check itself failed: ${checked.error.message}`]
+          : [...checked.findings.lost, ...checked.findings.stuck, ...checked.findings.doubled];
       log(`waiting for ${open.length} promises, e.g. ${open[0]}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -49,7 +52,11 @@ const keepAnyway = process.env.FAULT_KEEP === '1';
  * One crash-and-restart run: the whole product under load while its worker, API, Temporal server and PostgreSQL are
  * killed and restarted at seeded random moments; then, with everything up, every promise is checked.
  */
-export async function runCrashRestart(profile: CrashProfile, seed: number, log: (line: string) => void): Promise<{ figures: Figures; held: boolean; logs: string | null }> {
+export async function runCrashRestart(
+  profile: CrashProfile,
+  seed: number,
+  log: (line: string) => void,
+): Promise<{ figures: Figures; held: boolean; logs: string | null }> {
   const startedAt = Date.now();
   const stack = await startFaultStack();
   log(`stack up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s (${stack.dir}); seed ${seed}`);
@@ -70,7 +77,12 @@ export async function runCrashRestart(profile: CrashProfile, seed: number, log: 
  * The load and the faults on a running stack of any shape, then the checks of every promise once everything is up;
  * the stack stays up for the caller. The company is set up first (flow, webhooks to the stack's ERP receiver).
  */
-export async function runScenario(stack: Stack, profile: CrashProfile, seed: number, log: (line: string) => void): Promise<{ figures: Figures; held: boolean; company: string; apiKey: string }> {
+export async function runScenario(
+  stack: Stack,
+  profile: CrashProfile,
+  seed: number,
+  log: (line: string) => void,
+): Promise<{ figures: Figures; held: boolean; company: string; apiKey: string }> {
   const random = seededRandom(seed);
   const startedAt = Date.now();
   let connection: Connection | undefined;

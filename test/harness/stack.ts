@@ -10,7 +10,11 @@ import { freePort } from '../../dev/ports.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
 import { tempDir } from '../../dev/temp-dir.ts';
 import { startDevTemporal, type DevTemporal } from '../../dev/temporal.ts';
-import { startErpReceiver, type ReceivedRequest, type RegisteredVoucher } from '../../simulators/erp-receiver/server.ts';
+import {
+  startErpReceiver,
+  type ReceivedRequest,
+  type RegisteredVoucher,
+} from '../../simulators/erp-receiver/server.ts';
 import { startSimulators, type RunningSimulators } from '../../simulators/index.ts';
 import type { FaultKind } from './faults.ts';
 import { productProcess, type ProductProcess } from './product-process.ts';
@@ -101,7 +105,10 @@ export async function startFaultStack(): Promise<FaultStack> {
       startEmbeddedPostgres({ dataDir: join(dir, 'postgres') }),
       startDevTemporal({ dbFile: join(dir, 'temporal', 'temporal.db') }),
     ]);
-    stops.push(() => database.stop(), () => temporal.stop());
+    stops.push(
+      () => database.stop(),
+      () => temporal.stop(),
+    );
     const orm = await initORM({ url: database.url, poolMax: 2, statementTimeoutMs: 60_000, debug: false });
     try {
       await migrateAndSeed(orm);
@@ -134,9 +141,26 @@ export async function startFaultStack(): Promise<FaultStack> {
       ...FAST_PACING,
       ...outsideSystemsEnv(simulators.urls),
     };
-    const api = productProcess({ name: 'api', script: join(REPO, 'api/main.ts'), nodeFlags: API_NODE_FLAGS, env, readyLine: 'api listening', logFile: join(logs, 'api.log') });
-    const worker = productProcess({ name: 'worker', script: join(REPO, 'worker/main.ts'), nodeFlags: WORKER_NODE_FLAGS, env, readyLine: 'worker running', logFile: join(logs, 'worker.log') });
-    stops.push(() => worker.stop(), () => api.stop());
+    const api = productProcess({
+      name: 'api',
+      script: join(REPO, 'api/main.ts'),
+      nodeFlags: API_NODE_FLAGS,
+      env,
+      readyLine: 'api listening',
+      logFile: join(logs, 'api.log'),
+    });
+    const worker = productProcess({
+      name: 'worker',
+      script: join(REPO, 'worker/main.ts'),
+      nodeFlags: WORKER_NODE_FLAGS,
+      env,
+      readyLine: 'worker running',
+      logFile: join(logs, 'worker.log'),
+    });
+    stops.push(
+      () => worker.stop(),
+      () => api.stop(),
+    );
     await Promise.all([worker.start(), api.start()]);
 
     const pool = new pg.Pool({ connectionString: database.url, max: 2 });
@@ -153,12 +177,21 @@ export async function startFaultStack(): Promise<FaultStack> {
       temporalAddress: temporal.address,
       api,
       worker,
-      parts: { api: [api], worker: [worker], temporal: [{ name: 'temporal', kill: temporal.kill, start: temporal.start }], postgres: [{ name: 'postgres', kill: database.kill, start: database.start }] },
+      parts: {
+        api: [api],
+        worker: [worker],
+        temporal: [{ name: 'temporal', kill: temporal.kill, start: temporal.start }],
+        postgres: [{ name: 'postgres', kill: database.kill, start: database.start }],
+      },
       processes: [api, worker],
       receiver: {
         url: `${receiver.url}/erp`,
         secret: receiverSecret,
-        state: async () => ({ received: [...receiver.received], registered: new Map(receiver.registered), duplicates: receiver.duplicates }),
+        state: async () => ({
+          received: [...receiver.received],
+          registered: new Map(receiver.registered),
+          duplicates: receiver.duplicates,
+        }),
       },
       env,
       query: async (sql, params) => (await pool.query(sql, params)).rows,

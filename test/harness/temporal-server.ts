@@ -15,10 +15,27 @@ export const TEMPORAL_SERVER_VERSION = '1.29.1';
 const MODULE = `go.temporal.io/server@v${TEMPORAL_SERVER_VERSION}`;
 
 /** The server's settings that docker compose gives its `temporal` service too (the image's config template reads them). */
-export const SHARED_SERVER_VARIABLES = ['DB', 'DB_PORT', 'POSTGRES_SEEDS', 'POSTGRES_USER', 'POSTGRES_PWD', 'DBNAME', 'VISIBILITY_DBNAME', 'DYNAMIC_CONFIG_FILE_PATH'] as const;
+export const SHARED_SERVER_VARIABLES = [
+  'DB',
+  'DB_PORT',
+  'POSTGRES_SEEDS',
+  'POSTGRES_USER',
+  'POSTGRES_PWD',
+  'DBNAME',
+  'VISIBILITY_DBNAME',
+  'DYNAMIC_CONFIG_FILE_PATH',
+] as const;
 
 /** The variables of deploy/temporal-schema.sh and deploy/temporal-setup.sh, which compose's services set too. */
-export const SCHEMA_VARIABLES = ['SQL_HOST', 'SQL_PORT', 'SQL_USER', 'SQL_PASSWORD', 'DBNAME', 'VISIBILITY_DBNAME', 'SCHEMA_DIR'] as const;
+export const SCHEMA_VARIABLES = [
+  'SQL_HOST',
+  'SQL_PORT',
+  'SQL_USER',
+  'SQL_PASSWORD',
+  'DBNAME',
+  'VISIBILITY_DBNAME',
+  'SCHEMA_DIR',
+] as const;
 export const SETUP_VARIABLES = ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE'] as const;
 
 export interface TemporalDatabase {
@@ -44,7 +61,11 @@ export interface TemporalServerOptions {
 }
 
 /** The server and its schema tool: `TEMPORAL_SERVER_PATH` / `TEMPORAL_SQL_TOOL_PATH`, else built once with Go into the cache. */
-export function temporalServerBinaries(env: NodeJS.ProcessEnv = process.env): { server: string; sqlTool: string; cli: string } {
+export function temporalServerBinaries(env: NodeJS.ProcessEnv = process.env): {
+  server: string;
+  sqlTool: string;
+  cli: string;
+} {
   const build = (variable: string, name: string, pkg: string) => {
     if (env[variable]) return env[variable];
     const path = join(CLI_CACHE_DIR, name);
@@ -52,13 +73,17 @@ export function temporalServerBinaries(env: NodeJS.ProcessEnv = process.env): { 
       accessSync(path, constants.X_OK);
       return path;
     } catch {
-      const built = spawnSync('go', ['install', `${pkg}@v${TEMPORAL_SERVER_VERSION}`], { env: { ...process.env, GOBIN: CLI_CACHE_DIR, GOFLAGS: '-buildvcs=false' }, stdio: ['ignore', 'inherit', 'inherit'] });
+      const built = spawnSync('go', ['install', `${pkg}@v${TEMPORAL_SERVER_VERSION}`], {
+        env: { ...process.env, GOBIN: CLI_CACHE_DIR, GOFLAGS: '-buildvcs=false' },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
       if (built.status !== 0) throw new Error(`Could not build ${pkg} with Go; set ${variable}`);
       return path;
     }
   };
   const cli = findTemporalCli(env);
-  if (!cli) throw new Error('The Temporal CLI is needed to set up the namespace (.ci/run builds it; or set TEMPORAL_CLI_PATH)');
+  if (!cli)
+    throw new Error('The Temporal CLI is needed to set up the namespace (.ci/run builds it; or set TEMPORAL_CLI_PATH)');
   return {
     server: build('TEMPORAL_SERVER_PATH', 'server', 'go.temporal.io/server/cmd/server'),
     sqlTool: build('TEMPORAL_SQL_TOOL_PATH', 'sql', 'go.temporal.io/server/cmd/tools/sql'),
@@ -107,7 +132,17 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     .replace(/\.Env\.([A-Z0-9_]+)/g, '(env "$1")');
   writeFileSync(join(configDir, 'docker.yaml'), `# enable-template\n${template}`);
   const ports: Record<string, string> = {};
-  for (const name of ['FRONTEND_GRPC_PORT', 'FRONTEND_HTTP_PORT', 'FRONTEND_MEMBERSHIP_PORT', 'HISTORY_GRPC_PORT', 'HISTORY_MEMBERSHIP_PORT', 'MATCHING_GRPC_PORT', 'MATCHING_MEMBERSHIP_PORT', 'WORKER_GRPC_PORT', 'WORKER_MEMBERSHIP_PORT']) {
+  for (const name of [
+    'FRONTEND_GRPC_PORT',
+    'FRONTEND_HTTP_PORT',
+    'FRONTEND_MEMBERSHIP_PORT',
+    'HISTORY_GRPC_PORT',
+    'HISTORY_MEMBERSHIP_PORT',
+    'MATCHING_GRPC_PORT',
+    'MATCHING_MEMBERSHIP_PORT',
+    'WORKER_GRPC_PORT',
+    'WORKER_MEMBERSHIP_PORT',
+  ]) {
     ports[name] = String(await freeServerPort(Object.values(ports)));
   }
   const shared: Record<(typeof SHARED_SERVER_VARIABLES)[number], string> = {
@@ -121,13 +156,24 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     DYNAMIC_CONFIG_FILE_PATH: join(REPO, 'deploy/temporal-dynamic-config.yaml'),
   };
   // Every service on one host: each gets its own ports, where compose gives each container its own address.
-  const env = { PATH: process.env.PATH ?? '', ...shared, ...ports, BIND_ON_IP: '127.0.0.1', TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1', LOG_LEVEL: 'warn' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    ...shared,
+    ...ports,
+    BIND_ON_IP: '127.0.0.1',
+    TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+  };
   const address = `127.0.0.1:${ports.FRONTEND_GRPC_PORT}`;
   const log = createWriteStream(options.logFile, { flags: 'a' });
 
   let child: ChildProcess | undefined;
   const start = async () => {
-    const started = spawn(binaries.server, ['--root', options.dir, '--config', 'config', '--env', 'docker', '--allow-no-auth', 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const started = spawn(
+      binaries.server,
+      ['--root', options.dir, '--config', 'config', '--env', 'docker', '--allow-no-auth', 'start'],
+      { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
     started.stdout!.pipe(log, { end: false });
     started.stderr!.pipe(log, { end: false });
     child = started;
@@ -135,7 +181,14 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   };
   await start();
   await run('sh', [join(REPO, 'deploy/temporal-setup.sh')], {
-    env: { ...process.env, TEMPORAL_CLI: binaries.cli, ...({ TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default' } satisfies Record<(typeof SETUP_VARIABLES)[number], string>) },
+    env: {
+      ...process.env,
+      TEMPORAL_CLI: binaries.cli,
+      ...({ TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default' } satisfies Record<
+        (typeof SETUP_VARIABLES)[number],
+        string
+      >),
+    },
   });
 
   const signal = (name: NodeJS.Signals) => async () => {
@@ -164,7 +217,8 @@ async function waitUntilServing(address: string, child: ChildProcess, logFile: s
   child.once('exit', (code, signal) => (exited = String(signal ?? code)));
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    if (exited !== null) throw new Error(`The Temporal server exited (${String(exited)}) before serving; see ${logFile}`);
+    if (exited !== null)
+      throw new Error(`The Temporal server exited (${String(exited)}) before serving; see ${logFile}`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {

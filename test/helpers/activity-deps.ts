@@ -11,7 +11,14 @@ import type { OutsideSystems } from '../../activities/outside-systems.ts';
 export const TEST_WEBHOOK_SECRET_KEY = '8f'.repeat(32);
 
 /** Activities as the suite's workers run them: short webhook retry waits, loopback receivers allowed. */
-export function testActivityDeps(options: { orm: Orm; client: Client; taskQueue: string; storageDir: string; publicUrl: string; outside: OutsideSystems }): ActivityDeps {
+export function testActivityDeps(options: {
+  orm: Orm;
+  client: Client;
+  taskQueue: string;
+  storageDir: string;
+  publicUrl: string;
+  outside: OutsideSystems;
+}): ActivityDeps {
   return {
     orm: options.orm,
     logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }),

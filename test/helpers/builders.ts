@@ -50,18 +50,50 @@ export async function seedDocument(orm: Orm, company: Company, seed: DocumentSee
     approvalStatus: seed.approvalStatus ?? 'pending',
     issueDate: seed.issueDate ?? new Date('2026-10-01T10:00:00-05:00'),
     expirationDate: seed.expirationDate === undefined ? new Date('2026-10-31T00:00:00-05:00') : seed.expirationDate,
-    fiscalReference: seed.fiscalReference ?? `${process.pid.toString(16).padStart(8, '0')}${n.toString(16).padStart(8, '0')}${'a'.repeat(80)}`,
+    fiscalReference:
+      seed.fiscalReference ??
+      `${process.pid.toString(16).padStart(8, '0')}${n.toString(16).padStart(8, '0')}${'a'.repeat(80)}`,
     fiscalMetadata: { finalNotes: [`Nota ${n}`] },
     isCanceled: seed.isCanceled ?? false,
     createdBy: { source: 'fiscal', user: null },
   });
-  em.create(LineItem, { company, document, position: 1, name: 'Servicio', quantity: '1', unitPriceCents: 100_000_00n, currency: document.currency, subtotalCents: 100_000_00n, totalCents: 119_000_00n });
+  em.create(LineItem, {
+    company,
+    document,
+    position: 1,
+    name: 'Servicio',
+    quantity: '1',
+    unitPriceCents: 100_000_00n,
+    currency: document.currency,
+    subtotalCents: 100_000_00n,
+    totalCents: 119_000_00n,
+  });
   em.create(ActivityLog, { company, document, event: 'document.created', actor: { type: 'system', source: 'fiscal' } });
-  for (let note = 0; note < (seed.notes ?? 0); note++) em.create(DocumentNote, { company, document, comment: `Comentario ${note}`, createdBy: { name: 'Seed' } });
+  for (let note = 0; note < (seed.notes ?? 0); note++)
+    em.create(DocumentNote, { company, document, comment: `Comentario ${note}`, createdBy: { name: 'Seed' } });
   if (seed.payments) {
-    const payable = em.create(Payable, { company, document, beneficiary, amountCents: document.amountCents, currency: document.currency, balanceCents: document.amountCents, origin: 'document', issueDate: '2026-10-01', expirationDate: '2026-10-31' });
+    const payable = em.create(Payable, {
+      company,
+      document,
+      beneficiary,
+      amountCents: document.amountCents,
+      currency: document.currency,
+      balanceCents: document.amountCents,
+      origin: 'document',
+      issueDate: '2026-10-01',
+      expirationDate: '2026-10-31',
+    });
     for (let payment = 0; payment < seed.payments; payment++) {
-      em.create(Payment, { company, payable, beneficiary, amountCents: 1_000_00n, currency: document.currency, status: 'processed', paidAt: new Date(), paymentMethod: 'banking_correspondent' });
+      em.create(Payment, {
+        company,
+        payable,
+        beneficiary,
+        amountCents: 1_000_00n,
+        currency: document.currency,
+        status: 'processed',
+        paidAt: new Date(),
+        paymentMethod: 'banking_correspondent',
+      });
     }
   }
   await em.flush();
@@ -83,5 +115,9 @@ export async function startLifecycle(temporal: TemporalHandle, document: Documen
 /** Sets the company's flow from a flow file, as `ops flows set` does (assignees must be members). */
 export async function setFlow(orm: Orm, company: Company, file: unknown): Promise<void> {
   const em = companyEm(orm, company.id);
-  await em.upsert(WorkflowFlow, { company, definition: toFlowDefinition(FlowFile.parse(file)) }, { onConflictFields: ['company'], onConflictAction: 'merge', onConflictMergeFields: ['definition', 'updatedAt'] });
+  await em.upsert(
+    WorkflowFlow,
+    { company, definition: toFlowDefinition(FlowFile.parse(file)) },
+    { onConflictFields: ['company'], onConflictAction: 'merge', onConflictMergeFields: ['definition', 'updatedAt'] },
+  );
 }

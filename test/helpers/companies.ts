@@ -6,9 +6,16 @@ import { systemEm, type Orm } from '../../db/orm.ts';
 let counter = 0;
 
 /** A fresh company of its own for a test, with an unscoped key, optional features and members. */
-export async function makeCompany(orm: Orm, options: { country?: Country; features?: Feature[]; members?: { email: string; name: string }[] } = {}) {
+export async function makeCompany(
+  orm: Orm,
+  options: { country?: Country; features?: Feature[]; members?: { email: string; name: string }[] } = {},
+) {
   const em = systemEm(orm);
-  const { company, apiKey } = await createCompany(em, { name: `Test Company ${process.pid}-${++counter}`, country: options.country ?? 'COL', taxId: '900000001' });
+  const { company, apiKey } = await createCompany(em, {
+    name: `Test Company ${process.pid}-${++counter}`,
+    country: options.country ?? 'COL',
+    taxId: '900000001',
+  });
   for (const feature of options.features ?? []) await enableFeature(em, company, feature);
   for (const member of options.members ?? []) await upsertMember(em, company, member);
   return {

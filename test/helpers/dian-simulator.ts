@@ -10,7 +10,14 @@ export const FAST_RECEPTION_EVENT_TIMING: ReceptionEventTiming = {
 };
 
 /** Who receives for a test company in 030 and 032 (`setDianEventPerson`): without it those events are not sent. */
-export const EVENT_PERSON: RadianPerson = { idType: '13', idNumber: '52123456', firstName: 'Ana María', familyName: 'Pérez Gómez', jobTitle: 'Jefe de compras', department: 'Compras' };
+export const EVENT_PERSON: RadianPerson = {
+  idType: '13',
+  idNumber: '52123456',
+  firstName: 'Ana María',
+  familyName: 'Pérez Gómez',
+  jobTitle: 'Jefe de compras',
+  department: 'Compras',
+};
 
 /** The suite's DIAN simulator, steered over its control API per CUFE (every test file shares one instance). */
 export const dianSimulator = {
@@ -33,6 +40,7 @@ async function control(method: string, path: string, body?: unknown): Promise<un
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const parsed = (await response.json()) as unknown;
-  if (!response.ok) throw new Error(`DIAN simulator ${method} ${path}: HTTP ${response.status} ${JSON.stringify(parsed)}`);
+  if (!response.ok)
+    throw new Error(`DIAN simulator ${method} ${path}: HTTP ${response.status} ${JSON.stringify(parsed)}`);
   return parsed;
 }

@@ -9,7 +9,11 @@ import { deliverMail, type OutgoingMail } from '../../simulators/dian-mailbox/ma
 import type { FiscalSyncTiming } from '../../workflows/fiscal-sync.ts';
 
 /** Fiscal-sync pacing for tests: SAT extractions verified every few hundred milliseconds. */
-export const FAST_FISCAL_SYNC_TIMING: FiscalSyncTiming = { pollInitialMs: 200, pollMaxMs: 400, giveUpAfterMs: 10 * 60_000 };
+export const FAST_FISCAL_SYNC_TIMING: FiscalSyncTiming = {
+  pollInitialMs: 200,
+  pollMaxMs: 400,
+  giveUpAfterMs: 10 * 60_000,
+};
 
 let counter = 0;
 /** An RFC of its own per test, so the shared SAT provider simulator can be steered for it alone. */
@@ -26,7 +30,11 @@ export function uniqueNit(): string {
 }
 
 async function control(base: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${base}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const parsed = (await response.json()) as unknown;
   if (!response.ok) throw new Error(`simulator ${method} ${path}: HTTP ${response.status} ${JSON.stringify(parsed)}`);
   return parsed;
@@ -34,17 +42,30 @@ async function control(base: string, method: string, path: string, body?: unknow
 
 /** The suite's SAT extraction provider simulator, steered per RFC over its control API. */
 export const satProvider = {
-  behave: (rfc: string, scenario: SatScenario) => control(inject('outside').satProviderUrl, 'POST', `/_control/rfcs/${rfc}/behave`, scenario),
+  behave: (rfc: string, scenario: SatScenario) =>
+    control(inject('outside').satProviderUrl, 'POST', `/_control/rfcs/${rfc}/behave`, scenario),
   async extractions(rfc: string): Promise<SimulatedExtraction[]> {
-    return ((await control(inject('outside').satProviderUrl, 'GET', `/_control/extractions/${rfc}`)) as { extractions: SimulatedExtraction[] }).extractions;
+    return (
+      (await control(inject('outside').satProviderUrl, 'GET', `/_control/extractions/${rfc}`)) as {
+        extractions: SimulatedExtraction[];
+      }
+    ).extractions;
   },
 };
 
 /** The suite's DIAN token service and mailbox. */
 export const dianMailbox = {
-  behave: (nit: string, mode: DianTokenMode, times?: number) => control(inject('outside').dianAuthUrl!, 'POST', `/_control/nits/${nit}/behave`, { mode, ...(times ? { times } : {}) }),
+  behave: (nit: string, mode: DianTokenMode, times?: number) =>
+    control(inject('outside').dianAuthUrl!, 'POST', `/_control/nits/${nit}/behave`, {
+      mode,
+      ...(times ? { times } : {}),
+    }),
   async tokenRequests(nit: string): Promise<TokenRequest[]> {
-    return ((await control(inject('outside').dianAuthUrl!, 'GET', `/_control/token-requests/${nit}`)) as { requests: TokenRequest[] }).requests;
+    return (
+      (await control(inject('outside').dianAuthUrl!, 'GET', `/_control/token-requests/${nit}`)) as {
+        requests: TokenRequest[];
+      }
+    ).requests;
   },
   /** Delivers an e-mail to the company's Maildir, as the company's forwarding would. */
   deliver: (companyId: string, mail: OutgoingMail) => deliverMail(inject('outside').dianMailboxDir!, companyId, mail),

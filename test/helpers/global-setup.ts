@@ -57,17 +57,30 @@ export async function setup(project: TestProject): Promise<void> {
 async function start(project: TestProject): Promise<void> {
   dataDir = tempDir('ap-test-');
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  [db, temporal] = await Promise.all([startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') }), startDevTemporal({ build: (line) => process.stdout.write(`${line}\n`) })]);
+  [db, temporal] = await Promise.all([
+    startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') }),
+    startDevTemporal({ build: (line) => process.stdout.write(`${line}\n`) }),
+  ]);
   orm = await initORM({ url: db.url, poolMax: 10, statementTimeoutMs: 30_000, debug: false });
   await migrateAndSeed(orm);
   simulators = await startSimulators();
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('ERROR') });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: new DefaultLogger('ERROR'),
+  });
   const connection = await NativeConnection.connect({ address: temporal.address });
   clientConnection = await Connection.connect({ address: temporal.address });
   client = new Client({ connection: clientConnection, namespace: 'default' });
   worker = await createWorker({
     config: { address: temporal.address, namespace: 'default', taskQueue: TASK_QUEUE, security: {} },
-    deps: testActivityDeps({ orm, client, taskQueue: TASK_QUEUE, storageDir: join(dataDir, 'files'), publicUrl: TEST_PUBLIC_URL, outside: simulators.urls }),
+    deps: testActivityDeps({
+      orm,
+      client,
+      taskQueue: TASK_QUEUE,
+      storageDir: join(dataDir, 'files'),
+      publicUrl: TEST_PUBLIC_URL,
+      outside: simulators.urls,
+    }),
     connection,
     workflowBundle,
   });

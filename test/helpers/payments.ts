@@ -16,7 +16,17 @@ import { PaymentTag } from '../../db/tags/payment-tag.entity.ts';
 let sequence = 0;
 
 /** A beneficiary written directly, with an identifier unique to this run. */
-export async function seedBeneficiary(orm: Orm, company: Company, seed: { name: string; type?: BeneficiaryType; identifierNumber?: string; email?: string | null; identifierType?: string }): Promise<Beneficiary> {
+export async function seedBeneficiary(
+  orm: Orm,
+  company: Company,
+  seed: {
+    name: string;
+    type?: BeneficiaryType;
+    identifierNumber?: string;
+    email?: string | null;
+    identifierType?: string;
+  },
+): Promise<Beneficiary> {
   const em = companyEm(orm, company.id);
   const beneficiary = em.create(Beneficiary, {
     company,
@@ -31,7 +41,19 @@ export async function seedBeneficiary(orm: Orm, company: Company, seed: { name: 
 }
 
 /** A payable written directly: a document's installment when `document` is given, else a manual one. */
-export async function seedPayable(orm: Orm, company: Company, seed: { beneficiary: Beneficiary; document?: Document; amountCents: bigint; expirationDate?: string | null; type?: PayableType; concept?: string; installmentNumber?: number }): Promise<Payable> {
+export async function seedPayable(
+  orm: Orm,
+  company: Company,
+  seed: {
+    beneficiary: Beneficiary;
+    document?: Document;
+    amountCents: bigint;
+    expirationDate?: string | null;
+    type?: PayableType;
+    concept?: string;
+    installmentNumber?: number;
+  },
+): Promise<Payable> {
   const em = companyEm(orm, company.id);
   const payable = em.create(Payable, {
     company,
@@ -97,7 +119,12 @@ export async function seedBatch(orm: Orm, company: Company, name: string): Promi
 }
 
 /** A bank account added as `ops bank-accounts add` does (without starting its validation). */
-export async function seedBankAccount(orm: Orm, company: Company, beneficiary: Beneficiary, account: { bankCode: string; accountNumber: string; accountType?: AccountType }): Promise<BeneficiaryBankAccount> {
+export async function seedBankAccount(
+  orm: Orm,
+  company: Company,
+  beneficiary: Beneficiary,
+  account: { bankCode: string; accountNumber: string; accountType?: AccountType },
+): Promise<BeneficiaryBankAccount> {
   const em = companyEm(orm, company.id);
   return em.transactional(async (tx) =>
     addBankAccount(tx, company.country, await tx.findOneOrFail(Beneficiary, { id: beneficiary.id }), {
@@ -112,17 +139,30 @@ export async function seedBankAccount(orm: Orm, company: Company, beneficiary: B
 }
 
 async function control(base: string, body: unknown): Promise<void> {
-  const response = await fetch(`${base}/_control/outcomes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${base}/_control/outcomes`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`The simulator refused the outcome: ${await response.text()}`);
 }
 
 /** Steers the suite's payment gateway for one payment reference or one amount in cents (unique to the test). */
-export const steerGateway = (rule: { reference?: string; amount_cents?: string; outcome: 'settle' | 'fail' | 'hold' | 'refuse'; after_checks?: number; reason?: string }) =>
-  control(inject('outside').paymentGatewayUrl, rule);
+export const steerGateway = (rule: {
+  reference?: string;
+  amount_cents?: string;
+  outcome: 'settle' | 'fail' | 'hold' | 'refuse';
+  after_checks?: number;
+  reason?: string;
+}) => control(inject('outside').paymentGatewayUrl, rule);
 
 /** Steers the suite's bank-validation service for one account number (unique to the test). */
-export const steerBankValidation = (rule: { account_number: string; outcome: 'valid' | 'invalid' | 'error' | 'hold'; after_checks?: number; reason?: string }) =>
-  control(inject('outside').bankValidationUrl, rule);
+export const steerBankValidation = (rule: {
+  account_number: string;
+  outcome: 'valid' | 'invalid' | 'error' | 'hold';
+  after_checks?: number;
+  reason?: string;
+}) => control(inject('outside').bankValidationUrl, rule);
 
 /** A valid CLABE of a bank: its code, 14 digits unique to the test, and the check digit. */
 export function clabeOf(bankCode: string, digits: string): string {

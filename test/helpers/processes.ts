@@ -14,7 +14,12 @@ export interface WorkerProcess {
 }
 
 export function spawnWorker(taskQueue: string, env: Record<string, string> = {}): WorkerProcess {
-  return spawnProduct('worker/main.ts', 'worker running', { TEMPORAL_TASK_QUEUE: taskQueue, ...env }, WORKER_NODE_FLAGS);
+  return spawnProduct(
+    'worker/main.ts',
+    'worker running',
+    { TEMPORAL_TASK_QUEUE: taskQueue, ...env },
+    WORKER_NODE_FLAGS,
+  );
 }
 
 /** An API as its own process (`node api/main.ts`) on a port of its own. */
@@ -24,12 +29,23 @@ export interface ApiProcess extends WorkerProcess {
 
 /** Starts the API on `port`, against the suite's services (starting workflows on the suite's task queue unless `env` says otherwise). */
 export function spawnApi(port: number, env: Record<string, string> = {}): ApiProcess {
-  return { ...spawnProduct('api/main.ts', 'api listening', { PORT: String(port), HOST: '127.0.0.1', ...env }, API_NODE_FLAGS), url: `http://127.0.0.1:${port}` };
+  return {
+    ...spawnProduct('api/main.ts', 'api listening', { PORT: String(port), HOST: '127.0.0.1', ...env }, API_NODE_FLAGS),
+    url: `http://127.0.0.1:${port}`,
+  };
 }
 
 /** Runs one of the product's entry points with the suite's environment; ready once it logged `readyText`. */
-function spawnProduct(script: string, readyText: string, env: Record<string, string>, nodeFlags: readonly string[] = []): WorkerProcess {
-  const child = spawn(process.execPath, [...nodeFlags, script], { env: { ...suiteEnv(), LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnProduct(
+  script: string,
+  readyText: string,
+  env: Record<string, string>,
+  nodeFlags: readonly string[] = [],
+): WorkerProcess {
+  const child = spawn(process.execPath, [...nodeFlags, script], {
+    env: { ...suiteEnv(), LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let running = false;
   const ready = new Promise<void>((resolve, reject) => {
@@ -42,7 +58,9 @@ function spawnProduct(script: string, readyText: string, env: Record<string, str
       }
     });
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before running:\n${output.slice(-2000)}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`${script} exited (${code}) before running:\n${output.slice(-2000)}`)),
+    );
   });
   return {
     process: child,

@@ -27,8 +27,10 @@ export interface RecordedHistory {
   history: History;
 }
 
-const markerData = (marker: proto.temporal.api.history.v1.IMarkerRecordedEventAttributes, key: string): Record<string, unknown> =>
-  JSON.parse(Buffer.from(marker.details?.[key]?.payloads?.[0]?.data ?? '{}').toString());
+const markerData = (
+  marker: proto.temporal.api.history.v1.IMarkerRecordedEventAttributes,
+  key: string,
+): Record<string, unknown> => JSON.parse(Buffer.from(marker.details?.[key]?.payloads?.[0]?.data ?? '{}').toString());
 
 /** What a history shows: its event types, and the activities, updates, signals and patches in it. */
 function features(history: History): Set<string> {
@@ -43,7 +45,8 @@ function features(history: History): Set<string> {
     if (signal) shown.add(`signal:${signal}`);
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName === 'core_patch') shown.add(`patch:${String(markerData(marker, 'patch-data').id)}`);
-    if (marker?.markerName === 'core_local_activity') shown.add(`local-activity:${String(markerData(marker, 'data').activity_type)}`);
+    if (marker?.markerName === 'core_local_activity')
+      shown.add(`local-activity:${String(markerData(marker, 'data').activity_type)}`);
     const failed = event.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type;
     if (failed) shown.add(`activity-failure:${failed}`);
   }
@@ -68,12 +71,18 @@ export async function recordHistories(client: Client, workflowTypes: string[], d
     }
     const covered = new Set<string>();
     for (let n = 0; n < PER_TYPE; n++) {
-      const gain = (candidate: (typeof candidates)[number]) => [...candidate.shown].filter((feature) => !covered.has(feature)).length;
-      const best = candidates.toSorted((a, b) => gain(b) - gain(a) || (a.history.events?.length ?? 0) - (b.history.events?.length ?? 0))[0];
+      const gain = (candidate: (typeof candidates)[number]) =>
+        [...candidate.shown].filter((feature) => !covered.has(feature)).length;
+      const best = candidates.toSorted(
+        (a, b) => gain(b) - gain(a) || (a.history.events?.length ?? 0) - (b.history.events?.length ?? 0),
+      )[0];
       if (!best || gain(best) === 0) break;
       best.shown.forEach((feature) => covered.add(feature));
       candidates.splice(candidates.indexOf(best), 1);
-      writeFileSync(join(dir, `${workflowType}.recorded-${n + 1}.json`), `${JSON.stringify({ workflowId: best.workflowId, history: History.toObject(History.fromObject(best.history), AS_JSON) })}\n`);
+      writeFileSync(
+        join(dir, `${workflowType}.recorded-${n + 1}.json`),
+        `${JSON.stringify({ workflowId: best.workflowId, history: History.toObject(History.fromObject(best.history), AS_JSON) })}\n`,
+      );
       written += 1;
     }
   }
@@ -86,7 +95,15 @@ export function recordedHistories(dir = HISTORIES_DIR): RecordedHistory[] {
     .filter((file) => file.endsWith('.json'))
     .sort()
     .map((file) => {
-      const { workflowId, history } = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { workflowId: string; history: unknown };
-      return { file, workflowType: file.slice(0, file.indexOf('.')), workflowId, history: History.fromObject(history as Record<string, unknown>) };
+      const { workflowId, history } = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+        workflowId: string;
+        history: unknown;
+      };
+      return {
+        file,
+        workflowType: file.slice(0, file.indexOf('.')),
+        workflowId,
+        history: History.fromObject(history as Record<string, unknown>),
+      };
     });
 }

@@ -15,7 +15,11 @@ export interface ScriptedReceiver {
   stop(): Promise<void>;
 }
 
-export const jsonReply = (status: number, body: unknown): ScriptedReply => ({ status, contentType: 'application/json', body: JSON.stringify(body) });
+export const jsonReply = (status: number, body: unknown): ScriptedReply => ({
+  status,
+  contentType: 'application/json',
+  body: JSON.stringify(body),
+});
 export const textReply = (status: number, body: string): ScriptedReply => ({ status, contentType: 'text/plain', body });
 
 /**
@@ -30,7 +34,10 @@ export async function startScriptedReceiver(script: ScriptedReply[]): Promise<Sc
     request.on('end', () => {
       const answer = script[Math.min(received.length, script.length - 1)]!;
       received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), answer });
-      response.writeHead(answer.status, { 'content-type': answer.contentType, 'content-length': String(Buffer.byteLength(answer.body)) });
+      response.writeHead(answer.status, {
+        'content-type': answer.contentType,
+        'content-length': String(Buffer.byteLength(answer.body)),
+      });
       response.end(answer.body);
     });
   });

@@ -18,7 +18,16 @@ export interface TestApi {
   /** The typed client (`@accounts-payable/client`) against this API, authenticated with the key: for every well-formed request. */
   sdk(apiKey?: string): ApiClient;
   /** `fetch` against the API, JSON in and out: for requests the typed client cannot make (malformed bodies, wrong headers). */
-  call(method: string, path: string, options?: { apiKey?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string | Uint8Array | FormData }): Promise<{ status: number; headers: Headers; body: any; text: string }>;
+  call(
+    method: string,
+    path: string,
+    options?: {
+      apiKey?: string;
+      headers?: Record<string, string>;
+      body?: unknown;
+      rawBody?: string | Uint8Array | FormData;
+    },
+  ): Promise<{ status: number; headers: Headers; body: any; text: string }>;
   close(): Promise<void>;
 }
 
@@ -34,13 +43,22 @@ export interface TestApiOptions {
 
 /** The real Koa app over HTTP on a free port, against the suite's PostgreSQL and Temporal. */
 export async function startTestApi(options: TestApiOptions = {}): Promise<TestApi> {
-  const ownOrm = options.orm ? undefined : await initORM({ url: inject('databaseUrl'), poolMax: 5, statementTimeoutMs: 30_000, debug: false });
+  const ownOrm = options.orm
+    ? undefined
+    : await initORM({ url: inject('databaseUrl'), poolMax: 5, statementTimeoutMs: 30_000, debug: false });
   const orm = options.orm ?? ownOrm!;
   const connection = await Connection.connect({ address: inject('temporalAddress') });
   const client = new Client({ connection, namespace: 'default' });
   const config: ApiConfig = { ...apiConfigFromEnv({}), port: 0, ...options.config };
   const logger = options.logger ?? createLogger('test-api', process.env.LOG_LEVEL ?? 'silent');
-  const app = createApp({ orm, temporal: { client, taskQueue: options.taskQueue ?? inject('taskQueue') }, config, logger, storage: localFileStorage(inject('storageDir')), ...(options.metrics ? { metrics: options.metrics } : {}) });
+  const app = createApp({
+    orm,
+    temporal: { client, taskQueue: options.taskQueue ?? inject('taskQueue') },
+    config,
+    logger,
+    storage: localFileStorage(inject('storageDir')),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
   const running = await listen(app, config);
   config.publicUrl = running.url;
   return {
@@ -49,7 +67,10 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     client,
     sdk: (apiKey) => createClient({ baseUrl: running.url, apiKey }),
     async call(method, path, callOptions = {}) {
-      const headers: Record<string, string> = { ...(callOptions.apiKey ? { 'api-key': callOptions.apiKey } : {}), ...callOptions.headers };
+      const headers: Record<string, string> = {
+        ...(callOptions.apiKey ? { 'api-key': callOptions.apiKey } : {}),
+        ...callOptions.headers,
+      };
       let body: string | Uint8Array | FormData | undefined = callOptions.rawBody;
       if (callOptions.body !== undefined) {
         body = JSON.stringify(callOptions.body);

@@ -21,7 +21,9 @@ describe('authentication', () => {
 
   it('answers 401 for a malformed key and for a well-formed key that does not exist', async () => {
     const malformed = await api.call('GET', '/public/api/v1/banks', { apiKey: 'not-a-key' });
-    const unknown = await api.call('GET', '/public/api/v1/banks', { apiKey: `apk_${'a'.repeat(12)}_${'b'.repeat(43)}` });
+    const unknown = await api.call('GET', '/public/api/v1/banks', {
+      apiKey: `apk_${'a'.repeat(12)}_${'b'.repeat(43)}`,
+    });
     expect([malformed.status, unknown.status]).toEqual([401, 401]);
     expect(unknown.body.code).toBe('unauthorized');
   });
@@ -60,7 +62,9 @@ describe('authentication', () => {
 
   it("answers 404 for a reference outside the caller's reach", async () => {
     const mexico = await makeCompany(api.orm, { country: 'MEX' });
-    const response = await api.call('GET', `/public/api/v1/banks/${bankReference('COL', '1007')}`, { apiKey: mexico.apiKey });
+    const response = await api.call('GET', `/public/api/v1/banks/${bankReference('COL', '1007')}`, {
+      apiKey: mexico.apiKey,
+    });
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ code: 'bank_not_found', message: expect.any(String) });
   });
@@ -91,7 +95,10 @@ describe('scoped keys', () => {
 
   it('keeps full access for a key without scopes', async () => {
     const company = await makeCompany(api.orm);
-    expect((await api.call('GET', `/public/api/v1/banks/${bankReference('COL', '1007')}`, { apiKey: company.apiKey })).status).toBe(200);
+    expect(
+      (await api.call('GET', `/public/api/v1/banks/${bankReference('COL', '1007')}`, { apiKey: company.apiKey }))
+        .status,
+    ).toBe(200);
   });
 });
 

@@ -1,4 +1,9 @@
-import { expectStatus, type BeneficiaryList, type ListBeneficiaries, type UpdateBeneficiaryBankAccount } from '@accounts-payable/client';
+import {
+  expectStatus,
+  type BeneficiaryList,
+  type ListBeneficiaries,
+  type UpdateBeneficiaryBankAccount,
+} from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankReference } from '../../db/banks/bank-catalog.ts';
 import { BeneficiaryBankAccount } from '../../db/beneficiaries/bank-account.entity.ts';
@@ -11,7 +16,11 @@ import { clabeOf, seedBankAccount, seedBeneficiary, steerBankValidation } from '
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
 let api: TestApi;
-let colombia: { company: Company; apiKey: string; scopedKey: (scopes: ('payments:read' | 'payments:write' | 'beneficiaries:read')[]) => Promise<string> };
+let colombia: {
+  company: Company;
+  apiKey: string;
+  scopedKey: (scopes: ('payments:read' | 'payments:write' | 'beneficiaries:read')[]) => Promise<string>;
+};
 let mexico: { company: Company; apiKey: string };
 /** Digits unique to this run, so that the shared validation service is steered for this file's accounts only. */
 const run = String(process.pid).padStart(7, '0').slice(-7);
@@ -25,7 +34,9 @@ afterAll(() => api.close());
 
 type AccountChange = UpdateBeneficiaryBankAccount['request']['body'];
 const put = (company: { apiKey: string }, beneficiary: string, account: string, body: AccountChange) =>
-  api.sdk(company.apiKey).updateBeneficiaryBankAccount({ params: { reference: beneficiary, bank_account_reference: account }, body });
+  api
+    .sdk(company.apiKey)
+    .updateBeneficiaryBankAccount({ params: { reference: beneficiary, bank_account_reference: account }, body });
 /** The validation envelope's details for a change the API refuses. */
 const refusal = async (company: { apiKey: string }, beneficiary: string, account: string, body: AccountChange) =>
   expectStatus(await put(company, beneficiary, account, body), 400).error.details;
@@ -33,7 +44,12 @@ const refusal = async (company: { apiKey: string }, beneficiary: string, account
 /** The account's validation status as stored, once it is the one expected. */
 async function reaches(company: Company, accountId: string, status: string) {
   await expect
-    .poll(async () => (await companyEm(api.orm, company.id).findOneOrFail(BeneficiaryBankAccount, { id: accountId })).validationStatus, { timeout: 30_000, interval: 100 })
+    .poll(
+      async () =>
+        (await companyEm(api.orm, company.id).findOneOrFail(BeneficiaryBankAccount, { id: accountId }))
+          .validationStatus,
+      { timeout: 30_000, interval: 100 },
+    )
     .toBe(status);
 }
 
@@ -42,8 +58,18 @@ describe('GET /beneficiaries', () => {
   let apiKey: string;
   beforeAll(async () => {
     ({ company, apiKey } = await makeCompany(api.orm, { country: 'COL' }));
-    const names = ['Distribuidora Andina S.A.S.', 'Ferretería El Tornillo', 'Papelería Central Ltda', 'Andes Logística S.A.S.'];
-    for (const [index, name] of names.entries()) await seedBeneficiary(api.orm, company, { name, identifierNumber: `90012345${index}`, email: index === 0 ? 'cartera@andina.co' : null });
+    const names = [
+      'Distribuidora Andina S.A.S.',
+      'Ferretería El Tornillo',
+      'Papelería Central Ltda',
+      'Andes Logística S.A.S.',
+    ];
+    for (const [index, name] of names.entries())
+      await seedBeneficiary(api.orm, company, {
+        name,
+        identifierNumber: `90012345${index}`,
+        email: index === 0 ? 'cartera@andina.co' : null,
+      });
     const gone = await seedBeneficiary(api.orm, company, { name: 'Andina Antigua (borrada)' });
     const em = companyEm(api.orm, company.id);
     const deleted = await em.findOneOrFail(Beneficiary, { id: gone.id });
@@ -63,7 +89,12 @@ describe('GET /beneficiaries', () => {
   it('lists beneficiaries by name in the envelope, without deleted ones, with contacts and bank accounts', async () => {
     const body = await page();
     expect(body).toMatchObject({ total: 4, current_page: 1, page_size: 20, total_pages: 1 });
-    expect(names(body)).toEqual(['Andes Logística S.A.S.', 'Distribuidora Andina S.A.S.', 'Ferretería El Tornillo', 'Papelería Central Ltda']);
+    expect(names(body)).toEqual([
+      'Andes Logística S.A.S.',
+      'Distribuidora Andina S.A.S.',
+      'Ferretería El Tornillo',
+      'Papelería Central Ltda',
+    ]);
     expect(body.items[1]).toEqual({
       reference: expect.any(String),
       name: 'Distribuidora Andina S.A.S.',
@@ -75,7 +106,14 @@ describe('GET /beneficiaries', () => {
       payment_terms: null,
       fiscal_address: null,
       contact_information: [{ type: 'email', value: 'cartera@andina.co' }],
-      bank_accounts: [{ reference: expect.any(String), bank_reference: bankReference('COL', '1007'), bank_name: 'Bancolombia', account_number: '2400987654' }],
+      bank_accounts: [
+        {
+          reference: expect.any(String),
+          bank_reference: bankReference('COL', '1007'),
+          bank_name: 'Bancolombia',
+          account_number: '2400987654',
+        },
+      ],
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -97,7 +135,10 @@ describe('GET /beneficiaries', () => {
     expect((await list({ page_size: 100 })).status).toBe(200);
     for (const query of [{ page_size: 0 }, { page_size: 101 }, { page: 0 }, { page: -1 }]) {
       const response = await list(query);
-      expect(response, JSON.stringify(query)).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_ERROR' } } });
+      expect(response, JSON.stringify(query)).toMatchObject({
+        status: 400,
+        body: { error: { code: 'VALIDATION_ERROR' } },
+      });
     }
   });
 
@@ -112,12 +153,20 @@ describe('PUT /beneficiaries/{reference}/bank-accounts/{bank_account_reference} 
   let account: BeneficiaryBankAccount;
   beforeAll(async () => {
     beneficiary = await seedBeneficiary(api.orm, colombia.company, { name: 'Lácteos del Valle S.A.S.' });
-    account = await seedBankAccount(api.orm, colombia.company, beneficiary, { bankCode: '1007', accountNumber: `10${run}01` });
+    account = await seedBankAccount(api.orm, colombia.company, beneficiary, {
+      bankCode: '1007',
+      accountNumber: `10${run}01`,
+    });
   });
 
   it('changes the account, puts it back to pending, and validates it through its own workflow', async () => {
     const number = `20${run}02`;
-    const response = await put(colombia, beneficiary.id, account.id, { bank_reference: bankReference('COL', '1051'), account_number: number, account_type: 'checking', account_recipient_name: 'Lácteos del Valle' });
+    const response = await put(colombia, beneficiary.id, account.id, {
+      bank_reference: bankReference('COL', '1051'),
+      account_number: number,
+      account_type: 'checking',
+      account_recipient_name: 'Lácteos del Valle',
+    });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       reference: account.id,
@@ -133,24 +182,40 @@ describe('PUT /beneficiaries/{reference}/bank-accounts/{bank_account_reference} 
       updated_at: expect.any(String),
     });
     await reaches(colombia.company, account.id, 'validated');
-    const stored = await companyEm(api.orm, colombia.company.id).findOneOrFail(BeneficiaryBankAccount, { id: account.id });
-    expect(await api.client.workflow.getHandle(`bank-account-validation/${account.id}/${stored.validationAttempt}`).result()).toBe('validated');
+    const stored = await companyEm(api.orm, colombia.company.id).findOneOrFail(BeneficiaryBankAccount, {
+      id: account.id,
+    });
+    expect(
+      await api.client.workflow.getHandle(`bank-account-validation/${account.id}/${stored.validationAttempt}`).result(),
+    ).toBe('validated');
   });
 
   it('changes nothing (and does not validate again) when the values are the same', async () => {
-    const before = await companyEm(api.orm, colombia.company.id).findOneOrFail(BeneficiaryBankAccount, { id: account.id });
-    const response = await put(colombia, beneficiary.id, account.id, { account_type: 'checking', account_number: before.accountNumber });
+    const before = await companyEm(api.orm, colombia.company.id).findOneOrFail(BeneficiaryBankAccount, {
+      id: account.id,
+    });
+    const response = await put(colombia, beneficiary.id, account.id, {
+      account_type: 'checking',
+      account_number: before.accountNumber,
+    });
     expect(expectStatus(response, 200).validation_status).toBe('validated');
-    const after = await companyEm(api.orm, colombia.company.id).findOneOrFail(BeneficiaryBankAccount, { id: account.id });
+    const after = await companyEm(api.orm, colombia.company.id).findOneOrFail(BeneficiaryBankAccount, {
+      id: account.id,
+    });
     expect(after.validationAttempt).toBe(before.validationAttempt);
   });
 
   it('records a rejection and a validation error as the service answers them', async () => {
     const rejected = `30${run}03`;
     await steerBankValidation({ account_number: rejected, outcome: 'invalid', reason: 'Titular no coincide' });
-    expect(expectStatus(await put(colombia, beneficiary.id, account.id, { account_number: rejected }), 200).validation_status).toBe('pending');
+    expect(
+      expectStatus(await put(colombia, beneficiary.id, account.id, { account_number: rejected }), 200)
+        .validation_status,
+    ).toBe('pending');
     await reaches(colombia.company, account.id, 'rejected');
-    const stored = await companyEm(api.orm, colombia.company.id).findOneOrFail(BeneficiaryBankAccount, { id: account.id });
+    const stored = await companyEm(api.orm, colombia.company.id).findOneOrFail(BeneficiaryBankAccount, {
+      id: account.id,
+    });
     expect(stored.validationMessage).toBe('Titular no coincide');
 
     const failing = `40${run}04`;
@@ -164,7 +229,10 @@ describe('PUT /beneficiaries/{reference}/bank-accounts/{bank_account_reference} 
     await steerBankValidation({ account_number: held, outcome: 'hold' });
     await put(colombia, beneficiary.id, account.id, { account_number: held });
     await reaches(colombia.company, account.id, 'processing');
-    const { validationAttempt: heldAttempt } = await companyEm(api.orm, colombia.company.id).findOneOrFail(BeneficiaryBankAccount, { id: account.id });
+    const { validationAttempt: heldAttempt } = await companyEm(api.orm, colombia.company.id).findOneOrFail(
+      BeneficiaryBankAccount,
+      { id: account.id },
+    );
     await put(colombia, beneficiary.id, account.id, { account_number: `60${run}06` });
     await reaches(colombia.company, account.id, 'validated');
     const superseded = api.client.workflow.getHandle(`bank-account-validation/${account.id}/${heldAttempt}`);
@@ -174,21 +242,36 @@ describe('PUT /beneficiaries/{reference}/bank-accounts/{bank_account_reference} 
   it('refuses a malformed account number, a bank of another country and an unknown account type', async () => {
     const field = (body: AccountChange) => refusal(colombia, beneficiary.id, account.id, body);
     expect(await field({ account_number: '12345' })).toEqual({ account_number: ['Must have 6 to 20 digits'] });
-    expect(await field({ account_number: '1234-ABC-99' })).toEqual({ account_number: [expect.stringContaining('digits only')] });
+    expect(await field({ account_number: '1234-ABC-99' })).toEqual({
+      account_number: [expect.stringContaining('digits only')],
+    });
     expect(await field({ account_number: '123456789012345678901' })).toHaveProperty('account_number');
-    expect(await field({ bank_reference: bankReference('COL', '1507'), account_number: '4001234567' })).toEqual({ account_number: [expect.stringContaining('mobile number')] });
-    expect(await field({ bank_reference: bankReference('MEX', '012') })).toEqual({ bank_reference: [expect.stringContaining('COL')] });
+    expect(await field({ bank_reference: bankReference('COL', '1507'), account_number: '4001234567' })).toEqual({
+      account_number: [expect.stringContaining('mobile number')],
+    });
+    expect(await field({ bank_reference: bankReference('MEX', '012') })).toEqual({
+      bank_reference: [expect.stringContaining('COL')],
+    });
     expect(await field({ bank_reference: '00000000-0000-4000-8000-000000000000' })).toHaveProperty('bank_reference');
     // Outside the documented enum: sent raw, past the client's types.
-    const current = await api.call('PUT', `/public/api/v1/beneficiaries/${beneficiary.id}/bank-accounts/${account.id}`, { apiKey: colombia.apiKey, body: { account_type: 'current' } });
+    const current = await api.call(
+      'PUT',
+      `/public/api/v1/beneficiaries/${beneficiary.id}/bank-accounts/${account.id}`,
+      { apiKey: colombia.apiKey, body: { account_type: 'current' } },
+    );
     expect(current.body.error.details).toHaveProperty('account_type');
     expect(await field({ account_recipient_name: '' })).toHaveProperty('account_recipient_name');
-    const unchanged = await companyEm(api.orm, colombia.company.id).findOneOrFail(BeneficiaryBankAccount, { id: account.id });
+    const unchanged = await companyEm(api.orm, colombia.company.id).findOneOrFail(BeneficiaryBankAccount, {
+      id: account.id,
+    });
     expect(unchanged.accountNumber).toBe(`60${run}06`);
   });
 
   it('refuses to make two accounts of one beneficiary the same account', async () => {
-    const other = await seedBankAccount(api.orm, colombia.company, beneficiary, { bankCode: '1051', accountNumber: `70${run}07` });
+    const other = await seedBankAccount(api.orm, colombia.company, beneficiary, {
+      bankCode: '1051',
+      accountNumber: `70${run}07`,
+    });
     const response = await put(colombia, beneficiary.id, other.id, { account_number: `60${run}06` });
     expect(response.status).toBe(409);
     expect(response.body).toEqual({ code: 'bank_account_exists', message: expect.any(String) });
@@ -196,8 +279,14 @@ describe('PUT /beneficiaries/{reference}/bank-accounts/{bank_account_reference} 
 
   it('answers 404 for an unknown beneficiary or account, and for an account of another beneficiary', async () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
-    expect((await put(colombia, unknown, account.id, {})).body).toEqual({ code: 'beneficiary_not_found', message: expect.any(String) });
-    expect((await put(colombia, beneficiary.id, unknown, {})).body).toEqual({ code: 'bank_account_not_found', message: expect.any(String) });
+    expect((await put(colombia, unknown, account.id, {})).body).toEqual({
+      code: 'beneficiary_not_found',
+      message: expect.any(String),
+    });
+    expect((await put(colombia, beneficiary.id, unknown, {})).body).toEqual({
+      code: 'bank_account_not_found',
+      message: expect.any(String),
+    });
     const stranger = await seedBeneficiary(api.orm, colombia.company, { name: 'Otro Proveedor' });
     expect((await put(colombia, stranger.id, account.id, {})).status).toBe(404);
     expect((await put(mexico, beneficiary.id, account.id, {})).status).toBe(404);
@@ -218,15 +307,30 @@ describe('PUT bank account (Mexico: CLABE)', () => {
   let beneficiary: Beneficiary;
   let account: BeneficiaryBankAccount;
   beforeAll(async () => {
-    beneficiary = await seedBeneficiary(api.orm, mexico.company, { name: 'Abarrotes La Esperanza SA de CV', identifierType: 'RFC', identifierNumber: `AES${run.slice(-6)}AB1` });
-    account = await seedBankAccount(api.orm, mexico.company, beneficiary, { bankCode: '012', accountNumber: clabeOf('012', `1${run}`) });
+    beneficiary = await seedBeneficiary(api.orm, mexico.company, {
+      name: 'Abarrotes La Esperanza SA de CV',
+      identifierType: 'RFC',
+      identifierNumber: `AES${run.slice(-6)}AB1`,
+    });
+    account = await seedBankAccount(api.orm, mexico.company, beneficiary, {
+      bankCode: '012',
+      accountNumber: clabeOf('012', `1${run}`),
+    });
   });
 
   it('takes a CLABE of the chosen bank with a valid check digit, and validates it', async () => {
     const clabe = clabeOf('072', `2${run}`);
-    const response = await put(mexico, beneficiary.id, account.id, { bank_reference: bankReference('MEX', '072'), account_number: clabe });
+    const response = await put(mexico, beneficiary.id, account.id, {
+      bank_reference: bankReference('MEX', '072'),
+      account_number: clabe,
+    });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ bank_name: 'Banorte', account_number: clabe, validation_status: 'pending', account_recipient_document_type: 'RFC' });
+    expect(response.body).toMatchObject({
+      bank_name: 'Banorte',
+      account_number: clabe,
+      validation_status: 'pending',
+      account_recipient_document_type: 'RFC',
+    });
     await reaches(mexico.company, account.id, 'validated');
   });
 
@@ -234,9 +338,15 @@ describe('PUT bank account (Mexico: CLABE)', () => {
     const good = clabeOf('072', `3${run}`);
     const wrongDigit = `${good.slice(0, 17)}${(Number(good[17]) + 1) % 10}`;
     const field = (body: AccountChange) => refusal(mexico, beneficiary.id, account.id, body);
-    expect(await field({ account_number: wrongDigit })).toEqual({ account_number: ['The CLABE check digit does not match'] });
-    expect(await field({ account_number: clabeOf('002', `4${run}`) })).toEqual({ account_number: [expect.stringContaining('002')] });
-    expect(await field({ bank_reference: bankReference('MEX', '014') })).toEqual({ account_number: [expect.stringContaining('072')] });
+    expect(await field({ account_number: wrongDigit })).toEqual({
+      account_number: ['The CLABE check digit does not match'],
+    });
+    expect(await field({ account_number: clabeOf('002', `4${run}`) })).toEqual({
+      account_number: [expect.stringContaining('002')],
+    });
+    expect(await field({ bank_reference: bankReference('MEX', '014') })).toEqual({
+      account_number: [expect.stringContaining('072')],
+    });
     expect(await field({ account_number: '07218000' })).toEqual({ account_number: ['Must be an 18-digit CLABE'] });
   });
 });

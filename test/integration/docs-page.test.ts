@@ -14,7 +14,16 @@ beforeAll(async () => {
   api = await startTestApi();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
 });
 afterAll(async () => {
@@ -29,10 +38,18 @@ describe('API docs page in a browser', () => {
     page.on('requestfailed', (request) => failed.push(request.url()));
     await page.goto(`${api.url}/public/api/v1/docs`);
     await page.getByRole('heading', { name: /Accounts-payable API/ }).waitFor({ timeout: 20_000 });
-    const documents = page.locator('.opblock-tag-section').filter({ has: page.locator('h3', { hasText: /^Documents/ }) });
-    await expect.poll(async () => documents.locator('.opblock-summary-path').allInnerTexts(), { timeout: 20_000 }).toEqual(
-      expect.arrayContaining(['/public/api/v1/documents', '/public/api/v1/documents/{reference}', '/public/api/v1/documents/{reference}/approve']),
-    );
+    const documents = page
+      .locator('.opblock-tag-section')
+      .filter({ has: page.locator('h3', { hasText: /^Documents/ }) });
+    await expect
+      .poll(async () => documents.locator('.opblock-summary-path').allInnerTexts(), { timeout: 20_000 })
+      .toEqual(
+        expect.arrayContaining([
+          '/public/api/v1/documents',
+          '/public/api/v1/documents/{reference}',
+          '/public/api/v1/documents/{reference}/approve',
+        ]),
+      );
     expect(failed).toEqual([]);
 
     const shot = await page.screenshot({ type: 'jpeg', quality: 80, fullPage: false });

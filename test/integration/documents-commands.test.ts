@@ -42,8 +42,14 @@ describe('POST /documents/{reference}/acknowledge', () => {
     const document = await seedDocument(api.orm, other);
     const params = { reference: document.id };
     expectStatus(await api.sdk(otherKey).tagDocument({ params, body: { tags_text: ['Admitido'] } }), 200);
-    expect(expectStatus(await api.sdk(otherKey).getDocument({ params }), 200)).toMatchObject({ tags: ['Admitido'], is_admited: true, approval_status: 'pending' });
-    expect(await companyEm(api.orm, other.id).findOneOrFail(Tag, { normalizedName: 'admitido' })).toMatchObject({ isSystem: true });
+    expect(expectStatus(await api.sdk(otherKey).getDocument({ params }), 200)).toMatchObject({
+      tags: ['Admitido'],
+      is_admited: true,
+      approval_status: 'pending',
+    });
+    expect(await companyEm(api.orm, other.id).findOneOrFail(Tag, { normalizedName: 'admitido' })).toMatchObject({
+      isSystem: true,
+    });
   });
 
   it('answers 404 document_not_found for an unknown reference', async () => {
@@ -73,7 +79,13 @@ describe('POST /documents/{reference}/tags', () => {
     const document = await seedDocument(api.orm, company);
     const path = `/public/api/v1/documents/${document.id}/tags`;
     // Bodies of the wrong shape on purpose: sent raw, past the client's types.
-    for (const body of [{}, { tags_text: [] }, { tags_text: ['   '] }, { tags_text: ['x'.repeat(101)] }, { tags_text: 'urgente' }]) {
+    for (const body of [
+      {},
+      { tags_text: [] },
+      { tags_text: ['   '] },
+      { tags_text: ['x'.repeat(101)] },
+      { tags_text: 'urgente' },
+    ]) {
       const response = await api.call('POST', path, { apiKey, body });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.error.code).toBe('VALIDATION_ERROR');
@@ -101,23 +113,52 @@ describe('POST /documents/{reference}/notes', () => {
 
   it('links a public file URL, inferring file_name from it', async () => {
     const document = await seedDocument(api.orm, company);
-    const response = await sdk.addDocumentNote({ params: { reference: document.id }, body: { file_path: 'https://files.example.com/soportes/Orden%20123.pdf' } });
-    expect(response).toMatchObject({ status: 201, body: { comment: null, file_path: 'https://files.example.com/soportes/Orden%20123.pdf', file_name: 'Orden 123.pdf' } });
+    const response = await sdk.addDocumentNote({
+      params: { reference: document.id },
+      body: { file_path: 'https://files.example.com/soportes/Orden%20123.pdf' },
+    });
+    expect(response).toMatchObject({
+      status: 201,
+      body: {
+        comment: null,
+        file_path: 'https://files.example.com/soportes/Orden%20123.pdf',
+        file_name: 'Orden 123.pdf',
+      },
+    });
   });
 
   it('links files at public IPv4 and IPv6 addresses, and names the rule that refuses a private one', async () => {
     const document = await seedDocument(api.orm, company);
-    for (const file_path of ['https://93.184.216.34/soportes/factura-77.pdf', 'https://[2001:4860:4860::8888]/soportes/factura-77.pdf', 'http://181.49.0.1/soporte.png']) {
-      expect(expectStatus(await sdk.addDocumentNote({ params: { reference: document.id }, body: { file_path } }), 201).file_path).toBe(file_path);
+    for (const file_path of [
+      'https://93.184.216.34/soportes/factura-77.pdf',
+      'https://[2001:4860:4860::8888]/soportes/factura-77.pdf',
+      'http://181.49.0.1/soporte.png',
+    ]) {
+      expect(
+        expectStatus(await sdk.addDocumentNote({ params: { reference: document.id }, body: { file_path } }), 201)
+          .file_path,
+      ).toBe(file_path);
     }
-    const refused = expectStatus(await sdk.addDocumentNote({ params: { reference: document.id }, body: { file_path: 'https://[::ffff:10.9.8.7]/a.pdf' } }), 400);
-    expect(refused.error.details).toEqual({ file_path: ['Must point to a public address: ::ffff:a09:807 (IPv4-mapped) carries 10.9.8.7, which is in 10.0.0.0/8 (private); allow it with OUTBOUND_ALLOWED_NETWORKS'] });
+    const refused = expectStatus(
+      await sdk.addDocumentNote({
+        params: { reference: document.id },
+        body: { file_path: 'https://[::ffff:10.9.8.7]/a.pdf' },
+      }),
+      400,
+    );
+    expect(refused.error.details).toEqual({
+      file_path: [
+        'Must point to a public address: ::ffff:a09:807 (IPv4-mapped) carries 10.9.8.7, which is in 10.0.0.0/8 (private); allow it with OUTBOUND_ALLOWED_NETWORKS',
+      ],
+    });
     expect(expectStatus(await sdk.getDocument({ params: { reference: document.id } }), 200).notes).toHaveLength(3);
   });
 
   it('infers a storable file_name from any path the URL rules accept: cut to 255 characters, escapes it cannot decode kept', async () => {
     const document = await seedDocument(api.orm, company);
-    const named = async (file_path: string) => expectStatus(await sdk.addDocumentNote({ params: { reference: document.id }, body: { file_path } }), 201).file_name;
+    const named = async (file_path: string) =>
+      expectStatus(await sdk.addDocumentNote({ params: { reference: document.id }, body: { file_path } }), 201)
+        .file_name;
     const long = `${'á'.repeat(300)}.pdf`;
     expect(await named(`https://files.example.com/${encodeURIComponent(long)}`)).toBe(long.slice(0, 255));
     expect(await named('https://files.example.com/a%ZZ.pdf')).toBe('a%ZZ.pdf');
@@ -143,15 +184,24 @@ describe('POST /documents/{reference}/notes', () => {
     ] as const;
     for (const [body, field] of cases) {
       const response = await sdk.addDocumentNote({ params: { reference: document.id }, body });
-      expect(Object.keys(expectStatus(response, 400).error.details), JSON.stringify(body).slice(0, 80)).toContain(field);
+      expect(Object.keys(expectStatus(response, 400).error.details), JSON.stringify(body).slice(0, 80)).toContain(
+        field,
+      );
     }
   });
 
   it('stores an uploaded PDF and serves it to its company only', async () => {
     const document = await seedDocument(api.orm, company);
     const file = new File([PDF], 'firmada.pdf', { type: 'application/pdf' });
-    const note = expectStatus(await sdk.addDocumentNote({ params: { reference: document.id }, form: { comment: 'Factura firmada', file } }), 201);
-    expect(note).toMatchObject({ comment: 'Factura firmada', file_name: 'firmada.pdf', file_path: expect.stringContaining('/public/api/v1/files/') });
+    const note = expectStatus(
+      await sdk.addDocumentNote({ params: { reference: document.id }, form: { comment: 'Factura firmada', file } }),
+      201,
+    );
+    expect(note).toMatchObject({
+      comment: 'Factura firmada',
+      file_name: 'firmada.pdf',
+      file_path: expect.stringContaining('/public/api/v1/files/'),
+    });
     const download = await fetch(note.file_path!, { headers: { 'api-key': apiKey } });
     expect(download.status).toBe(200);
     expect(download.headers.get('content-type')).toBe('application/pdf');
@@ -163,8 +213,10 @@ describe('POST /documents/{reference}/notes', () => {
 
   it('checks uploads by content and size, not by name', async () => {
     const document = await seedDocument(api.orm, company);
-    const upload = (form: { file?: Blob; comment?: string }) => sdk.addDocumentNote({ params: { reference: document.id }, form });
-    const refusal = async (bytes: Buffer, name: string) => expectStatus(await upload({ file: new File([bytes], name) }), 400).error.details.file?.[0];
+    const upload = (form: { file?: Blob; comment?: string }) =>
+      sdk.addDocumentNote({ params: { reference: document.id }, form });
+    const refusal = async (bytes: Buffer, name: string) =>
+      expectStatus(await upload({ file: new File([bytes], name) }), 400).error.details.file?.[0];
     expect((await upload({ file: new File([PNG], 'foto.png') })).status).toBe(201);
     expect(await refusal(Buffer.from('MZ not really a pdf'), 'virus.pdf')).toContain('checked by content');
     expect(await refusal(PNG, 'foto.pdf')).toContain('png');
@@ -172,12 +224,14 @@ describe('POST /documents/{reference}/notes', () => {
     expect(expectStatus(await upload({ comment: 'sin archivo' }), 400).error.details).toHaveProperty('file');
     // The limit counts characters, as in JSON: 5000 emoji (10,000 UTF-16 units) pass, one more does not.
     expect((await upload({ file: new File([PNG], 'foto.png'), comment: '📎'.repeat(5000) })).status).toBe(201);
-    expect(expectStatus(await upload({ file: new File([PNG], 'foto.png'), comment: '📎'.repeat(5001) }), 400).error.details).toHaveProperty('comment');
+    expect(
+      expectStatus(await upload({ file: new File([PNG], 'foto.png'), comment: '📎'.repeat(5001) }), 400).error.details,
+    ).toHaveProperty('comment');
   });
 });
 
 describe('tenant isolation on documents', () => {
-  it("answers 404 to another company for every document endpoint, and changes nothing", async () => {
+  it('answers 404 to another company for every document endpoint, and changes nothing', async () => {
     const document = await seedDocument(api.orm, company);
     const intruder = api.sdk((await makeCompany(api.orm, { country: 'COL' })).apiKey);
     const params = { reference: document.id };

@@ -8,7 +8,8 @@ import { tempDir } from '../../dev/temp-dir.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { ops } from '../helpers/ops.ts';
 
-const CFDI_INVOICE = new URL('../fixtures/cfdi/satcfdi-he951128469_ingreso_iva16_stamped.xml', import.meta.url).pathname;
+const CFDI_INVOICE = new URL('../fixtures/cfdi/satcfdi-he951128469_ingreso_iva16_stamped.xml', import.meta.url)
+  .pathname;
 
 let orm: Orm;
 beforeAll(async () => {
@@ -24,7 +25,12 @@ describe('documents import, several at once', () => {
     // The same supplier's invoices, each with its own stamp UUID and folio: the CLI imports four at a time.
     const files = Array.from({ length: 8 }, (_, n) => {
       const file = join(dir, `invoice-${n}.xml`);
-      writeFileSync(file, xml.replace(/(<tfd:TimbreFiscalDigital\b[^>]*\bUUID=")[^"]*"/, `$1${randomUUID().toUpperCase()}"`).replace(/(\bFolio=")[^"]*"/, `$1${1000 + n}"`));
+      writeFileSync(
+        file,
+        xml
+          .replace(/(<tfd:TimbreFiscalDigital\b[^>]*\bUUID=")[^"]*"/, `$1${randomUUID().toUpperCase()}"`)
+          .replace(/(\bFolio=")[^"]*"/, `$1${1000 + n}"`),
+      );
       return file;
     });
     const result = await ops('documents', 'import', '--company', company.id, ...files);

@@ -29,7 +29,14 @@ describe('documents import (operator CLI)', () => {
     const result = await ops('documents', 'import', '--company', company.id, DIAN_INVOICE);
     expect(result.code).toBe(0);
     expect(result.stdout.errors).toEqual([]);
-    expect(result.stdout.documents).toEqual([{ reference: expect.any(String), document_number: 'SETP990000008', fiscal_reference: INVOICE_CUFE, created: true }]);
+    expect(result.stdout.documents).toEqual([
+      {
+        reference: expect.any(String),
+        document_number: 'SETP990000008',
+        fiscal_reference: INVOICE_CUFE,
+        created: true,
+      },
+    ]);
     const reference = result.stdout.documents[0].reference;
 
     const body = expectStatus(await api.sdk(apiKey).getDocument({ params: { reference } }), 200);
@@ -54,7 +61,9 @@ describe('documents import (operator CLI)', () => {
     expect(body.beneficiary).toMatchObject({ name: 'FACTURADOR DE EJEMPLO', identifier_type: 'NIT', type: 'supplier' });
     expect(body.line_items).toHaveLength(6);
     expect(body.line_items.map((line) => line.position)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(body.logs).toEqual([expect.objectContaining({ event: 'document.created', actor: { type: 'system', source: 'fiscal' } })]);
+    expect(body.logs).toEqual([
+      expect.objectContaining({ event: 'document.created', actor: { type: 'system', source: 'fiscal' } }),
+    ]);
 
     const xml = await fetch(body.file_path!.replace(/^https?:\/\/[^/]+/, api.url), { headers: { 'api-key': apiKey } });
     expect(xml.status).toBe(200);
@@ -64,7 +73,8 @@ describe('documents import (operator CLI)', () => {
 
   it('starts the document/<reference> workflow with the operator search attributes', async () => {
     const { company } = await makeCompany(api.orm, { country: 'COL' });
-    const reference = (await ops('documents', 'import', '--company', company.id, DIAN_INVOICE)).stdout.documents[0].reference;
+    const reference = (await ops('documents', 'import', '--company', company.id, DIAN_INVOICE)).stdout.documents[0]
+      .reference;
     const description = await api.client.workflow.getHandle(`document/${reference}`).describe();
     expect(description.type).toBe('documentLifecycle');
     expect(description.searchAttributes).toMatchObject({
@@ -91,7 +101,9 @@ describe('documents import (operator CLI)', () => {
   it('imports a credit note, keeping the invoice it refers to apart from its own CUDE', async () => {
     const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
     const imported = await ops('documents', 'import', '--company', company.id, DIAN_CREDIT_NOTE);
-    const document = (await api.call('GET', `/public/api/v1/documents/${imported.stdout.documents[0].reference}`, { apiKey })).body;
+    const document = (
+      await api.call('GET', `/public/api/v1/documents/${imported.stdout.documents[0].reference}`, { apiKey })
+    ).body;
     expect(document).toMatchObject({ type: 'credit_note', document_number: 'NC3', amount_currency: 'USD' });
     expect(document.fiscal_reference).toMatch(/^[0-9a-f]{96}$/);
   });
@@ -106,7 +118,9 @@ describe('documents import (operator CLI)', () => {
     const document = (await api.call('GET', `/public/api/v1/documents/${invoice.reference}`, { apiKey })).body;
     expect(document).toMatchObject({ amount: 17852.75, amount_currency: 'MXN', type: 'invoice' });
     expect(document.beneficiary.identifier_type).toBe('RFC');
-    expect(document.payment_receipt_complements).toEqual([expect.objectContaining({ installment_number: 1, outstanding_balance: 0 })]);
+    expect(document.payment_receipt_complements).toEqual([
+      expect.objectContaining({ installment_number: 1, outstanding_balance: 0 }),
+    ]);
   });
 
   it('refuses bad files with the file and element named, and writes nothing for them', async () => {
@@ -119,17 +133,28 @@ describe('documents import (operator CLI)', () => {
     expect(result.stdout.documents).toHaveLength(1);
     expect(result.stdout.errors).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ file: CFDI_UNSTAMPED, code: 'unstamped_cfdi', message: expect.stringContaining('gobl-credit-note-egreso-unstamped.xml') }),
-        expect.objectContaining({ file: truncated, code: 'malformed_xml', message: expect.stringContaining('truncated.xml') }),
+        expect.objectContaining({
+          file: CFDI_UNSTAMPED,
+          code: 'unstamped_cfdi',
+          message: expect.stringContaining('gobl-credit-note-egreso-unstamped.xml'),
+        }),
+        expect.objectContaining({
+          file: truncated,
+          code: 'malformed_xml',
+          message: expect.stringContaining('truncated.xml'),
+        }),
       ]),
     );
     expect(await companyEm(api.orm, company.id).count(Document, {})).toBe(1);
   });
 
-  it("refuses a document of the other country and exits non-zero when nothing was imported", async () => {
+  it('refuses a document of the other country and exits non-zero when nothing was imported', async () => {
     const { company } = await makeCompany(api.orm, { country: 'MEX' });
     const result = await ops('documents', 'import', '--company', company.id, DIAN_INVOICE);
     expect(result.code).toBe(1);
-    expect(result.stderr.error).toMatchObject({ code: 'import_failed', message: expect.stringContaining('COL document cannot be imported for a MEX company') });
+    expect(result.stderr.error).toMatchObject({
+      code: 'import_failed',
+      message: expect.stringContaining('COL document cannot be imported for a MEX company'),
+    });
   });
 });

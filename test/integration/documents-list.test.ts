@@ -32,10 +32,35 @@ const docs: Record<string, Document> = {};
 beforeAll(async () => {
   api = await startTestApi();
   ({ company, apiKey } = await makeCompany(api.orm, { country: 'COL' }));
-  docs.a = await seedDocument(api.orm, company, { documentNumber: 'FE-100', amountCents: 50_000_00n, issueDate: new Date('2026-09-01T09:00:00-05:00'), beneficiaryName: 'Ferretería Central', tags: ['Urgente'] });
-  docs.b = await seedDocument(api.orm, company, { documentNumber: 'FE-200', amountCents: 150_000_00n, issueDate: new Date('2026-09-15T23:30:00-05:00'), type: 'credit_note', payments: 2, notes: 1 });
-  docs.c = await seedDocument(api.orm, company, { documentNumber: 'FE-300', amountCents: 100_000_00n, issueDate: new Date('2026-10-01T00:00:00-05:00'), isCanceled: true, tags: ['admitido'] });
-  docs.d = await seedDocument(api.orm, company, { documentNumber: 'ND-400', amountCents: 75_000_00n, issueDate: new Date('2026-10-20T12:00:00-05:00'), type: 'debit_note', approvalStatus: 'approved' });
+  docs.a = await seedDocument(api.orm, company, {
+    documentNumber: 'FE-100',
+    amountCents: 50_000_00n,
+    issueDate: new Date('2026-09-01T09:00:00-05:00'),
+    beneficiaryName: 'Ferretería Central',
+    tags: ['Urgente'],
+  });
+  docs.b = await seedDocument(api.orm, company, {
+    documentNumber: 'FE-200',
+    amountCents: 150_000_00n,
+    issueDate: new Date('2026-09-15T23:30:00-05:00'),
+    type: 'credit_note',
+    payments: 2,
+    notes: 1,
+  });
+  docs.c = await seedDocument(api.orm, company, {
+    documentNumber: 'FE-300',
+    amountCents: 100_000_00n,
+    issueDate: new Date('2026-10-01T00:00:00-05:00'),
+    isCanceled: true,
+    tags: ['admitido'],
+  });
+  docs.d = await seedDocument(api.orm, company, {
+    documentNumber: 'ND-400',
+    amountCents: 75_000_00n,
+    issueDate: new Date('2026-10-20T12:00:00-05:00'),
+    type: 'debit_note',
+    approvalStatus: 'approved',
+  });
 });
 afterAll(() => api.close());
 
@@ -66,8 +91,18 @@ describe('GET /documents', () => {
   });
 
   it('sorts by amount and by issue date in both directions', async () => {
-    expect(numbers(await page({ sort_by: 'amount', sort_order: 'asc' }))).toEqual(['FE-100', 'ND-400', 'FE-300', 'FE-200']);
-    expect(numbers(await page({ sort_by: 'issue_date', sort_order: 'desc' }))).toEqual(['ND-400', 'FE-300', 'FE-200', 'FE-100']);
+    expect(numbers(await page({ sort_by: 'amount', sort_order: 'asc' }))).toEqual([
+      'FE-100',
+      'ND-400',
+      'FE-300',
+      'FE-200',
+    ]);
+    expect(numbers(await page({ sort_by: 'issue_date', sort_order: 'desc' }))).toEqual([
+      'ND-400',
+      'FE-300',
+      'FE-200',
+      'FE-100',
+    ]);
   });
 
   it('filters by is_admited, is_canceled, tags (names in any case, or ids), type and approval status', async () => {
@@ -84,7 +119,16 @@ describe('GET /documents', () => {
 
   it("filters issue dates by whole days in the company's time zone, both ends inclusive", async () => {
     // FE-200 was issued 2026-09-15 at 23:30 in Bogotá, already the 16th in UTC.
-    expect(numbers(await page({ issue_date_from: '2026-09-15', issue_date_to: '2026-10-01', sort_by: 'issue_date', sort_order: 'asc' }))).toEqual(['FE-200', 'FE-300']);
+    expect(
+      numbers(
+        await page({
+          issue_date_from: '2026-09-15',
+          issue_date_to: '2026-10-01',
+          sort_by: 'issue_date',
+          sort_order: 'asc',
+        }),
+      ),
+    ).toEqual(['FE-200', 'FE-300']);
   });
 
   it('searches the document number and the beneficiary name', async () => {
@@ -97,11 +141,28 @@ describe('GET /documents', () => {
     const body = await page({ fields: EXPANSIONS.join(','), ...BY_NUMBER });
     const withPayments = body.items.find((item) => item.document_number === 'FE-200')!;
     expect(withPayments.payments).toHaveLength(2);
-    expect(withPayments.payments?.[0]).toMatchObject({ amount: 1000, amount_currency: 'COP', payment_method: 'banking_correspondent', payable_reference: withPayments.payables?.[0]?.reference });
-    expect(withPayments.notes).toEqual([expect.objectContaining({ comment: 'Comentario 0', created_by: { name: 'Seed' } })]);
-    expect(withPayments.beneficiary).toMatchObject({ identifier_type: 'NIT', contact_information: [], bank_accounts: [] });
+    expect(withPayments.payments?.[0]).toMatchObject({
+      amount: 1000,
+      amount_currency: 'COP',
+      payment_method: 'banking_correspondent',
+      payable_reference: withPayments.payables?.[0]?.reference,
+    });
+    expect(withPayments.notes).toEqual([
+      expect.objectContaining({ comment: 'Comentario 0', created_by: { name: 'Seed' } }),
+    ]);
+    expect(withPayments.beneficiary).toMatchObject({
+      identifier_type: 'NIT',
+      contact_information: [],
+      bank_accounts: [],
+    });
     expect(withPayments.logs?.[0]?.event).toBe('document.created');
-    expect(withPayments).toMatchObject({ document_support: null, expenses: null, erp_document: null, invoice_reception_events: [], payment_receipt_complements: [] });
+    expect(withPayments).toMatchObject({
+      document_support: null,
+      expenses: null,
+      erp_document: null,
+      invoice_reception_events: [],
+      payment_receipt_complements: [],
+    });
   });
 
   it('refuses an unknown expansion, page size or sort with the validation envelope', async () => {
@@ -129,71 +190,243 @@ describe('GET /documents/{reference}', () => {
     const em = companyEm(api.orm, own.id);
     const at = (time: string) => new Date(`2026-10-${time}Z`);
     const beneficiary = em.create(Beneficiary, {
-      company: own, name: 'Andina S.A.S.', type: 'supplier', email: 'cartera@andina.co', phoneNumber: '+57 601 555 0101', identifierType: 'NIT',
-      identifierNumber: `9${process.pid}`, paymentTerms: 30, fiscalAddress: 'Calle 1 # 2-3, Bogotá', createdAt: at('01T08:00:00.001'), updatedAt: at('02T08:00:00.002'),
+      company: own,
+      name: 'Andina S.A.S.',
+      type: 'supplier',
+      email: 'cartera@andina.co',
+      phoneNumber: '+57 601 555 0101',
+      identifierType: 'NIT',
+      identifierNumber: `9${process.pid}`,
+      paymentTerms: 30,
+      fiscalAddress: 'Calle 1 # 2-3, Bogotá',
+      createdAt: at('01T08:00:00.001'),
+      updatedAt: at('02T08:00:00.002'),
     });
     const document = em.create(Document, {
-      company: own, beneficiary, country: 'COL', documentNumber: 'FE-900', type: 'invoice', amountCents: 1_190_000_05n, currency: 'COP', approvalStatus: 'approved',
-      paymentStatus: 'partial', issueDate: at('01T15:00:00.000'), expirationDate: at('31T05:00:00.000'), fiscalReference: 'f'.repeat(96),
-      fiscalMetadata: { finalNotes: ['Gracias por su compra'], format: 'ubl' }, purchaseOrder: 'OC-77', createdBy: { source: 'fiscal', user: null },
-      documentSupport: { issueDate: '2026-10-02', documentNumber: 'DS-12' }, expenses: { category: 'viajes' },
-      createdAt: at('01T16:00:00.123'), updatedAt: at('03T16:00:00.456'),
+      company: own,
+      beneficiary,
+      country: 'COL',
+      documentNumber: 'FE-900',
+      type: 'invoice',
+      amountCents: 1_190_000_05n,
+      currency: 'COP',
+      approvalStatus: 'approved',
+      paymentStatus: 'partial',
+      issueDate: at('01T15:00:00.000'),
+      expirationDate: at('31T05:00:00.000'),
+      fiscalReference: 'f'.repeat(96),
+      fiscalMetadata: { finalNotes: ['Gracias por su compra'], format: 'ubl' },
+      purchaseOrder: 'OC-77',
+      createdBy: { source: 'fiscal', user: null },
+      documentSupport: { issueDate: '2026-10-02', documentNumber: 'DS-12' },
+      expenses: { category: 'viajes' },
+      createdAt: at('01T16:00:00.123'),
+      updatedAt: at('03T16:00:00.456'),
     });
     document.sourceXmlPath = `${own.id}/documents/${document.id}/${document.id}.xml`;
     // Created out of their shown order: phones after e-mails, positions and installments ascending.
     em.create(BeneficiaryContact, { company: own, beneficiary, type: 'phone', value: '+57 601 555 0101' });
     em.create(BeneficiaryContact, { company: own, beneficiary, type: 'email', value: 'cartera@andina.co' });
     const account = em.create(BeneficiaryBankAccount, {
-      company: own, beneficiary, bank: em.getReference(Bank, bankReference('COL', '1007')), accountNumber: '2400987654', accountType: 'savings',
-      accountRecipientName: 'Andina S.A.S.', accountRecipientDocumentNumber: `9${process.pid}`, accountRecipientDocumentType: 'NIT',
+      company: own,
+      beneficiary,
+      bank: em.getReference(Bank, bankReference('COL', '1007')),
+      accountNumber: '2400987654',
+      accountType: 'savings',
+      accountRecipientName: 'Andina S.A.S.',
+      accountRecipientDocumentNumber: `9${process.pid}`,
+      accountRecipientDocumentType: 'NIT',
     });
     const second = em.create(LineItem, {
-      company: own, document, position: 2, name: 'Transporte', description: 'Flete', code: 'T-1', quantity: '2.500000', unitCode: 'KGM', unitPriceCents: 10_00n,
-      currency: 'COP', subtotalCents: 25_00n, totalCents: 29_75n, metadata: { sku: 'T1' }, createdAt: at('01T16:00:01.000'), updatedAt: at('01T16:00:01.000'),
+      company: own,
+      document,
+      position: 2,
+      name: 'Transporte',
+      description: 'Flete',
+      code: 'T-1',
+      quantity: '2.500000',
+      unitCode: 'KGM',
+      unitPriceCents: 10_00n,
+      currency: 'COP',
+      subtotalCents: 25_00n,
+      totalCents: 29_75n,
+      metadata: { sku: 'T1' },
+      createdAt: at('01T16:00:01.000'),
+      updatedAt: at('01T16:00:01.000'),
       adjustments: [
-        { type: 'tax', code: '01', rate: '0.19', ratePercentage: '19.00', baseAmountCents: 2500, amountCents: 475, isInclusive: false, metadata: { name: 'IVA' } },
-        { type: 'withholding', code: null, rate: null, ratePercentage: null, baseAmountCents: 0, amountCents: -3, isInclusive: true, metadata: {} },
+        {
+          type: 'tax',
+          code: '01',
+          rate: '0.19',
+          ratePercentage: '19.00',
+          baseAmountCents: 2500,
+          amountCents: 475,
+          isInclusive: false,
+          metadata: { name: 'IVA' },
+        },
+        {
+          type: 'withholding',
+          code: null,
+          rate: null,
+          ratePercentage: null,
+          baseAmountCents: 0,
+          amountCents: -3,
+          isInclusive: true,
+          metadata: {},
+        },
       ],
     });
     const first = em.create(LineItem, {
-      company: own, document, position: 1, name: 'Servicio', quantity: '1', unitPriceCents: 1_000_000_00n, currency: 'COP', subtotalCents: 1_000_000_00n,
-      totalCents: 1_190_000_00n, createdAt: at('01T16:00:00.500'), updatedAt: at('01T16:00:00.500'),
+      company: own,
+      document,
+      position: 1,
+      name: 'Servicio',
+      quantity: '1',
+      unitPriceCents: 1_000_000_00n,
+      currency: 'COP',
+      subtotalCents: 1_000_000_00n,
+      totalCents: 1_190_000_00n,
+      createdAt: at('01T16:00:00.500'),
+      updatedAt: at('01T16:00:00.500'),
     });
     const later = em.create(Payable, {
-      company: own, document, beneficiary, type: 'supplier', status: 'pending', amountCents: 595_000_02n, currency: 'COP', balanceCents: 595_000_02n, origin: 'document',
-      installmentNumber: 2, issueDate: '2026-10-01', expirationDate: '2026-11-30', createdAt: at('04T00:00:00.000'), updatedAt: at('04T00:00:00.000'),
+      company: own,
+      document,
+      beneficiary,
+      type: 'supplier',
+      status: 'pending',
+      amountCents: 595_000_02n,
+      currency: 'COP',
+      balanceCents: 595_000_02n,
+      origin: 'document',
+      installmentNumber: 2,
+      issueDate: '2026-10-01',
+      expirationDate: '2026-11-30',
+      createdAt: at('04T00:00:00.000'),
+      updatedAt: at('04T00:00:00.000'),
     });
     const firstInstallment = em.create(Payable, {
-      company: own, document, beneficiary, type: 'supplier', status: 'partial', amountCents: 595_000_03n, currency: 'COP', balanceCents: 95_000_03n, origin: 'document',
-      installmentNumber: 1, issueDate: null, expirationDate: '2026-10-31', concept: 'Cuota 1', projects: [{ code: 'P-1' }], costCenter: { code: 'cc-ops' },
-      filePath: 'https://files.example/cuota-1.pdf', createdAt: at('04T00:00:00.000'), updatedAt: at('04T00:00:00.000'),
+      company: own,
+      document,
+      beneficiary,
+      type: 'supplier',
+      status: 'partial',
+      amountCents: 595_000_03n,
+      currency: 'COP',
+      balanceCents: 95_000_03n,
+      origin: 'document',
+      installmentNumber: 1,
+      issueDate: null,
+      expirationDate: '2026-10-31',
+      concept: 'Cuota 1',
+      projects: [{ code: 'P-1' }],
+      costCenter: { code: 'cc-ops' },
+      filePath: 'https://files.example/cuota-1.pdf',
+      createdAt: at('04T00:00:00.000'),
+      updatedAt: at('04T00:00:00.000'),
     });
     const paid = em.create(Payment, {
-      company: own, payable: firstInstallment, beneficiary, amountCents: 500_000_00n, currency: 'COP', status: 'processed', paidAt: at('05T14:30:00.250'),
-      paymentMethod: 'banking_correspondent', createdAt: at('05T09:00:00.000'),
+      company: own,
+      payable: firstInstallment,
+      beneficiary,
+      amountCents: 500_000_00n,
+      currency: 'COP',
+      status: 'processed',
+      paidAt: at('05T14:30:00.250'),
+      paymentMethod: 'banking_correspondent',
+      createdAt: at('05T09:00:00.000'),
     });
-    const pending = em.create(Payment, { company: own, payable: firstInstallment, beneficiary, amountCents: 1n, currency: 'COP', createdAt: at('06T09:00:00.000') });
-    em.create(ReceptionEvent, { company: own, document, cufe: 'f'.repeat(96), eventType: '032', status: 'accepted', issueDate: at('07T10:00:00.000') });
-    em.create(ReceptionEvent, { company: own, document, cufe: 'f'.repeat(96), eventType: '030', status: 'rejected', message: 'Documento no encontrado' });
+    const pending = em.create(Payment, {
+      company: own,
+      payable: firstInstallment,
+      beneficiary,
+      amountCents: 1n,
+      currency: 'COP',
+      createdAt: at('06T09:00:00.000'),
+    });
+    em.create(ReceptionEvent, {
+      company: own,
+      document,
+      cufe: 'f'.repeat(96),
+      eventType: '032',
+      status: 'accepted',
+      issueDate: at('07T10:00:00.000'),
+    });
+    em.create(ReceptionEvent, {
+      company: own,
+      document,
+      cufe: 'f'.repeat(96),
+      eventType: '030',
+      status: 'rejected',
+      message: 'Documento no encontrado',
+    });
     em.create(PaymentReceiptComplement, {
-      company: own, document, complementFiscalUuid: 'c2', paymentDate: at('09T00:00:00.000'), amountCents: 5_00n, currency: 'COP', installmentNumber: 2,
-      previousBalanceCents: 10_05n, paidCents: 5_00n, outstandingBalanceCents: 5_05n,
+      company: own,
+      document,
+      complementFiscalUuid: 'c2',
+      paymentDate: at('09T00:00:00.000'),
+      amountCents: 5_00n,
+      currency: 'COP',
+      installmentNumber: 2,
+      previousBalanceCents: 10_05n,
+      paidCents: 5_00n,
+      outstandingBalanceCents: 5_05n,
     });
     em.create(PaymentReceiptComplement, {
-      company: own, document, complementFiscalUuid: 'c1', paymentDate: at('08T00:00:00.000'), amountCents: 1n, currency: 'COP', installmentNumber: 1,
-      previousBalanceCents: 10_06n, paidCents: 1n, outstandingBalanceCents: 10_05n,
+      company: own,
+      document,
+      complementFiscalUuid: 'c1',
+      paymentDate: at('08T00:00:00.000'),
+      amountCents: 1n,
+      currency: 'COP',
+      installmentNumber: 1,
+      previousBalanceCents: 10_06n,
+      paidCents: 1n,
+      outstandingBalanceCents: 10_05n,
     });
-    em.create(ErpDocument, { company: own, document, registered: true, erpInvoiceId: 'INV-1', invoiceReference: null, data: { erp_invoice_id: 'INV-1' } });
+    em.create(ErpDocument, {
+      company: own,
+      document,
+      registered: true,
+      erpInvoiceId: 'INV-1',
+      invoiceReference: null,
+      data: { erp_invoice_id: 'INV-1' },
+    });
     const uploaded = em.create(DocumentNote, {
-      company: own, document, comment: null, fileName: 'soporte.pdf', storageKey: `${own.id}/documents/${document.id}/notes/n1.pdf`, createdBy: { name: 'API key apk_a' },
-      createdAt: at('10T00:00:00.000'), updatedAt: at('10T00:00:00.000'),
+      company: own,
+      document,
+      comment: null,
+      fileName: 'soporte.pdf',
+      storageKey: `${own.id}/documents/${document.id}/notes/n1.pdf`,
+      createdBy: { name: 'API key apk_a' },
+      createdAt: at('10T00:00:00.000'),
+      updatedAt: at('10T00:00:00.000'),
     });
     const linked = em.create(DocumentNote, {
-      company: own, document, comment: 'Ver anexo', filePath: 'https://files.example/anexo.pdf', fileName: 'anexo.pdf', createdBy: { name: 'Ana' },
-      createdAt: at('11T00:00:00.000'), updatedAt: at('11T00:00:00.000'),
+      company: own,
+      document,
+      comment: 'Ver anexo',
+      filePath: 'https://files.example/anexo.pdf',
+      fileName: 'anexo.pdf',
+      createdBy: { name: 'Ana' },
+      createdAt: at('11T00:00:00.000'),
+      updatedAt: at('11T00:00:00.000'),
     });
-    em.create(ActivityLog, { company: own, document, event: 'document.created', actor: { type: 'system', source: 'fiscal' }, createdAt: at('01T16:00:00.123') });
-    em.create(ActivityLog, { company: own, document, event: 'document.updated', actor: { type: 'user', name: 'Ana', email: 'ana@example.co' }, metadata: { change: 'tagged' }, createdAt: at('12T00:00:00.000') });
+    em.create(ActivityLog, {
+      company: own,
+      document,
+      event: 'document.created',
+      actor: { type: 'system', source: 'fiscal' },
+      createdAt: at('01T16:00:00.123'),
+    });
+    em.create(ActivityLog, {
+      company: own,
+      document,
+      event: 'document.updated',
+      actor: { type: 'user', name: 'Ana', email: 'ana@example.co' },
+      metadata: { change: 'tagged' },
+      createdAt: at('12T00:00:00.000'),
+    });
     const tags = await ensureTags(em, own, ['Urgente', 'admitido']);
     const tag = (name: string) => tags.find((candidate) => candidate.name === name)!;
     em.create(DocumentTag, { company: own, document, tag: tag('admitido'), createdAt: at('13T00:00:00.000') });
@@ -201,8 +434,18 @@ describe('GET /documents/{reference}', () => {
     await em.flush();
     // Rows of another company that point at this document are never shown with it.
     const foreign = companyEm(api.orm, other.company.id);
-    foreign.create(DocumentNote, { company: other.company, document: foreign.getReference(Document, document.id), comment: 'ajena', createdBy: { name: 'Intruso' } });
-    foreign.create(ActivityLog, { company: other.company, document: foreign.getReference(Document, document.id), event: 'document.updated', actor: { type: 'system' } });
+    foreign.create(DocumentNote, {
+      company: other.company,
+      document: foreign.getReference(Document, document.id),
+      comment: 'ajena',
+      createdBy: { name: 'Intruso' },
+    });
+    foreign.create(ActivityLog, {
+      company: other.company,
+      document: foreign.getReference(Document, document.id),
+      event: 'document.updated',
+      actor: { type: 'system' },
+    });
     await foreign.flush();
 
     const files = `${api.url}/public/api/v1/files`;
@@ -238,64 +481,205 @@ describe('GET /documents/{reference}', () => {
         identifier_number: `9${process.pid}`,
         payment_terms: 30,
         fiscal_address: 'Calle 1 # 2-3, Bogotá',
-        contact_information: [{ type: 'email', value: 'cartera@andina.co' }, { type: 'phone', value: '+57 601 555 0101' }],
-        bank_accounts: [{ reference: account.id, bank_reference: bankReference('COL', '1007'), bank_name: 'Bancolombia', account_number: '2400987654' }],
+        contact_information: [
+          { type: 'email', value: 'cartera@andina.co' },
+          { type: 'phone', value: '+57 601 555 0101' },
+        ],
+        bank_accounts: [
+          {
+            reference: account.id,
+            bank_reference: bankReference('COL', '1007'),
+            bank_name: 'Bancolombia',
+            account_number: '2400987654',
+          },
+        ],
         created_at: '2026-10-01T08:00:00.001Z',
         updated_at: '2026-10-02T08:00:00.002Z',
       },
       payments: [
-        { reference: paid.id, date: '2026-10-05T14:30:00.250Z', amount: 500_000, amount_currency: 'COP', payment_method: 'banking_correspondent', payable_reference: firstInstallment.id, status: 'processed' },
-        { reference: pending.id, date: '2026-10-06T09:00:00.000Z', amount: 0.01, amount_currency: 'COP', payment_method: null, payable_reference: firstInstallment.id, status: 'pending' },
+        {
+          reference: paid.id,
+          date: '2026-10-05T14:30:00.250Z',
+          amount: 500_000,
+          amount_currency: 'COP',
+          payment_method: 'banking_correspondent',
+          payable_reference: firstInstallment.id,
+          status: 'processed',
+        },
+        {
+          reference: pending.id,
+          date: '2026-10-06T09:00:00.000Z',
+          amount: 0.01,
+          amount_currency: 'COP',
+          payment_method: null,
+          payable_reference: firstInstallment.id,
+          status: 'pending',
+        },
       ],
       payables: [
         {
-          reference: firstInstallment.id, type: 'supplier', status: 'partial', amount: 595_000.03, amount_currency: 'COP', file_path: 'https://files.example/cuota-1.pdf', balance: 95_000.03,
-          issue_date: null, expiration_date: '2026-10-31', concept: 'Cuota 1', origin: 'document', projects: [{ code: 'P-1' }], installment_number: 1, cost_center: { code: 'cc-ops' },
+          reference: firstInstallment.id,
+          type: 'supplier',
+          status: 'partial',
+          amount: 595_000.03,
+          amount_currency: 'COP',
+          file_path: 'https://files.example/cuota-1.pdf',
+          balance: 95_000.03,
+          issue_date: null,
+          expiration_date: '2026-10-31',
+          concept: 'Cuota 1',
+          origin: 'document',
+          projects: [{ code: 'P-1' }],
+          installment_number: 1,
+          cost_center: { code: 'cc-ops' },
         },
         {
-          reference: later.id, type: 'supplier', status: 'pending', amount: 595_000.02, amount_currency: 'COP', file_path: null, balance: 595_000.02,
-          issue_date: '2026-10-01', expiration_date: '2026-11-30', concept: null, origin: 'document', projects: [], installment_number: 2, cost_center: null,
+          reference: later.id,
+          type: 'supplier',
+          status: 'pending',
+          amount: 595_000.02,
+          amount_currency: 'COP',
+          file_path: null,
+          balance: 595_000.02,
+          issue_date: '2026-10-01',
+          expiration_date: '2026-11-30',
+          concept: null,
+          origin: 'document',
+          projects: [],
+          installment_number: 2,
+          cost_center: null,
         },
       ],
       document_support: { issue_date: '2026-10-02', document_number: 'DS-12' },
       invoice_reception_events: [
         { event: 'acuse', event_type: '030', issue_date: null, status: 'rejected', reason: 'Documento no encontrado' },
-        { event: 'recibo', event_type: '032', issue_date: '2026-10-07T10:00:00.000Z', status: 'accepted', reason: null },
+        {
+          event: 'recibo',
+          event_type: '032',
+          issue_date: '2026-10-07T10:00:00.000Z',
+          status: 'accepted',
+          reason: null,
+        },
       ],
       payment_receipt_complements: [
-        { fiscal_reference: 'c1', payment_date: '2026-10-08T00:00:00.000Z', amount: 0.01, amount_currency: 'COP', installment_number: 1, previous_balance: 10.06, paid_amount: 0.01, outstanding_balance: 10.05 },
-        { fiscal_reference: 'c2', payment_date: '2026-10-09T00:00:00.000Z', amount: 5, amount_currency: 'COP', installment_number: 2, previous_balance: 10.05, paid_amount: 5, outstanding_balance: 5.05 },
+        {
+          fiscal_reference: 'c1',
+          payment_date: '2026-10-08T00:00:00.000Z',
+          amount: 0.01,
+          amount_currency: 'COP',
+          installment_number: 1,
+          previous_balance: 10.06,
+          paid_amount: 0.01,
+          outstanding_balance: 10.05,
+        },
+        {
+          fiscal_reference: 'c2',
+          payment_date: '2026-10-09T00:00:00.000Z',
+          amount: 5,
+          amount_currency: 'COP',
+          installment_number: 2,
+          previous_balance: 10.05,
+          paid_amount: 5,
+          outstanding_balance: 5.05,
+        },
       ],
       expenses: { category: 'viajes' },
       logs: [
-        { event: 'document.created', created_at: '2026-10-01T16:00:00.123Z', actor: { type: 'system', source: 'fiscal' }, metadata: {} },
-        { event: 'document.updated', created_at: '2026-10-12T00:00:00.000Z', actor: { type: 'user', name: 'Ana', email: 'ana@example.co' }, metadata: { change: 'tagged' } },
-      ],
-      erp_document: { registered: true, erp_invoice_id: 'INV-1', invoice_reference: null, data: { erp_invoice_id: 'INV-1' } },
-      notes: [
         {
-          reference: uploaded.id, comment: null, file_path: `${files}/${own.id}/documents/${document.id}/notes/n1.pdf`, file_name: 'soporte.pdf', created_by: { name: 'API key apk_a' },
-          created_at: '2026-10-10T00:00:00.000Z', updated_at: '2026-10-10T00:00:00.000Z',
+          event: 'document.created',
+          created_at: '2026-10-01T16:00:00.123Z',
+          actor: { type: 'system', source: 'fiscal' },
+          metadata: {},
         },
         {
-          reference: linked.id, comment: 'Ver anexo', file_path: 'https://files.example/anexo.pdf', file_name: 'anexo.pdf', created_by: { name: 'Ana' },
-          created_at: '2026-10-11T00:00:00.000Z', updated_at: '2026-10-11T00:00:00.000Z',
+          event: 'document.updated',
+          created_at: '2026-10-12T00:00:00.000Z',
+          actor: { type: 'user', name: 'Ana', email: 'ana@example.co' },
+          metadata: { change: 'tagged' },
+        },
+      ],
+      erp_document: {
+        registered: true,
+        erp_invoice_id: 'INV-1',
+        invoice_reference: null,
+        data: { erp_invoice_id: 'INV-1' },
+      },
+      notes: [
+        {
+          reference: uploaded.id,
+          comment: null,
+          file_path: `${files}/${own.id}/documents/${document.id}/notes/n1.pdf`,
+          file_name: 'soporte.pdf',
+          created_by: { name: 'API key apk_a' },
+          created_at: '2026-10-10T00:00:00.000Z',
+          updated_at: '2026-10-10T00:00:00.000Z',
+        },
+        {
+          reference: linked.id,
+          comment: 'Ver anexo',
+          file_path: 'https://files.example/anexo.pdf',
+          file_name: 'anexo.pdf',
+          created_by: { name: 'Ana' },
+          created_at: '2026-10-11T00:00:00.000Z',
+          updated_at: '2026-10-11T00:00:00.000Z',
         },
       ],
     };
     const lineItems = [
       {
-        reference: first.id, name: 'Servicio', description: null, code: null, quantity: 1, unit_code: null, unit_price: 1_000_000, currency: 'COP', subtotal: 1_000_000,
-        total: 1_190_000, position: 1, metadata: {}, adjustments: [], created_at: '2026-10-01T16:00:00.500Z', updated_at: '2026-10-01T16:00:00.500Z',
+        reference: first.id,
+        name: 'Servicio',
+        description: null,
+        code: null,
+        quantity: 1,
+        unit_code: null,
+        unit_price: 1_000_000,
+        currency: 'COP',
+        subtotal: 1_000_000,
+        total: 1_190_000,
+        position: 1,
+        metadata: {},
+        adjustments: [],
+        created_at: '2026-10-01T16:00:00.500Z',
+        updated_at: '2026-10-01T16:00:00.500Z',
       },
       {
-        reference: second.id, name: 'Transporte', description: 'Flete', code: 'T-1', quantity: 2.5, unit_code: 'KGM', unit_price: 10, currency: 'COP', subtotal: 25,
-        total: 29.75, position: 2, metadata: { sku: 'T1' },
+        reference: second.id,
+        name: 'Transporte',
+        description: 'Flete',
+        code: 'T-1',
+        quantity: 2.5,
+        unit_code: 'KGM',
+        unit_price: 10,
+        currency: 'COP',
+        subtotal: 25,
+        total: 29.75,
+        position: 2,
+        metadata: { sku: 'T1' },
         adjustments: [
-          { type: 'tax', code: '01', rate: 0.19, rate_percentage: 19, base_amount: 25, amount: 4.75, is_inclusive: false, metadata: { name: 'IVA' } },
-          { type: 'withholding', code: null, rate: null, rate_percentage: null, base_amount: 0, amount: -0.03, is_inclusive: true, metadata: {} },
+          {
+            type: 'tax',
+            code: '01',
+            rate: 0.19,
+            rate_percentage: 19,
+            base_amount: 25,
+            amount: 4.75,
+            is_inclusive: false,
+            metadata: { name: 'IVA' },
+          },
+          {
+            type: 'withholding',
+            code: null,
+            rate: null,
+            rate_percentage: null,
+            base_amount: 0,
+            amount: -0.03,
+            is_inclusive: true,
+            metadata: {},
+          },
         ],
-        created_at: '2026-10-01T16:00:01.000Z', updated_at: '2026-10-01T16:00:01.000Z',
+        created_at: '2026-10-01T16:00:01.000Z',
+        updated_at: '2026-10-01T16:00:01.000Z',
       },
     ];
 
@@ -308,7 +692,9 @@ describe('GET /documents/{reference}', () => {
     expect(listed.items).toEqual([{ ...base, ...expansions }]);
     const some = expectStatus(await api.sdk(ownKey).listDocuments({ query: { fields: 'notes,beneficiaries' } }), 200);
     expect(some.items).toEqual([{ ...base, notes: expansions.notes, beneficiary: expansions.beneficiary }]);
-    expect((await api.call('GET', `/public/api/v1/documents/${document.id}`, { apiKey: other.apiKey })).status).toBe(404);
+    expect((await api.call('GET', `/public/api/v1/documents/${document.id}`, { apiKey: other.apiKey })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -320,7 +706,10 @@ describe('query count', () => {
     const counting = await startTestApi({ orm: counted });
     const countFor = async (pageSize: number) => {
       queries.length = 0;
-      const body = expectStatus(await counting.sdk(busyKey).listDocuments({ query: { page_size: pageSize, fields: EXPANSIONS.join(',') } }), 200);
+      const body = expectStatus(
+        await counting.sdk(busyKey).listDocuments({ query: { page_size: pageSize, fields: EXPANSIONS.join(',') } }),
+        200,
+      );
       expect(body.items).toHaveLength(pageSize);
       expect(body.items.every((item) => item.payments?.length === 1 && item.notes?.length === 1)).toBe(true);
       return queries.filter((query) => !query.includes('"api_keys"')).length;

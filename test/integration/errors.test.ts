@@ -44,7 +44,11 @@ describe('error shapes', () => {
   });
 
   it('answers malformed JSON with a 400 validation envelope', async () => {
-    const response = await api.call('POST', '/public/api/v1/banks', { apiKey, rawBody: '{"tags_text": [', headers: { 'content-type': 'application/json' } });
+    const response = await api.call('POST', '/public/api/v1/banks', {
+      apiKey,
+      rawBody: '{"tags_text": [',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { body: ['Malformed JSON'] } });
   });
@@ -52,7 +56,11 @@ describe('error shapes', () => {
   it('drops __proto__ keys of a JSON body like any unknown field: nothing reaches a prototype', async () => {
     const document = await seedDocument(api.orm, company);
     const rawBody = '{"comment": "hola", "__proto__": {"polluted": true}, "nested": {"__proto__": {"polluted": true}}}';
-    const response = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, { apiKey, rawBody, headers: { 'content-type': 'application/json' } });
+    const response = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, {
+      apiKey,
+      rawBody,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(201);
     expect(response.body.comment).toBe('hola');
     expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
@@ -60,40 +68,72 @@ describe('error shapes', () => {
 
   it('refuses NUL characters and unpaired surrogates in the values a request uses as bad input, never as a server error', async () => {
     const document = await seedDocument(api.orm, company);
-    const inBody = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, { apiKey, headers: { 'content-type': 'application/json' }, rawBody: '{"comment":"a\\u0000b"}' });
+    const inBody = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, {
+      apiKey,
+      headers: { 'content-type': 'application/json' },
+      rawBody: '{"comment":"a\\u0000b"}',
+    });
     const inQuery = await api.call('GET', '/public/api/v1/documents?search=a%00b', { apiKey });
     expect([inBody.status, inQuery.status]).toEqual([400, 400]);
-    expect(inBody.body.error.details).toEqual({ comment: ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'] });
-    expect(inQuery.body.error.details).toEqual({ search: ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'] });
-    const surrogate = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, { apiKey, headers: { 'content-type': 'application/json' }, rawBody: '{"comment":"a\\ud800b"}' });
+    expect(inBody.body.error.details).toEqual({
+      comment: ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'],
+    });
+    expect(inQuery.body.error.details).toEqual({
+      search: ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'],
+    });
+    const surrogate = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, {
+      apiKey,
+      headers: { 'content-type': 'application/json' },
+      rawBody: '{"comment":"a\\ud800b"}',
+    });
     expect(surrogate.status).toBe(400);
     expect(surrogate.body.error.details).toHaveProperty('comment');
-    const badUrl = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, { apiKey, body: { comment: 'x', file_path: '' } });
+    const badUrl = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, {
+      apiKey,
+      body: { comment: 'x', file_path: '' },
+    });
     expect(badUrl.status).toBe(400);
 
     const form = new FormData();
     form.set('comment', 'a\u0000b');
     form.set('file', new Blob([Buffer.from('%PDF-1.4 x')], { type: 'application/pdf' }), 'a.pdf');
-    const inMultipart = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, { apiKey, rawBody: form });
+    const inMultipart = await api.call('POST', `/public/api/v1/documents/${document.id}/notes`, {
+      apiKey,
+      rawBody: form,
+    });
     expect(inMultipart.status).toBe(400);
-    expect(inMultipart.body.error.details).toEqual({ comment: ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'] });
+    expect(inMultipart.body.error.details).toEqual({
+      comment: ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'],
+    });
 
     // Unknown fields are ignored whatever they hold; an ERP record is refused on its own, in `errors`.
     const unknownField = await api.call('GET', '/public/api/v1/documents?unknown=a%00b', { apiKey });
     expect(unknownField.status).toBe(200);
     const erp = await api.call('POST', '/api/v1/erp/cost-centers', {
       headers: { authorization: `ApiKey ${apiKey}`, 'content-type': 'application/json' },
-      rawBody: '{"items":[{"external_id":"a\\u0000b","name":"x"},{"external_id":"cc-nul-ok","name":"y","note\\u0000":"z"}]}',
+      rawBody:
+        '{"items":[{"external_id":"a\\u0000b","name":"x"},{"external_id":"cc-nul-ok","name":"y","note\\u0000":"z"}]}',
     });
     expect(erp.status).toBe(200);
     expect(erp.body).toEqual({
       synced: 0,
       errors: [
-        { index: 0, external_id: 'a\u0000b', errors: { external_id: ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'] } },
-        { index: 1, external_id: 'cc-nul-ok', errors: { 'note\u0000': ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'] } },
+        {
+          index: 0,
+          external_id: 'a\u0000b',
+          errors: { external_id: ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'] },
+        },
+        {
+          index: 1,
+          external_id: 'cc-nul-ok',
+          errors: { 'note\u0000': ['Must be valid text: no NUL characters (U+0000) or unpaired surrogates'] },
+        },
       ],
     });
-    const clean = await api.call('POST', '/api/v1/erp/cost-centers', { headers: { authorization: `ApiKey ${apiKey}` }, body: { items: [{ external_id: 'cc-nul-ok', name: 'y', note: 'z' }] } });
+    const clean = await api.call('POST', '/api/v1/erp/cost-centers', {
+      headers: { authorization: `ApiKey ${apiKey}` },
+      body: { items: [{ external_id: 'cc-nul-ok', name: 'y', note: 'z' }] },
+    });
     expect(clean.body).toEqual({ synced: 1, errors: [] });
   });
 
@@ -110,9 +150,19 @@ describe('error shapes', () => {
   it('answers an unexpected failure with a flat 500 that leaks neither message nor stack', async () => {
     const lines: string[] = [];
     const broken = new Proxy(api.orm, {
-      get: (target, property) => (property === 'em' ? { fork: () => { throw new Error('secret internals at /srv/db.ts:42'); } } : Reflect.get(target, property)),
+      get: (target, property) =>
+        property === 'em'
+          ? {
+              fork: () => {
+                throw new Error('secret internals at /srv/db.ts:42');
+              },
+            }
+          : Reflect.get(target, property),
     }) as Orm;
-    const logger = pino({ level: 'error' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }));
+    const logger = pino(
+      { level: 'error' },
+      new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }),
+    );
     const brokenApi = await startTestApi({ orm: broken, logger });
     try {
       const response = await brokenApi.call('GET', '/public/api/v1/banks', { apiKey });
@@ -134,7 +184,9 @@ describe('error shapes', () => {
       const { port } = new URL(impatient.url);
       const answer = await new Promise<string>((resolve) => {
         const socket = connect(Number(port), '127.0.0.1', () => {
-          socket.write('POST /public/api/v1/banks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
+          socket.write(
+            'POST /public/api/v1/banks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+          );
         });
         let received = '';
         socket.on('data', (chunk) => (received += chunk));

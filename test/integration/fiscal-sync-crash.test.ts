@@ -23,7 +23,13 @@ beforeAll(async () => {
   connection = await Connection.connect({ address: inject('temporalAddress') });
   // The API starts fiscal-sync workflows on this file's task queue.
   const config = { ...apiConfigFromEnv({}), port: 0, fiscalSync: FAST_FISCAL_SYNC_TIMING };
-  const app = createApp({ orm, temporal: { client: new Client({ connection, namespace: 'default' }), taskQueue: TASK_QUEUE }, config, logger: createLogger('test-api', 'silent'), storage: localFileStorage(inject('storageDir')) });
+  const app = createApp({
+    orm,
+    temporal: { client: new Client({ connection, namespace: 'default' }), taskQueue: TASK_QUEUE },
+    config,
+    logger: createLogger('test-api', 'silent'),
+    storage: localFileStorage(inject('storageDir')),
+  });
   api = await listen(app, config);
 });
 afterAll(async () => {
@@ -52,7 +58,9 @@ describe('a worker killed while the sync polls SAT', () => {
     expect(accepted.status).toBe(202);
 
     // The loop is under way (SAT "in progress"): now the worker dies.
-    await expect.poll(async () => (await satProvider.extractions(rfc))[0]?.verifications ?? 0, { timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(3);
+    await expect
+      .poll(async () => (await satProvider.extractions(rfc))[0]?.verifications ?? 0, { timeout: 30_000, interval: 100 })
+      .toBeGreaterThanOrEqual(3);
     await first.kill('SIGKILL');
     const atDeath = (await satProvider.extractions(rfc))[0]!.verifications;
     expect((await call('GET', '/fiscal-sync/status', apiKey)).body.status).toBe('running');
@@ -63,9 +71,20 @@ describe('a worker killed while the sync polls SAT', () => {
     const second = spawnWorker(TASK_QUEUE);
     workers.push(second);
     await second.ready;
-    await expect.poll(async () => (await call('GET', '/fiscal-sync/status', apiKey)).body.status, { timeout: 60_000, interval: 250 }).toBe('finished');
+    await expect
+      .poll(async () => (await call('GET', '/fiscal-sync/status', apiKey)).body.status, {
+        timeout: 60_000,
+        interval: 250,
+      })
+      .toBe('finished');
     const final = (await call('GET', '/fiscal-sync/status', apiKey)).body;
-    expect(final).toMatchObject({ country: 'MEX', status: 'finished', fetching_status: 'finished', extraction_id: accepted.body.extraction_id, error_code: null });
+    expect(final).toMatchObject({
+      country: 'MEX',
+      status: 'finished',
+      fetching_status: 'finished',
+      extraction_id: accepted.body.extraction_id,
+      error_code: null,
+    });
     const [extraction] = await satProvider.extractions(rfc);
     expect(extraction!.verifications).toBeGreaterThanOrEqual(20);
     expect((await call('GET', '/documents', apiKey)).body.total).toBe(2);

@@ -19,7 +19,10 @@ describe('graceful shutdown of the API process', () => {
     const { company, apiKey } = await makeCompany(api.orm);
     const document = await seedDocument(api.orm, company);
     const port = await freePort();
-    const child = spawn(process.execPath, ['api/main.ts'], { env: { ...suiteEnv(), PORT: String(port), LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['api/main.ts'], {
+      env: { ...suiteEnv(), PORT: String(port), LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let logs = '';
     child.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -32,7 +35,9 @@ describe('graceful shutdown of the API process', () => {
     let answer = '';
     socket.on('data', (chunk) => (answer += chunk.toString()));
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    socket.write(`POST /public/api/v1/documents/${document.id}/tags HTTP/1.1\r\nHost: x\r\napi-key: ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`);
+    socket.write(
+      `POST /public/api/v1/documents/${document.id}/tags HTTP/1.1\r\nHost: x\r\napi-key: ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+    );
     await expect.poll(() => logs.length > 0).toBe(true);
     child.kill('SIGTERM');
     await expect.poll(() => logs.includes('finishing in-flight requests'), { timeout: 10_000 }).toBe(true);

@@ -58,7 +58,8 @@ describe('Idempotency-Key', () => {
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
     expect(statuses.filter((status) => status === 201).length).toBeGreaterThanOrEqual(1);
-    for (const answer of answers.filter((candidate) => candidate.status === 409)) expect(answer.body).toMatchObject({ code: 'idempotency_key_in_progress' });
+    for (const answer of answers.filter((candidate) => candidate.status === 409))
+      expect(answer.body).toMatchObject({ code: 'idempotency_key_in_progress' });
     expect(await companyEm(api.orm, company.id).count(DocumentNote, { document })).toBe(1);
   });
 
@@ -77,10 +78,25 @@ describe('Idempotency-Key', () => {
   it('takes over a claim its request abandoned (its process killed mid-request) once no request could still be running', async () => {
     const document = await seedDocument(api.orm, company);
     const path = `/public/api/v1/documents/${document.id}/notes`;
-    const requestHash = createHash('sha256').update(`POST ${path}\n`).update(JSON.stringify({ comment: 'tras la caída' })).digest('hex');
+    const requestHash = createHash('sha256')
+      .update(`POST ${path}\n`)
+      .update(JSON.stringify({ comment: 'tras la caída' }))
+      .digest('hex');
     const em = companyEm(api.orm, company.id);
     const abandon = (key: string, ageMs: number) =>
-      em.insert(IdempotencyKey, { id: uuidv7(), company, key, method: 'POST', path, requestHash, status: 'in_progress', responseStatus: null, responseBody: null, createdAt: new Date(Date.now() - ageMs), expiresAt: new Date(Date.now() + 3_600_000) });
+      em.insert(IdempotencyKey, {
+        id: uuidv7(),
+        company,
+        key,
+        method: 'POST',
+        path,
+        requestHash,
+        status: 'in_progress',
+        responseStatus: null,
+        responseBody: null,
+        createdAt: new Date(Date.now() - ageMs),
+        expiresAt: new Date(Date.now() + 3_600_000),
+      });
     await abandon('k-claimed-just-now', 5_000);
     await abandon('k-claimed-long-ago', 31_000);
 

@@ -5,7 +5,14 @@ import { createHttpMetrics, serveMetrics } from '../../api/metrics.ts';
 import { freePort } from '../../dev/ports.ts';
 import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
 import { makeCompany } from '../helpers/companies.ts';
-import { dianMailbox, FAST_FISCAL_SYNC_TIMING, registerCredentials, satProvider, uniqueNit, uniqueRfc } from '../helpers/fiscal-sync.ts';
+import {
+  dianMailbox,
+  FAST_FISCAL_SYNC_TIMING,
+  registerCredentials,
+  satProvider,
+  uniqueNit,
+  uniqueRfc,
+} from '../helpers/fiscal-sync.ts';
 import { opsWith } from '../helpers/ops.ts';
 import { spawnWorker, type WorkerProcess } from '../helpers/processes.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
@@ -57,8 +64,12 @@ describe('metrics', () => {
       expect(text).toContain('http_requests_total{method="GET",route="/public/api/v1/banks",status="401"} 1');
       expect(text).toContain('http_requests_total{method="GET",route="unmatched",status="404"} 1');
       // Every observation lands in the last bucket, however slow the machine.
-      expect(text).toContain('http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/public/api/v1/banks",status="200"} 2');
-      expect(text).toContain('http_request_duration_seconds_count{method="GET",route="/public/api/v1/banks",status="200"} 2');
+      expect(text).toContain(
+        'http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/public/api/v1/banks",status="200"} 2',
+      );
+      expect(text).toContain(
+        'http_request_duration_seconds_count{method="GET",route="/public/api/v1/banks",status="200"} 2',
+      );
       expect(text).toContain('process_cpu_user_seconds_total');
       expect((await api.call('GET', '/metrics')).status).toBe(404);
     } finally {
@@ -73,16 +84,47 @@ describe('metrics', () => {
     const api = await startTestApi();
     try {
       const { company } = await makeCompany(api.orm, { country: 'COL' });
-      await ops('webhooks', 'add', '--company', company.id, '--event', 'document.created', '--url', `${receiver.url}/in`, '--secret', 'metrics-secret');
-      await ops('documents', 'import', '--company', company.id, join(new URL('../fixtures/', import.meta.url).pathname, 'dian/stenfrank-invoice_unsigned_dian_v2.xml'));
+      await ops(
+        'webhooks',
+        'add',
+        '--company',
+        company.id,
+        '--event',
+        'document.created',
+        '--url',
+        `${receiver.url}/in`,
+        '--secret',
+        'metrics-secret',
+      );
+      await ops(
+        'documents',
+        'import',
+        '--company',
+        company.id,
+        join(new URL('../fixtures/', import.meta.url).pathname, 'dian/stenfrank-invoice_unsigned_dian_v2.xml'),
+      );
       await expect.poll(() => receiver.received.length, { timeout: 30_000 }).toBe(1);
       await expect
-        .poll(async () => (await (await fetch(`http://${address}/metrics`)).text()).match(/webhook_delivery_attempts_total\{[^}]*outcome="delivered"[^}]*\} (\d+)/)?.[1], { timeout: 20_000 })
+        .poll(
+          async () =>
+            (await (await fetch(`http://${address}/metrics`)).text()).match(
+              /webhook_delivery_attempts_total\{[^}]*outcome="delivered"[^}]*\} (\d+)/,
+            )?.[1],
+          { timeout: 20_000 },
+        )
         .toBe('1');
       // The attempt is counted inside the workflow task that runs it; the task's own latency is recorded once it completes.
       await expect
-        .poll(async () => (await (await fetch(`http://${address}/metrics`)).text()).match(/^(temporal_workflow_task_execution_latency|webhook_delivery_latency)_count/gm)?.sort(), { timeout: 20_000 })
-        .toEqual(expect.arrayContaining(['temporal_workflow_task_execution_latency_count', 'webhook_delivery_latency_count']));
+        .poll(
+          async () =>
+            (await (await fetch(`http://${address}/metrics`)).text())
+              .match(/^(temporal_workflow_task_execution_latency|webhook_delivery_latency)_count/gm)
+              ?.sort(),
+          { timeout: 20_000 },
+        )
+        .toEqual(
+          expect.arrayContaining(['temporal_workflow_task_execution_latency_count', 'webhook_delivery_latency_count']),
+        );
     } finally {
       await api.close();
     }
@@ -91,8 +133,10 @@ describe('metrics', () => {
   it('counts fiscal synchronisations by country, outcome and error code, with the documents they imported', async () => {
     const address = await workerMetricsAddress();
     const api = await startTestApi({ taskQueue: queue, config: { fiscalSync: FAST_FISCAL_SYNC_TIMING } });
-    const sync = async (apiKey: string) => expect((await api.call('POST', '/public/api/v1/fiscal-sync', { apiKey })).status).toBe(202);
-    const syncStatus = async (apiKey: string) => (await api.call('GET', '/public/api/v1/fiscal-sync/status', { apiKey })).body.status;
+    const sync = async (apiKey: string) =>
+      expect((await api.call('POST', '/public/api/v1/fiscal-sync', { apiKey })).status).toBe(202);
+    const syncStatus = async (apiKey: string) =>
+      (await api.call('GET', '/public/api/v1/fiscal-sync/status', { apiKey })).body.status;
     try {
       // Mexico: one extraction imports the stamped CFDI fixtures (2 new documents), another fails at SAT.
       const imported = await makeCompany(api.orm, { country: 'MEX' });
@@ -103,16 +147,33 @@ describe('metrics', () => {
       await satProvider.behave(failingRfc, { outcome: 'error', satStatusCode: '404', polls: 1 });
       // Colombia: one forwarded e-mail with an AttachedDocument (1 new document).
       const colombian = await makeCompany(api.orm, { country: 'COL' });
-      await registerCredentials(api.orm, colombian.company, { dianForwarding: true, dian: { nit: uniqueNit(), legalRepresentative: 'Ana Pérez' } });
-      dianMailbox.deliver(colombian.company.id, { attachments: [{ name: 'ad.xml', data: readFileSync(new URL('../fixtures/dian/constructed-attached-document-invoice.xml', import.meta.url)) }], receivedAt: new Date(Date.now() - 86_400_000) });
+      await registerCredentials(api.orm, colombian.company, {
+        dianForwarding: true,
+        dian: { nit: uniqueNit(), legalRepresentative: 'Ana Pérez' },
+      });
+      dianMailbox.deliver(colombian.company.id, {
+        attachments: [
+          {
+            name: 'ad.xml',
+            data: readFileSync(new URL('../fixtures/dian/constructed-attached-document-invoice.xml', import.meta.url)),
+          },
+        ],
+        receivedAt: new Date(Date.now() - 86_400_000),
+      });
 
       await Promise.all([sync(imported.apiKey), sync(failing.apiKey), sync(colombian.apiKey)]);
-      for (const { apiKey } of [imported, failing, colombian]) await expect.poll(() => syncStatus(apiKey), { timeout: 30_000, interval: 200 }).toMatch(/^(finished|failed)$/);
+      for (const { apiKey } of [imported, failing, colombian])
+        await expect.poll(() => syncStatus(apiKey), { timeout: 30_000, interval: 200 }).toMatch(/^(finished|failed)$/);
 
       const scrape = async () => (await fetch(`http://${address}/metrics`)).text();
       const outcomes = async () =>
         samples(await scrape(), 'fiscal_sync_outcomes_total')
-          .map(({ labels, value }) => ({ country: labels.country, outcome: labels.outcome, error_code: labels.error_code, value }))
+          .map(({ labels, value }) => ({
+            country: labels.country,
+            outcome: labels.outcome,
+            error_code: labels.error_code,
+            value,
+          }))
           .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
       await expect.poll(outcomes, { timeout: 20_000 }).toEqual([
         { country: 'COL', outcome: 'finished', error_code: 'none', value: 1 },
@@ -120,10 +181,20 @@ describe('metrics', () => {
         { country: 'MEX', outcome: 'finished', error_code: 'none', value: 1 },
       ]);
       const text = await scrape();
-      const documents = Object.fromEntries(samples(text, 'fiscal_sync_documents_imported_total').map(({ labels, value }) => [labels.country, value]));
+      const documents = Object.fromEntries(
+        samples(text, 'fiscal_sync_documents_imported_total').map(({ labels, value }) => [labels.country, value]),
+      );
       expect(documents).toEqual({ COL: 1, MEX: 2 });
-      const durations = samples(text, 'fiscal_sync_duration_count').map(({ labels, value }) => [labels.country, labels.outcome, value]);
-      expect(durations.sort((a, b) => a.join().localeCompare(b.join()))).toEqual([['COL', 'finished', 1], ['MEX', 'failed', 1], ['MEX', 'finished', 1]]);
+      const durations = samples(text, 'fiscal_sync_duration_count').map(({ labels, value }) => [
+        labels.country,
+        labels.outcome,
+        value,
+      ]);
+      expect(durations.sort((a, b) => a.join().localeCompare(b.join()))).toEqual([
+        ['COL', 'finished', 1],
+        ['MEX', 'failed', 1],
+        ['MEX', 'finished', 1],
+      ]);
       // Buckets fit syncs of minutes to days, not the SDK's sub-10-second defaults.
       expect(samples(text, 'fiscal_sync_duration_bucket').map(({ labels }) => labels.le)).toContain('345600');
     } finally {

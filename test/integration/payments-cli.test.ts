@@ -29,18 +29,48 @@ afterAll(async () => {
   await api.close();
 });
 
-const rescheduled = () => receiver.received.filter((request) => request.event === 'payment.rescheduled' && request.path === '/erp');
+const rescheduled = () =>
+  receiver.received.filter((request) => request.event === 'payment.rescheduled' && request.path === '/erp');
 
 describe('ops payments reschedule', () => {
   it("moves the payable's due date and notifies the subscribers of payment.rescheduled, signed", async () => {
-    const subscribed = await ops('webhooks', 'add', '--company', company.id, '--event', 'payment.rescheduled', '--url', `${receiver.url}/erp`, '--secret', SECRET);
+    const subscribed = await ops(
+      'webhooks',
+      'add',
+      '--company',
+      company.id,
+      '--event',
+      'payment.rescheduled',
+      '--url',
+      `${receiver.url}/erp`,
+      '--secret',
+      SECRET,
+    );
     expect(subscribed.code).toBe(0);
     // Another company's subscriber must hear nothing of this company's payments.
     const other = await makeCompany(api.orm, { country: 'COL' });
-    await ops('webhooks', 'add', '--company', other.company.id, '--event', 'payment.rescheduled', '--url', `${receiver.url}/other`, '--secret', SECRET);
+    await ops(
+      'webhooks',
+      'add',
+      '--company',
+      other.company.id,
+      '--event',
+      'payment.rescheduled',
+      '--url',
+      `${receiver.url}/other`,
+      '--secret',
+      SECRET,
+    );
 
     const beneficiary = await seedBeneficiary(api.orm, company, { name: 'Servicios Integrales S.A.S.' });
-    const payment = await seedPayment(api.orm, company, { payable: await seedPayable(api.orm, company, { beneficiary, amountCents: 350_000_00n, expirationDate: '2026-11-30' }), amountCents: 350_000_00n });
+    const payment = await seedPayment(api.orm, company, {
+      payable: await seedPayable(api.orm, company, {
+        beneficiary,
+        amountCents: 350_000_00n,
+        expirationDate: '2026-11-30',
+      }),
+      amountCents: 350_000_00n,
+    });
 
     const result = await ops('payments', 'reschedule', '--payment', payment.id, '--due-date', '2026-12-24');
     expect(result.code).toBe(0);
@@ -50,12 +80,22 @@ describe('ops payments reschedule', () => {
     const [delivery] = rescheduled();
     expect(delivery!.signatureValid).toBe(true);
     expect(delivery!.headers['x-service-event']).toBe('payment.rescheduled');
-    expect(delivery!.json).toMatchObject({ event: 'payment.rescheduled', payment_id: payment.id, previous_due_date: '2026-11-30', new_due_date: '2026-12-24' });
+    expect(delivery!.json).toMatchObject({
+      event: 'payment.rescheduled',
+      payment_id: payment.id,
+      previous_due_date: '2026-11-30',
+      new_due_date: '2026-12-24',
+    });
     expect(receiver.received.filter((request) => request.path === '/other')).toEqual([]);
 
     const shown = expectStatus(await api.sdk(apiKey).getPayment({ params: { reference: payment.id } }), 200);
     expect(shown.payable.expiration_date).toBe('2026-12-24');
-    const listed = expectStatus(await api.sdk(apiKey).listPayments({ query: { expiration_date_from: '2026-12-24', expiration_date_to: '2026-12-24' } }), 200);
+    const listed = expectStatus(
+      await api
+        .sdk(apiKey)
+        .listPayments({ query: { expiration_date_from: '2026-12-24', expiration_date_to: '2026-12-24' } }),
+      200,
+    );
     expect(listed.items.map((item) => item.reference)).toEqual([payment.id]);
 
     // The same date again changes nothing and notifies no one.
@@ -67,25 +107,48 @@ describe('ops payments reschedule', () => {
 
   it('sends the notification of a reschedule whose run stopped between its commit and the delivery, when run again', async () => {
     const beneficiary = await seedBeneficiary(api.orm, company, { name: 'Interrumpido S.A.S.' });
-    const payment = await seedPayment(api.orm, company, { payable: await seedPayable(api.orm, company, { beneficiary, amountCents: 90_000_00n, expirationDate: '2026-12-01' }), amountCents: 90_000_00n });
+    const payment = await seedPayment(api.orm, company, {
+      payable: await seedPayable(api.orm, company, {
+        beneficiary,
+        amountCents: 90_000_00n,
+        expirationDate: '2026-12-01',
+      }),
+      amountCents: 90_000_00n,
+    });
     // The change and its delivery committed; the process died before starting it.
-    const committed = await reschedulePayment(companyEm(api.orm, company.id), { paymentId: payment.id, dueDate: '2027-01-15' });
+    const committed = await reschedulePayment(companyEm(api.orm, company.id), {
+      paymentId: payment.id,
+      dueDate: '2027-01-15',
+    });
     expect(committed.deliveries).toHaveLength(1);
 
     const again = await ops('payments', 'reschedule', '--payment', payment.id, '--due-date', '2027-01-15');
     expect(again.stdout).toEqual({ payment: payment.id, previous_due_date: '2027-01-15', new_due_date: '2027-01-15' });
-    const ofThisPayment = () => rescheduled().filter((request) => (request.json as { payment_id?: string }).payment_id === payment.id);
+    const ofThisPayment = () =>
+      rescheduled().filter((request) => (request.json as { payment_id?: string }).payment_id === payment.id);
     await expect.poll(() => ofThisPayment().length, { timeout: 30_000, interval: 100 }).toBe(1);
     expect(ofThisPayment()[0]!.json).toMatchObject({ previous_due_date: '2026-12-01', new_due_date: '2027-01-15' });
   });
 
   it('refuses a processed payment, an unknown one and a malformed date', async () => {
     const beneficiary = await seedBeneficiary(api.orm, company, { name: 'Ya Pagado Ltda' });
-    const paid = await seedPayment(api.orm, company, { payable: await seedPayable(api.orm, company, { beneficiary, amountCents: 10_00n }), amountCents: 10_00n, status: 'processed', paidAt: new Date() });
+    const paid = await seedPayment(api.orm, company, {
+      payable: await seedPayable(api.orm, company, { beneficiary, amountCents: 10_00n }),
+      amountCents: 10_00n,
+      status: 'processed',
+      paidAt: new Date(),
+    });
     const final = await ops('payments', 'reschedule', '--payment', paid.id, '--due-date', '2026-12-24');
     expect(final.code).toBe(1);
     expect(final.stderr.error.code).toBe('payment_final');
-    const unknown = await ops('payments', 'reschedule', '--payment', '00000000-0000-4000-8000-000000000000', '--due-date', '2026-12-24');
+    const unknown = await ops(
+      'payments',
+      'reschedule',
+      '--payment',
+      '00000000-0000-4000-8000-000000000000',
+      '--due-date',
+      '2026-12-24',
+    );
     expect(unknown.stderr.error.code).toBe('payment_not_found');
     const badDate = await ops('payments', 'reschedule', '--payment', paid.id, '--due-date', '24/12/2026');
     expect(badDate.code).toBe(2);
@@ -97,31 +160,123 @@ describe('ops bank-accounts add', () => {
   it('adds an account for the beneficiary, pending, and starts its validation', async () => {
     const beneficiary = await seedBeneficiary(api.orm, company, { name: 'Agrícola San Juan S.A.S.' });
     const number = `8${String(process.pid).padStart(9, '0').slice(-9)}`;
-    const added = await ops('bank-accounts', 'add', '--beneficiary', beneficiary.id, '--bank', bankReference('COL', '1007'), '--account-number', number, '--account-type', 'savings');
+    const added = await ops(
+      'bank-accounts',
+      'add',
+      '--beneficiary',
+      beneficiary.id,
+      '--bank',
+      bankReference('COL', '1007'),
+      '--account-number',
+      number,
+      '--account-type',
+      'savings',
+    );
     expect(added.code).toBe(0);
-    expect(added.stdout).toEqual({ reference: expect.any(String), beneficiary: beneficiary.id, bank: { reference: bankReference('COL', '1007'), name: 'Bancolombia' }, account_number: number, account_type: 'savings', validation_status: 'pending' });
+    expect(added.stdout).toEqual({
+      reference: expect.any(String),
+      beneficiary: beneficiary.id,
+      bank: { reference: bankReference('COL', '1007'), name: 'Bancolombia' },
+      account_number: number,
+      account_type: 'savings',
+      validation_status: 'pending',
+    });
     await expect
-      .poll(async () => (await companyEm(api.orm, company.id).findOneOrFail(BeneficiaryBankAccount, { id: added.stdout.reference })).validationStatus, { timeout: 30_000, interval: 100 })
+      .poll(
+        async () =>
+          (await companyEm(api.orm, company.id).findOneOrFail(BeneficiaryBankAccount, { id: added.stdout.reference }))
+            .validationStatus,
+        { timeout: 30_000, interval: 100 },
+      )
       .toBe('validated');
-    const account = await companyEm(api.orm, company.id).findOneOrFail(BeneficiaryBankAccount, { id: added.stdout.reference });
-    expect(account).toMatchObject({ accountRecipientName: 'Agrícola San Juan S.A.S.', accountRecipientDocumentType: 'NIT', accountRecipientDocumentNumber: beneficiary.identifierNumber, validationAttempt: 1 });
+    const account = await companyEm(api.orm, company.id).findOneOrFail(BeneficiaryBankAccount, {
+      id: added.stdout.reference,
+    });
+    expect(account).toMatchObject({
+      accountRecipientName: 'Agrícola San Juan S.A.S.',
+      accountRecipientDocumentType: 'NIT',
+      accountRecipientDocumentNumber: beneficiary.identifierNumber,
+      validationAttempt: 1,
+    });
     const listed = expectStatus(await api.sdk(apiKey).listBeneficiaries({ query: { search: 'san juan' } }), 200);
-    expect(listed.items[0]?.bank_accounts).toEqual([{ reference: added.stdout.reference, bank_reference: bankReference('COL', '1007'), bank_name: 'Bancolombia', account_number: number }]);
+    expect(listed.items[0]?.bank_accounts).toEqual([
+      {
+        reference: added.stdout.reference,
+        bank_reference: bankReference('COL', '1007'),
+        bank_name: 'Bancolombia',
+        account_number: number,
+      },
+    ]);
 
-    const twice = await ops('bank-accounts', 'add', '--beneficiary', beneficiary.id, '--bank', bankReference('COL', '1007'), '--account-number', number, '--account-type', 'checking');
+    const twice = await ops(
+      'bank-accounts',
+      'add',
+      '--beneficiary',
+      beneficiary.id,
+      '--bank',
+      bankReference('COL', '1007'),
+      '--account-number',
+      number,
+      '--account-type',
+      'checking',
+    );
     expect(twice.stderr.error.code).toBe('bank_account_exists');
   });
 
   it('refuses a malformed number, a bank of another country, an unknown beneficiary and an unknown type', async () => {
     const beneficiary = await seedBeneficiary(api.orm, company, { name: 'Errores S.A.S.' });
-    const short = await ops('bank-accounts', 'add', '--beneficiary', beneficiary.id, '--bank', bankReference('COL', '1007'), '--account-number', '123', '--account-type', 'savings');
+    const short = await ops(
+      'bank-accounts',
+      'add',
+      '--beneficiary',
+      beneficiary.id,
+      '--bank',
+      bankReference('COL', '1007'),
+      '--account-number',
+      '123',
+      '--account-type',
+      'savings',
+    );
     expect(short.code).toBe(1);
     expect(short.stderr.error).toEqual({ code: 'invalid_account_number', message: 'Must have 6 to 20 digits' });
-    const mexican = await ops('bank-accounts', 'add', '--beneficiary', beneficiary.id, '--bank', bankReference('MEX', '012'), '--account-number', '123456789', '--account-type', 'savings');
+    const mexican = await ops(
+      'bank-accounts',
+      'add',
+      '--beneficiary',
+      beneficiary.id,
+      '--bank',
+      bankReference('MEX', '012'),
+      '--account-number',
+      '123456789',
+      '--account-type',
+      'savings',
+    );
     expect(mexican.stderr.error.code).toBe('invalid_bank_reference');
-    const unknown = await ops('bank-accounts', 'add', '--beneficiary', '00000000-0000-4000-8000-000000000000', '--bank', bankReference('COL', '1007'), '--account-number', '123456789', '--account-type', 'savings');
+    const unknown = await ops(
+      'bank-accounts',
+      'add',
+      '--beneficiary',
+      '00000000-0000-4000-8000-000000000000',
+      '--bank',
+      bankReference('COL', '1007'),
+      '--account-number',
+      '123456789',
+      '--account-type',
+      'savings',
+    );
     expect(unknown.stderr.error.code).toBe('beneficiary_not_found');
-    const type = await ops('bank-accounts', 'add', '--beneficiary', beneficiary.id, '--bank', bankReference('COL', '1007'), '--account-number', '123456789', '--account-type', 'current');
+    const type = await ops(
+      'bank-accounts',
+      'add',
+      '--beneficiary',
+      beneficiary.id,
+      '--bank',
+      bankReference('COL', '1007'),
+      '--account-number',
+      '123456789',
+      '--account-type',
+      'current',
+    );
     expect(type.code).toBe(2);
   });
 });

@@ -38,9 +38,17 @@ const beneficiaries: Record<string, string> = {};
 beforeAll(async () => {
   api = await startTestApi();
   ({ company, apiKey } = await makeCompany(api.orm, { country: 'COL' }));
-  const alfa = await seedBeneficiary(api.orm, company, { name: 'Alfa Ltda', identifierNumber: '800111001', email: 'tesoreria@alfa.co' });
+  const alfa = await seedBeneficiary(api.orm, company, {
+    name: 'Alfa Ltda',
+    identifierNumber: '800111001',
+    email: 'tesoreria@alfa.co',
+  });
   const beta = await seedBeneficiary(api.orm, company, { name: 'Beta S.A.S.', identifierNumber: '800222002' });
-  const gomez = await seedBeneficiary(api.orm, company, { name: 'Carlos Gómez', type: 'employee', identifierNumber: '1020304050' });
+  const gomez = await seedBeneficiary(api.orm, company, {
+    name: 'Carlos Gómez',
+    type: 'employee',
+    identifierNumber: '1020304050',
+  });
   const em = companyEm(api.orm, company.id);
   em.create(BeneficiaryContact, { company, beneficiary: alfa, type: 'phone', value: '+57 601 555 0101' });
   await em.flush();
@@ -48,26 +56,97 @@ beforeAll(async () => {
   batch = await seedBatch(api.orm, company, 'Lote noviembre');
   docs.fe1 = await seedDocument(api.orm, company, { documentNumber: 'FE-1', amountCents: 100_00n });
   docs.gx2 = await seedDocument(api.orm, company, { documentNumber: 'GX-2', type: 'expense', amountCents: 250_50n });
-  payables.a = await seedPayable(api.orm, company, { beneficiary: alfa, document: docs.fe1, amountCents: 100_00n, expirationDate: '2026-11-10' });
-  payables.b = await seedPayable(api.orm, company, { beneficiary: beta, document: docs.gx2, amountCents: 250_50n, expirationDate: '2026-11-20' });
-  payables.c = await seedPayable(api.orm, company, { beneficiary: alfa, amountCents: 75_00n, expirationDate: '2026-12-01', concept: 'Arriendo diciembre' });
-  payables.d = await seedPayable(api.orm, company, { beneficiary: beta, amountCents: 500_00n, expirationDate: '2026-10-15' });
-  payables.e = await seedPayable(api.orm, company, { beneficiary: gomez, amountCents: 1_200_00n, expirationDate: '2026-11-30', type: 'payroll' });
-  payables.f = await seedPayable(api.orm, company, { beneficiary: alfa, amountCents: 60_00n, expirationDate: '2026-11-01' });
+  payables.a = await seedPayable(api.orm, company, {
+    beneficiary: alfa,
+    document: docs.fe1,
+    amountCents: 100_00n,
+    expirationDate: '2026-11-10',
+  });
+  payables.b = await seedPayable(api.orm, company, {
+    beneficiary: beta,
+    document: docs.gx2,
+    amountCents: 250_50n,
+    expirationDate: '2026-11-20',
+  });
+  payables.c = await seedPayable(api.orm, company, {
+    beneficiary: alfa,
+    amountCents: 75_00n,
+    expirationDate: '2026-12-01',
+    concept: 'Arriendo diciembre',
+  });
+  payables.d = await seedPayable(api.orm, company, {
+    beneficiary: beta,
+    amountCents: 500_00n,
+    expirationDate: '2026-10-15',
+  });
+  payables.e = await seedPayable(api.orm, company, {
+    beneficiary: gomez,
+    amountCents: 1_200_00n,
+    expirationDate: '2026-11-30',
+    type: 'payroll',
+  });
+  payables.f = await seedPayable(api.orm, company, {
+    beneficiary: alfa,
+    amountCents: 60_00n,
+    expirationDate: '2026-11-01',
+  });
   const at = (hour: number) => new Date(Date.UTC(2026, 10, 1, hour));
-  payments.a = await seedPayment(api.orm, company, { payable: payables.a, amountCents: 100_00n, status: 'processed', paidAt: new Date('2026-11-05T15:00:00Z'), paymentMethod: 'banking_correspondent', batch, tags: ['Urgente'], createdAt: at(1) });
-  payments.b = await seedPayment(api.orm, company, { payable: payables.b, amountCents: 250_50n, isExpense: true, createdAt: at(2) });
-  payments.c = await seedPayment(api.orm, company, { payable: payables.c, amountCents: 75_00n, status: 'failed', paymentMethod: 'cash', createdAt: at(3) });
-  payments.d = await seedPayment(api.orm, company, { payable: payables.d, amountCents: 500_00n, status: 'in_process', paymentMethod: 'card', batch, createdAt: at(4) });
-  payments.e = await seedPayment(api.orm, company, { payable: payables.e, amountCents: 1_200_00n, status: 'processed', paidAt: new Date('2026-11-29T15:00:00Z'), createdAt: at(5) });
-  payments.f = await seedPayment(api.orm, company, { payable: payables.f, amountCents: 60_00n, status: 'processed', paidAt: new Date('2026-11-02T15:00:00Z'), isArchived: true, createdAt: at(6) });
+  payments.a = await seedPayment(api.orm, company, {
+    payable: payables.a,
+    amountCents: 100_00n,
+    status: 'processed',
+    paidAt: new Date('2026-11-05T15:00:00Z'),
+    paymentMethod: 'banking_correspondent',
+    batch,
+    tags: ['Urgente'],
+    createdAt: at(1),
+  });
+  payments.b = await seedPayment(api.orm, company, {
+    payable: payables.b,
+    amountCents: 250_50n,
+    isExpense: true,
+    createdAt: at(2),
+  });
+  payments.c = await seedPayment(api.orm, company, {
+    payable: payables.c,
+    amountCents: 75_00n,
+    status: 'failed',
+    paymentMethod: 'cash',
+    createdAt: at(3),
+  });
+  payments.d = await seedPayment(api.orm, company, {
+    payable: payables.d,
+    amountCents: 500_00n,
+    status: 'in_process',
+    paymentMethod: 'card',
+    batch,
+    createdAt: at(4),
+  });
+  payments.e = await seedPayment(api.orm, company, {
+    payable: payables.e,
+    amountCents: 1_200_00n,
+    status: 'processed',
+    paidAt: new Date('2026-11-29T15:00:00Z'),
+    createdAt: at(5),
+  });
+  payments.f = await seedPayment(api.orm, company, {
+    payable: payables.f,
+    amountCents: 60_00n,
+    status: 'processed',
+    paidAt: new Date('2026-11-02T15:00:00Z'),
+    isArchived: true,
+    createdAt: at(6),
+  });
 });
 afterAll(() => api.close());
 
 type ListQuery = NonNullable<ListPayments['request']['query']>;
 const list = (query: ListQuery = {}, key = apiKey) => api.sdk(key).listPayments({ query });
 const page = async (query: ListQuery = {}, key = apiKey) => expectStatus(await list(query, key), 200);
-const letters = (body: PaymentList) => body.items.map((item) => Object.entries(payments).find(([, payment]) => payment.id === item.reference)?.[0] ?? '?').join('');
+const letters = (body: PaymentList) =>
+  body.items
+    .map((item) => Object.entries(payments).find(([, payment]) => payment.id === item.reference)?.[0] ?? '?')
+    .join('');
 const listed = async (query: ListQuery) => letters(await page(query));
 
 describe('GET /payments', () => {
@@ -82,9 +161,26 @@ describe('GET /payments', () => {
     expect(items).toEqual([
       {
         reference: payments.a!.id,
-        beneficiary: { reference: beneficiaries.alfa, name: 'Alfa Ltda', identifier_type: 'NIT', identifier_number: '800111001', is_deleted: false, deleted_at: null, contact_information: [{ type: 'phone', value: '+57 601 555 0101' }] },
+        beneficiary: {
+          reference: beneficiaries.alfa,
+          name: 'Alfa Ltda',
+          identifier_type: 'NIT',
+          identifier_number: '800111001',
+          is_deleted: false,
+          deleted_at: null,
+          contact_information: [{ type: 'phone', value: '+57 601 555 0101' }],
+        },
         email: 'tesoreria@alfa.co',
-        document: { reference: docs.fe1!.id, type: 'invoice', document_number: 'FE-1', fiscal_reference: docs.fe1!.fiscalReference, origin: 'fiscal_entity', amount: 100, amount_currency: 'COP', is_canceled: false },
+        document: {
+          reference: docs.fe1!.id,
+          type: 'invoice',
+          document_number: 'FE-1',
+          fiscal_reference: docs.fe1!.fiscalReference,
+          origin: 'fiscal_entity',
+          amount: 100,
+          amount_currency: 'COP',
+          is_canceled: false,
+        },
         amount: 100,
         exchange_amount: 100,
         amount_currency: 'COP',
@@ -94,7 +190,20 @@ describe('GET /payments', () => {
         file_path: null,
         receipt_file_path: null,
         is_archived: false,
-        payable: { reference: payables.a!.id, type: 'supplier', status: 'pending', amount: 100, amount_currency: 'COP', file_path: null, balance: 100, issue_date: '2026-10-01', expiration_date: '2026-11-10', concept: null, origin: 'document', projects: [] },
+        payable: {
+          reference: payables.a!.id,
+          type: 'supplier',
+          status: 'pending',
+          amount: 100,
+          amount_currency: 'COP',
+          file_path: null,
+          balance: 100,
+          issue_date: '2026-10-01',
+          expiration_date: '2026-11-10',
+          concept: null,
+          origin: 'document',
+          projects: [],
+        },
         batch: { reference: batch.id, name: 'Lote noviembre', status: 'pending' },
         tags: ['Urgente'],
         source_of_fund: null,
@@ -208,7 +317,8 @@ describe('GET /payments', () => {
 
 describe('GET /payments/{reference}', () => {
   it('answers the detail with every detail-only field', async () => {
-    const detail = async (reference: string) => expectStatus(await api.sdk(apiKey).getPayment({ params: { reference } }), 200);
+    const detail = async (reference: string) =>
+      expectStatus(await api.sdk(apiKey).getPayment({ params: { reference } }), 200);
     const body = await detail(payments.a!.id);
     expect(body).not.toHaveProperty('email');
     expect(body.beneficiary).toEqual({
@@ -234,7 +344,11 @@ describe('GET /payments/{reference}', () => {
       erp_payment: null,
       tags: ['Urgente'],
     });
-    expect(await detail(payments.c!.id)).toMatchObject({ document: null, is_fiscal_entity: false, payable: { origin: 'manual', concept: 'Arriendo diciembre' } });
+    expect(await detail(payments.c!.id)).toMatchObject({
+      document: null,
+      is_fiscal_entity: false,
+      payable: { origin: 'manual', concept: 'Arriendo diciembre' },
+    });
   });
 
   it('answers 400 invalid_input for a malformed reference and 404 payment_not_found for an unknown one, in the flat shape', async () => {
@@ -254,21 +368,71 @@ describe('a payment with every field set', () => {
   it('shows each field in the list item, the detail and both of their shapes', async () => {
     const { company: own, apiKey: key } = await makeCompany(api.orm, { country: 'COL' });
     const em = companyEm(api.orm, own.id);
-    const supplier = await seedBeneficiary(api.orm, own, { name: 'Delta S.A.', identifierNumber: '900333003', email: 'pagos@delta.co' });
-    Object.assign(await em.findOneOrFail(Beneficiary, { id: supplier.id }), { isDeleted: true, deletedAt: new Date('2026-11-20T08:30:00.250Z') });
-    const phone = em.create(BeneficiaryContact, { company: own, beneficiary: supplier, type: 'phone', value: '+57 300 000 0000' });
-    const late = em.create(BeneficiaryContact, { company: own, beneficiary: supplier, type: 'email', value: 'z@delta.co' });
-    const early = em.create(BeneficiaryContact, { company: own, beneficiary: supplier, type: 'email', value: 'a@delta.co' });
+    const supplier = await seedBeneficiary(api.orm, own, {
+      name: 'Delta S.A.',
+      identifierNumber: '900333003',
+      email: 'pagos@delta.co',
+    });
+    Object.assign(await em.findOneOrFail(Beneficiary, { id: supplier.id }), {
+      isDeleted: true,
+      deletedAt: new Date('2026-11-20T08:30:00.250Z'),
+    });
+    const phone = em.create(BeneficiaryContact, {
+      company: own,
+      beneficiary: supplier,
+      type: 'phone',
+      value: '+57 300 000 0000',
+    });
+    const late = em.create(BeneficiaryContact, {
+      company: own,
+      beneficiary: supplier,
+      type: 'email',
+      value: 'z@delta.co',
+    });
+    const early = em.create(BeneficiaryContact, {
+      company: own,
+      beneficiary: supplier,
+      type: 'email',
+      value: 'a@delta.co',
+    });
     await em.flush();
     const lote = await seedBatch(api.orm, own, 'Lote USD');
-    const document = await seedDocument(api.orm, own, { documentNumber: 'FE-77', amountCents: 1_234_567_89n, isCanceled: true });
-    const payable = await seedPayable(api.orm, own, { beneficiary: supplier, document, amountCents: 1_000_01n, expirationDate: '2026-12-15', concept: 'Licencias' });
-    Object.assign(await em.findOneOrFail(Payable, { id: payable.id }), { balanceCents: 0n, status: 'paid', filePath: 'https://files.example.co/cxp.pdf', projects: [{ code: 'P-1' }], costCenter: { code: 'cc-ops' } });
+    const document = await seedDocument(api.orm, own, {
+      documentNumber: 'FE-77',
+      amountCents: 1_234_567_89n,
+      isCanceled: true,
+    });
+    const payable = await seedPayable(api.orm, own, {
+      beneficiary: supplier,
+      document,
+      amountCents: 1_000_01n,
+      expirationDate: '2026-12-15',
+      concept: 'Licencias',
+    });
+    Object.assign(await em.findOneOrFail(Payable, { id: payable.id }), {
+      balanceCents: 0n,
+      status: 'paid',
+      filePath: 'https://files.example.co/cxp.pdf',
+      projects: [{ code: 'P-1' }],
+      costCenter: { code: 'cc-ops' },
+    });
     await em.flush();
-    const payment = await seedPayment(api.orm, own, { payable, amountCents: 1_000_01n, status: 'processed', paymentMethod: 'bank_transfer', batch: lote, tags: ['Zeta'] });
+    const payment = await seedPayment(api.orm, own, {
+      payable,
+      amountCents: 1_000_01n,
+      status: 'processed',
+      paymentMethod: 'bank_transfer',
+      batch: lote,
+      tags: ['Zeta'],
+    });
     // Tags show in the order they were put on the payment, not by name.
     const [alfa] = await ensureTags(em, own, ['Alfa']);
-    em.create(PaymentTag, { company: own, payment: em.getReference(Payment, payment.id), tag: alfa!, createdAt: new Date(Date.now() + 60_000) });
+    em.create(PaymentTag, {
+      company: own,
+      payment: em.getReference(Payment, payment.id),
+      tag: alfa!,
+      createdAt: new Date(Date.now() + 60_000),
+    });
     await em.flush();
     await em.nativeUpdate(
       Payment,
@@ -292,7 +456,16 @@ describe('a payment with every field set', () => {
     );
     const base = {
       reference: payment.id,
-      document: { reference: document.id, type: 'invoice', document_number: 'FE-77', fiscal_reference: document.fiscalReference, origin: 'fiscal_entity', amount: 1234567.89, amount_currency: 'COP', is_canceled: true },
+      document: {
+        reference: document.id,
+        type: 'invoice',
+        document_number: 'FE-77',
+        fiscal_reference: document.fiscalReference,
+        origin: 'fiscal_entity',
+        amount: 1234567.89,
+        amount_currency: 'COP',
+        is_canceled: true,
+      },
       amount: 1000.01,
       exchange_amount: 401274.68,
       amount_currency: 'COP',
@@ -311,7 +484,14 @@ describe('a payment with every field set', () => {
       created_at: '2026-11-24T10:00:00.001Z',
       updated_at: '2026-11-25T14:05:07.000Z',
     };
-    const beneficiary = { reference: supplier.id, name: 'Delta S.A.', identifier_type: 'NIT', identifier_number: '900333003', is_deleted: true, deleted_at: '2026-11-20T08:30:00.250Z' };
+    const beneficiary = {
+      reference: supplier.id,
+      name: 'Delta S.A.',
+      identifier_type: 'NIT',
+      identifier_number: '900333003',
+      is_deleted: true,
+      deleted_at: '2026-11-20T08:30:00.250Z',
+    };
     const payableShown = {
       reference: payable.id,
       type: 'supplier',
@@ -332,14 +512,25 @@ describe('a payment with every field set', () => {
     expect(items).toStrictEqual([
       {
         ...base,
-        beneficiary: { ...beneficiary, contact_information: contacts.map((contact) => ({ type: contact.type, value: contact.value })) },
+        beneficiary: {
+          ...beneficiary,
+          contact_information: contacts.map((contact) => ({ type: contact.type, value: contact.value })),
+        },
         email: 'pagos@delta.co',
         payable: payableShown,
       },
     ]);
     expect(expectStatus(await api.sdk(key).getPayment({ params: { reference: payment.id } }), 200)).toStrictEqual({
       ...base,
-      beneficiary: { ...beneficiary, type: 'supplier', contact_information: contacts.map((contact) => ({ reference: contact.id, type: contact.type, value: contact.value })) },
+      beneficiary: {
+        ...beneficiary,
+        type: 'supplier',
+        contact_information: contacts.map((contact) => ({
+          reference: contact.id,
+          type: contact.type,
+          value: contact.value,
+        })),
+      },
       payable: { ...payableShown, cost_center: { code: 'cc-ops' } },
       payment_gateway: { provider: 'gateway', status: 'settled' },
       has_erp_payment: true,
@@ -359,16 +550,33 @@ describe('scopes', () => {
     const read = await scopedKey(['payments:read']);
     const write = await scopedKey(['payments:write']);
     const beneficiariesOnly = await scopedKey(['beneficiaries:read']);
-    const body = { beneficiary_reference: '00000000-0000-4000-8000-000000000000', amount: 10, amount_currency: 'COP', payable_payload: { expiration_date: '2026-12-01' } } as const;
+    const body = {
+      beneficiary_reference: '00000000-0000-4000-8000-000000000000',
+      amount: 10,
+      amount_currency: 'COP',
+      payable_payload: { expiration_date: '2026-12-01' },
+    } as const;
     expect((await list({}, read)).status).toBe(200);
     expect((await api.sdk(read).getPayment({ params: { reference: payments.a!.id } })).status).toBe(404);
     const readPost = await api.sdk(read).createPayment({ body });
-    expect(readPost).toMatchObject({ status: 403, body: { code: 'insufficient_scope', required_scope: 'payments:write' } });
+    expect(readPost).toMatchObject({
+      status: 403,
+      body: { code: 'insufficient_scope', required_scope: 'payments:write' },
+    });
     // With the write scope the request gets past authorisation (and meets the unknown beneficiary).
-    expect(await api.sdk(write).createPayment({ body })).toMatchObject({ status: 404, body: { code: 'beneficiary_not_found' } });
-    expect(await list({}, write)).toMatchObject({ status: 403, body: { code: 'insufficient_scope', required_scope: 'payments:read' } });
+    expect(await api.sdk(write).createPayment({ body })).toMatchObject({
+      status: 404,
+      body: { code: 'beneficiary_not_found' },
+    });
+    expect(await list({}, write)).toMatchObject({
+      status: 403,
+      body: { code: 'insufficient_scope', required_scope: 'payments:read' },
+    });
     expect((await list({}, beneficiariesOnly)).status).toBe(403);
-    expect(await api.sdk(read).listBeneficiaries()).toMatchObject({ status: 403, body: { code: 'insufficient_scope', required_scope: 'beneficiaries:read' } });
+    expect(await api.sdk(read).listBeneficiaries()).toMatchObject({
+      status: 403,
+      body: { code: 'insufficient_scope', required_scope: 'beneficiaries:read' },
+    });
   });
 });
 
@@ -386,7 +594,10 @@ describe('query count', () => {
     const counting = await startTestApi({ orm: counted });
     const countFor = async (pageSize: number, query: ListQuery = {}) => {
       queries.length = 0;
-      const body = expectStatus(await counting.sdk(busyKey).listPayments({ query: { page_size: pageSize, ...query } }), 200);
+      const body = expectStatus(
+        await counting.sdk(busyKey).listPayments({ query: { page_size: pageSize, ...query } }),
+        200,
+      );
       expect(body.items).toHaveLength(pageSize);
       expect(body.items.every((item) => item.tags.length === 1 && item.document && item.batch)).toBe(true);
       return queries.filter((query) => !query.includes('"api_keys"')).length;

@@ -18,7 +18,11 @@ describe('per-key rate limiting', () => {
 
     const refused = await api.call('GET', '/public/api/v1/documents', { apiKey });
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ code: 'rate_limited', message: expect.any(String), retry_after_seconds: expect.any(Number) });
+    expect(refused.body).toEqual({
+      code: 'rate_limited',
+      message: expect.any(String),
+      retry_after_seconds: expect.any(Number),
+    });
     expect(Number(refused.headers.get('retry-after'))).toBe(refused.body.retry_after_seconds);
     expect(refused.body.retry_after_seconds).toBeGreaterThan(0);
     expect(refused.body.retry_after_seconds).toBeLessThanOrEqual(60);
@@ -41,7 +45,10 @@ describe('per-key rate limiting', () => {
     expect(apiConfigFromEnv({}).rateLimit).toBeNull();
     expect(apiConfigFromEnv({ NODE_ENV: 'production' }).rateLimit).toEqual({ perMinute: 1_200, burst: 120 });
     expect(apiConfigFromEnv({ NODE_ENV: 'production', RATE_LIMIT_PER_MINUTE: '0' }).rateLimit).toBeNull();
-    expect(apiConfigFromEnv({ RATE_LIMIT_PER_MINUTE: '600', RATE_LIMIT_BURST: '50' }).rateLimit).toEqual({ perMinute: 600, burst: 50 });
+    expect(apiConfigFromEnv({ RATE_LIMIT_PER_MINUTE: '600', RATE_LIMIT_BURST: '50' }).rateLimit).toEqual({
+      perMinute: 600,
+      burst: 50,
+    });
     expect(() => apiConfigFromEnv({ RATE_LIMIT_PER_MINUTE: 'many' })).toThrow(/RATE_LIMIT_PER_MINUTE/);
   });
 });

@@ -33,7 +33,10 @@ const get = async (path: string, headers: Record<string, string> = {}) => {
 
 describe('readiness', () => {
   it('is ready while PostgreSQL and Temporal answer', async () => {
-    expect(await get('/readyz')).toMatchObject({ status: 200, body: { status: 'ready', checks: { database: 'up', temporal: 'up' } } });
+    expect(await get('/readyz')).toMatchObject({
+      status: 200,
+      body: { status: 'ready', checks: { database: 'up', temporal: 'up' } },
+    });
     expect((await get('/healthz')).body).toEqual({ status: 'ok' });
   });
 
@@ -55,7 +58,13 @@ describe('readiness', () => {
   });
 
   it('answers 503 once the wait for a pooled connection passes its bound, and serves again when one is free', async () => {
-    const narrow = await initORM({ url: db.url, poolMax: 1, connectTimeoutMs: 300, statementTimeoutMs: 5_000, debug: false });
+    const narrow = await initORM({
+      url: db.url,
+      poolMax: 1,
+      connectTimeoutMs: 300,
+      statementTimeoutMs: 5_000,
+      debug: false,
+    });
     const narrowApi = await startTestApi({ orm: narrow });
     const holding = Promise.withResolvers<void>();
     const released = Promise.withResolvers<void>();

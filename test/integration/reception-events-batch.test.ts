@@ -22,7 +22,10 @@ let worker: WorkerProcess | undefined;
 
 beforeAll(async () => {
   worker = spawnWorker(TASK_QUEUE);
-  [api] = await Promise.all([startTestApi({ config: { receptionEvents: FAST_RECEPTION_EVENT_TIMING }, taskQueue: TASK_QUEUE }), worker.ready]);
+  [api] = await Promise.all([
+    startTestApi({ config: { receptionEvents: FAST_RECEPTION_EVENT_TIMING }, taskQueue: TASK_QUEUE }),
+    worker.ready,
+  ]);
   ({ company, apiKey } = await makeCompany(api.orm, { country: 'COL' }));
   await setDianEventPerson(companyEm(api.orm, company.id), company, EVENT_PERSON);
 }, 120_000);
@@ -35,53 +38,83 @@ afterAll(async () => {
 async function allReceptionEvents(): Promise<Map<string | null, DocumentListItem['invoice_reception_events']>> {
   const byCufe = new Map<string | null, DocumentListItem['invoice_reception_events']>();
   for (let page = 1; ; page++) {
-    const body = expectStatus(await api.sdk(apiKey).listDocuments({ query: { fields: 'invoice_reception_events', page_size: 100, page } }), 200);
+    const body = expectStatus(
+      await api.sdk(apiKey).listDocuments({ query: { fields: 'invoice_reception_events', page_size: 100, page } }),
+      200,
+    );
     for (const item of body.items) byCufe.set(item.fiscal_reference, item.invoice_reception_events);
     if (page >= body.total_pages) return byCufe;
   }
 }
 
 describe('a batch of 200 CUFEs × 4 event types', () => {
-  it('queues 800 events in one request and brings each to a final state, one failing CUFE not stopping the others', { timeout: 300_000 }, async () => {
-    const documents: Document[] = [];
-    for (let chunk = 0; chunk < 10; chunk++) {
-      documents.push(...(await Promise.all(Array.from({ length: 20 }, () => seedDocument(api.orm, company, { issueDate: new Date(Date.now() - 5 * 86_400_000) })))));
-    }
-    const cufes = documents.map((document) => document.fiscalReference!);
-    const broken = cufes[17]!;
-    await dianSimulator.behave(broken, { mode: 'fail' });
-
-    const started = performance.now();
-    const response = await api.sdk(apiKey).sendReceptionEventsBatch({ body: { documents_fiscal_reference: cufes, events_type: ['030', '032', '033', '034'] } });
-    const answeredInMs = performance.now() - started;
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ documents_fiscal_reference: cufes, message: '800 events (200 documents × 4 event types): 800 queued, 0 queued again, 0 already processing, 0 already accepted' });
-    // Persisted and started, not sent: a few seconds on a quiet machine; the bound leaves room for a busy CI runner.
-    expect(answeredInMs).toBeLessThan(30_000);
-    const em = companyEm(api.orm, company.id);
-    expect(await em.count(ReceptionEvent, {})).toBe(800);
-
-    // Polled in the read state (a cheap count), then checked through the API once.
-    await expect.poll(() => em.fork().count(ReceptionEvent, { status: 'processing' }), { timeout: 240_000, interval: 1_000 }).toBe(0);
-    const events = await allReceptionEvents();
-    expect(events.size).toBe(200);
-    for (const cufe of cufes) {
-      const byType = Object.fromEntries(events.get(cufe)!.map((event) => [event.event_type, event]));
-      expect(Object.keys(byType).sort()).toEqual(['030', '032', '033', '034']);
-      if (cufe === broken) {
-        expect(byType['030']).toMatchObject({ status: 'failed', reason: expect.stringContaining('HTTP 503') });
-        for (const eventType of ['032', '033', '034']) expect(byType[eventType]?.status, eventType).toBe('rejected');
-        continue;
+  it(
+    'queues 800 events in one request and brings each to a final state, one failing CUFE not stopping the others',
+    { timeout: 300_000 },
+    async () => {
+      const documents: Document[] = [];
+      for (let chunk = 0; chunk < 10; chunk++) {
+        documents.push(
+          ...(await Promise.all(
+            Array.from({ length: 20 }, () =>
+              seedDocument(api.orm, company, { issueDate: new Date(Date.now() - 5 * 86_400_000) }),
+            ),
+          )),
+        );
       }
-      expect(byType['030']).toMatchObject({ event: 'acuse', status: 'accepted', issue_date: expect.any(String) });
-      expect(byType['032']).toMatchObject({ event: 'recibo', status: 'accepted' });
-      expect(byType['033']).toMatchObject({ event: 'aceptacion_expresa', status: 'accepted' });
-      // Tacit acceptance contradicts the express one just registered: refused before sending.
-      expect(byType['034']).toMatchObject({ event: 'aceptacion_tacita', status: 'rejected', issue_date: null, reason: expect.stringContaining('contradicts the express acceptance (033)') });
-    }
-    const sample = await dianSimulator.events(cufes[0]!);
-    expect(sample.received.map((event) => event.eventType)).toEqual(['030', '032', '033']);
-    expect(sample.registered).toEqual(['030', '032', '033']);
-    expect((await dianSimulator.events(broken)).received.map((event) => event.eventType)).toEqual(['030', '030', '030']);
-  });
+      const cufes = documents.map((document) => document.fiscalReference!);
+      const broken = cufes[17]!;
+      await dianSimulator.behave(broken, { mode: 'fail' });
+
+      const started = performance.now();
+      const response = await api.sdk(apiKey).sendReceptionEventsBatch({
+        body: { documents_fiscal_reference: cufes, events_type: ['030', '032', '033', '034'] },
+      });
+      const answeredInMs = performance.now() - started;
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        documents_fiscal_reference: cufes,
+        message:
+          '800 events (200 documents × 4 event types): 800 queued, 0 queued again, 0 already processing, 0 already accepted',
+      });
+      // Persisted and started, not sent: a few seconds on a quiet machine; the bound leaves room for a busy CI runner.
+      expect(answeredInMs).toBeLessThan(30_000);
+      const em = companyEm(api.orm, company.id);
+      expect(await em.count(ReceptionEvent, {})).toBe(800);
+
+      // Polled in the read state (a cheap count), then checked through the API once.
+      await expect
+        .poll(() => em.fork().count(ReceptionEvent, { status: 'processing' }), { timeout: 240_000, interval: 1_000 })
+        .toBe(0);
+      const events = await allReceptionEvents();
+      expect(events.size).toBe(200);
+      for (const cufe of cufes) {
+        const byType = Object.fromEntries(events.get(cufe)!.map((event) => [event.event_type, event]));
+        expect(Object.keys(byType).sort()).toEqual(['030', '032', '033', '034']);
+        if (cufe === broken) {
+          expect(byType['030']).toMatchObject({ status: 'failed', reason: expect.stringContaining('HTTP 503') });
+          for (const eventType of ['032', '033', '034']) expect(byType[eventType]?.status, eventType).toBe('rejected');
+          continue;
+        }
+        expect(byType['030']).toMatchObject({ event: 'acuse', status: 'accepted', issue_date: expect.any(String) });
+        expect(byType['032']).toMatchObject({ event: 'recibo', status: 'accepted' });
+        expect(byType['033']).toMatchObject({ event: 'aceptacion_expresa', status: 'accepted' });
+        // Tacit acceptance contradicts the express one just registered: refused before sending.
+        expect(byType['034']).toMatchObject({
+          event: 'aceptacion_tacita',
+          status: 'rejected',
+          issue_date: null,
+          reason: expect.stringContaining('contradicts the express acceptance (033)'),
+        });
+      }
+      const sample = await dianSimulator.events(cufes[0]!);
+      expect(sample.received.map((event) => event.eventType)).toEqual(['030', '032', '033']);
+      expect(sample.registered).toEqual(['030', '032', '033']);
+      expect((await dianSimulator.events(broken)).received.map((event) => event.eventType)).toEqual([
+        '030',
+        '030',
+        '030',
+      ]);
+    },
+  );
 });

@@ -1,18 +1,33 @@
-import { expectStatus, type DocumentListItem, type SendReceptionEvent, type SendReceptionEventsBatch } from '@accounts-payable/client';
+import {
+  expectStatus,
+  type DocumentListItem,
+  type SendReceptionEvent,
+  type SendReceptionEventsBatch,
+} from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import { setDianEventPerson } from '../../db/fiscal/dian-event-person.repository.ts';
 import { companyEm } from '../../db/orm.ts';
 import { ReceptionEventBatch } from '../../db/reception-events/reception-event-batch.entity.ts';
-import { ReceptionEvent, type ReceptionEventStatus, type ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
+import {
+  ReceptionEvent,
+  type ReceptionEventStatus,
+  type ReceptionEventType,
+} from '../../db/reception-events/reception-event.entity.ts';
 import { queuedReceptionEvents, queueReceptionEvents } from '../../db/reception-events/reception-event.repository.ts';
 import { seedDocument, type DocumentSeed } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { dianSimulator, EVENT_PERSON, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
 import { ops } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
-import { receptionEvent, receptionEventBatch, receptionEventBatchSweep, receptionEventBatchWorkflowId, receptionEventWorkflowId } from '../../workflows/reception-event.ts';
+import {
+  receptionEvent,
+  receptionEventBatch,
+  receptionEventBatchSweep,
+  receptionEventBatchWorkflowId,
+  receptionEventWorkflowId,
+} from '../../workflows/reception-event.ts';
 import { receptionEventSweepScheduleId, startReceptionEvents } from '../../worker/reception-events.ts';
 
 const DAY = 24 * 3_600_000;
@@ -29,16 +44,24 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const single = (body: SendReceptionEvent['request']['body'], key = apiKey) => api.sdk(key).sendReceptionEvent({ body });
-const batch = (body: SendReceptionEventsBatch['request']['body'], key = apiKey) => api.sdk(key).sendReceptionEventsBatch({ body });
+const batch = (body: SendReceptionEventsBatch['request']['body'], key = apiKey) =>
+  api.sdk(key).sendReceptionEventsBatch({ body });
 /** For bodies that break the documented types on purpose. */
-const raw = (endpoint: 'single' | 'batch', body: unknown) => api.call('POST', `/public/api/v1/events/${endpoint}`, { apiKey, body });
+const raw = (endpoint: 'single' | 'batch', body: unknown) =>
+  api.call('POST', `/public/api/v1/events/${endpoint}`, { apiKey, body });
 type ReceptionEventEntry = NonNullable<DocumentListItem['invoice_reception_events']>[number];
-const invoice = (seed: DocumentSeed = {}, owner = company) => seedDocument(api.orm, owner, { issueDate: new Date(Date.now() - 2 * DAY), ...seed });
+const invoice = (seed: DocumentSeed = {}, owner = company) =>
+  seedDocument(api.orm, owner, { issueDate: new Date(Date.now() - 2 * DAY), ...seed });
 const cufeOf = (document: Document) => document.fiscalReference!;
 
 /** The document's invoice_reception_events, as GET /documents?fields=invoice_reception_events shows them. */
 async function receptionEvents(document: Document, key = apiKey): Promise<ReceptionEventEntry[]> {
-  const page = expectStatus(await api.sdk(key).listDocuments({ query: { fields: 'invoice_reception_events', fiscal_reference: cufeOf(document) } }), 200);
+  const page = expectStatus(
+    await api
+      .sdk(key)
+      .listDocuments({ query: { fields: 'invoice_reception_events', fiscal_reference: cufeOf(document) } }),
+    200,
+  );
   return page.items[0]!.invoice_reception_events!;
 }
 
@@ -46,10 +69,13 @@ async function receptionEvents(document: Document, key = apiKey): Promise<Recept
 async function settled(document: Document, eventType: ReceptionEventType, key = apiKey): Promise<ReceptionEventEntry> {
   let entry: ReceptionEventEntry | undefined;
   await expect
-    .poll(async () => {
-      entry = (await receptionEvents(document, key)).find((event) => event.event_type === eventType);
-      return entry?.status;
-    }, { timeout: 30_000, interval: 100 })
+    .poll(
+      async () => {
+        entry = (await receptionEvents(document, key)).find((event) => event.event_type === eventType);
+        return entry?.status;
+      },
+      { timeout: 30_000, interval: 100 },
+    )
     .toMatch(/^(accepted|rejected|failed)$/);
   return entry!;
 }
@@ -59,9 +85,23 @@ async function row(document: Document, eventType: ReceptionEventType, owner = co
 }
 
 /** An event as if processed earlier, written straight to the read state. */
-async function recorded(document: Document, eventType: ReceptionEventType, status: ReceptionEventStatus, registeredAt: Date | null = new Date(), owner = company) {
+async function recorded(
+  document: Document,
+  eventType: ReceptionEventType,
+  status: ReceptionEventStatus,
+  registeredAt: Date | null = new Date(),
+  owner = company,
+) {
   const em = companyEm(api.orm, owner.id);
-  em.create(ReceptionEvent, { company: owner, document: document.id, cufe: cufeOf(document), eventType, status, issueDate: status === 'accepted' ? registeredAt : null, completedAt: status === 'processing' ? null : new Date() });
+  em.create(ReceptionEvent, {
+    company: owner,
+    document: document.id,
+    cufe: cufeOf(document),
+    eventType,
+    status,
+    issueDate: status === 'accepted' ? registeredAt : null,
+    completedAt: status === 'processing' ? null : new Date(),
+  });
   await em.flush();
 }
 
@@ -80,22 +120,50 @@ describe('validation', () => {
     const badType = await raw('single', { document_fiscal_reference: 'a'.repeat(96), event_type: '035' });
     expect(badType.body.error.details).toEqual({ event_type: ['Must be one of 030, 031, 032, 033, 034'] });
 
-    const claimWithout = expectStatus(await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '031' }), 400);
-    expect(claimWithout.error.details).toEqual({ response_code_list_id: ['Required when event_type is 031'], description_claim: ['Required when event_type is 031'] });
-    const badConcept = await raw('single', { document_fiscal_reference: 'a'.repeat(96), event_type: '031', response_code_list_id: '05', description_claim: 'x' });
+    const claimWithout = expectStatus(
+      await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '031' }),
+      400,
+    );
+    expect(claimWithout.error.details).toEqual({
+      response_code_list_id: ['Required when event_type is 031'],
+      description_claim: ['Required when event_type is 031'],
+    });
+    const badConcept = await raw('single', {
+      document_fiscal_reference: 'a'.repeat(96),
+      event_type: '031',
+      response_code_list_id: '05',
+      description_claim: 'x',
+    });
     expect(badConcept.body.error.details).toEqual({ response_code_list_id: ['Must be one of 01, 02, 03, 04'] });
-    const emptyClaim = expectStatus(await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '031', response_code_list_id: '01', description_claim: '   ' }), 400);
+    const emptyClaim = expectStatus(
+      await single({
+        document_fiscal_reference: 'a'.repeat(96),
+        event_type: '031',
+        response_code_list_id: '01',
+        description_claim: '   ',
+      }),
+      400,
+    );
     expect(Object.keys(emptyClaim.error.details)).toEqual(['description_claim']);
   });
 
   it('names each invalid field of a batch, and refuses a claim in a batch', async () => {
     const cufe = 'b'.repeat(96);
     const empty = expectStatus(await batch({ documents_fiscal_reference: [], events_type: [] }), 400);
-    expect(empty.error.details).toEqual({ documents_fiscal_reference: ['At least one CUFE is required'], events_type: ['At least one event type is required'] });
-    const tooMany = expectStatus(await batch({ documents_fiscal_reference: Array.from({ length: 201 }, () => cufe), events_type: ['030'] }), 400);
+    expect(empty.error.details).toEqual({
+      documents_fiscal_reference: ['At least one CUFE is required'],
+      events_type: ['At least one event type is required'],
+    });
+    const tooMany = expectStatus(
+      await batch({ documents_fiscal_reference: Array.from({ length: 201 }, () => cufe), events_type: ['030'] }),
+      400,
+    );
     expect(tooMany.error.details).toEqual({ documents_fiscal_reference: ['At most 200 CUFEs per request'] });
     const badItem = await raw('batch', { documents_fiscal_reference: [cufe, 'nope'], events_type: ['030', '099'] });
-    expect(badItem.body.error.details).toEqual({ 'documents_fiscal_reference.1': ['Must be a CUFE: 96 hexadecimal characters'], 'events_type.1': ['Must be one of 030, 031, 032, 033, 034'] });
+    expect(badItem.body.error.details).toEqual({
+      'documents_fiscal_reference.1': ['Must be a CUFE: 96 hexadecimal characters'],
+      'events_type.1': ['Must be one of 030, 031, 032, 033, 034'],
+    });
     const notLists = await raw('batch', { documents_fiscal_reference: cufe, events_type: '030' });
     expect(Object.keys(notLists.body.error.details).sort()).toEqual(['documents_fiscal_reference', 'events_type']);
 
@@ -107,11 +175,21 @@ describe('validation', () => {
 
   it('answers document_not_found for an unknown CUFE, and queues nothing of a batch with one', async () => {
     const unknown = 'c'.repeat(96);
-    expect((await single({ document_fiscal_reference: unknown, event_type: '030' })).body).toEqual({ code: 'document_not_found', message: expect.any(String) });
+    expect((await single({ document_fiscal_reference: unknown, event_type: '030' })).body).toEqual({
+      code: 'document_not_found',
+      message: expect.any(String),
+    });
     const known = await invoice();
-    const response = await batch({ documents_fiscal_reference: [cufeOf(known), unknown.toUpperCase()], events_type: ['030'] });
+    const response = await batch({
+      documents_fiscal_reference: [cufeOf(known), unknown.toUpperCase()],
+      events_type: ['030'],
+    });
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ code: 'document_not_found', message: expect.stringContaining('nothing was queued'), documents_fiscal_reference: [unknown.toUpperCase()] });
+    expect(response.body).toEqual({
+      code: 'document_not_found',
+      message: expect.stringContaining('nothing was queued'),
+      documents_fiscal_reference: [unknown.toUpperCase()],
+    });
     expect(await receptionEvents(known)).toEqual([]);
   });
 
@@ -125,8 +203,13 @@ describe('validation', () => {
     const mexican = await makeCompany(api.orm, { country: 'MEX' });
     const response = await single({ document_fiscal_reference: 'a'.repeat(96), event_type: '030' }, mexican.apiKey);
     expect(response.status).toBe(422);
-    expect(response.body).toEqual({ code: 'reception_events_not_supported_for_country', message: expect.stringContaining('Colombian') });
-    expect(await batch({ documents_fiscal_reference: ['a'.repeat(96)], events_type: ['030'] }, mexican.apiKey)).toMatchObject({ status: 422, body: { code: 'reception_events_not_supported_for_country' } });
+    expect(response.body).toEqual({
+      code: 'reception_events_not_supported_for_country',
+      message: expect.stringContaining('Colombian'),
+    });
+    expect(
+      await batch({ documents_fiscal_reference: ['a'.repeat(96)], events_type: ['030'] }, mexican.apiKey),
+    ).toMatchObject({ status: 422, body: { code: 'reception_events_not_supported_for_country' } });
   });
 });
 
@@ -135,11 +218,20 @@ describe('one event', () => {
     const document = await invoice();
     const response = await single({ document_fiscal_reference: cufeOf(document).toUpperCase(), event_type: '030' });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ document_fiscal_reference: cufeOf(document).toUpperCase(), message: 'Event 030 was queued for submission to DIAN' });
+    expect(response.body).toEqual({
+      document_fiscal_reference: cufeOf(document).toUpperCase(),
+      message: 'Event 030 was queued for submission to DIAN',
+    });
     expect(['processing', 'accepted']).toContain((await row(document, '030')).status);
 
     const entry = await settled(document, '030');
-    expect(entry).toEqual({ event: 'acuse', event_type: '030', issue_date: expect.any(String), status: 'accepted', reason: null });
+    expect(entry).toEqual({
+      event: 'acuse',
+      event_type: '030',
+      issue_date: expect.any(String),
+      status: 'accepted',
+      reason: null,
+    });
     const { received, registered } = await dianSimulator.events(cufeOf(document));
     expect(registered).toEqual(['030']);
     expect(received).toHaveLength(1);
@@ -152,7 +244,11 @@ describe('one event', () => {
         ReceiverParty: { PartyTaxScheme: { CompanyID: { value: expect.any(String) } } },
         DocumentResponse: {
           Response: { ResponseCode: { value: '030' }, Description: 'Acuse de recibo de Factura Electrónica de Venta' },
-          DocumentReference: { ID: document.documentNumber, UUID: { schemeName: 'CUFE-SHA384', value: cufeOf(document) }, DocumentTypeCode: '01' },
+          DocumentReference: {
+            ID: document.documentNumber,
+            UUID: { schemeName: 'CUFE-SHA384', value: cufeOf(document) },
+            DocumentTypeCode: '01',
+          },
         },
       },
     });
@@ -163,30 +259,54 @@ describe('one event', () => {
     await recorded(document, '030', 'accepted', new Date(Date.now() - 60_000));
     await recorded(document, '032', 'accepted', new Date(Date.now() - 30_000));
     await dianSimulator.register(cufeOf(document), ['030', '032']);
-    const response = await single({ document_fiscal_reference: cufeOf(document), event_type: '031', response_code_list_id: '02', description_claim: 'Llegaron 8 de 10 cajas' });
+    const response = await single({
+      document_fiscal_reference: cufeOf(document),
+      event_type: '031',
+      response_code_list_id: '02',
+      description_claim: 'Llegaron 8 de 10 cajas',
+    });
     expect(response.status).toBe(200);
     expect(await settled(document, '031')).toMatchObject({ event: 'reclamo', status: 'accepted' });
     const [claim] = (await dianSimulator.events(cufeOf(document))).received;
     expect(claim!.applicationResponse).toMatchObject({
-      ApplicationResponse: { Note: ['Llegaron 8 de 10 cajas'], DocumentResponse: { Response: { ResponseCode: { value: '031', listID: '02', name: 'Mercancía no entregada totalmente' } } } },
+      ApplicationResponse: {
+        Note: ['Llegaron 8 de 10 cajas'],
+        DocumentResponse: {
+          Response: { ResponseCode: { value: '031', listID: '02', name: 'Mercancía no entregada totalmente' } },
+        },
+      },
     });
     // An express acceptance now contradicts the claim: recorded as rejected, never sent.
     await single({ document_fiscal_reference: cufeOf(document), event_type: '033' });
-    expect(await settled(document, '033')).toMatchObject({ status: 'rejected', reason: expect.stringContaining('contradicts the claim (031)') });
+    expect(await settled(document, '033')).toMatchObject({
+      status: 'rejected',
+      reason: expect.stringContaining('contradicts the claim (031)'),
+    });
     expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(1);
   });
 });
 
 describe('the person who receives for the company (030 and 032)', () => {
-  const issuerParty = (received: { applicationResponse: unknown }) => (received.applicationResponse as { ApplicationResponse: { DocumentResponse: { IssuerParty?: unknown } } }).ApplicationResponse.DocumentResponse.IssuerParty;
+  const issuerParty = (received: { applicationResponse: unknown }) =>
+    (received.applicationResponse as { ApplicationResponse: { DocumentResponse: { IssuerParty?: unknown } } })
+      .ApplicationResponse.DocumentResponse.IssuerParty;
 
   it('is named in full in 030 and 032, and in no other event', async () => {
     const document = await invoice();
     await batch({ documents_fiscal_reference: [cufeOf(document)], events_type: ['030', '032', '033'] });
-    for (const eventType of ['030', '032', '033'] as const) expect((await settled(document, eventType)).status, eventType).toBe('accepted');
-    const received = Object.fromEntries((await dianSimulator.events(cufeOf(document))).received.map((event) => [event.eventType, event]));
+    for (const eventType of ['030', '032', '033'] as const)
+      expect((await settled(document, eventType)).status, eventType).toBe('accepted');
+    const received = Object.fromEntries(
+      (await dianSimulator.events(cufeOf(document))).received.map((event) => [event.eventType, event]),
+    );
     const block = {
-      Person: { ID: { schemeID: '2', schemeName: '13', value: '52123456' }, FirstName: 'Ana María', FamilyName: 'Pérez Gómez', JobTitle: 'Jefe de compras', OrganizationDepartment: 'Compras' },
+      Person: {
+        ID: { schemeID: '2', schemeName: '13', value: '52123456' },
+        FirstName: 'Ana María',
+        FamilyName: 'Pérez Gómez',
+        JobTitle: 'Jefe de compras',
+        OrganizationDepartment: 'Compras',
+      },
     };
     expect(issuerParty(received['030']!)).toEqual(block);
     expect(issuerParty(received['032']!)).toEqual(block);
@@ -198,8 +318,17 @@ describe('the person who receives for the company (030 and 032)', () => {
     const reason = expect.stringContaining('must name the person who receives for the company');
 
     const acknowledged = await invoice({}, bare.company);
-    expectStatus(await single({ document_fiscal_reference: cufeOf(acknowledged), event_type: '030' }, bare.apiKey), 200);
-    expect(await settled(acknowledged, '030', bare.apiKey)).toEqual({ event: 'acuse', event_type: '030', issue_date: null, status: 'rejected', reason });
+    expectStatus(
+      await single({ document_fiscal_reference: cufeOf(acknowledged), event_type: '030' }, bare.apiKey),
+      200,
+    );
+    expect(await settled(acknowledged, '030', bare.apiKey)).toEqual({
+      event: 'acuse',
+      event_type: '030',
+      issue_date: null,
+      status: 'rejected',
+      reason,
+    });
     expect((await row(acknowledged, '030', bare.company)).dianResponse).toEqual({
       source: 'company_setup',
       rule: 'event_person',
@@ -225,17 +354,57 @@ describe('the person who receives for the company (030 and 032)', () => {
     expect(issuerParty(acceptance!)).toBeUndefined();
 
     const partial = await ops('fiscal', 'event-person', '--company', bare.company.id, '--first-name', 'Luis');
-    expect(partial).toMatchObject({ code: 2, stderr: { error: { code: 'usage', message: expect.stringContaining('--id-type, --id-number, --family-name, --job-title, --department missing') } } });
-    const person = ['--id-type', '41', '--id-number', 'ab123456', '--first-name', 'Luis', '--family-name', 'Rojas', '--job-title', 'Almacenista', '--department', 'Logística'];
+    expect(partial).toMatchObject({
+      code: 2,
+      stderr: {
+        error: {
+          code: 'usage',
+          message: expect.stringContaining('--id-type, --id-number, --family-name, --job-title, --department missing'),
+        },
+      },
+    });
+    const person = [
+      '--id-type',
+      '41',
+      '--id-number',
+      'ab123456',
+      '--first-name',
+      'Luis',
+      '--family-name',
+      'Rojas',
+      '--job-title',
+      'Almacenista',
+      '--department',
+      'Logística',
+    ];
     const registered = await ops('fiscal', 'event-person', '--company', bare.company.id, ...person);
     expect(registered.stdout).toEqual({
       company: bare.company.id,
-      event_person: { id_type: '41', id_type_name: 'Pasaporte', id_number: 'AB123456', first_name: 'Luis', family_name: 'Rojas', job_title: 'Almacenista', department: 'Logística' },
+      event_person: {
+        id_type: '41',
+        id_type_name: 'Pasaporte',
+        id_number: 'AB123456',
+        first_name: 'Luis',
+        family_name: 'Rojas',
+        job_title: 'Almacenista',
+        department: 'Logística',
+      },
     });
-    expectStatus(await single({ document_fiscal_reference: cufeOf(acknowledged), event_type: '030' }, bare.apiKey), 200);
+    expectStatus(
+      await single({ document_fiscal_reference: cufeOf(acknowledged), event_type: '030' }, bare.apiKey),
+      200,
+    );
     expect(await settled(acknowledged, '030', bare.apiKey)).toMatchObject({ status: 'accepted', reason: null });
     const [sent] = (await dianSimulator.events(cufeOf(acknowledged))).received;
-    expect(issuerParty(sent!)).toEqual({ Person: { ID: { schemeName: '41', value: 'AB123456' }, FirstName: 'Luis', FamilyName: 'Rojas', JobTitle: 'Almacenista', OrganizationDepartment: 'Logística' } });
+    expect(issuerParty(sent!)).toEqual({
+      Person: {
+        ID: { schemeName: '41', value: 'AB123456' },
+        FirstName: 'Luis',
+        FamilyName: 'Rojas',
+        JobTitle: 'Almacenista',
+        OrganizationDepartment: 'Logística',
+      },
+    });
   });
 });
 
@@ -248,7 +417,8 @@ describe('ordering rules', () => {
       event_type: '032',
       issue_date: null,
       status: 'rejected',
-      reason: 'Receipt of goods or service (032) needs the acknowledgement of receipt (030) registered first; send 030 first',
+      reason:
+        'Receipt of goods or service (032) needs the acknowledgement of receipt (030) registered first; send 030 first',
     });
     expect((await row(document, '032')).dianResponse).toEqual({ source: 'ordering_rules', rule: 'DC24b' });
     expect((await dianSimulator.events(cufeOf(document))).received).toEqual([]);
@@ -257,19 +427,37 @@ describe('ordering rules', () => {
   it('refuses an acknowledgement before the invoice date, and any event for a credit note', async () => {
     const future = await invoice({ issueDate: new Date(Date.now() + 3 * DAY) });
     await single({ document_fiscal_reference: cufeOf(future), event_type: '030' });
-    expect(await settled(future, '030')).toMatchObject({ status: 'rejected', reason: expect.stringContaining('cannot be signed before the invoice date') });
+    expect(await settled(future, '030')).toMatchObject({
+      status: 'rejected',
+      reason: expect.stringContaining('cannot be signed before the invoice date'),
+    });
     const note = await invoice({ type: 'credit_note' });
     await single({ document_fiscal_reference: cufeOf(note), event_type: '030' });
-    expect(await settled(note, '030')).toMatchObject({ status: 'rejected', reason: expect.stringContaining('this document is a credit note') });
+    expect(await settled(note, '030')).toMatchObject({
+      status: 'rejected',
+      reason: expect.stringContaining('this document is a credit note'),
+    });
     expect((await dianSimulator.events(cufeOf(future))).received).toEqual([]);
   });
 
   it('resolves events of one document queued together in order: 030, then 032, then 033', async () => {
     const document = await invoice();
-    const response = await batch({ documents_fiscal_reference: [cufeOf(document)], events_type: ['033', '032', '030'] });
-    expect(response.body).toEqual({ documents_fiscal_reference: [cufeOf(document)], message: '3 events (1 documents × 3 event types): 3 queued, 0 queued again, 0 already processing, 0 already accepted' });
-    for (const eventType of ['030', '032', '033'] as const) expect((await settled(document, eventType)).status).toBe('accepted');
-    expect((await dianSimulator.events(cufeOf(document))).received.map((event) => event.eventType)).toEqual(['030', '032', '033']);
+    const response = await batch({
+      documents_fiscal_reference: [cufeOf(document)],
+      events_type: ['033', '032', '030'],
+    });
+    expect(response.body).toEqual({
+      documents_fiscal_reference: [cufeOf(document)],
+      message:
+        '3 events (1 documents × 3 event types): 3 queued, 0 queued again, 0 already processing, 0 already accepted',
+    });
+    for (const eventType of ['030', '032', '033'] as const)
+      expect((await settled(document, eventType)).status).toBe('accepted');
+    expect((await dianSimulator.events(cufeOf(document))).received.map((event) => event.eventType)).toEqual([
+      '030',
+      '032',
+      '033',
+    ]);
   });
 
   it('counts 3 Colombian business days after the receipt of goods: express acceptance before, tacit acceptance after', async () => {
@@ -278,46 +466,90 @@ describe('ordering rules', () => {
     await recorded(late, '032', 'accepted', new Date(Date.now() - 15 * DAY));
     await dianSimulator.register(cufeOf(late), ['030', '032']);
     await single({ document_fiscal_reference: cufeOf(late), event_type: '033' });
-    expect(await settled(late, '033')).toMatchObject({ status: 'rejected', reason: expect.stringMatching(/must be signed within 3 business days after the receipt of goods .* that period ended/) });
+    expect(await settled(late, '033')).toMatchObject({
+      status: 'rejected',
+      reason: expect.stringMatching(
+        /must be signed within 3 business days after the receipt of goods .* that period ended/,
+      ),
+    });
     await single({ document_fiscal_reference: cufeOf(late), event_type: '034' });
     expect(await settled(late, '034')).toMatchObject({ event: 'aceptacion_tacita', status: 'accepted' });
     const [tacit] = (await dianSimulator.events(cufeOf(late))).received;
     expect(tacit!.applicationResponse).toMatchObject({
-      ApplicationResponse: { ReceiverParty: { PartyTaxScheme: { CompanyID: { value: '800197268' } } }, Note: [expect.stringContaining('gravedad de juramento')] },
+      ApplicationResponse: {
+        ReceiverParty: { PartyTaxScheme: { CompanyID: { value: '800197268' } } },
+        Note: [expect.stringContaining('gravedad de juramento')],
+      },
     });
 
     const early = await invoice();
     await recorded(early, '030', 'accepted', new Date(Date.now() - 60_000));
     await recorded(early, '032', 'accepted', new Date(Date.now() - 30_000));
     await single({ document_fiscal_reference: cufeOf(early), event_type: '034' });
-    expect(await settled(early, '034')).toMatchObject({ status: 'rejected', reason: expect.stringContaining('can only be registered once 3 business days after the receipt of goods') });
+    expect(await settled(early, '034')).toMatchObject({
+      status: 'rejected',
+      reason: expect.stringContaining('can only be registered once 3 business days after the receipt of goods'),
+    });
     expect((await row(early, '034')).dianResponse).toEqual({ source: 'ordering_rules', rule: 'DC24e' });
   });
 
   it('starts an event queued behind an earlier one delayed by its first re-check, and wakes it as soon as the earlier one is final', async () => {
     const document = await invoice();
     const em = companyEm(api.orm, company.id);
-    const events = (['030', '032', '033'] as const).map((eventType) => em.create(ReceptionEvent, { company, document: document.id, cufe: cufeOf(document), eventType, status: 'processing' }));
+    const events = (['030', '032', '033'] as const).map((eventType) =>
+      em.create(ReceptionEvent, {
+        company,
+        document: document.id,
+        cufe: cufeOf(document),
+        eventType,
+        status: 'processing',
+      }),
+    );
     await em.flush();
     // A first re-check ten minutes away: only the wake-ups can bring 032 and 033 to a final state within the test.
-    const timing = { ...FAST_RECEPTION_EVENT_TIMING, wait: { ...FAST_RECEPTION_EVENT_TIMING.wait, initialMs: 600_000 } };
+    const timing = {
+      ...FAST_RECEPTION_EVENT_TIMING,
+      wait: { ...FAST_RECEPTION_EVENT_TIMING.wait, initialMs: 600_000 },
+    };
     await api.client.workflow.execute(receptionEventBatch, {
       workflowId: receptionEventBatchWorkflowId(company.id, `delayed-${document.id}`),
       taskQueue: inject('taskQueue'),
       args: [{ companyId: company.id, eventIds: events.map((event) => event.id), resubmittedIds: [], timing }],
     });
-    for (const eventType of ['030', '032', '033'] as const) expect((await settled(document, eventType)).status).toBe('accepted');
-    expect((await dianSimulator.events(cufeOf(document))).received.map((event) => event.eventType)).toEqual(['030', '032', '033']);
+    for (const eventType of ['030', '032', '033'] as const)
+      expect((await settled(document, eventType)).status).toBe('accepted');
+    expect((await dianSimulator.events(cufeOf(document))).received.map((event) => event.eventType)).toEqual([
+      '030',
+      '032',
+      '033',
+    ]);
   });
 
   it('does not run an event again whose run a wake-up started and finished before its batch got to it', async () => {
     const document = await invoice();
     const em = companyEm(api.orm, company.id);
-    const event = em.create(ReceptionEvent, { company, document: document.id, cufe: cufeOf(document), eventType: '030', status: 'processing' });
+    const event = em.create(ReceptionEvent, {
+      company,
+      document: document.id,
+      cufe: cufeOf(document),
+      eventType: '030',
+      status: 'processing',
+    });
     await em.flush();
     const workflowId = receptionEventWorkflowId(company.id, cufeOf(document), '030');
-    const input = { companyId: company.id, eventId: event.id, round: 1, cufe: cufeOf(document), eventType: '030' as const, timing: FAST_RECEPTION_EVENT_TIMING };
-    const first = await api.client.workflow.start(receptionEvent, { workflowId, taskQueue: inject('taskQueue'), args: [input] });
+    const input = {
+      companyId: company.id,
+      eventId: event.id,
+      round: 1,
+      cufe: cufeOf(document),
+      eventType: '030' as const,
+      timing: FAST_RECEPTION_EVENT_TIMING,
+    };
+    const first = await api.client.workflow.start(receptionEvent, {
+      workflowId,
+      taskQueue: inject('taskQueue'),
+      args: [input],
+    });
     expect(await first.result()).toBe('accepted');
     await api.client.workflow.execute(receptionEventBatch, {
       workflowId: receptionEventBatchWorkflowId(company.id, `late-${document.id}`),
@@ -335,7 +567,11 @@ describe('ordering rules', () => {
     expect((await row(document, '032')).status).toBe('processing');
     expect((await dianSimulator.events(cufeOf(document))).received).toEqual([]);
 
-    await companyEm(api.orm, company.id).nativeUpdate(ReceptionEvent, { document: document.id, eventType: '030' }, { status: 'accepted', issueDate: new Date(), completedAt: new Date() });
+    await companyEm(api.orm, company.id).nativeUpdate(
+      ReceptionEvent,
+      { document: document.id, eventType: '030' },
+      { status: 'accepted', issueDate: new Date(), completedAt: new Date() },
+    );
     await dianSimulator.register(cufeOf(document), ['030']);
     expect((await settled(document, '032')).status).toBe('accepted');
   });
@@ -344,9 +580,17 @@ describe('ordering rules', () => {
 describe('DIAN answers', () => {
   it('records a business rejection with DIAN’s reason and does not retry it', async () => {
     const document = await invoice();
-    await dianSimulator.behave(cufeOf(document), { mode: 'reject', times: 1, errors: ['Regla: AAH07, Rechazo: El CUFE referenciado no existe en los registros de la DIAN.'] });
+    await dianSimulator.behave(cufeOf(document), {
+      mode: 'reject',
+      times: 1,
+      errors: ['Regla: AAH07, Rechazo: El CUFE referenciado no existe en los registros de la DIAN.'],
+    });
     await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
-    expect(await settled(document, '030')).toMatchObject({ status: 'rejected', issue_date: null, reason: 'Regla: AAH07, Rechazo: El CUFE referenciado no existe en los registros de la DIAN.' });
+    expect(await settled(document, '030')).toMatchObject({
+      status: 'rejected',
+      issue_date: null,
+      reason: 'Regla: AAH07, Rechazo: El CUFE referenciado no existe en los registros de la DIAN.',
+    });
     expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(1);
     expect((await row(document, '030')).attempts).toBe(1);
   });
@@ -356,16 +600,24 @@ describe('DIAN answers', () => {
     await dianSimulator.behave(cufeOf(document), { mode: 'fail', times: 2 });
     await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
     expect((await settled(document, '030')).status).toBe('accepted');
-    expect((await dianSimulator.events(cufeOf(document))).received.map((event) => event.answer.status)).toEqual([503, 503, 200]);
+    expect((await dianSimulator.events(cufeOf(document))).received.map((event) => event.answer.status)).toEqual([
+      503, 503, 200,
+    ]);
     expect((await row(document, '030')).attempts).toBe(3);
   });
 
   it('fails one CUFE of a batch after every retry while the others are accepted', async () => {
     const [first, broken, last] = await Promise.all([invoice(), invoice(), invoice()]);
     await dianSimulator.behave(cufeOf(broken!), { mode: 'fail' });
-    const response = await batch({ documents_fiscal_reference: [first, broken, last].map((document) => cufeOf(document!)), events_type: ['030'] });
+    const response = await batch({
+      documents_fiscal_reference: [first, broken, last].map((document) => cufeOf(document!)),
+      events_type: ['030'],
+    });
     expect(response.status).toBe(200);
-    expect(await settled(broken!, '030')).toMatchObject({ status: 'failed', reason: 'DIAN could not be reached after 3 attempts: DIAN answered HTTP 503' });
+    expect(await settled(broken!, '030')).toMatchObject({
+      status: 'failed',
+      reason: 'DIAN could not be reached after 3 attempts: DIAN answered HTTP 503',
+    });
     expect((await settled(first!, '030')).status).toBe('accepted');
     expect((await settled(last!, '030')).status).toBe('accepted');
     expect((await dianSimulator.events(cufeOf(broken!))).received).toHaveLength(3);
@@ -391,13 +643,20 @@ describe('sending again', () => {
     const handle = api.client.workflow.getHandle(`reception-event/${company.id}/${cufeOf(document)}/032`);
     // The answer does not wait for the workflow's start, which follows it.
     const { runId } = await vi.waitFor(() => handle.describe(), { timeout: 10_000, interval: 50 });
-    const [againSingle, againBatch] = await Promise.all([single({ document_fiscal_reference: cufeOf(document), event_type: '032' }), batch({ documents_fiscal_reference: [cufeOf(document)], events_type: ['032'] })]);
+    const [againSingle, againBatch] = await Promise.all([
+      single({ document_fiscal_reference: cufeOf(document), event_type: '032' }),
+      batch({ documents_fiscal_reference: [cufeOf(document)], events_type: ['032'] }),
+    ]);
     expect(expectStatus(againSingle, 200).message).toBe('Event 032 is already being processed; nothing new was queued');
     expect(expectStatus(againBatch, 200).message).toContain('1 already processing');
     expect((await handle.describe()).runId).toBe(runId);
     expect((await row(document, '032')).round).toBe(1);
 
-    await companyEm(api.orm, company.id).nativeUpdate(ReceptionEvent, { document: document.id, eventType: '030' }, { status: 'accepted', issueDate: new Date(), completedAt: new Date() });
+    await companyEm(api.orm, company.id).nativeUpdate(
+      ReceptionEvent,
+      { document: document.id, eventType: '030' },
+      { status: 'accepted', issueDate: new Date(), completedAt: new Date() },
+    );
     await dianSimulator.register(cufeOf(document), ['030']);
     expect((await settled(document, '032')).status).toBe('accepted');
     expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(1);
@@ -409,7 +668,9 @@ describe('sending again', () => {
     await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
     expect((await settled(document, '030')).status).toBe('rejected');
     const again = expectStatus(await single({ document_fiscal_reference: cufeOf(document), event_type: '030' }), 200);
-    expect(again.message).toBe('Event 030 was queued again for submission to DIAN (its previous attempt was rejected or failed)');
+    expect(again.message).toBe(
+      'Event 030 was queued again for submission to DIAN (its previous attempt was rejected or failed)',
+    );
     expect(await settled(document, '030')).toMatchObject({ status: 'accepted', reason: null });
     expect(await row(document, '030')).toMatchObject({ round: 2, attempts: 1, message: null });
     expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(2);
@@ -428,7 +689,12 @@ describe('sending again', () => {
     const event = await row(document, '030');
     const queued = await queuedReceptionEvents(companyEm(api.orm, company.id), company.id, [event.id], [event.id]);
     expect(queued).toMatchObject([{ round: 2, resubmitted: true }]);
-    await startReceptionEvents({ client: api.client, taskQueue: inject('taskQueue') }, company.id, queued, FAST_RECEPTION_EVENT_TIMING);
+    await startReceptionEvents(
+      { client: api.client, taskQueue: inject('taskQueue') },
+      company.id,
+      queued,
+      FAST_RECEPTION_EVENT_TIMING,
+    );
     expect((await handle.describe()).runId).toBe(runId);
     expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(2);
   });
@@ -438,8 +704,16 @@ describe('sending again', () => {
     await dianSimulator.behave(cufeOf(rejected!), { mode: 'reject', times: 1 });
     await batch({ documents_fiscal_reference: [cufeOf(rejected!)], events_type: ['030'] });
     expect((await settled(rejected!, '030')).status).toBe('rejected');
-    const again = expectStatus(await batch({ documents_fiscal_reference: [rejected, fresh].map((document) => cufeOf(document!)), events_type: ['030'] }), 200);
-    expect(again.message).toBe('2 events (2 documents × 1 event types): 1 queued, 1 queued again, 0 already processing, 0 already accepted');
+    const again = expectStatus(
+      await batch({
+        documents_fiscal_reference: [rejected, fresh].map((document) => cufeOf(document!)),
+        events_type: ['030'],
+      }),
+      200,
+    );
+    expect(again.message).toBe(
+      '2 events (2 documents × 1 event types): 1 queued, 1 queued again, 0 already processing, 0 already accepted',
+    );
     expect(await settled(rejected!, '030')).toMatchObject({ status: 'accepted', reason: null });
     expect((await settled(fresh!, '030')).status).toBe('accepted');
     expect(await row(rejected!, '030')).toMatchObject({ round: 2, attempts: 1 });
@@ -450,9 +724,22 @@ describe('batches started before their input carried event ids', () => {
   it('still start the events they carry', async () => {
     const document = await invoice();
     const em = companyEm(api.orm, company.id);
-    const event = em.create(ReceptionEvent, { company, document: document.id, cufe: cufeOf(document), eventType: '030', status: 'processing' });
+    const event = em.create(ReceptionEvent, {
+      company,
+      document: document.id,
+      cufe: cufeOf(document),
+      eventType: '030',
+      status: 'processing',
+    });
     await em.flush();
-    const queued = { id: event.id, documentId: document.id, cufe: cufeOf(document), eventType: '030' as const, round: 1, resubmitted: false };
+    const queued = {
+      id: event.id,
+      documentId: document.id,
+      cufe: cufeOf(document),
+      eventType: '030' as const,
+      round: 1,
+      resubmitted: false,
+    };
     await api.client.workflow.execute(receptionEventBatch, {
       workflowId: receptionEventBatchWorkflowId(company.id, `before-ids-${document.id}`),
       taskQueue: inject('taskQueue'),
@@ -467,28 +754,52 @@ describe('handing events to their workflows', () => {
     const document = await invoice();
     expectStatus(await single({ document_fiscal_reference: cufeOf(document), event_type: '030' }), 200);
     expect((await settled(document, '030')).status).toBe('accepted');
-    await expect.poll(() => companyEm(api.orm, company.id).count(ReceptionEventBatch, {}), { timeout: 10_000, interval: 100 }).toBe(0);
+    await expect
+      .poll(() => companyEm(api.orm, company.id).count(ReceptionEventBatch, {}), { timeout: 10_000, interval: 100 })
+      .toBe(0);
   });
 
   it('starts, by the sweep, the events of a batch committed by an API that died before starting its workflow', async () => {
     const document = await invoice();
     const em = companyEm(api.orm, company.id);
-    const outcome = await queueReceptionEvents(em, company.id, [{ cufe: cufeOf(document), eventType: '030', claim: null }], FAST_RECEPTION_EVENT_TIMING);
+    const outcome = await queueReceptionEvents(
+      em,
+      company.id,
+      [{ cufe: cufeOf(document), eventType: '030', claim: null }],
+      FAST_RECEPTION_EVENT_TIMING,
+    );
     expect(outcome).toMatchObject({ batchId: expect.any(String), created: 1 });
-    await expect(api.client.workflow.getHandle(receptionEventWorkflowId(company.id, cufeOf(document), '030')).describe()).rejects.toThrow(/not found/i);
+    await expect(
+      api.client.workflow.getHandle(receptionEventWorkflowId(company.id, cufeOf(document), '030')).describe(),
+    ).rejects.toThrow(/not found/i);
 
-    const handedOver = await api.client.workflow.execute(receptionEventBatchSweep, { workflowId: `sweep-${document.id}`, taskQueue: inject('taskQueue'), args: [{ olderThanMs: 0 }] });
+    const handedOver = await api.client.workflow.execute(receptionEventBatchSweep, {
+      workflowId: `sweep-${document.id}`,
+      taskQueue: inject('taskQueue'),
+      args: [{ olderThanMs: 0 }],
+    });
     expect(handedOver).toBeGreaterThanOrEqual(1);
     expect((await settled(document, '030')).status).toBe('accepted');
-    await expect.poll(() => em.fork().count(ReceptionEventBatch, { id: outcome.batchId! }), { timeout: 10_000, interval: 100 }).toBe(0);
+    await expect
+      .poll(() => em.fork().count(ReceptionEventBatch, { id: outcome.batchId! }), { timeout: 10_000, interval: 100 })
+      .toBe(0);
     // Swept again, the batch is gone: nothing starts twice.
-    await api.client.workflow.execute(receptionEventBatchSweep, { workflowId: `sweep-again-${document.id}`, taskQueue: inject('taskQueue'), args: [{ olderThanMs: 0 }] });
+    await api.client.workflow.execute(receptionEventBatchSweep, {
+      workflowId: `sweep-again-${document.id}`,
+      taskQueue: inject('taskQueue'),
+      args: [{ olderThanMs: 0 }],
+    });
     expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(1);
   });
 
   it('runs the sweep on a schedule that the worker keeps', async () => {
     const schedule = await api.client.schedule.getHandle(receptionEventSweepScheduleId(inject('taskQueue'))).describe();
-    expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'receptionEventBatchSweep', taskQueue: inject('taskQueue'), args: [{ olderThanMs: 60_000 }] });
+    expect(schedule.action).toMatchObject({
+      type: 'startWorkflow',
+      workflowType: 'receptionEventBatchSweep',
+      taskQueue: inject('taskQueue'),
+      args: [{ olderThanMs: 60_000 }],
+    });
     expect(schedule.spec.intervals).toMatchObject([{ every: 60_000 }]);
   });
 });

@@ -19,7 +19,15 @@ let config: S3Config;
 
 beforeAll(async () => {
   simulator = await startObjectStorageSimulator({ bucket, accessKeyId, secretAccessKey });
-  config = { endpoint: simulator.url, region: 'us-east-1', bucket, accessKeyId, secretAccessKey, forcePathStyle: true, timeoutMs: 5_000 };
+  config = {
+    endpoint: simulator.url,
+    region: 'us-east-1',
+    bucket,
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: true,
+    timeoutMs: 5_000,
+  };
 });
 
 afterAll(async () => {
@@ -40,7 +48,9 @@ describe('S3 file storage', () => {
     await storage.put(key, body, 'application/xml');
     expect(lastRequest()).toMatchObject({ method: 'PUT', path: `/${bucket}/${key}`, status: 200 });
     expect(lastRequest()?.headers['content-type']).toBe('application/xml');
-    expect(lastRequest()?.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=simulator-access-key\/\d{8}\/us-east-1\/s3\/aws4_request, SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date, Signature=[0-9a-f]{64}$/);
+    expect(lastRequest()?.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=simulator-access-key\/\d{8}\/us-east-1\/s3\/aws4_request, SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date, Signature=[0-9a-f]{64}$/,
+    );
 
     const file = await storage.get(key);
     expect(file?.contentType).toBe('application/xml');
@@ -50,7 +60,9 @@ describe('S3 file storage', () => {
   it('gives null for a missing key, and an error for a missing bucket', async () => {
     expect(await s3FileStorage(config).get(`${company}/documents/missing.xml`)).toBeNull();
     expect(lastRequest()).toMatchObject({ status: 404, code: 'NoSuchKey' });
-    await expect(s3FileStorage({ ...config, bucket: 'other-bucket' }).get(`${company}/documents/missing.xml`)).rejects.toThrow(/HTTP 404 NoSuchBucket/);
+    await expect(
+      s3FileStorage({ ...config, bucket: 'other-bucket' }).get(`${company}/documents/missing.xml`),
+    ).rejects.toThrow(/HTTP 404 NoSuchBucket/);
   });
 
   it('fails clearly when the secret is wrong', async () => {
@@ -58,7 +70,10 @@ describe('S3 file storage', () => {
     await expect(storage.put(`${company}/documents/a.xml`, new Uint8Array([1]), 'application/xml')).rejects.toThrow(
       /S3 PUT ap-files\/.+\/documents\/a\.xml failed: HTTP 403 SignatureDoesNotMatch/,
     );
-    await expect(storage.get(`${company}/documents/a.xml`)).rejects.toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+    await expect(storage.get(`${company}/documents/a.xml`)).rejects.toMatchObject({
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+    });
   });
 
   it('encodes keys with spaces, accents and reserved characters the S3 way', async () => {
@@ -84,17 +99,28 @@ describe('S3 file storage', () => {
   it('puts the bucket in the host name when not path-style', async () => {
     const fetchMock = vi.fn(async (_url: URL, _init?: RequestInit) => new Response(null, { status: 200 }));
     vi.stubGlobal('fetch', fetchMock);
-    await s3FileStorage({ ...config, endpoint: 'https://s3.eu-west-1.amazonaws.com', region: 'eu-west-1', forcePathStyle: false }).put(`${company}/a b.xml`, new Uint8Array([1]), 'application/xml');
+    await s3FileStorage({
+      ...config,
+      endpoint: 'https://s3.eu-west-1.amazonaws.com',
+      region: 'eu-west-1',
+      forcePathStyle: false,
+    }).put(`${company}/a b.xml`, new Uint8Array([1]), 'application/xml');
     const [url, init] = fetchMock.mock.calls[0] ?? [];
     expect(String(url)).toBe(`https://${bucket}.s3.eu-west-1.amazonaws.com/${company}/a%20b.xml`);
-    expect((init?.headers as Record<string, string> | undefined)?.authorization).toContain('/eu-west-1/s3/aws4_request, SignedHeaders=content-type;host;');
+    expect((init?.headers as Record<string, string> | undefined)?.authorization).toContain(
+      '/eu-west-1/s3/aws4_request, SignedHeaders=content-type;host;',
+    );
   });
 
   it('gives up after its timeout', async () => {
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
-      const storage = s3FileStorage({ ...config, endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeoutMs: 200 });
+      const storage = s3FileStorage({
+        ...config,
+        endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        timeoutMs: 200,
+      });
       await expect(storage.get(`${company}/a.xml`)).rejects.toThrow(/timed out after 200 ms/);
     } finally {
       silent.closeAllConnections();
@@ -121,7 +147,11 @@ describe('fileStorageFromEnv', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ap-storage-'));
     try {
       const before = simulator.requests.length;
-      await fileStorageFromEnv({ STORAGE_DIR: dir }).put(`${company}/documents/local.xml`, new Uint8Array([60]), 'application/xml');
+      await fileStorageFromEnv({ STORAGE_DIR: dir }).put(
+        `${company}/documents/local.xml`,
+        new Uint8Array([60]),
+        'application/xml',
+      );
       expect(existsSync(join(dir, company, 'documents', 'local.xml'))).toBe(true);
       expect(simulator.requests.length).toBe(before);
     } finally {
@@ -133,7 +163,11 @@ describe('fileStorageFromEnv', () => {
     expect(() => fileStorageFromEnv({ STORAGE_S3_BUCKET: bucket })).toThrow(
       'STORAGE_S3_BUCKET is set, so files go to S3, but STORAGE_S3_ACCESS_KEY_ID and STORAGE_S3_SECRET_ACCESS_KEY are not set',
     );
-    expect(() => fileStorageFromEnv({ ...s3Env(), STORAGE_S3_SECRET_ACCESS_KEY: '' })).toThrow(/STORAGE_S3_SECRET_ACCESS_KEY is not set/);
-    expect(() => fileStorageFromEnv({ ...s3Env(), STORAGE_S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/STORAGE_S3_FORCE_PATH_STYLE must be true or false/);
+    expect(() => fileStorageFromEnv({ ...s3Env(), STORAGE_S3_SECRET_ACCESS_KEY: '' })).toThrow(
+      /STORAGE_S3_SECRET_ACCESS_KEY is not set/,
+    );
+    expect(() => fileStorageFromEnv({ ...s3Env(), STORAGE_S3_FORCE_PATH_STYLE: 'yes' })).toThrow(
+      /STORAGE_S3_FORCE_PATH_STYLE must be true or false/,
+    );
   });
 });

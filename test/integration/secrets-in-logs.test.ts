@@ -45,18 +45,65 @@ describe('logs', () => {
     const readOnlyKey = await scopedKey(['payments:read']);
     const wrongSecret = `${apiKey.slice(0, apiKey.lastIndexOf('_'))}_${'x'.repeat(43)}`;
 
-    expect((await ops('webhooks', 'add', '--company', company.id, '--event', 'document.created', '--url', `${receiver.url}/hooks`, '--secret', WEBHOOK_SECRET)).code).toBe(0);
-    expect((await ops('webhooks', 'add', '--company', company.id, '--event', 'document.accounted', '--url', `${receiver.url}/erp`, '--secret', WEBHOOK_SECRET)).code).toBe(0);
-    const generated = await ops('webhooks', 'add', '--company', company.id, '--event', 'payment.rescheduled', '--url', `${receiver.url}/payments`);
+    expect(
+      (
+        await ops(
+          'webhooks',
+          'add',
+          '--company',
+          company.id,
+          '--event',
+          'document.created',
+          '--url',
+          `${receiver.url}/hooks`,
+          '--secret',
+          WEBHOOK_SECRET,
+        )
+      ).code,
+    ).toBe(0);
+    expect(
+      (
+        await ops(
+          'webhooks',
+          'add',
+          '--company',
+          company.id,
+          '--event',
+          'document.accounted',
+          '--url',
+          `${receiver.url}/erp`,
+          '--secret',
+          WEBHOOK_SECRET,
+        )
+      ).code,
+    ).toBe(0);
+    const generated = await ops(
+      'webhooks',
+      'add',
+      '--company',
+      company.id,
+      '--event',
+      'payment.rescheduled',
+      '--url',
+      `${receiver.url}/payments`,
+    );
     const generatedSecret: string = generated.stdout.secret;
     expect(generatedSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const created = await ops('api-keys', 'create', '--company', company.id);
     const cliKey: string = created.stdout.api_key;
     expect(cliKey).toMatch(FULL_API_KEY);
 
-    const imported = await ops('documents', 'import', '--company', company.id, join(FIXTURES, 'cfdi/cfdiutils-cfdi40-valid-ingreso.xml'));
+    const imported = await ops(
+      'documents',
+      'import',
+      '--company',
+      company.id,
+      join(FIXTURES, 'cfdi/cfdiutils-cfdi40-valid-ingreso.xml'),
+    );
     const reference: string = imported.stdout.documents[0].reference;
-    await expect.poll(() => receiver.received.filter((request) => request.path === '/hooks' && request.signatureValid).length).toBe(1);
+    await expect
+      .poll(() => receiver.received.filter((request) => request.path === '/hooks' && request.signatureValid).length)
+      .toBe(1);
 
     const statuses = [
       (await api.call('GET', `/public/api/v1/documents/${reference}`, { apiKey })).status,
@@ -64,9 +111,22 @@ describe('logs', () => {
       (await api.call('GET', '/public/api/v1/documents', { apiKey: wrongSecret })).status,
       (await api.call('GET', '/public/api/v1/documents', { apiKey: readOnlyKey })).status,
       (await api.call('GET', '/api/v1/erp/cost-centers', { headers: { authorization: `ApiKey ${apiKey}` } })).status,
-      (await api.call('GET', '/api/v1/erp/cost-centers', { headers: { authorization: `ApiKey ${wrongSecret}` } })).status,
-      (await api.call('POST', `/public/api/v1/documents/${reference}/notes`, { apiKey, headers: { 'idempotency-key': apiKey }, body: { comment: 'nota' } })).status,
-      (await api.call('POST', `/public/api/v1/documents/${reference}/notes`, { apiKey, rawBody: '{"comment":', headers: { 'content-type': 'application/json' } })).status,
+      (await api.call('GET', '/api/v1/erp/cost-centers', { headers: { authorization: `ApiKey ${wrongSecret}` } }))
+        .status,
+      (
+        await api.call('POST', `/public/api/v1/documents/${reference}/notes`, {
+          apiKey,
+          headers: { 'idempotency-key': apiKey },
+          body: { comment: 'nota' },
+        })
+      ).status,
+      (
+        await api.call('POST', `/public/api/v1/documents/${reference}/notes`, {
+          apiKey,
+          rawBody: '{"comment":',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
     ];
     expect(statuses).toEqual([200, 200, 401, 403, 200, 401, 201, 400]);
 
@@ -79,7 +139,15 @@ describe('logs', () => {
     expect(logs.api).toContain('"msg":"request"');
     expect(logs.worker).toContain(reference);
     for (const [source, text] of Object.entries(logs)) {
-      for (const secret of [apiKey, cliKey, readOnlyKey, wrongSecret.slice(-43), WEBHOOK_SECRET, generatedSecret, TEST_WEBHOOK_SECRET_KEY]) {
+      for (const secret of [
+        apiKey,
+        cliKey,
+        readOnlyKey,
+        wrongSecret.slice(-43),
+        WEBHOOK_SECRET,
+        generatedSecret,
+        TEST_WEBHOOK_SECRET_KEY,
+      ]) {
         expect(text.includes(secret), `${source} logs contain a secret`).toBe(false);
       }
       expect(text, `${source} logs contain an API key`).not.toMatch(FULL_API_KEY);

@@ -41,23 +41,55 @@ const members = [{ email: 'ana@example.co', name: 'Ana' }];
  * A route missing here fails the test, so a new route cannot escape the check.
  */
 const PROBES: Record<string, (a: Owned) => Probe[]> = {
-  'GET /public/api/v1/documents/:reference': (a) => [{ method: 'GET', path: `/public/api/v1/documents/${a.document.id}` }],
+  'GET /public/api/v1/documents/:reference': (a) => [
+    { method: 'GET', path: `/public/api/v1/documents/${a.document.id}` },
+  ],
   'POST /public/api/v1/documents/:reference/approve': (a) => [
     { method: 'POST', path: `/public/api/v1/documents/${a.document.id}/approve` },
     { method: 'POST', path: `/public/api/v1/documents/${a.document.fiscalReference}/approve` },
   ],
-  'POST /public/api/v1/documents/:reference/acknowledge': (a) => [{ method: 'POST', path: `/public/api/v1/documents/${a.document.id}/acknowledge` }],
-  'POST /public/api/v1/documents/:reference/tags': (a) => [{ method: 'POST', path: `/public/api/v1/documents/${a.document.id}/tags`, body: { tags_text: ['intruso'] } }],
-  'POST /public/api/v1/documents/:reference/notes': (a) => [{ method: 'POST', path: `/public/api/v1/documents/${a.document.id}/notes`, body: { comment: 'intruso' } }],
-  'GET /public/api/v1/workflow-steps/current': (a) => [{ method: 'GET', path: `/public/api/v1/workflow-steps/current?entity_reference=${a.document.id}` }],
-  'POST /public/api/v1/workflow-steps/:reference/complete': (a) => [{ method: 'POST', path: `/public/api/v1/workflow-steps/${a.stepId}/complete`, body: { decision: 'approve', acting_user_email: 'ana@example.co' } }],
+  'POST /public/api/v1/documents/:reference/acknowledge': (a) => [
+    { method: 'POST', path: `/public/api/v1/documents/${a.document.id}/acknowledge` },
+  ],
+  'POST /public/api/v1/documents/:reference/tags': (a) => [
+    { method: 'POST', path: `/public/api/v1/documents/${a.document.id}/tags`, body: { tags_text: ['intruso'] } },
+  ],
+  'POST /public/api/v1/documents/:reference/notes': (a) => [
+    { method: 'POST', path: `/public/api/v1/documents/${a.document.id}/notes`, body: { comment: 'intruso' } },
+  ],
+  'GET /public/api/v1/workflow-steps/current': (a) => [
+    { method: 'GET', path: `/public/api/v1/workflow-steps/current?entity_reference=${a.document.id}` },
+  ],
+  'POST /public/api/v1/workflow-steps/:reference/complete': (a) => [
+    {
+      method: 'POST',
+      path: `/public/api/v1/workflow-steps/${a.stepId}/complete`,
+      body: { decision: 'approve', acting_user_email: 'ana@example.co' },
+    },
+  ],
   'GET /public/api/v1/payments/:reference': (a) => [{ method: 'GET', path: `/public/api/v1/payments/${a.paymentId}` }],
   'PUT /public/api/v1/beneficiaries/:reference/bank-accounts/:bank_account_reference': (a) => [
-    { method: 'PUT', path: `/public/api/v1/beneficiaries/${a.beneficiaryId}/bank-accounts/${a.bankAccountId}`, body: { account_type: 'checking' } },
+    {
+      method: 'PUT',
+      path: `/public/api/v1/beneficiaries/${a.beneficiaryId}/bank-accounts/${a.bankAccountId}`,
+      body: { account_type: 'checking' },
+    },
   ],
-  'POST /public/api/v1/events/single': (a) => [{ method: 'POST', path: '/public/api/v1/events/single', body: { document_fiscal_reference: a.document.fiscalReference, event_type: '030' } }],
+  'POST /public/api/v1/events/single': (a) => [
+    {
+      method: 'POST',
+      path: '/public/api/v1/events/single',
+      body: { document_fiscal_reference: a.document.fiscalReference, event_type: '030' },
+    },
+  ],
   [`GET ${PUBLIC_PREFIX}${FILES_ROUTE.path}`]: (a) => [{ method: 'GET', path: `${PUBLIC_PREFIX}/files/${a.fileKey}` }],
-  'POST /public/api/v1/events/batch': (a) => [{ method: 'POST', path: '/public/api/v1/events/batch', body: { documents_fiscal_reference: [a.document.fiscalReference], events_type: ['030'] } }],
+  'POST /public/api/v1/events/batch': (a) => [
+    {
+      method: 'POST',
+      path: '/public/api/v1/events/batch',
+      body: { documents_fiscal_reference: [a.document.fiscalReference], events_type: ['030'] },
+    },
+  ],
 };
 
 /** Routes with no company resource in their path or body: shared reference data, lists, or the caller's own company. */
@@ -68,8 +100,12 @@ const NOT_BY_REFERENCE = new Set([
 beforeAll(async () => {
   api = await startTestApi();
   const a = await makeCompany(api.orm, { country: 'COL', features: ['workflow_api'], members });
-  await setFlow(api.orm, a.company, { steps: [{ action: 'document.approval', kind: 'approval', assignees: ['ana@example.co'] }] });
-  const document = await seedDocument(api.orm, a.company, { fiscalReference: `${'d'.repeat(88)}${Date.now().toString(16).slice(-8)}` });
+  await setFlow(api.orm, a.company, {
+    steps: [{ action: 'document.approval', kind: 'approval', assignees: ['ana@example.co'] }],
+  });
+  const document = await seedDocument(api.orm, a.company, {
+    fiscalReference: `${'d'.repeat(88)}${Date.now().toString(16).slice(-8)}`,
+  });
   await startLifecycle({ client: api.client, taskQueue: inject('taskQueue') }, document);
   // The lifecycle opens its approval step shortly.
   const step = await vi.waitFor(
@@ -83,10 +119,21 @@ beforeAll(async () => {
   const beneficiary = await seedBeneficiary(api.orm, a.company, { name: 'Proveedor A' });
   const payable = await seedPayable(api.orm, a.company, { beneficiary, document, amountCents: 10_000_00n });
   const payment = await seedPayment(api.orm, a.company, { payable, amountCents: 1_000_00n });
-  const account = await seedBankAccount(api.orm, a.company, beneficiary, { bankCode: '1007', accountNumber: '123456789' });
+  const account = await seedBankAccount(api.orm, a.company, beneficiary, {
+    bankCode: '1007',
+    accountNumber: '123456789',
+  });
   const fileKey = `${a.company.id}/documents/${document.id}/notes/soporte.pdf`;
   await localFileStorage(inject('storageDir')).put(fileKey, Buffer.from('%PDF-1.4\n%%EOF\n'), 'application/pdf');
-  owner = { company: a.company, document, stepId: step.id, paymentId: payment.id, beneficiaryId: beneficiary.id, bankAccountId: account.id, fileKey };
+  owner = {
+    company: a.company,
+    document,
+    stepId: step.id,
+    paymentId: payment.id,
+    beneficiaryId: beneficiary.id,
+    bankAccountId: account.id,
+    fileKey,
+  };
   const b = await makeCompany(api.orm, { country: 'COL', features: ['workflow_api'], members });
   intruder = { apiKey: b.apiKey };
 });
@@ -94,14 +141,20 @@ afterAll(() => api.close());
 
 describe('tenant isolation over the route table', () => {
   const routes = [
-    ...ROUTE_GROUPS.flatMap((group) => group.routes.map((route) => ({ key: `${route.method.toUpperCase()} ${group.prefix}${route.path}`, route }))),
+    ...ROUTE_GROUPS.flatMap((group) =>
+      group.routes.map((route) => ({ key: `${route.method.toUpperCase()} ${group.prefix}${route.path}`, route })),
+    ),
     // Files are served outside the route table; their key is a company's reference too.
     { key: `GET ${PUBLIC_PREFIX}${FILES_ROUTE.path}`, route: { auth: 'api-key', params: true } },
   ];
 
   it('covers every route that takes a reference (a new one must be added here)', () => {
-    const takingReferences = routes.filter(({ key, route }) => route.params || (route.auth === 'api-key' && /events|workflow-steps\/current/.test(key)));
-    const uncovered = takingReferences.map(({ key }) => key).filter((key) => !(key in PROBES) && !NOT_BY_REFERENCE.has(key));
+    const takingReferences = routes.filter(
+      ({ key, route }) => route.params || (route.auth === 'api-key' && /events|workflow-steps\/current/.test(key)),
+    );
+    const uncovered = takingReferences
+      .map(({ key }) => key)
+      .filter((key) => !(key in PROBES) && !NOT_BY_REFERENCE.has(key));
     expect(uncovered).toEqual([]);
   });
 
@@ -110,31 +163,48 @@ describe('tenant isolation over the route table', () => {
     const logsBefore = await em.count(ActivityLog, { document: owner.document });
     for (const [key, probes] of Object.entries(PROBES)) {
       for (const probe of probes(owner)) {
-        const response = await api.call(probe.method, probe.path, { apiKey: intruder.apiKey, ...(probe.body ? { body: probe.body } : {}) });
+        const response = await api.call(probe.method, probe.path, {
+          apiKey: intruder.apiKey,
+          ...(probe.body ? { body: probe.body } : {}),
+        });
         expect(response.status, `${key} ${probe.path}`).toBe(404);
       }
     }
     const fresh = companyEm(api.orm, owner.company.id);
     expect(await fresh.count(ActivityLog, { document: owner.document })).toBe(logsBefore);
     expect(await fresh.count(ReceptionEvent, { document: owner.document })).toBe(0);
-    const document = (await api.call('GET', `/public/api/v1/documents/${owner.document.id}`, { apiKey: (await makeKey(owner.company)) })).body;
+    const document = (
+      await api.call('GET', `/public/api/v1/documents/${owner.document.id}`, { apiKey: await makeKey(owner.company) })
+    ).body;
     expect(document).toMatchObject({ approval_status: 'in_review', tags: [], notes: [] });
   });
 
-  it("refuses a scoped key of company A on its files, as on its documents, and serves them to an unscoped one", async () => {
+  it('refuses a scoped key of company A on its files, as on its documents, and serves them to an unscoped one', async () => {
     const path = `${PUBLIC_PREFIX}/files/${owner.fileKey}`;
-    const scoped = (await createApiKey(systemEm(api.orm), owner.company, ['payments:read', 'payments:write', 'beneficiaries:read'])).plaintext;
+    const scoped = (
+      await createApiKey(systemEm(api.orm), owner.company, ['payments:read', 'payments:write', 'beneficiaries:read'])
+    ).plaintext;
     const refused = await api.call('GET', path, { apiKey: scoped });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ code: 'insufficient_scope', message: 'This endpoint needs an API key without scopes', required_scope: null });
+    expect(refused.body).toEqual({
+      code: 'insufficient_scope',
+      message: 'This endpoint needs an API key without scopes',
+      required_scope: null,
+    });
     expect((await api.call('GET', path, { apiKey: await makeKey(owner.company) })).status).toBe(200);
   });
 
   it("never lists company A's rows to company B", async () => {
-    for (const path of ['/public/api/v1/documents?page_size=100', '/public/api/v1/payments?page_size=100', '/public/api/v1/beneficiaries?page_size=100']) {
+    for (const path of [
+      '/public/api/v1/documents?page_size=100',
+      '/public/api/v1/payments?page_size=100',
+      '/public/api/v1/beneficiaries?page_size=100',
+    ]) {
       const response = await api.call('GET', path, { apiKey: intruder.apiKey });
       expect(response.status, path).toBe(200);
-      expect(JSON.stringify(response.body), path).not.toMatch(new RegExp(`${owner.document.id}|${owner.paymentId}|${owner.beneficiaryId}`));
+      expect(JSON.stringify(response.body), path).not.toMatch(
+        new RegExp(`${owner.document.id}|${owner.paymentId}|${owner.beneficiaryId}`),
+      );
     }
   });
 });

@@ -39,7 +39,11 @@ beforeAll(async () => {
   const exporting = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url };
   // The worker exports every 100 ms; the traced API only when it stops, so the test sees its shutdown flush the spans.
   worker = spawnWorker(queue, { ...exporting, OTEL_BSP_SCHEDULE_DELAY: '100' });
-  tracedApi = spawnApi(await freePort(), { ...exporting, OTEL_BSP_SCHEDULE_DELAY: '600000', TEMPORAL_TASK_QUEUE: queue });
+  tracedApi = spawnApi(await freePort(), {
+    ...exporting,
+    OTEL_BSP_SCHEDULE_DELAY: '600000',
+    TEMPORAL_TASK_QUEUE: queue,
+  });
   untracedApi = spawnApi(await freePort(), { TEMPORAL_TASK_QUEUE: queue });
   orm = await initORM({ url: inject('databaseUrl'), poolMax: 2, statementTimeoutMs: 30_000, debug: false });
   connection = await Connection.connect({ address: inject('temporalAddress') });
@@ -61,7 +65,9 @@ async function documentAwaitingApproval(api: ApiProcess) {
   let step: { reference: string } | undefined;
   await expect
     .poll(async () => {
-      const response = await fetch(`${api.url}/public/api/v1/workflow-steps/current?entity_reference=${document.id}`, { headers: { 'api-key': apiKey } });
+      const response = await fetch(`${api.url}/public/api/v1/workflow-steps/current?entity_reference=${document.id}`, {
+        headers: { 'api-key': apiKey },
+      });
       step = ((await response.json()) as { step?: { reference: string } }).step;
       return step?.reference;
     })
@@ -90,8 +96,20 @@ describe('tracing', () => {
     const traceId = randomBytes(16).toString('hex');
     const callerSpanId = await approve(tracedApi, step.reference, traceId);
 
-    const workerSpans = () => spansOf(traceId).filter((span) => span.service === 'accounts-payable-worker').map((span) => span.name);
-    await expect.poll(workerSpans).toEqual(expect.arrayContaining(['ValidateUpdate:completeStep', 'HandleUpdate:completeStep', 'StartActivity:completeStep', 'RunActivity:completeStep']));
+    const workerSpans = () =>
+      spansOf(traceId)
+        .filter((span) => span.service === 'accounts-payable-worker')
+        .map((span) => span.name);
+    await expect
+      .poll(workerSpans)
+      .toEqual(
+        expect.arrayContaining([
+          'ValidateUpdate:completeStep',
+          'HandleUpdate:completeStep',
+          'StartActivity:completeStep',
+          'RunActivity:completeStep',
+        ]),
+      );
     // The API's spans are still in its batch: a graceful stop exports them.
     await tracedApi.kill('SIGTERM');
     const spans = spansOf(traceId);
@@ -102,23 +120,46 @@ describe('tracing', () => {
       service: 'accounts-payable-api',
       kind: 2,
       parentSpanId: callerSpanId,
-      attributes: { 'http.request.method': 'POST', 'http.route': COMPLETE_ROUTE, 'http.response.status_code': 200, 'url.path': `/public/api/v1/workflow-steps/${step.reference}/complete` },
+      attributes: {
+        'http.request.method': 'POST',
+        'http.route': COMPLETE_ROUTE,
+        'http.response.status_code': 200,
+        'url.path': `/public/api/v1/workflow-steps/${step.reference}/complete`,
+      },
     });
     const update = named(spans, 'StartWorkflowUpdate:completeStep');
-    expect(update).toMatchObject({ service: 'accounts-payable-api', parentSpanId: server!.spanId, attributes: { temporalWorkflowId: `document/${document.id}` } });
+    expect(update).toMatchObject({
+      service: 'accounts-payable-api',
+      parentSpanId: server!.spanId,
+      attributes: { temporalWorkflowId: `document/${document.id}` },
+    });
     const handler = named(spans, 'HandleUpdate:completeStep');
     expect(handler).toMatchObject({ service: 'accounts-payable-worker', parentSpanId: update!.spanId });
     // Workflow spans carry the workflow's identity, not its search attributes or memo.
-    expect(handler!.attributes).toEqual({ temporalUpdateId: expect.any(String), workflowId: `document/${document.id}`, runId: expect.any(String), workflowType: 'documentLifecycle', taskQueue: queue, namespace: 'default', attempt: 1 });
+    expect(handler!.attributes).toEqual({
+      temporalUpdateId: expect.any(String),
+      workflowId: `document/${document.id}`,
+      runId: expect.any(String),
+      workflowType: 'documentLifecycle',
+      taskQueue: queue,
+      namespace: 'default',
+      attempt: 1,
+    });
     const scheduled = named(spans, 'StartActivity:completeStep');
     expect(scheduled).toMatchObject({ service: 'accounts-payable-worker', parentSpanId: handler!.spanId });
-    expect(named(spans, 'RunActivity:completeStep')).toMatchObject({ service: 'accounts-payable-worker', parentSpanId: scheduled!.spanId, attributes: { temporalWorkflowId: `document/${document.id}` } });
+    expect(named(spans, 'RunActivity:completeStep')).toMatchObject({
+      service: 'accounts-payable-worker',
+      parentSpanId: scheduled!.spanId,
+      attributes: { temporalWorkflowId: `document/${document.id}` },
+    });
     expect(spans.filter((span) => span.status === 2)).toEqual([]);
   });
 
   it('starts nothing without OTEL_EXPORTER_OTLP_ENDPOINT: the API exports no span and passes no trace on', async () => {
     expect(startTracing('accounts-payable-api', { OTEL_SERVICE_NAME: 'ignored' })).toBeNull();
-    expect(untracedApi.output()).toMatch(/"tracing":false[^\n]*"msg":"api listening"|"msg":"api listening"[^\n]*"tracing":false/);
+    expect(untracedApi.output()).toMatch(
+      /"tracing":false[^\n]*"msg":"api listening"|"msg":"api listening"[^\n]*"tracing":false/,
+    );
 
     const { document, step } = await documentAwaitingApproval(untracedApi);
     const traceId = randomBytes(16).toString('hex');
@@ -126,7 +167,14 @@ describe('tracing', () => {
     // The traced worker still records the update, but in a trace of its own: nothing reached it from the API.
     let activity: ReceivedSpan | undefined;
     await expect
-      .poll(() => (activity = collector.spans.find((span) => span.name === 'RunActivity:completeStep' && span.attributes.temporalWorkflowId === `document/${document.id}`)))
+      .poll(
+        () =>
+          (activity = collector.spans.find(
+            (span) =>
+              span.name === 'RunActivity:completeStep' &&
+              span.attributes.temporalWorkflowId === `document/${document.id}`,
+          )),
+      )
       .toBeDefined();
     expect(activity!.traceId).not.toBe(traceId);
     expect(spansOf(activity!.traceId).map((span) => span.service)).not.toContain('accounts-payable-api');
@@ -142,13 +190,26 @@ describe('tracing', () => {
       const handle = client.workflow.getHandle(`document/${document.id}`);
       let stepId: string | undefined;
       await expect.poll(async () => (stepId = (await handle.query(currentStepQuery))?.id)).toEqual(expect.any(String));
-      await completeStepThroughLifecycle({ client, taskQueue }, document.id, { stepId: stepId!, actor: ana, values: ['approve'], comment: null });
+      await completeStepThroughLifecycle({ client, taskQueue }, document.id, {
+        stepId: stepId!,
+        actor: ana,
+        values: ['approve'],
+        comment: null,
+      });
       return handle.fetchHistory();
     };
     // Recorded without tracing (the suite's worker), replayed with it: replay records no span.
     const spans = new InMemorySpanExporter();
-    const tracing = { tracer: trace.getTracer('replay'), processor: new SimpleSpanProcessor(spans), resource: Resource.default(), shutdown: async () => {} };
-    await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH, ...tracingWorkerOptions(tracing) }, await approvedOn(inject('taskQueue')));
+    const tracing = {
+      tracer: trace.getTracer('replay'),
+      processor: new SimpleSpanProcessor(spans),
+      resource: Resource.default(),
+      shutdown: async () => {},
+    };
+    await Worker.runReplayHistory(
+      { workflowsPath: WORKFLOWS_PATH, ...tracingWorkerOptions(tracing) },
+      await approvedOn(inject('taskQueue')),
+    );
     expect(spans.getFinishedSpans()).toEqual([]);
     // Recorded with tracing (this file's worker), replayed without.
     await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, await approvedOn(queue));

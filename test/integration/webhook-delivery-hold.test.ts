@@ -29,13 +29,30 @@ afterAll(async () => {
 async function recordedDelivery() {
   const { company } = await makeCompany(orm);
   const em = companyEm(orm, company.id);
-  await addSubscription(em, deps.secrets, { company, event: 'document.created', url: `${receiver.url}/hooks`, secret: SECRET, timeoutSeconds: 10, outbound: deps.outbound });
+  await addSubscription(em, deps.secrets, {
+    company,
+    event: 'document.created',
+    url: `${receiver.url}/hooks`,
+    secret: SECRET,
+    timeoutSeconds: 10,
+    outbound: deps.outbound,
+  });
   await em.flush();
-  const [delivery] = await recordEvent(em, company, 'document.created', null, { event: 'document.created', data: { reference: company.id } });
+  const [delivery] = await recordEvent(em, company, 'document.created', null, {
+    event: 'document.created',
+    data: { reference: company.id },
+  });
   await em.flush();
   const attempt = { companyId: company.id, deliveryId: delivery!.id, attempt: 1 };
   const sent = () => receiver.received.filter((request) => request.deliveryId === delivery!.id).length;
-  const sendingUntil = async () => (await orm.em.getConnection().execute<{ sending_until: Date | null }[]>('select sending_until from webhook_deliveries where id = ?', [delivery!.id]))[0]!.sending_until;
+  const sendingUntil = async () =>
+    (
+      await orm.em
+        .getConnection()
+        .execute<{ sending_until: Date | null }[]>('select sending_until from webhook_deliveries where id = ?', [
+          delivery!.id,
+        ])
+    )[0]!.sending_until;
   return { attempt, sent, sendingUntil, deliveryId: delivery!.id };
 }
 
@@ -57,7 +74,8 @@ describe('a delivery attempt run twice at once', () => {
 
   it('is sent again once the hold of a run that never recorded its outcome has expired', async () => {
     const { attempt, sent, deliveryId, sendingUntil } = await recordedDelivery();
-    const holdUntil = (sql: string) => orm.em.getConnection().execute(`update webhook_deliveries set sending_until = ${sql} where id = ?`, [deliveryId]);
+    const holdUntil = (sql: string) =>
+      orm.em.getConnection().execute(`update webhook_deliveries set sending_until = ${sql} where id = ?`, [deliveryId]);
     await holdUntil(`now() + interval '1 hour'`);
     await expect(attemptDelivery(deps, attempt)).rejects.toBeInstanceOf(DeliveryInFlight);
     expect(sent()).toBe(0);
@@ -82,13 +100,26 @@ describe('a delivery attempt named under another company', () => {
 describe('an attempt recorded twice (its activity retried after it wrote)', () => {
   it('stays one attempt, and the delivery keeps its count, status and answer', async () => {
     const { attempt, deliveryId, sendingUntil } = await recordedDelivery();
-    const written = { ...attempt, startedAt: new Date(), latencyMs: 12, statusCode: 200, error: null, status: 'delivered' as const, response: { ok: true } };
+    const written = {
+      ...attempt,
+      startedAt: new Date(),
+      latencyMs: 12,
+      statusCode: 200,
+      error: null,
+      status: 'delivered' as const,
+      response: { ok: true },
+    };
     await recordAttempt(companyEm(orm, attempt.companyId), written);
     await recordAttempt(companyEm(orm, attempt.companyId), { ...written, latencyMs: 15 });
     const connection = orm.em.getConnection();
-    const attempts = await connection.execute<{ attempt: number; latency_ms: number }[]>('select attempt, latency_ms from webhook_delivery_attempts where delivery_id = ?', [deliveryId]);
+    const attempts = await connection.execute<{ attempt: number; latency_ms: number }[]>(
+      'select attempt, latency_ms from webhook_delivery_attempts where delivery_id = ?',
+      [deliveryId],
+    );
     expect(attempts).toEqual([{ attempt: 1, latency_ms: 15 }]);
-    const [delivery] = await connection.execute<{ attempts: number; status: string; receiver_response: unknown; delivered_at: unknown }[]>('select attempts, status, receiver_response, delivered_at from webhook_deliveries where id = ?', [deliveryId]);
+    const [delivery] = await connection.execute<
+      { attempts: number; status: string; receiver_response: unknown; delivered_at: unknown }[]
+    >('select attempts, status, receiver_response, delivered_at from webhook_deliveries where id = ?', [deliveryId]);
     expect(delivery).toMatchObject({ attempts: 1, status: 'delivered', receiver_response: { ok: true } });
     expect(delivery!.delivered_at).not.toBeNull();
     expect(await sendingUntil()).toBeNull();

@@ -33,7 +33,10 @@ beforeAll(async () => {
   // operator trusts a private one (NODE_EXTRA_CA_CERTS).
   const certificates = makeServerCertificate(dir, NAME);
   setDefaultCACertificates([...defaultCas, certificates.ca]);
-  receiver = await startErpReceiver({ secret: SECRET, tls: { cert: readFileSync(certificates.certFile), key: readFileSync(certificates.keyFile) } });
+  receiver = await startErpReceiver({
+    secret: SECRET,
+    tls: { cert: readFileSync(certificates.certFile), key: readFileSync(certificates.keyFile) },
+  });
   port = new URL(receiver.url).port;
 });
 afterAll(async () => {
@@ -64,8 +67,17 @@ async function deliveryTo(host: string) {
   const { company } = await makeCompany(orm);
   const em = companyEm(orm, company.id);
   const secrets = secretBox(Buffer.from(TEST_WEBHOOK_SECRET_KEY, 'hex'));
-  await addSubscription(em, secrets, { company, event: 'document.created', url: `https://${host}:${port}/hooks`, secret: SECRET, outbound: policy });
-  const [delivery] = await recordEvent(em, company, 'document.created', null, { event: 'document.created', data: { reference: company.id } });
+  await addSubscription(em, secrets, {
+    company,
+    event: 'document.created',
+    url: `https://${host}:${port}/hooks`,
+    secret: SECRET,
+    outbound: policy,
+  });
+  const [delivery] = await recordEvent(em, company, 'document.created', null, {
+    event: 'document.created',
+    data: { reference: company.id },
+  });
   await em.flush();
   let attempt = 0;
   return {
@@ -92,7 +104,12 @@ describe('a delivery attempt', () => {
   it('is refused, and sends nothing, when any address the name resolves to is refused', async () => {
     const delivery = await deliveryTo(NAME);
     const outcome = await delivery.attempt(scriptedResolver([loopback, { address: '10.0.0.5', family: 4 }]));
-    expect(outcome).toEqual({ event: 'document.created', outcome: 'failed', statusCode: null, error: `${NAME} resolves to 10.0.0.5 is in 10.0.0.0/8 (private); allow it with OUTBOUND_ALLOWED_NETWORKS` });
+    expect(outcome).toEqual({
+      event: 'document.created',
+      outcome: 'failed',
+      statusCode: null,
+      error: `${NAME} resolves to 10.0.0.5 is in 10.0.0.0/8 (private); allow it with OUTBOUND_ALLOWED_NETWORKS`,
+    });
     expect(delivery.received()).toEqual([]);
   });
 
@@ -101,22 +118,41 @@ describe('a delivery attempt', () => {
     const first = await delivery.attempt(scriptedResolver(new Error('timeout')));
     expect(first).toMatchObject({ outcome: 'retry', error: `${NAME} does not resolve (timeout)` });
     const second = await delivery.attempt(scriptedResolver([{ address: '169.254.169.254', family: 4 }]));
-    expect(second).toMatchObject({ outcome: 'failed', error: expect.stringContaining('169.254.169.254 is in 169.254.0.0/16 (link-local)') });
+    expect(second).toMatchObject({
+      outcome: 'failed',
+      error: expect.stringContaining('169.254.169.254 is in 169.254.0.0/16 (link-local)'),
+    });
     expect(delivery.received()).toEqual([]);
   });
 
   it('retries, never treating it as public, while the name does not resolve', async () => {
     const delivery = await deliveryTo(NAME);
-    const outcome = await delivery.attempt(scriptedResolver(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })));
-    expect(outcome).toEqual({ event: 'document.created', outcome: 'retry', statusCode: null, error: `${NAME} does not resolve (ENOTFOUND)` });
-    const rows = await orm.em.getConnection().execute<{ status_code: number | null; error: string }[]>('select status_code, error from webhook_delivery_attempts where delivery_id = ?', [delivery.id]);
+    const outcome = await delivery.attempt(
+      scriptedResolver(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })),
+    );
+    expect(outcome).toEqual({
+      event: 'document.created',
+      outcome: 'retry',
+      statusCode: null,
+      error: `${NAME} does not resolve (ENOTFOUND)`,
+    });
+    const rows = await orm.em
+      .getConnection()
+      .execute<{ status_code: number | null; error: string }[]>(
+        'select status_code, error from webhook_delivery_attempts where delivery_id = ?',
+        [delivery.id],
+      );
     expect(rows).toEqual([{ status_code: null, error: `${NAME} does not resolve (ENOTFOUND)` }]);
   });
 
   it('fails TLS when the certificate does not name the host, even at an address the policy allows', async () => {
     const delivery = await deliveryTo('other.receiver.test');
     const outcome = await delivery.attempt(scriptedResolver([loopback]));
-    expect(outcome).toMatchObject({ outcome: 'retry', statusCode: null, error: expect.stringMatching(/altnames|Hostname\/IP does not match/) });
+    expect(outcome).toMatchObject({
+      outcome: 'retry',
+      statusCode: null,
+      error: expect.stringMatching(/altnames|Hostname\/IP does not match/),
+    });
     expect(delivery.received()).toEqual([]);
   });
 });

@@ -24,10 +24,22 @@ afterAll(async () => {
   await api?.close();
 });
 
-const activityDeps = () => testActivityDeps({ orm: api.orm, client: api.client, taskQueue: TASK_QUEUE, storageDir: inject('storageDir'), publicUrl: inject('publicUrl'), outside: inject('outside') });
+const activityDeps = () =>
+  testActivityDeps({
+    orm: api.orm,
+    client: api.client,
+    taskQueue: TASK_QUEUE,
+    storageDir: inject('storageDir'),
+    publicUrl: inject('publicUrl'),
+    outside: inject('outside'),
+  });
 
 async function runWorker(): Promise<{ worker: Worker; stopped: Promise<void> }> {
-  const worker = await createWorker({ config: { address: inject('temporalAddress'), namespace: 'default', taskQueue: TASK_QUEUE, security: {} }, connection, deps: activityDeps() });
+  const worker = await createWorker({
+    config: { address: inject('temporalAddress'), namespace: 'default', taskQueue: TASK_QUEUE, security: {} },
+    connection,
+    deps: activityDeps(),
+  });
   return { worker, stopped: worker.run() };
 }
 
@@ -44,7 +56,13 @@ async function runWorkerHoldingFirstOpening() {
     await held;
     return step;
   };
-  const worker = await Worker.create({ connection, namespace: 'default', taskQueue: TASK_QUEUE, workflowBundle: await bundleInChildProcess(), activities: { ...activities, openStep } });
+  const worker = await Worker.create({
+    connection,
+    namespace: 'default',
+    taskQueue: TASK_QUEUE,
+    workflowBundle: await bundleInChildProcess(),
+    activities: { ...activities, openStep },
+  });
   return { worker, stopped: worker.run(), opened, release };
 }
 
@@ -54,7 +72,13 @@ async function approvalThenClassification() {
   await setFlow(api.orm, company, {
     steps: [
       { action: 'document.approval', kind: 'approval', assignees: ['ana@example.co'] },
-      { action: 'document.classification', kind: 'classification', field_name: 'cost_center', options: [{ value: 'cc-1', label: 'Uno' }], assignees: ['ana@example.co'] },
+      {
+        action: 'document.classification',
+        kind: 'classification',
+        field_name: 'cost_center',
+        options: [{ value: 'cc-1', label: 'Uno' }],
+        assignees: ['ana@example.co'],
+      },
     ],
   });
   const document = await seedDocument(api.orm, company);
@@ -78,7 +102,10 @@ describe('worker restart', () => {
     await first.stopped;
 
     // The decision is taken while no worker runs: the request waits for the workflow, which a new worker resumes.
-    const decision = sdk.completeWorkflowStep({ params: { reference: step.reference }, body: { decision: 'approve', acting_user_email: 'ana@example.co' } });
+    const decision = sdk.completeWorkflowStep({
+      params: { reference: step.reference },
+      body: { decision: 'approve', acting_user_email: 'ana@example.co' },
+    });
     const second = await runWorker();
     try {
       expect(expectStatus(await decision, 200).step).toMatchObject({ reference: step.reference, status: 'completed' });
@@ -108,7 +135,9 @@ describe('worker restart', () => {
       const second = await runWorker();
       try {
         const answered = await answer;
-        await expect.poll(async () => (await flow.current())?.action, { timeout: 30_000 }).toBe('document.classification');
+        await expect
+          .poll(async () => (await flow.current())?.action, { timeout: 30_000 })
+          .toBe('document.classification');
         return answered;
       } finally {
         second.worker.shutdown();
@@ -118,14 +147,26 @@ describe('worker restart', () => {
 
     it('takes a step decision', async () => {
       const flow = await approvalThenClassification();
-      const decided = await whileOpening(flow, (step) => flow.sdk.completeWorkflowStep({ params: { reference: step.reference }, body: { decision: 'approve', acting_user_email: 'ana@example.co' } }));
+      const decided = await whileOpening(flow, (step) =>
+        flow.sdk.completeWorkflowStep({
+          params: { reference: step.reference },
+          body: { decision: 'approve', acting_user_email: 'ana@example.co' },
+        }),
+      );
       expect(expectStatus(decided, 200).step).toMatchObject({ status: 'completed', decision: { values: ['approve'] } });
-      expect(expectStatus(await flow.sdk.getDocument({ params: { reference: flow.document.id } }), 200)).toMatchObject({ approval_status: 'approved' });
+      expect(expectStatus(await flow.sdk.getDocument({ params: { reference: flow.document.id } }), 200)).toMatchObject({
+        approval_status: 'approved',
+      });
     });
 
     it('resolves the opening approval step with an approval', async () => {
       const flow = await approvalThenClassification();
-      const approved = await whileOpening(flow, () => flow.sdk.approveDocument({ params: { reference: flow.document.id }, body: { erp_document_reference: 'ERP-1' } }));
+      const approved = await whileOpening(flow, () =>
+        flow.sdk.approveDocument({
+          params: { reference: flow.document.id },
+          body: { erp_document_reference: 'ERP-1' },
+        }),
+      );
       expect(expectStatus(approved, 200)).toMatchObject({ approval_status: 'approved' });
     });
   });

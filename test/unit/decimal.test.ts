@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { amountToCents, canonicalDecimal, compareDecimals, decimalInput, numberToDecimal } from '../../api/schemas/decimal.ts';
+import {
+  amountToCents,
+  canonicalDecimal,
+  compareDecimals,
+  decimalInput,
+  numberToDecimal,
+} from '../../api/schemas/decimal.ts';
 
 describe('decimals without floats', () => {
   it('reads a JSON number as the decimal it was written as, exponents expanded', () => {

@@ -19,7 +19,11 @@ beforeEach(() => receiver.reset());
 const sign = (raw: string | Buffer, secret = SECRET) => createHmac('sha256', secret).update(raw).digest('hex');
 
 /** Sends a webhook the way the service does: raw bytes signed, with the service's headers. */
-async function deliver(event: string, payload: unknown, options: { raw?: string; signature?: string; deliveryId?: string } = {}) {
+async function deliver(
+  event: string,
+  payload: unknown,
+  options: { raw?: string; signature?: string; deliveryId?: string } = {},
+) {
   const raw = options.raw ?? JSON.stringify({ event, ...(payload as object) });
   const response = await fetch(receiver.url + '/webhooks', {
     method: 'POST',
@@ -42,26 +46,45 @@ async function deliver(event: string, payload: unknown, options: { raw?: string;
   return { status: response.status, text, body: body as Record<string, unknown> | null };
 }
 
-const accounted = (reference: string) => deliver('document.accounted', { timestamp: new Date().toISOString(), data: { reference, document_number: 'FE-101', amount: 119000_00 } });
+const accounted = (reference: string) =>
+  deliver('document.accounted', {
+    timestamp: new Date().toISOString(),
+    data: { reference, document_number: 'FE-101', amount: 119000_00 },
+  });
 
 const control = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-  const response = await fetch(receiver.url + path, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+  const response = await fetch(receiver.url + path, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
 
 describe('signature', () => {
   it('accepts a signed webhook and records it', async () => {
-    const reply = await deliver('document.created', { data: { reference: randomUUID(), purchase_order: null } }, { deliveryId: 'd-1' });
+    const reply = await deliver(
+      'document.created',
+      { data: { reference: randomUUID(), purchase_order: null } },
+      { deliveryId: 'd-1' },
+    );
     expect(reply).toMatchObject({ status: 200, body: { ok: true } });
     const [record] = receiver.received;
-    expect(record).toMatchObject({ method: 'POST', event: 'document.created', deliveryId: 'd-1', signatureValid: true, answer: { status: 200 } });
+    expect(record).toMatchObject({
+      method: 'POST',
+      event: 'document.created',
+      deliveryId: 'd-1',
+      signatureValid: true,
+      answer: { status: 200 },
+    });
     expect(record?.json).toMatchObject({ event: 'document.created' });
   });
 
   it('answers 401 to a wrong, missing or re-serialised signature and processes nothing', async () => {
     const reference = randomUUID();
     const payload = { data: { reference } };
-    const wrong = await deliver('document.accounted', payload, { signature: sign(JSON.stringify(payload), 'another-secret') });
+    const wrong = await deliver('document.accounted', payload, {
+      signature: sign(JSON.stringify(payload), 'another-secret'),
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body).toEqual({ error: { code: 'invalid_signature', message: expect.any(String) } });
     expect((await deliver('document.accounted', payload, { signature: '' })).status).toBe(401);
@@ -81,7 +104,11 @@ describe('document.accounted', () => {
     expect(first).toMatchObject({ status: 200, body: { erp_invoice_id: 'ERP-000001', invoice_reference: 'FC-1' } });
     expect((await accounted(reference)).body).toEqual(first.body);
     expect((await accounted(randomUUID())).body).toEqual({ erp_invoice_id: 'ERP-000002', invoice_reference: 'FC-2' });
-    expect(receiver.registered.get(reference)).toEqual({ erp_invoice_id: 'ERP-000001', invoice_reference: 'FC-1', times: 2 });
+    expect(receiver.registered.get(reference)).toEqual({
+      erp_invoice_id: 'ERP-000001',
+      invoice_reference: 'FC-1',
+      times: 2,
+    });
     expect(receiver.registered.size).toBe(2);
   });
 
@@ -105,7 +132,11 @@ describe('behaviour modes', () => {
   it('reject: 422 with the configured error, nothing registered', async () => {
     receiver.behave('reject', { code: 'vendor_not_found', message: 'The vendor 900123456 does not exist in the ERP' });
     const reply = await accounted(randomUUID());
-    expect(reply).toEqual({ status: 422, text: expect.any(String), body: { error: { code: 'vendor_not_found', message: 'The vendor 900123456 does not exist in the ERP' } } });
+    expect(reply).toEqual({
+      status: 422,
+      text: expect.any(String),
+      body: { error: { code: 'vendor_not_found', message: 'The vendor 900123456 does not exist in the ERP' } },
+    });
     expect(receiver.registered.size).toBe(0);
     expect((await accounted(randomUUID())).status).toBe(422);
   });
@@ -170,15 +201,26 @@ describe('behaviour modes', () => {
 
 describe('control API', () => {
   it('steers the receiver, shows what it received and resets', async () => {
-    expect(await control('POST', '/_control/behave', { mode: 'reject', times: 1, code: 'period_closed', message: 'The period is closed' })).toEqual({ status: 200, body: { mode: 'reject', times: 1 } });
+    expect(
+      await control('POST', '/_control/behave', {
+        mode: 'reject',
+        times: 1,
+        code: 'period_closed',
+        message: 'The period is closed',
+      }),
+    ).toEqual({ status: 200, body: { mode: 'reject', times: 1 } });
     const reference = randomUUID();
-    expect((await accounted(reference)).body).toEqual({ error: { code: 'period_closed', message: 'The period is closed' } });
+    expect((await accounted(reference)).body).toEqual({
+      error: { code: 'period_closed', message: 'The period is closed' },
+    });
     expect((await accounted(reference)).status).toBe(200);
 
     const seen = await control('GET', '/_control/received');
     expect(seen.status).toBe(200);
     expect(seen.body.received).toHaveLength(2);
-    expect(seen.body.registered).toEqual({ [reference]: { erp_invoice_id: 'ERP-000001', invoice_reference: 'FC-1', times: 1 } });
+    expect(seen.body.registered).toEqual({
+      [reference]: { erp_invoice_id: 'ERP-000001', invoice_reference: 'FC-1', times: 1 },
+    });
     expect(seen.body).toMatchObject({ duplicates: 0, mode: 'ok' });
 
     expect((await control('POST', '/_control/behave', { mode: 'sleepy' })).status).toBe(400);
@@ -200,7 +242,14 @@ describe('the signature check of docs/webhooks.md', () => {
   }
 
   it('agrees with openssl dgst -sha256 -hmac over the raw body bytes', async () => {
-    const raw = JSON.stringify({ event: 'document.created', data: { reference: randomUUID(), fiscal_metadata: { final_notes: 'Facturación electrónica — año 2026, ñandú' }, amount: 1190.5 } });
+    const raw = JSON.stringify({
+      event: 'document.created',
+      data: {
+        reference: randomUUID(),
+        fiscal_metadata: { final_notes: 'Facturación electrónica — año 2026, ñandú' },
+        amount: 1190.5,
+      },
+    });
     const dir = await mkdtemp(join(tmpdir(), 'erp-receiver-'));
     try {
       const file = join(dir, 'body.json');

@@ -13,15 +13,20 @@ describe('the heap limits of the API and the worker', () => {
   it.each(processes)('are on every command that starts the $name outside TypeScript', ({ name, script, flags }) => {
     const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
     expect(scripts[name]).toBe(`node ${[...flags, script].join(' ')}`);
-    expect(read('docker-compose.yml')).toContain(`command: ${JSON.stringify(['node', ...flags, script]).replaceAll(',', ', ')}`);
+    expect(read('docker-compose.yml')).toContain(
+      `command: ${JSON.stringify(['node', ...flags, script]).replaceAll(',', ', ')}`,
+    );
     expect(read('docs/operations.md')).toContain(`\`node ${[...flags, script].join(' ')}\``);
   });
 
   it('start the API by default in the image', () => {
-    expect(read('Dockerfile')).toContain(`CMD ${JSON.stringify(['node', ...API_NODE_FLAGS, 'api/main.ts']).replaceAll(',', ', ')}`);
+    expect(read('Dockerfile')).toContain(
+      `CMD ${JSON.stringify(['node', ...API_NODE_FLAGS, 'api/main.ts']).replaceAll(',', ', ')}`,
+    );
   });
 
   it('are options this Node accepts', () => {
-    for (const flag of [...API_NODE_FLAGS, ...WORKER_NODE_FLAGS]) expect(process.allowedNodeEnvironmentFlags.has(flag.split('=')[0]!)).toBe(true);
+    for (const flag of [...API_NODE_FLAGS, ...WORKER_NODE_FLAGS])
+      expect(process.allowedNodeEnvironmentFlags.has(flag.split('=')[0]!)).toBe(true);
   });
 });

@@ -43,7 +43,12 @@ export class UnexpectedResponseError extends Error {
   readonly body: unknown;
   readonly headers: Headers;
   constructor(answer: { status: number; body: unknown; headers: Headers }, expected: string, operationId?: string) {
-    super(`${operationId ?? 'The API'} answered ${answer.status} (expected ${expected}): ${JSON.stringify(answer.body) ?? ''}`.slice(0, 2000));
+    super(
+      `${operationId ?? 'The API'} answered ${answer.status} (expected ${expected}): ${JSON.stringify(answer.body) ?? ''}`.slice(
+        0,
+        2000,
+      ),
+    );
     this.name = 'UnexpectedResponseError';
     this.operationId = operationId;
     this.status = answer.status;
@@ -55,12 +60,17 @@ export class UnexpectedResponseError extends Error {
 /** A client with one method per operation of the OpenAPI document, named by its operationId. */
 export function createClient(options: ClientOptions): Client {
   const send = sender(options);
-  const methods = Object.entries(operations).map(([id, spec]) => [id, (request: RequestParts = {}) => send(id, spec, request)] as const);
+  const methods = Object.entries(operations).map(
+    ([id, spec]) => [id, (request: RequestParts = {}) => send(id, spec, request)] as const,
+  );
   return Object.fromEntries(methods) as unknown as Client;
 }
 
 /** The body of a result with the expected status; anything else throws an UnexpectedResponseError. */
-export function expectStatus<R extends { status: number; body: unknown; headers: Headers }, S extends R['status']>(result: R, status: S): Extract<R, { status: S }>['body'] {
+export function expectStatus<R extends { status: number; body: unknown; headers: Headers }, S extends R['status']>(
+  result: R,
+  status: S,
+): Extract<R, { status: S }>['body'] {
   if (result.status !== status) throw new UnexpectedResponseError(result, String(status));
   return result.body;
 }
@@ -80,11 +90,13 @@ function sender(options: ClientOptions) {
   return async (operationId: string, spec: OperationSpec, request: RequestParts) => {
     const url = new URL(`${baseUrl}${fillPath(spec.path, request.params ?? {})}`);
     for (const [name, value] of Object.entries(request.query ?? {})) {
-      if (value !== undefined && value !== null) url.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value));
+      if (value !== undefined && value !== null)
+        url.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value));
     }
     const headers = new Headers(options.headers);
     if (options.apiKey !== undefined && spec.auth === 'api-key') headers.set('api-key', options.apiKey);
-    if (options.apiKey !== undefined && spec.auth === 'erp-key') headers.set('authorization', `ApiKey ${options.apiKey}`);
+    if (options.apiKey !== undefined && spec.auth === 'erp-key')
+      headers.set('authorization', `ApiKey ${options.apiKey}`);
     if (request.idempotencyKey !== undefined) headers.set('idempotency-key', request.idempotencyKey);
     let body: string | FormData | undefined;
     if (request.form) {
@@ -95,9 +107,15 @@ function sender(options: ClientOptions) {
     }
     for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
 
-    const response = await fetchImpl(url, { method: spec.method, headers, body, ...(request.signal ? { signal: request.signal } : {}) });
+    const response = await fetchImpl(url, {
+      method: spec.method,
+      headers,
+      body,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
     const answer = { status: response.status, body: await readBody(response), headers: response.headers };
-    if (!spec.statuses.includes(answer.status)) throw new UnexpectedResponseError(answer, `one of ${spec.statuses.join(', ')}`, operationId);
+    if (!spec.statuses.includes(answer.status))
+      throw new UnexpectedResponseError(answer, `one of ${spec.statuses.join(', ')}`, operationId);
     return answer;
   };
 }

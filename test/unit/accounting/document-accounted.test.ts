@@ -34,12 +34,39 @@ const mexican: DocumentFields = {
 const installments = (document: DocumentFields) => installmentsOf({} as EntityManager, document as Document);
 
 async function voucher(document: DocumentFields, overrides: Partial<ProposalInput> = {}) {
-  return proposeJournal({ document, lines: [], products: [], taxes: [], accounts: [], vendor: null, installments: await installments(document), postedAt: new Date('2026-03-25T21:00:00-05:00'), ...overrides });
+  return proposeJournal({
+    document,
+    lines: [],
+    products: [],
+    taxes: [],
+    accounts: [],
+    vendor: null,
+    installments: await installments(document),
+    postedAt: new Date('2026-03-25T21:00:00-05:00'),
+    ...overrides,
+  });
 }
 
 function accountedPayload(document: DocumentFields & { fiscalMetadata?: Record<string, unknown> }) {
-  const full = { id: '0190a1b2-0000-7000-8000-000000000001', currency: 'COP', approvalStatus: 'approved', paymentStatus: 'pending', fiscalReference: null, fiscalMetadata: null, purchaseOrder: null, ...document } as unknown as Document;
-  const entry = { id: '0190a1b2-0000-7000-8000-000000000002', accountedAt: new Date('2026-03-25T12:00:00Z'), isCrossed: false, summary: {}, journalEntry: {}, advanceCrossings: [], registrationPayload: null } as unknown as AccountingEntry;
+  const full = {
+    id: '0190a1b2-0000-7000-8000-000000000001',
+    currency: 'COP',
+    approvalStatus: 'approved',
+    paymentStatus: 'pending',
+    fiscalReference: null,
+    fiscalMetadata: null,
+    purchaseOrder: null,
+    ...document,
+  } as unknown as Document;
+  const entry = {
+    id: '0190a1b2-0000-7000-8000-000000000002',
+    accountedAt: new Date('2026-03-25T12:00:00Z'),
+    isCrossed: false,
+    summary: {},
+    journalEntry: {},
+    advanceCrossings: [],
+    registrationPayload: null,
+  } as unknown as AccountingEntry;
   return documentAccountedPayload(full, null, entry, null) as { data: Record<string, unknown> };
 }
 
@@ -53,7 +80,11 @@ describe('document.accounted dates are the days of the document country', () => 
 
   it('counts a CFDI in the zone of its place of issue, as its fiscal metadata names it', () => {
     // 22:30 in Tijuana is already the next day in Mexico City.
-    const tijuana = { ...mexican, issueDate: new Date('2026-01-15T22:30:00-08:00'), fiscalMetadata: { timeZone: 'America/Tijuana' } };
+    const tijuana = {
+      ...mexican,
+      issueDate: new Date('2026-01-15T22:30:00-08:00'),
+      fiscalMetadata: { timeZone: 'America/Tijuana' },
+    };
     expect(countryDate(tijuana.issueDate, 'MEX')).toBe('2026-01-16');
     expect(documentDate(tijuana.issueDate, tijuana)).toBe('2026-01-15');
     expect(accountedPayload(tijuana).data.issue_date).toBe('2026-01-15');
@@ -71,7 +102,11 @@ describe('document.accounted dates are the days of the document country', () => 
     expect(fromColombia.payment_lines.map((line) => line.due_date)).toEqual(['2026-03-20']);
 
     const fromMexico = await voucher(mexican, { postedAt: new Date('2026-03-25T21:00:00-06:00') });
-    expect(fromMexico).toMatchObject({ issue_date: '2026-03-20', posting_date: '2026-03-25', expiration_date: '2026-04-19' });
+    expect(fromMexico).toMatchObject({
+      issue_date: '2026-03-20',
+      posting_date: '2026-03-25',
+      expiration_date: '2026-04-19',
+    });
     expect(fromMexico.payment_lines.map((line) => line.due_date)).toEqual(['2026-04-19']);
   });
 
@@ -84,7 +119,17 @@ describe('document.accounted dates are the days of the document country', () => 
 });
 
 describe("the agent's voucher carries every key the contract lists", () => {
-  const adjustment = (fields: Partial<LineItemAdjustment> & Pick<LineItemAdjustment, 'type' | 'amountCents'>): LineItemAdjustment => ({ code: null, rate: null, ratePercentage: null, baseAmountCents: 100_000_00, isInclusive: false, metadata: {}, ...fields });
+  const adjustment = (
+    fields: Partial<LineItemAdjustment> & Pick<LineItemAdjustment, 'type' | 'amountCents'>,
+  ): LineItemAdjustment => ({
+    code: null,
+    rate: null,
+    ratePercentage: null,
+    baseAmountCents: 100_000_00,
+    isInclusive: false,
+    metadata: {},
+    ...fields,
+  });
   const input: Partial<ProposalInput> = {
     lines: [
       {
@@ -101,7 +146,9 @@ describe("the agent's voucher carries every key the contract lists", () => {
       },
     ],
     products: [{ externalId: 'p-1', code: 'SRV-1', bookAccountExternalId: 'ba-5110' }],
-    taxes: [{ externalId: 't-iva', type: 'iva', rate: '0.19000000', isWithholding: false, bookAccountExternalId: 'ba-2408' }],
+    taxes: [
+      { externalId: 't-iva', type: 'iva', rate: '0.19000000', isWithholding: false, bookAccountExternalId: 'ba-2408' },
+    ],
     accounts: [
       { externalId: 'ba-2205', code: '220505', name: 'Proveedores nacionales', nature: 'credit' },
       { externalId: 'ba-5110', code: '511025', name: 'Asesoría técnica', nature: 'debit' },
@@ -112,11 +159,21 @@ describe("the agent's voucher carries every key the contract lists", () => {
   it('on the journal entry, each line and each payment line, null or empty when the agent cannot tell', async () => {
     const journal = await voucher(colombian, input);
     expect(keysOf(journal)).toEqual(JOURNAL_ENTRY_KEYS);
-    expect(journal).toMatchObject({ document_type_external_id: null, cost_center_external_id: null, vendor_external_id: 'v-1' });
+    expect(journal).toMatchObject({
+      document_type_external_id: null,
+      cost_center_external_id: null,
+      vendor_external_id: 'v-1',
+    });
     expect(journal.erp_journal_entry_lines).toHaveLength(3);
     for (const line of journal.erp_journal_entry_lines) {
       expect(keysOf(line)).toEqual(JOURNAL_LINE_KEYS);
-      expect(line).toMatchObject({ source: 'agent', cost_centers: [], warehouses: [], purchase_order_line_external_id: null, goods_receipt_line_external_id: null });
+      expect(line).toMatchObject({
+        source: 'agent',
+        cost_centers: [],
+        warehouses: [],
+        purchase_order_line_external_id: null,
+        goods_receipt_line_external_id: null,
+      });
     }
     expect(journal.payment_lines).toHaveLength(1);
     for (const line of journal.payment_lines) expect(keysOf(line)).toEqual(PAYMENT_LINE_KEYS);
@@ -125,9 +182,25 @@ describe("the agent's voucher carries every key the contract lists", () => {
   it("fills what it knows: the line's discount, the payable account's code and name", async () => {
     const journal = await voucher(colombian, input);
     const [item, tax, withholding] = journal.erp_journal_entry_lines;
-    expect(item).toMatchObject({ book_account_external_id: 'ba-5110', debit_cents: 100_000_00, discount: 10_000_00, discount_rate: 9.09, product_external_id: 'p-1' });
-    expect(tax).toMatchObject({ book_account_external_id: 'ba-2408', debit_cents: 19_000_00, discount: null, discount_rate: null, taxes: [] });
-    expect(withholding).toMatchObject({ book_account_external_id: 'ba-2205', credit_cents: 4_000_00, metadata: { needs_review: 'no ERP tax matched this rate' } });
+    expect(item).toMatchObject({
+      book_account_external_id: 'ba-5110',
+      debit_cents: 100_000_00,
+      discount: 10_000_00,
+      discount_rate: 9.09,
+      product_external_id: 'p-1',
+    });
+    expect(tax).toMatchObject({
+      book_account_external_id: 'ba-2408',
+      debit_cents: 19_000_00,
+      discount: null,
+      discount_rate: null,
+      taxes: [],
+    });
+    expect(withholding).toMatchObject({
+      book_account_external_id: 'ba-2205',
+      credit_cents: 4_000_00,
+      metadata: { needs_review: 'no ERP tax matched this rate' },
+    });
     expect(journal.payment_lines[0]).toEqual({
       book_account_external_id: 'ba-2205',
       book_account_code: '220505',
@@ -142,6 +215,10 @@ describe("the agent's voucher carries every key the contract lists", () => {
 
   it('leaves the payable account code and name null when the catalog has no credit account', async () => {
     const journal = await voucher(colombian, { ...input, accounts: [] });
-    expect(journal.payment_lines[0]).toMatchObject({ book_account_external_id: 'unmapped-payable', book_account_code: null, book_account_name: null });
+    expect(journal.payment_lines[0]).toMatchObject({
+      book_account_external_id: 'unmapped-payable',
+      book_account_code: null,
+      book_account_name: null,
+    });
   });
 });

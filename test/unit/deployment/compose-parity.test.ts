@@ -6,7 +6,12 @@ import { parse } from 'yaml';
 import { TEMPORAL_CLI_VERSION } from '../../../dev/temporal.ts';
 import { SEARCH_ATTRIBUTES } from '../../../workflows/search-attributes.ts';
 import { POSTGRES_INIT_VARIABLES, PRODUCT_VARIABLES } from '../../harness/production-stack.ts';
-import { SCHEMA_VARIABLES, SETUP_VARIABLES, SHARED_SERVER_VARIABLES, TEMPORAL_SERVER_VERSION } from '../../harness/temporal-server.ts';
+import {
+  SCHEMA_VARIABLES,
+  SETUP_VARIABLES,
+  SHARED_SERVER_VARIABLES,
+  TEMPORAL_SERVER_VERSION,
+} from '../../harness/temporal-server.ts';
 
 interface Service {
   image?: string;
@@ -15,7 +20,9 @@ interface Service {
   entrypoint?: string[];
 }
 
-const compose = parse(readFileSync(new URL('../../../docker-compose.yml', import.meta.url), 'utf8'), { merge: true }) as { services: Record<string, Service> };
+const compose = parse(readFileSync(new URL('../../../docker-compose.yml', import.meta.url), 'utf8'), {
+  merge: true,
+}) as { services: Record<string, Service> };
 const service = (name: string) => compose.services[name]!;
 const names = (environment: Record<string, string> | undefined) => Object.keys(environment ?? {}).sort();
 /** What compose sets for the product beyond the suite: files live in a volume unless an S3 bucket is given. */
@@ -25,25 +32,37 @@ describe('docker-compose.yml and the production-shape suite', () => {
   it('run the same Temporal server release, and admin tools of that release with the CLI the suite builds', () => {
     expect(service('temporal').image).toBe(`temporalio/server:${TEMPORAL_SERVER_VERSION}`);
     for (const name of ['temporal-schema', 'temporal-setup']) {
-      expect(service(name).image).toMatch(new RegExp(`^temporalio/admin-tools:${TEMPORAL_SERVER_VERSION.replaceAll('.', '\\.')}-.*-cli-${TEMPORAL_CLI_VERSION.slice(1).replaceAll('.', '\\.')}$`));
+      expect(service(name).image).toMatch(
+        new RegExp(
+          `^temporalio/admin-tools:${TEMPORAL_SERVER_VERSION.replaceAll('.', '\\.')}-.*-cli-${TEMPORAL_CLI_VERSION.slice(1).replaceAll('.', '\\.')}$`,
+        ),
+      );
     }
   });
 
   it('configure the server through the same variables of its config template', () => {
     expect(names(service('temporal').environment)).toEqual([...SHARED_SERVER_VARIABLES].sort());
-    const dynamicConfig = service('temporal').volumes!.find((volume) => volume.startsWith('./deploy/temporal-dynamic-config.yaml:'));
+    const dynamicConfig = service('temporal').volumes!.find((volume) =>
+      volume.startsWith('./deploy/temporal-dynamic-config.yaml:'),
+    );
     expect(dynamicConfig?.split(':')[1]).toBe(service('temporal').environment!.DYNAMIC_CONFIG_FILE_PATH);
   });
 
   it('set up PostgreSQL and Temporal with the same deploy scripts and variables', () => {
     const runs = (name: string, script: string) => {
-      const mounted = service(name).volumes!.find((volume) => volume.startsWith(`./deploy/${script}:`))!.split(':')[1];
-      return name === 'postgres' ? mounted?.startsWith('/docker-entrypoint-initdb.d/') : service(name).entrypoint?.includes(mounted!);
+      const mounted = service(name)
+        .volumes!.find((volume) => volume.startsWith(`./deploy/${script}:`))!
+        .split(':')[1];
+      return name === 'postgres'
+        ? mounted?.startsWith('/docker-entrypoint-initdb.d/')
+        : service(name).entrypoint?.includes(mounted!);
     };
     expect(runs('postgres', 'postgres-init.sh')).toBe(true);
     expect(runs('temporal-schema', 'temporal-schema.sh')).toBe(true);
     expect(runs('temporal-setup', 'temporal-setup.sh')).toBe(true);
-    expect(names(service('postgres').environment).filter((name) => !name.startsWith('POSTGRES_'))).toEqual([...POSTGRES_INIT_VARIABLES].sort());
+    expect(names(service('postgres').environment).filter((name) => !name.startsWith('POSTGRES_'))).toEqual(
+      [...POSTGRES_INIT_VARIABLES].sort(),
+    );
     expect(names(service('temporal-schema').environment)).toEqual([...SCHEMA_VARIABLES].sort());
     expect(names(service('temporal-setup').environment)).toEqual([...SETUP_VARIABLES].sort());
   });
@@ -51,7 +70,9 @@ describe('docker-compose.yml and the production-shape suite', () => {
   it('give the API and the worker the variables the suite gives them', () => {
     const product = new Set([...names(service('api').environment), ...names(service('worker').environment)]);
     expect([...product].sort()).toEqual([...PRODUCT_VARIABLES, ...COMPOSE_ONLY].sort());
-    expect(names(service('migrate').environment)).toEqual(names(service('api').environment).filter((name) => !['HOST', 'PORT'].includes(name)));
+    expect(names(service('migrate').environment)).toEqual(
+      names(service('api').environment).filter((name) => !['HOST', 'PORT'].includes(name)),
+    );
   });
 
   it('register the search attributes the workflows set', () => {

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ancestryOf, cyclesThrough, unloadedAncestors, type ParentOf } from '../../../db/erp/hierarchy.ts';
 
-const links = (entries: Record<string, string | null>): ParentOf => (id) => entries[id];
+const links =
+  (entries: Record<string, string | null>): ParentOf =>
+  (id) =>
+    entries[id];
 
 describe('cyclesThrough', () => {
   it('finds self-parents and longer cycles, each from the record that is on it', () => {
@@ -32,13 +35,26 @@ describe('unloadedAncestors', () => {
 
 describe('ancestryOf', () => {
   it('gives the path from the root and the first missing ancestor', () => {
-    const records = new Map<string, string | null>([['ROOT', null], ['MID', 'ROOT'], ['LEAF', 'MID'], ['ORPHAN', 'GONE']]);
+    const records = new Map<string, string | null>([
+      ['ROOT', null],
+      ['MID', 'ROOT'],
+      ['LEAF', 'MID'],
+      ['ORPHAN', 'GONE'],
+    ]);
     expect(ancestryOf('LEAF', records)).toEqual({ path: ['ROOT', 'MID', 'LEAF'], missingAncestor: null });
     expect(ancestryOf('ROOT', records)).toEqual({ path: ['ROOT'], missingAncestor: null });
     expect(ancestryOf('ORPHAN', records)).toEqual({ path: ['GONE', 'ORPHAN'], missingAncestor: 'GONE' });
   });
 
   it('does not loop on a cycle that somehow got stored', () => {
-    expect(ancestryOf('A', new Map([['A', 'B'], ['B', 'A']])).path).toEqual(['B', 'A']);
+    expect(
+      ancestryOf(
+        'A',
+        new Map([
+          ['A', 'B'],
+          ['B', 'A'],
+        ]),
+      ).path,
+    ).toEqual(['B', 'A']);
   });
 });

@@ -38,7 +38,9 @@ describe('ZIP reading', () => {
   it('round-trips what it writes, and refuses what is not a ZIP', () => {
     const zip = writeZip([{ name: 'a.xml', data: '<a/>' }, { name: 'dir/' }, { name: 'empty.txt', data: '' }]);
     expect(looksLikeZip(zip)).toBe(true);
-    expect(readZip(zip).map((entry) => [entry.name, entry.directory, entry.data && new TextDecoder().decode(entry.data)])).toEqual([
+    expect(
+      readZip(zip).map((entry) => [entry.name, entry.directory, entry.data && new TextDecoder().decode(entry.data)]),
+    ).toEqual([
       ['a.xml', false, '<a/>'],
       ['dir/', true, null],
       ['empty.txt', false, ''],
@@ -47,7 +49,10 @@ describe('ZIP reading', () => {
   });
 
   it('reports a damaged entry instead of failing the archive', () => {
-    const zip = writeZip([{ name: 'a.xml', data: '<a>'.repeat(100) }, { name: 'b.xml', data: '<b/>' }]);
+    const zip = writeZip([
+      { name: 'a.xml', data: '<a>'.repeat(100) },
+      { name: 'b.xml', data: '<b/>' },
+    ]);
     zip[40] = zip[40]! ^ 0xff; // inside a.xml's compressed bytes
     const [a, b] = readZip(zip);
     expect(a).toMatchObject({ name: 'a.xml', data: null, problem: 'corrupt' });
@@ -64,7 +69,10 @@ describe('package filtering', () => {
   it('keeps the XML files and skips junk, counted by reason', () => {
     const { files, skipped } = xmlFilesOf(readZip(fixture('sat-descarga-masiva/cfdi.zip')));
     // The CFDI 3.2 files are XML: they are handed to the parser, which refuses them (counted as invalid_document then).
-    expect(files.map((file) => file.name)).toEqual(['aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee.xml', 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee.xml.xml']);
+    expect(files.map((file) => file.name)).toEqual([
+      'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee.xml',
+      'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee.xml.xml',
+    ]);
     expect(skipped).toEqual([
       { name: '00000000-0000-0000-0000-000000000000.xml', reason: 'not_xml', detail: 'the content is not XML' },
       { name: '__MACOSX/.aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee.xml', reason: 'macos_metadata' },
@@ -82,17 +90,27 @@ describe('package filtering', () => {
 
   it("the simulator's package holds the stamped fixtures first, then the sample junk", () => {
     const { files, skipped } = xmlFilesOf(readZip(buildSatPackage({ files: STAMPED_CFDI_FIXTURES })));
-    expect(files.map((file) => file.name)).toEqual([...STAMPED_CFDI_FIXTURES, 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee.xml', 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee.xml.xml']);
+    expect(files.map((file) => file.name)).toEqual([
+      ...STAMPED_CFDI_FIXTURES,
+      'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee.xml',
+      'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee.xml.xml',
+    ]);
     expect(skipped).toHaveLength(4);
   });
 });
 
 describe('e-mailed AttachedDocuments', () => {
   const attached = fixture('dian/constructed-attached-document-invoice.xml');
-  const zip = writeZip([{ name: 'ad0900123456.xml', data: attached }, { name: 'fv0900123456.pdf', data: '%PDF-1.4 ...' }, { name: '__MACOSX/._ad0900123456.xml', data: 'x' }]);
+  const zip = writeZip([
+    { name: 'ad0900123456.xml', data: attached },
+    { name: 'fv0900123456.pdf', data: '%PDF-1.4 ...' },
+    { name: '__MACOSX/._ad0900123456.xml', data: 'x' },
+  ]);
 
   it('parses the message and its base64 attachments', () => {
-    const message = parseMail(buildMail({ subject: 'Factura SETP990000008 — ñandú', attachments: [{ name: 'z0900123456.zip', data: zip }] }));
+    const message = parseMail(
+      buildMail({ subject: 'Factura SETP990000008 — ñandú', attachments: [{ name: 'z0900123456.zip', data: zip }] }),
+    );
     expect(message.subject).toBe('Factura SETP990000008 — ñandú');
     const [attachment] = attachmentsOf(message);
     expect(attachment!.fileName).toBe('z0900123456.zip');
@@ -100,17 +118,35 @@ describe('e-mailed AttachedDocuments', () => {
   });
 
   it('finds the XML in the ZIP, passes over the PDF, and counts the junk', () => {
-    const found = documentsInMailboxItem('new/1700000000.M1P1.host', buildMail({ attachments: [{ name: 'z.zip', data: zip }, { name: 'logo.png', data: 'png' }] }));
+    const found = documentsInMailboxItem(
+      'new/1700000000.M1P1.host',
+      buildMail({
+        attachments: [
+          { name: 'z.zip', data: zip },
+          { name: 'logo.png', data: 'png' },
+        ],
+      }),
+    );
     expect(found.files.map((file) => file.name)).toEqual(['new/1700000000.M1P1.host/z.zip/ad0900123456.xml']);
     expect(Buffer.from(found.files[0]!.bytes).equals(Buffer.from(attached))).toBe(true);
-    expect(found.skipped).toEqual([{ name: 'new/1700000000.M1P1.host/z.zip/__MACOSX/._ad0900123456.xml', reason: 'macos_metadata' }]);
+    expect(found.skipped).toEqual([
+      { name: 'new/1700000000.M1P1.host/z.zip/__MACOSX/._ad0900123456.xml', reason: 'macos_metadata' },
+    ]);
   });
 
   it('opens nested ZIPs and messages inside ZIPs, and bare files dropped in the mailbox', () => {
-    const nested = writeZip([{ name: 'inner.zip', data: zip }, { name: 'forwarded.eml', data: buildMail({ attachments: [{ name: 'x.xml', data: attached }] }) }]);
-    expect(documentsInMailboxItem('outer.zip', nested).files.map((file) => file.name)).toEqual(['outer.zip/inner.zip/ad0900123456.xml', 'outer.zip/forwarded.eml/x.xml']);
+    const nested = writeZip([
+      { name: 'inner.zip', data: zip },
+      { name: 'forwarded.eml', data: buildMail({ attachments: [{ name: 'x.xml', data: attached }] }) },
+    ]);
+    expect(documentsInMailboxItem('outer.zip', nested).files.map((file) => file.name)).toEqual([
+      'outer.zip/inner.zip/ad0900123456.xml',
+      'outer.zip/forwarded.eml/x.xml',
+    ]);
     expect(documentsInMailboxItem('dropped.xml', attached).files).toHaveLength(1);
-    expect(documentsInMailboxItem('broken.zip', new TextEncoder().encode('PK nonsense')).skipped[0]).toMatchObject({ reason: 'unreadable' });
+    expect(documentsInMailboxItem('broken.zip', new TextEncoder().encode('PK nonsense')).skipped[0]).toMatchObject({
+      reason: 'unreadable',
+    });
   });
 
   it('decodes RFC 2047 words in headers', () => {

@@ -16,8 +16,14 @@ describe('DIAN AttachedDocument', () => {
     expect(document).toMatchObject({
       type: 'invoice',
       documentNumber: 'SETP990000008',
-      fiscalReference: 'e633d09279badff1414e7e00f0c9322c01879754c0349e2ea8acd357a474962e17729d393a8bb4094ff3f29dbf0e3af1',
-      totals: { subtotalCents: 172_000_000n, taxTotalCents: 34_206_000n, withholdingTotalCents: 0n, totalCents: 202_306_000n },
+      fiscalReference:
+        'e633d09279badff1414e7e00f0c9322c01879754c0349e2ea8acd357a474962e17729d393a8bb4094ff3f29dbf0e3af1',
+      totals: {
+        subtotalCents: 172_000_000n,
+        taxTotalCents: 34_206_000n,
+        withholdingTotalCents: 0n,
+        totalCents: 202_306_000n,
+      },
       supplier: { name: 'FACTURADOR DE EJEMPLO', identifierNumber: '901210113' },
     });
     expect(document.lineItems).toHaveLength(6);
@@ -32,7 +38,8 @@ describe('DIAN AttachedDocument', () => {
       issueDate: '2019-06-12',
       sender: 'FACTURADOR DE EJEMPLO',
       receiver: 'ADQUIRIENTE DE EJEMPLO',
-      declaredFiscalReference: 'e633d09279badff1414e7e00f0c9322c01879754c0349e2ea8acd357a474962e17729d393a8bb4094ff3f29dbf0e3af1',
+      declaredFiscalReference:
+        'e633d09279badff1414e7e00f0c9322c01879754c0349e2ea8acd357a474962e17729d393a8bb4094ff3f29dbf0e3af1',
       declaredFiscalReferenceMatches: true,
       validation: {
         validatorId: 'Unidad Especial Dirección de Impuestos y Aduanas Nacionales',
@@ -52,7 +59,11 @@ describe('DIAN AttachedDocument', () => {
   });
 
   it('names the path through the envelope when the wrapped invoice does not add up', () => {
-    const bad = replaceOnce(fixtureText(ATTACHED), '<cbc:PayableAmount currencyID="COP">2023060.00', '<cbc:PayableAmount currencyID="COP">2023160.00');
+    const bad = replaceOnce(
+      fixtureText(ATTACHED),
+      '<cbc:PayableAmount currencyID="COP">2023060.00',
+      '<cbc:PayableAmount currencyID="COP">2023160.00',
+    );
     expect(refusal(bad, 'adjunto.xml')).toMatchObject({
       code: 'totals_mismatch',
       file: 'adjunto.xml',
@@ -61,19 +72,38 @@ describe('DIAN AttachedDocument', () => {
   });
 
   it('refuses an envelope in the wrong namespace', () => {
-    const wrong = replaceOnce(fixtureText(ATTACHED), 'xmlns="urn:oasis:names:specification:ubl:schema:xsd:AttachedDocument-2"', 'xmlns="urn:example:AttachedDocument"');
-    expect(refusal(wrong, 'adjunto.xml')).toMatchObject({ code: 'unsupported_document', file: 'adjunto.xml', element: 'AttachedDocument' });
+    const wrong = replaceOnce(
+      fixtureText(ATTACHED),
+      'xmlns="urn:oasis:names:specification:ubl:schema:xsd:AttachedDocument-2"',
+      'xmlns="urn:example:AttachedDocument"',
+    );
+    expect(refusal(wrong, 'adjunto.xml')).toMatchObject({
+      code: 'unsupported_document',
+      file: 'adjunto.xml',
+      element: 'AttachedDocument',
+    });
   });
 
   it('refuses an envelope without the wrapped document', () => {
-    const empty = fixtureText(ATTACHED).replace(/<cbc:Description><!\[CDATA\[<\?xml[\s\S]*?<\/Invoice>\]\]><\/cbc:Description>/, '<cbc:Description/>');
-    expect(refusal(empty, 'adjunto.xml')).toMatchObject({ code: 'missing_element', file: 'adjunto.xml', element: DESCRIPTION });
+    const empty = fixtureText(ATTACHED).replace(
+      /<cbc:Description><!\[CDATA\[<\?xml[\s\S]*?<\/Invoice>\]\]><\/cbc:Description>/,
+      '<cbc:Description/>',
+    );
+    expect(refusal(empty, 'adjunto.xml')).toMatchObject({
+      code: 'missing_element',
+      file: 'adjunto.xml',
+      element: DESCRIPTION,
+    });
   });
 
   it('refuses an envelope that wraps something other than a UBL invoice or note', () => {
     const cfdi = fixtureText('cfdi/satcfdi-he951128469_ingreso_iva16_stamped.xml');
     const wrapped = fixtureText(ATTACHED).replace(/<!\[CDATA\[<\?xml[\s\S]*?<\/Invoice>\]\]>/, `<![CDATA[${cfdi}]]>`);
-    expect(refusal(wrapped, 'adjunto.xml')).toMatchObject({ code: 'unsupported_document', file: 'adjunto.xml', element: `${DESCRIPTION}/cfdi:Comprobante` });
+    expect(refusal(wrapped, 'adjunto.xml')).toMatchObject({
+      code: 'unsupported_document',
+      file: 'adjunto.xml',
+      element: `${DESCRIPTION}/cfdi:Comprobante`,
+    });
   });
 
   it('refuses a DOCTYPE hidden in the wrapped document', () => {
@@ -82,6 +112,10 @@ describe('DIAN AttachedDocument', () => {
       '<![CDATA[<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n<Invoice',
       '<![CDATA[<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n<!DOCTYPE Invoice [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n<Invoice',
     );
-    expect(refusal(xxe, 'adjunto.xml')).toMatchObject({ code: 'dtd_not_allowed', file: 'adjunto.xml', element: '!DOCTYPE' });
+    expect(refusal(xxe, 'adjunto.xml')).toMatchObject({
+      code: 'dtd_not_allowed',
+      file: 'adjunto.xml',
+      element: '!DOCTYPE',
+    });
   });
 });

@@ -34,9 +34,19 @@ describe('CFDI 4.0 Ingreso (real fixtures)', () => {
       finalNotes: [],
       references: [],
       payment: { form: '01', method: 'PUE', dueDate: null },
-      metadata: { placeOfIssue: '86000', timeZone: 'America/Mexico_City', localIssueDate: '2025-02-19T08:32:29', stamp: { stampedAt: '2025-02-19T08:37:30' } },
+      metadata: {
+        placeOfIssue: '86000',
+        timeZone: 'America/Mexico_City',
+        localIssueDate: '2025-02-19T08:32:29',
+        stamp: { stampedAt: '2025-02-19T08:37:30' },
+      },
     });
-    expect(document.totals).toEqual({ subtotalCents: 286_811n, taxTotalCents: 45_890n, withholdingTotalCents: 0n, totalCents: 332_701n });
+    expect(document.totals).toEqual({
+      subtotalCents: 286_811n,
+      taxTotalCents: 45_890n,
+      withholdingTotalCents: 0n,
+      totalCents: 332_701n,
+    });
     expect(document.supplier).toEqual({
       name: 'ESCUELA KEMPER URGATE',
       identifierType: 'RFC',
@@ -46,7 +56,10 @@ describe('CFDI 4.0 Ingreso (real fixtures)', () => {
       phone: null,
       address: null,
     });
-    expect(document.customer).toMatchObject({ name: 'MUNICIPIO DE CUAUTITLAN IZCALLI', identifierNumber: 'MCI7306249Y1' });
+    expect(document.customer).toMatchObject({
+      name: 'MUNICIPIO DE CUAUTITLAN IZCALLI',
+      identifierNumber: 'MCI7306249Y1',
+    });
     expect(document.lineItems).toHaveLength(1);
     expect(document.lineItems[0]).toMatchObject({
       name: 'Portable tetris gamepad pro++ ⏻',
@@ -59,8 +72,26 @@ describe('CFDI 4.0 Ingreso (real fixtures)', () => {
       metadata: { claveProdServ: '52161557', unit: 'PIEZA', unitPrice: '956.04', amount: '3824.15', objetoImp: '02' },
     });
     expect(document.lineItems[0]?.adjustments).toEqual([
-      { type: 'discount', code: null, name: null, rate: null, ratePercentage: null, baseAmountCents: 382_415n, amountCents: 95_604n, isInclusive: false },
-      { type: 'tax', code: '002', name: 'IVA', rate: '0.16', ratePercentage: '16', baseAmountCents: 286_811n, amountCents: 45_890n, isInclusive: false },
+      {
+        type: 'discount',
+        code: null,
+        name: null,
+        rate: null,
+        ratePercentage: null,
+        baseAmountCents: 382_415n,
+        amountCents: 95_604n,
+        isInclusive: false,
+      },
+      {
+        type: 'tax',
+        code: '002',
+        name: 'IVA',
+        rate: '0.16',
+        ratePercentage: '16',
+        baseAmountCents: 286_811n,
+        amountCents: 45_890n,
+        isInclusive: false,
+      },
     ]);
   });
 
@@ -76,18 +107,40 @@ describe('CFDI 4.0 Ingreso (real fixtures)', () => {
       supplier: { name: 'HERRERIA & ELECTRICOS S DE CV', identifierType: 'RFC', identifierNumber: 'H&E951128469' },
       customer: { name: 'KIJ, S.A DE C.V.', identifierNumber: 'KIJ0906199R1' },
     });
-    expect(document.totals).toEqual({ subtotalCents: 1_539_030n, taxTotalCents: 246_245n, withholdingTotalCents: 0n, totalCents: 1_785_275n });
-    expect(document.lineItems.map((line) => [line.name, line.quantity, line.code, line.totalCents])).toEqual([['RENTA DEL MES DE ENERO 2020', '1.00', '80131502', 1_785_275n]]);
+    expect(document.totals).toEqual({
+      subtotalCents: 1_539_030n,
+      taxTotalCents: 246_245n,
+      withholdingTotalCents: 0n,
+      totalCents: 1_785_275n,
+    });
+    expect(document.lineItems.map((line) => [line.name, line.quantity, line.code, line.totalCents])).toEqual([
+      ['RENTA DEL MES DE ENERO 2020', '1.00', '80131502', 1_785_275n],
+    ]);
   });
 
   it('reads withholdings (Retenciones) and exempt transfers', () => {
-    const transfer = '<cfdi:Traslado Base="15390.30" Impuesto="002" TipoFactor="Tasa" TasaOCuota="0.160000" Importe="2462.45"/>';
-    const retention = '<cfdi:Retenciones><cfdi:Retencion Base="15390.30" Impuesto="002" TipoFactor="Tasa" TasaOCuota="0.106667" Importe="1641.63"/></cfdi:Retenciones>';
-    let withheld = replaceOnce(fixtureText(SATCFDI_INGRESO), `${transfer}\n        </cfdi:Traslados>`, `${transfer}\n        </cfdi:Traslados>${retention}`);
-    withheld = replaceOnce(withheld, '<cfdi:Impuestos TotalImpuestosTrasladados="2462.45">', '<cfdi:Impuestos TotalImpuestosRetenidos="1641.63" TotalImpuestosTrasladados="2462.45">');
+    const transfer =
+      '<cfdi:Traslado Base="15390.30" Impuesto="002" TipoFactor="Tasa" TasaOCuota="0.160000" Importe="2462.45"/>';
+    const retention =
+      '<cfdi:Retenciones><cfdi:Retencion Base="15390.30" Impuesto="002" TipoFactor="Tasa" TasaOCuota="0.106667" Importe="1641.63"/></cfdi:Retenciones>';
+    let withheld = replaceOnce(
+      fixtureText(SATCFDI_INGRESO),
+      `${transfer}\n        </cfdi:Traslados>`,
+      `${transfer}\n        </cfdi:Traslados>${retention}`,
+    );
+    withheld = replaceOnce(
+      withheld,
+      '<cfdi:Impuestos TotalImpuestosTrasladados="2462.45">',
+      '<cfdi:Impuestos TotalImpuestosRetenidos="1641.63" TotalImpuestosTrasladados="2462.45">',
+    );
     withheld = replaceOnce(withheld, 'Total="17852.75"', 'Total="16211.12"');
     const document = parseDocument(withheld, 'retencion.xml');
-    expect(document.totals).toEqual({ subtotalCents: 1_539_030n, taxTotalCents: 246_245n, withholdingTotalCents: 164_163n, totalCents: 1_621_112n });
+    expect(document.totals).toEqual({
+      subtotalCents: 1_539_030n,
+      taxTotalCents: 246_245n,
+      withholdingTotalCents: 164_163n,
+      totalCents: 1_621_112n,
+    });
     expect(document.lineItems[0]?.adjustments[1]).toEqual({
       type: 'withholding',
       code: '002',
@@ -99,20 +152,41 @@ describe('CFDI 4.0 Ingreso (real fixtures)', () => {
       isInclusive: false,
     });
 
-    let exempt = fixtureText(SATCFDI_INGRESO).replaceAll(transfer, '<cfdi:Traslado Base="15390.30" Impuesto="002" TipoFactor="Exento"/>');
+    let exempt = fixtureText(SATCFDI_INGRESO).replaceAll(
+      transfer,
+      '<cfdi:Traslado Base="15390.30" Impuesto="002" TipoFactor="Exento"/>',
+    );
     exempt = replaceOnce(exempt, '<cfdi:Impuestos TotalImpuestosTrasladados="2462.45">', '<cfdi:Impuestos>');
     exempt = replaceOnce(exempt, 'Total="17852.75"', 'Total="15390.30"');
     const exemptDocument = parseDocument(exempt, 'exento.xml');
-    expect(exemptDocument.totals).toEqual({ subtotalCents: 1_539_030n, taxTotalCents: 0n, withholdingTotalCents: 0n, totalCents: 1_539_030n });
+    expect(exemptDocument.totals).toEqual({
+      subtotalCents: 1_539_030n,
+      taxTotalCents: 0n,
+      withholdingTotalCents: 0n,
+      totalCents: 1_539_030n,
+    });
     expect(exemptDocument.lineItems[0]?.adjustments).toEqual([
-      { type: 'tax', code: '002', name: 'IVA', rate: null, ratePercentage: null, baseAmountCents: 1_539_030n, amountCents: 0n, isInclusive: false },
+      {
+        type: 'tax',
+        code: '002',
+        name: 'IVA',
+        rate: null,
+        ratePercentage: null,
+        baseAmountCents: 1_539_030n,
+        amountCents: 0n,
+        isInclusive: false,
+      },
     ]);
   });
 
   it('uses the offset of the place of issue at that date', () => {
     const cancun = replaceOnce(fixtureText(SATCFDI_INGRESO), 'LugarExpedicion="56820"', 'LugarExpedicion="77500"');
     expect(parseDocument(cancun, 'c.xml').issueDate).toBe('2020-01-01T22:40:38-05:00');
-    const summer2020 = replaceOnce(fixtureText(SATCFDI_INGRESO), 'Fecha="2020-01-01T22:40:38"', 'Fecha="2020-07-01T22:40:38"');
+    const summer2020 = replaceOnce(
+      fixtureText(SATCFDI_INGRESO),
+      'Fecha="2020-01-01T22:40:38"',
+      'Fecha="2020-07-01T22:40:38"',
+    );
     expect(parseDocument(summer2020, 's.xml').issueDate).toBe('2020-07-01T22:40:38-05:00');
   });
 });
@@ -135,13 +209,39 @@ describe('CFDI 4.0 Egreso (credit note)', () => {
       metadata: { paymentConditions: 'Condiciones de pago' },
       customer: { name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA', identifierNumber: 'URE180429TM6' },
     });
-    expect(document.references).toEqual([{ documentNumber: null, fiscalReference: '1fac4464-1111-0000-1111-cd37179db12e', issueDate: null, relation: '01' }]);
-    expect(document.totals).toEqual({ subtotalCents: 177n, taxTotalCents: 0n, withholdingTotalCents: 0n, totalCents: 177n });
+    expect(document.references).toEqual([
+      {
+        documentNumber: null,
+        fiscalReference: '1fac4464-1111-0000-1111-cd37179db12e',
+        issueDate: null,
+        relation: '01',
+      },
+    ]);
+    expect(document.totals).toEqual({
+      subtotalCents: 177n,
+      taxTotalCents: 0n,
+      withholdingTotalCents: 0n,
+      totalCents: 177n,
+    });
     expect(document.lineItems).toHaveLength(2);
     // A unit price with four decimals: rounded half-up to cents, the exact string kept.
-    expect(document.lineItems[1]).toMatchObject({ quantity: '1', unitPriceCents: 1n, subtotalCents: 1n, metadata: { unitPrice: '0.0087' } });
+    expect(document.lineItems[1]).toMatchObject({
+      quantity: '1',
+      unitPriceCents: 1n,
+      subtotalCents: 1n,
+      metadata: { unitPrice: '0.0087' },
+    });
     expect(document.lineItems[0]?.adjustments).toEqual([
-      { type: 'tax', code: '002', name: 'IVA', rate: '0', ratePercentage: '0', baseAmountCents: 176n, amountCents: 0n, isInclusive: false },
+      {
+        type: 'tax',
+        code: '002',
+        name: 'IVA',
+        rate: '0',
+        ratePercentage: '0',
+        baseAmountCents: 176n,
+        amountCents: 0n,
+        isInclusive: false,
+      },
     ]);
   });
 
@@ -160,8 +260,24 @@ describe('CFDI 4.0 Pago (Pagos 2.0)', () => {
       fiscalReference: '5b64ada3-aa4c-40b4-a2f5-572ced52be31',
       documentNumber: 'A-123456',
       issueDate: '2020-01-01T22:40:38-06:00',
-      supplier: { name: 'HERRERIA & ELECTRICOS S DE CV', identifierType: 'RFC', identifierNumber: 'H&E951128469', checkDigit: null, email: null, phone: null, address: null },
-      customer: { name: 'KIJ, S.A DE C.V.', identifierType: 'RFC', identifierNumber: 'KIJ0906199R1', checkDigit: null, email: null, phone: null, address: null },
+      supplier: {
+        name: 'HERRERIA & ELECTRICOS S DE CV',
+        identifierType: 'RFC',
+        identifierNumber: 'H&E951128469',
+        checkDigit: null,
+        email: null,
+        phone: null,
+        address: null,
+      },
+      customer: {
+        name: 'KIJ, S.A DE C.V.',
+        identifierType: 'RFC',
+        identifierNumber: 'KIJ0906199R1',
+        checkDigit: null,
+        email: null,
+        phone: null,
+        address: null,
+      },
       payments: [
         {
           paidAt: '2020-01-02T22:40:38-06:00',
@@ -183,11 +299,17 @@ describe('CFDI 4.0 Pago (Pagos 2.0)', () => {
       ],
     });
     // The payment settles the invoice fixture it comes with.
-    expect(complement.payments[0]?.relatedDocuments[0]?.fiscalReference).toBe(parseDocument(fixtureBytes(SATCFDI_INGRESO), 'renta.xml').fiscalReference);
+    expect(complement.payments[0]?.relatedDocuments[0]?.fiscalReference).toBe(
+      parseDocument(fixtureBytes(SATCFDI_INGRESO), 'renta.xml').fiscalReference,
+    );
   });
 
   it('refuses the real unstamped payment', () => {
-    expect(refusal(fixtureBytes(UNSTAMPED_PAGO), 'pago.xml')).toMatchObject({ code: 'unstamped_cfdi', file: 'pago.xml', element: STAMP_PATH });
+    expect(refusal(fixtureBytes(UNSTAMPED_PAGO), 'pago.xml')).toMatchObject({
+      code: 'unstamped_cfdi',
+      file: 'pago.xml',
+      element: STAMP_PATH,
+    });
   });
 
   it('refuses a related document whose balances do not add up', () => {
@@ -201,7 +323,11 @@ describe('CFDI 4.0 Pago (Pagos 2.0)', () => {
 
   it('refuses a MontoTotalPagos that differs from the payments', () => {
     const bad = replaceOnce(fixtureText(SATCFDI_PAGO), 'MontoTotalPagos="17852.75"', 'MontoTotalPagos="17952.75"');
-    expect(refusal(bad, 'pago.xml')).toMatchObject({ code: 'totals_mismatch', file: 'pago.xml', element: 'cfdi:Comprobante/cfdi:Complemento/pago20:Pagos/pago20:Totales/@MontoTotalPagos' });
+    expect(refusal(bad, 'pago.xml')).toMatchObject({
+      code: 'totals_mismatch',
+      file: 'pago.xml',
+      element: 'cfdi:Comprobante/cfdi:Complemento/pago20:Pagos/pago20:Totales/@MontoTotalPagos',
+    });
   });
 });
 
@@ -211,12 +337,20 @@ describe('CFDI files that are refused', () => {
   it('refuses types T (traslado) and N (nómina)', () => {
     for (const type of ['T', 'N']) {
       const error = refusal(replaceOnce(invoice, 'TipoDeComprobante="I"', `TipoDeComprobante="${type}"`), 'x.xml');
-      expect(error).toMatchObject({ code: 'unsupported_document', file: 'x.xml', element: 'cfdi:Comprobante/@TipoDeComprobante' });
+      expect(error).toMatchObject({
+        code: 'unsupported_document',
+        file: 'x.xml',
+        element: 'cfdi:Comprobante/@TipoDeComprobante',
+      });
     }
   });
 
   it('refuses a Comprobante outside the CFDI 4.0 namespace', () => {
-    const cfdi33 = replaceOnce(invoice, 'xmlns:cfdi="http://www.sat.gob.mx/cfd/4"', 'xmlns:cfdi="http://www.sat.gob.mx/cfd/3"');
+    const cfdi33 = replaceOnce(
+      invoice,
+      'xmlns:cfdi="http://www.sat.gob.mx/cfd/4"',
+      'xmlns:cfdi="http://www.sat.gob.mx/cfd/3"',
+    );
     const error = refusal(cfdi33, 'x.xml');
     expect(error).toMatchObject({ code: 'unsupported_document', file: 'x.xml', element: 'cfdi:Comprobante' });
     expect(error.message).toContain('3.3');
@@ -224,19 +358,39 @@ describe('CFDI files that are refused', () => {
 
   it('refuses a Total that does not add up', () => {
     const bad = replaceOnce(invoice, 'Total="17852.75"', 'Total="17862.75"');
-    expect(refusal(bad, 'x.xml')).toMatchObject({ code: 'totals_mismatch', file: 'x.xml', element: 'cfdi:Comprobante/@Total' });
+    expect(refusal(bad, 'x.xml')).toMatchObject({
+      code: 'totals_mismatch',
+      file: 'x.xml',
+      element: 'cfdi:Comprobante/@Total',
+    });
   });
 
   it('refuses a SubTotal that differs from the Conceptos', () => {
     const bad = replaceOnce(invoice, 'SubTotal="15390.30"', 'SubTotal="15490.30"');
-    expect(refusal(bad, 'x.xml')).toMatchObject({ code: 'totals_mismatch', file: 'x.xml', element: 'cfdi:Comprobante/@SubTotal' });
+    expect(refusal(bad, 'x.xml')).toMatchObject({
+      code: 'totals_mismatch',
+      file: 'x.xml',
+      element: 'cfdi:Comprobante/@SubTotal',
+    });
   });
 
   it('refuses a malformed or missing folio fiscal', () => {
-    const malformed = replaceOnce(invoice, 'UUID="6d7434a6-e3f2-47ad-9e4c-08849946afa0"', 'UUID="6d7434a6-e3f2-47ad-9e4c"');
-    expect(refusal(malformed, 'x.xml')).toMatchObject({ code: 'invalid_fiscal_reference', file: 'x.xml', element: `${STAMP_PATH}/@UUID` });
+    const malformed = replaceOnce(
+      invoice,
+      'UUID="6d7434a6-e3f2-47ad-9e4c-08849946afa0"',
+      'UUID="6d7434a6-e3f2-47ad-9e4c"',
+    );
+    expect(refusal(malformed, 'x.xml')).toMatchObject({
+      code: 'invalid_fiscal_reference',
+      file: 'x.xml',
+      element: `${STAMP_PATH}/@UUID`,
+    });
     const missing = replaceOnce(invoice, 'UUID="6d7434a6-e3f2-47ad-9e4c-08849946afa0"', '');
-    expect(refusal(missing, 'x.xml')).toMatchObject({ code: 'missing_element', file: 'x.xml', element: `${STAMP_PATH}/@UUID` });
+    expect(refusal(missing, 'x.xml')).toMatchObject({
+      code: 'missing_element',
+      file: 'x.xml',
+      element: `${STAMP_PATH}/@UUID`,
+    });
   });
 
   it('refuses a CFDI whose stamp was removed', () => {
@@ -245,6 +399,10 @@ describe('CFDI files that are refused', () => {
   });
 
   it('refuses truncated XML', () => {
-    expect(refusal(invoice.slice(0, invoice.indexOf('<cfdi:Conceptos>')), 'x.xml')).toMatchObject({ code: 'malformed_xml', file: 'x.xml', element: null });
+    expect(refusal(invoice.slice(0, invoice.indexOf('<cfdi:Conceptos>')), 'x.xml')).toMatchObject({
+      code: 'malformed_xml',
+      file: 'x.xml',
+      element: null,
+    });
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { addColombianBusinessDays, businessDaysElapseAt, colombianDate, isColombianBusinessDay } from '../../../fiscal/business-days.ts';
+import {
+  addColombianBusinessDays,
+  businessDaysElapseAt,
+  colombianDate,
+  isColombianBusinessDay,
+} from '../../../fiscal/business-days.ts';
 import { colombianHolidays, easterSunday, isColombianHoliday } from '../../../fiscal/colombian-holidays.ts';
 
 const dates = (year: number) => colombianHolidays(year).map((holiday) => holiday.date);
@@ -14,23 +19,72 @@ describe('Colombian holidays (Ley 51 de 1983)', () => {
 
   it('gives the 2025 calendar (San Pedro and Sagrado Corazón share June 30)', () => {
     expect(dates(2025)).toEqual([
-      '2025-01-01', '2025-01-06', '2025-03-24', '2025-04-17', '2025-04-18', '2025-05-01', '2025-06-02', '2025-06-23',
-      '2025-06-30', '2025-07-20', '2025-08-07', '2025-08-18', '2025-10-13', '2025-11-03', '2025-11-17', '2025-12-08', '2025-12-25',
+      '2025-01-01',
+      '2025-01-06',
+      '2025-03-24',
+      '2025-04-17',
+      '2025-04-18',
+      '2025-05-01',
+      '2025-06-02',
+      '2025-06-23',
+      '2025-06-30',
+      '2025-07-20',
+      '2025-08-07',
+      '2025-08-18',
+      '2025-10-13',
+      '2025-11-03',
+      '2025-11-17',
+      '2025-12-08',
+      '2025-12-25',
     ]);
-    expect(colombianHolidays(2025).find((holiday) => holiday.date === '2025-06-30')?.name).toBe('San Pedro y San Pablo / Sagrado Corazón');
+    expect(colombianHolidays(2025).find((holiday) => holiday.date === '2025-06-30')?.name).toBe(
+      'San Pedro y San Pablo / Sagrado Corazón',
+    );
   });
 
   it('gives the 2026 calendar (18 holidays, Emiliani ones on Mondays)', () => {
     expect(dates(2026)).toEqual([
-      '2026-01-01', '2026-01-12', '2026-03-23', '2026-04-02', '2026-04-03', '2026-05-01', '2026-05-18', '2026-06-08', '2026-06-15',
-      '2026-06-29', '2026-07-20', '2026-08-07', '2026-08-17', '2026-10-12', '2026-11-02', '2026-11-16', '2026-12-08', '2026-12-25',
+      '2026-01-01',
+      '2026-01-12',
+      '2026-03-23',
+      '2026-04-02',
+      '2026-04-03',
+      '2026-05-01',
+      '2026-05-18',
+      '2026-06-08',
+      '2026-06-15',
+      '2026-06-29',
+      '2026-07-20',
+      '2026-08-07',
+      '2026-08-17',
+      '2026-10-12',
+      '2026-11-02',
+      '2026-11-16',
+      '2026-12-08',
+      '2026-12-25',
     ]);
   });
 
   it('gives the 2024 calendar', () => {
     expect(dates(2024)).toEqual([
-      '2024-01-01', '2024-01-08', '2024-03-25', '2024-03-28', '2024-03-29', '2024-05-01', '2024-05-13', '2024-06-03', '2024-06-10',
-      '2024-07-01', '2024-07-20', '2024-08-07', '2024-08-19', '2024-10-14', '2024-11-04', '2024-11-11', '2024-12-08', '2024-12-25',
+      '2024-01-01',
+      '2024-01-08',
+      '2024-03-25',
+      '2024-03-28',
+      '2024-03-29',
+      '2024-05-01',
+      '2024-05-13',
+      '2024-06-03',
+      '2024-06-10',
+      '2024-07-01',
+      '2024-07-20',
+      '2024-08-07',
+      '2024-08-19',
+      '2024-10-14',
+      '2024-11-04',
+      '2024-11-11',
+      '2024-12-08',
+      '2024-12-25',
     ]);
   });
 

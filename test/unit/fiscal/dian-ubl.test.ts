@@ -45,7 +45,11 @@ describe('DIAN UBL 2.1 invoice (real fixture)', () => {
       phone: '9712311',
       address: 'CR 9 A N0 99 - 07 OF 802, Medellín, Antioquia, CO',
     });
-    expect(document.customer).toMatchObject({ name: 'ADQUIRIENTE DE EJEMPLO', identifierType: 'NIT', identifierNumber: '901210113' });
+    expect(document.customer).toMatchObject({
+      name: 'ADQUIRIENTE DE EJEMPLO',
+      identifierType: 'NIT',
+      identifierNumber: '901210113',
+    });
   });
 
   it('reads the six lines with their discounts, charges and taxes', () => {
@@ -63,15 +67,49 @@ describe('DIAN UBL 2.1 invoice (real fixture)', () => {
       metadata: { unitPrice: '300000.00', standardItemId: { id: '6543542313534' } },
     });
     expect(first?.adjustments).toEqual([
-      { type: 'discount', code: null, name: 'Discount', rate: '0.25', ratePercentage: '25', baseAmountCents: 30_000_000n, amountCents: 5_000_000n, isInclusive: false },
-      { type: 'tax', code: '01', name: 'IVA', rate: '0.19', ratePercentage: '19', baseAmountCents: 25_000_000n, amountCents: 4_750_000n, isInclusive: false },
+      {
+        type: 'discount',
+        code: null,
+        name: 'Discount',
+        rate: '0.25',
+        ratePercentage: '25',
+        baseAmountCents: 30_000_000n,
+        amountCents: 5_000_000n,
+        isInclusive: false,
+      },
+      {
+        type: 'tax',
+        code: '01',
+        name: 'IVA',
+        rate: '0.19',
+        ratePercentage: '19',
+        baseAmountCents: 25_000_000n,
+        amountCents: 4_750_000n,
+        isInclusive: false,
+      },
     ]);
-    expect(document.lineItems[2]?.adjustments[0]).toMatchObject({ type: 'charge', name: 'Cargo', amountCents: 1_000_000n });
+    expect(document.lineItems[2]?.adjustments[0]).toMatchObject({
+      type: 'charge',
+      name: 'Cargo',
+      amountCents: 1_000_000n,
+    });
     // The plastic-bag tax is a fixed amount per unit: no rate.
     expect(document.lineItems[5]?.adjustments).toEqual([
-      { type: 'tax', code: '22', name: 'Impuesto sobre las bolsas', rate: null, ratePercentage: null, baseAmountCents: 0n, amountCents: 6000n, isInclusive: false },
+      {
+        type: 'tax',
+        code: '22',
+        name: 'Impuesto sobre las bolsas',
+        rate: null,
+        ratePercentage: null,
+        baseAmountCents: 0n,
+        amountCents: 6000n,
+        isInclusive: false,
+      },
     ]);
-    expect(document.lineItems[1]?.metadata).toMatchObject({ freeOfCharge: true, referencePrice: { amount: '100000.00', typeCode: '03' } });
+    expect(document.lineItems[1]?.metadata).toMatchObject({
+      freeOfCharge: true,
+      referencePrice: { amount: '100000.00', typeCode: '03' },
+    });
   });
 
   it('keeps the root notes and the traceability facts', () => {
@@ -97,7 +135,10 @@ describe('DIAN UBL 2.1 invoice (real fixture)', () => {
 
   it('accepts the current DIAN extension namespace and an upper-case CUFE', () => {
     const text = fixtureText(INVOICE)
-      .replace('http://www.dian.gov.co/contratos/facturaelectronica/v1/Structures', 'dian:gov:co:facturaelectronica:Structures-2-1')
+      .replace(
+        'http://www.dian.gov.co/contratos/facturaelectronica/v1/Structures',
+        'dian:gov:co:facturaelectronica:Structures-2-1',
+      )
       .replace(`>${INVOICE_CUFE}<`, `>${INVOICE_CUFE.toUpperCase()}<`);
     const parsed = parseDocument(text, 'factura.xml');
     expect(parsed.fiscalReference).toBe(INVOICE_CUFE);
@@ -112,7 +153,8 @@ describe('DIAN UBL 2.1 credit note (real fixture)', () => {
     expect(document).toMatchObject({
       type: 'credit_note',
       documentNumber: 'NC3',
-      fiscalReference: 'da3af05f963db5cff231d1171a810f5f55eb08615f22dc239fff55fa927be5cf6caade8bfa4f1f70c067dbb9ed30c009',
+      fiscalReference:
+        'da3af05f963db5cff231d1171a810f5f55eb08615f22dc239fff55fa927be5cf6caade8bfa4f1f70c067dbb9ed30c009',
       issueDate: '2019-06-21T09:15:23-05:00',
       expirationDate: '2019-06-30T00:00:00-05:00',
       currency: 'USD',
@@ -124,7 +166,8 @@ describe('DIAN UBL 2.1 credit note (real fixture)', () => {
     expect(document.references).toEqual([
       {
         documentNumber: 'SETP990000015',
-        fiscalReference: 'e988c01fe2901d1bbf37911758961f7083b6e5c58400552b309549d6fbaa6402c8ff67b51d3c6f4ed478dc94b0c8b0fc',
+        fiscalReference:
+          'e988c01fe2901d1bbf37911758961f7083b6e5c58400552b309549d6fbaa6402c8ff67b51d3c6f4ed478dc94b0c8b0fc',
         issueDate: '2019-06-21',
         relation: '1',
       },
@@ -132,11 +175,31 @@ describe('DIAN UBL 2.1 credit note (real fixture)', () => {
   });
 
   it('reads totals, parties and the discounted line', () => {
-    expect(document.totals).toEqual({ subtotalCents: 1_260_006n, taxTotalCents: 239_401n, withholdingTotalCents: 0n, totalCents: 1_499_407n });
-    expect(document.supplier).toMatchObject({ name: 'FACTURADOR DE EJEMPLO', identifierType: 'NIT', identifierNumber: '800197268', checkDigit: '4', email: 'marciaz@sistemas.net' });
-    expect(document.customer).toMatchObject({ name: 'ADQUIRIENTE DE EJEMPLO', identifierNumber: '900108281', checkDigit: '3' });
+    expect(document.totals).toEqual({
+      subtotalCents: 1_260_006n,
+      taxTotalCents: 239_401n,
+      withholdingTotalCents: 0n,
+      totalCents: 1_499_407n,
+    });
+    expect(document.supplier).toMatchObject({
+      name: 'FACTURADOR DE EJEMPLO',
+      identifierType: 'NIT',
+      identifierNumber: '800197268',
+      checkDigit: '4',
+      email: 'marciaz@sistemas.net',
+    });
+    expect(document.customer).toMatchObject({
+      name: 'ADQUIRIENTE DE EJEMPLO',
+      identifierNumber: '900108281',
+      checkDigit: '3',
+    });
     expect(document.lineItems).toHaveLength(1);
-    expect(document.lineItems[0]).toMatchObject({ name: 'Articulo 1 Prueba', unitPriceCents: 1_890_000n, subtotalCents: 1_260_006n, totalCents: 1_499_407n });
+    expect(document.lineItems[0]).toMatchObject({
+      name: 'Articulo 1 Prueba',
+      unitPriceCents: 1_890_000n,
+      subtotalCents: 1_260_006n,
+      totalCents: 1_499_407n,
+    });
     expect(document.lineItems[0]?.adjustments[0]).toEqual({
       type: 'discount',
       code: null,
@@ -163,13 +226,21 @@ describe('DIAN UBL 2.1 credit note (real fixture)', () => {
       '<cbc:TaxableAmount currencyID="USD">12600.06</cbc:TaxableAmount><cbc:TaxAmount currencyID="USD">315.00</cbc:TaxAmount>' +
       '<cac:TaxCategory><cbc:Percent>2.50</cbc:Percent><cac:TaxScheme><cbc:ID>06</cbc:ID><cbc:Name>ReteRenta</cbc:Name></cac:TaxScheme></cac:TaxCategory>' +
       '</cac:TaxSubtotal></cac:WithholdingTaxTotal>';
-    const withWithholding = replaceOnce(fixtureText(CREDIT_NOTE), '<cac:LegalMonetaryTotal>', `${withholding}<cac:LegalMonetaryTotal>`);
+    const withWithholding = replaceOnce(
+      fixtureText(CREDIT_NOTE),
+      '<cac:LegalMonetaryTotal>',
+      `${withholding}<cac:LegalMonetaryTotal>`,
+    );
     const kept = parseDocument(withWithholding, 'nota.xml');
     expect(kept.totals).toMatchObject({ withholdingTotalCents: 31_500n, totalCents: 1_499_407n });
     expect(kept.metadata['withholdingsDeductedFromPayable']).toBe(false);
 
     const deducted = parseDocument(
-      replaceOnce(withWithholding, '<cbc:PayableAmount currencyID="USD">14994.07', '<cbc:PayableAmount currencyID="USD">14679.07'),
+      replaceOnce(
+        withWithholding,
+        '<cbc:PayableAmount currencyID="USD">14994.07',
+        '<cbc:PayableAmount currencyID="USD">14679.07',
+      ),
       'nota.xml',
     );
     expect(deducted.totals.totalCents).toBe(1_467_907n);
@@ -200,7 +271,11 @@ describe('DIAN UBL 2.1 files that are refused', () => {
   });
 
   it('refuses an Invoice root in the wrong namespace', () => {
-    const wrong = replaceOnce(invoice, 'xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"', 'xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"');
+    const wrong = replaceOnce(
+      invoice,
+      'xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"',
+      'xmlns="urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"',
+    );
     expect(refusal(wrong, 'f.xml')).toMatchObject({ code: 'unsupported_document', file: 'f.xml', element: 'Invoice' });
     const none = replaceOnce(invoice, 'xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"', '');
     expect(refusal(none, 'f.xml')).toMatchObject({ code: 'unsupported_document', file: 'f.xml', element: 'Invoice' });
@@ -214,8 +289,16 @@ describe('DIAN UBL 2.1 files that are refused', () => {
   });
 
   it('does not take the CUFE of the referenced invoice when a credit note lacks its own CUDE', () => {
-    const missing = replaceOnce(creditNote, /<cbc:UUID schemeID="2" schemeName="CUDE-SHA384">[0-9a-f]+<\/cbc:UUID>/, '');
-    expect(refusal(missing, 'nc.xml')).toMatchObject({ code: 'missing_element', file: 'nc.xml', element: 'CreditNote/cbc:UUID' });
+    const missing = replaceOnce(
+      creditNote,
+      /<cbc:UUID schemeID="2" schemeName="CUDE-SHA384">[0-9a-f]+<\/cbc:UUID>/,
+      '',
+    );
+    expect(refusal(missing, 'nc.xml')).toMatchObject({
+      code: 'missing_element',
+      file: 'nc.xml',
+      element: 'CreditNote/cbc:UUID',
+    });
   });
 
   it('refuses a malformed CUFE', () => {
@@ -226,48 +309,108 @@ describe('DIAN UBL 2.1 files that are refused', () => {
   });
 
   it('refuses a PayableAmount that does not add up', () => {
-    const bad = replaceOnce(invoice, '<cbc:PayableAmount currencyID="COP">2023060.00', '<cbc:PayableAmount currencyID="COP">2033060.00');
+    const bad = replaceOnce(
+      invoice,
+      '<cbc:PayableAmount currencyID="COP">2023060.00',
+      '<cbc:PayableAmount currencyID="COP">2033060.00',
+    );
     const error = refusal(bad, 'f.xml');
-    expect(error).toMatchObject({ code: 'totals_mismatch', file: 'f.xml', element: 'Invoice/cac:LegalMonetaryTotal/cbc:PayableAmount' });
+    expect(error).toMatchObject({
+      code: 'totals_mismatch',
+      file: 'f.xml',
+      element: 'Invoice/cac:LegalMonetaryTotal/cbc:PayableAmount',
+    });
     expect(error.message).toContain('2023060.00');
   });
 
   it('refuses lines that do not add up to LineExtensionAmount', () => {
-    const bad = replaceOnce(invoice, '<cbc:LineExtensionAmount currencyID="COP">20000.00', '<cbc:LineExtensionAmount currencyID="COP">20500.00');
-    expect(refusal(bad, 'f.xml')).toMatchObject({ code: 'totals_mismatch', file: 'f.xml', element: 'Invoice/cac:LegalMonetaryTotal/cbc:LineExtensionAmount' });
+    const bad = replaceOnce(
+      invoice,
+      '<cbc:LineExtensionAmount currencyID="COP">20000.00',
+      '<cbc:LineExtensionAmount currencyID="COP">20500.00',
+    );
+    expect(refusal(bad, 'f.xml')).toMatchObject({
+      code: 'totals_mismatch',
+      file: 'f.xml',
+      element: 'Invoice/cac:LegalMonetaryTotal/cbc:LineExtensionAmount',
+    });
   });
 
   it('refuses a TaxTotal whose amount differs from its subtotals', () => {
-    const bad = replaceOnce(invoice, '<cac:TaxTotal>\n    <cbc:TaxAmount currencyID="COP">342000.00', '<cac:TaxTotal>\n    <cbc:TaxAmount currencyID="COP">343000.00');
-    expect(refusal(bad, 'f.xml')).toMatchObject({ code: 'totals_mismatch', file: 'f.xml', element: 'Invoice/cac:TaxTotal[1]/cbc:TaxAmount' });
+    const bad = replaceOnce(
+      invoice,
+      '<cac:TaxTotal>\n    <cbc:TaxAmount currencyID="COP">342000.00',
+      '<cac:TaxTotal>\n    <cbc:TaxAmount currencyID="COP">343000.00',
+    );
+    expect(refusal(bad, 'f.xml')).toMatchObject({
+      code: 'totals_mismatch',
+      file: 'f.xml',
+      element: 'Invoice/cac:TaxTotal[1]/cbc:TaxAmount',
+    });
   });
 
   it('tolerates one cent of rounding per line', () => {
     // Six lines: a PayableAmount 6 cents off passes, 7 cents off does not.
-    const within = replaceOnce(invoice, '<cbc:PayableAmount currencyID="COP">2023060.00', '<cbc:PayableAmount currencyID="COP">2023060.06');
+    const within = replaceOnce(
+      invoice,
+      '<cbc:PayableAmount currencyID="COP">2023060.00',
+      '<cbc:PayableAmount currencyID="COP">2023060.06',
+    );
     expect(parseDocument(within, 'f.xml').totals.totalCents).toBe(202_306_006n);
-    const beyond = replaceOnce(invoice, '<cbc:PayableAmount currencyID="COP">2023060.00', '<cbc:PayableAmount currencyID="COP">2023060.07');
+    const beyond = replaceOnce(
+      invoice,
+      '<cbc:PayableAmount currencyID="COP">2023060.00',
+      '<cbc:PayableAmount currencyID="COP">2023060.07',
+    );
     expect(refusal(beyond, 'f.xml').code).toBe('totals_mismatch');
   });
 
   it('refuses an amount that is not a decimal number', () => {
-    const bad = replaceOnce(invoice, '<cbc:PayableAmount currencyID="COP">2023060.00', '<cbc:PayableAmount currencyID="COP">2.023.060,00');
-    expect(refusal(bad, 'f.xml')).toMatchObject({ code: 'invalid_value', file: 'f.xml', element: 'Invoice/cac:LegalMonetaryTotal/cbc:PayableAmount' });
+    const bad = replaceOnce(
+      invoice,
+      '<cbc:PayableAmount currencyID="COP">2023060.00',
+      '<cbc:PayableAmount currencyID="COP">2.023.060,00',
+    );
+    expect(refusal(bad, 'f.xml')).toMatchObject({
+      code: 'invalid_value',
+      file: 'f.xml',
+      element: 'Invoice/cac:LegalMonetaryTotal/cbc:PayableAmount',
+    });
   });
 
   it('refuses an impossible issue date', () => {
-    const bad = replaceOnce(invoice, '<cbc:IssueDate>2019-06-12</cbc:IssueDate>', '<cbc:IssueDate>2019-02-30</cbc:IssueDate>');
-    expect(refusal(bad, 'f.xml')).toMatchObject({ code: 'invalid_value', file: 'f.xml', element: 'Invoice/cbc:IssueDate' });
+    const bad = replaceOnce(
+      invoice,
+      '<cbc:IssueDate>2019-06-12</cbc:IssueDate>',
+      '<cbc:IssueDate>2019-02-30</cbc:IssueDate>',
+    );
+    expect(refusal(bad, 'f.xml')).toMatchObject({
+      code: 'invalid_value',
+      file: 'f.xml',
+      element: 'Invoice/cbc:IssueDate',
+    });
   });
 
   it('refuses an invoice without lines', () => {
     const noLines = invoice.replace(/<cac:InvoiceLine>[\s\S]*<\/cac:InvoiceLine>/, '');
-    expect(refusal(noLines, 'f.xml')).toMatchObject({ code: 'missing_element', file: 'f.xml', element: 'Invoice/cac:InvoiceLine' });
+    expect(refusal(noLines, 'f.xml')).toMatchObject({
+      code: 'missing_element',
+      file: 'f.xml',
+      element: 'Invoice/cac:InvoiceLine',
+    });
   });
 
   it('refuses a missing line amount and names the line', () => {
-    const bad = replaceOnce(invoice, '<cbc:LineExtensionAmount currencyID="COP">40000.00</cbc:LineExtensionAmount>', '');
-    expect(refusal(bad, 'f.xml')).toMatchObject({ code: 'missing_element', file: 'f.xml', element: 'Invoice/cac:InvoiceLine[5]/cbc:LineExtensionAmount' });
+    const bad = replaceOnce(
+      invoice,
+      '<cbc:LineExtensionAmount currencyID="COP">40000.00</cbc:LineExtensionAmount>',
+      '',
+    );
+    expect(refusal(bad, 'f.xml')).toMatchObject({
+      code: 'missing_element',
+      file: 'f.xml',
+      element: 'Invoice/cac:InvoiceLine[5]/cbc:LineExtensionAmount',
+    });
   });
 
   it('refuses a DOCTYPE with an external entity without reading it', () => {

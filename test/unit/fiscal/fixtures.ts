@@ -42,7 +42,10 @@ export function refusal(xml: string | Uint8Array, fileName: string): FiscalDocum
 
 /** Replaces exactly one occurrence of `search`, so a broken variant cannot silently miss its target. */
 export function replaceOnce(text: string, search: string | RegExp, replacement: string): string {
-  const matches = typeof search === 'string' ? text.split(search).length - 1 : (text.match(new RegExp(search.source, `${search.flags.replace('g', '')}g`)) ?? []).length;
+  const matches =
+    typeof search === 'string'
+      ? text.split(search).length - 1
+      : (text.match(new RegExp(search.source, `${search.flags.replace('g', '')}g`)) ?? []).length;
   if (matches !== 1) throw new Error(`expected exactly one match of ${String(search)}, found ${matches}`);
   return text.replace(search, replacement);
 }

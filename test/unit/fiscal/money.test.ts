@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { centsToDecimal, decimalToCents, fractionToPercent, isDecimal, normalizeDecimal, percentToFraction } from '../../../fiscal/money.ts';
+import {
+  centsToDecimal,
+  decimalToCents,
+  fractionToPercent,
+  isDecimal,
+  normalizeDecimal,
+  percentToFraction,
+} from '../../../fiscal/money.ts';
 
 describe('decimalToCents', () => {
   it('converts exactly, without floating point', () => {

@@ -29,7 +29,11 @@ describe('XML reading layer', () => {
   it('refuses a file over the size cap before parsing it', () => {
     const huge = `<Invoice>${' '.repeat(MAX_FISCAL_XML_BYTES)}</Invoice>`;
     expect(refusal(huge, 'big.xml')).toMatchObject({ code: 'file_too_large', file: 'big.xml', element: null });
-    expect(refusal(new TextEncoder().encode(huge), 'big.xml')).toMatchObject({ code: 'file_too_large', file: 'big.xml', element: null });
+    expect(refusal(new TextEncoder().encode(huge), 'big.xml')).toMatchObject({
+      code: 'file_too_large',
+      file: 'big.xml',
+      element: null,
+    });
   });
 
   it('refuses what is not well-formed XML', () => {
@@ -38,22 +42,44 @@ describe('XML reading layer', () => {
     const mismatched = refusal('<Invoice>\n<a></b></Invoice>', 'a.xml');
     expect(mismatched).toMatchObject({ code: 'malformed_xml', file: 'a.xml', element: null, line: 2 });
     expect(refusal('<A/><B/>', 'a.xml')).toMatchObject({ code: 'malformed_xml', file: 'a.xml', element: null });
-    expect(refusal(new Uint8Array([0x3c, 0x41, 0x3e, 0xff, 0xfe, 0x3c, 0x2f, 0x41, 0x3e]), 'a.xml')).toMatchObject({ code: 'malformed_xml', file: 'a.xml', element: null });
+    expect(refusal(new Uint8Array([0x3c, 0x41, 0x3e, 0xff, 0xfe, 0x3c, 0x2f, 0x41, 0x3e]), 'a.xml')).toMatchObject({
+      code: 'malformed_xml',
+      file: 'a.xml',
+      element: null,
+    });
   });
 
   it('refuses undeclared prefixes and entities other than the XML built-ins', () => {
-    expect(refusal('<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><cbc:ID>1</cbc:ID></Invoice>', 'a.xml')).toMatchObject({
+    expect(
+      refusal(
+        '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><cbc:ID>1</cbc:ID></Invoice>',
+        'a.xml',
+      ),
+    ).toMatchObject({
       code: 'malformed_xml',
       file: 'a.xml',
       element: 'Invoice/cbc:ID',
     });
-    expect(refusal('<Invoice><Note>&nbsp;</Note></Invoice>', 'a.xml')).toMatchObject({ code: 'malformed_xml', file: 'a.xml', element: 'Invoice/Note' });
-    expect(refusal('<Invoice><Note>A & B</Note></Invoice>', 'a.xml')).toMatchObject({ code: 'malformed_xml', file: 'a.xml' });
+    expect(refusal('<Invoice><Note>&nbsp;</Note></Invoice>', 'a.xml')).toMatchObject({
+      code: 'malformed_xml',
+      file: 'a.xml',
+      element: 'Invoice/Note',
+    });
+    expect(refusal('<Invoice><Note>A & B</Note></Invoice>', 'a.xml')).toMatchObject({
+      code: 'malformed_xml',
+      file: 'a.xml',
+    });
   });
 
   it('refuses any DOCTYPE, even without entities', () => {
-    expect(refusal('<!DOCTYPE Invoice><Invoice/>', 'a.xml')).toMatchObject({ code: 'dtd_not_allowed', file: 'a.xml', element: '!DOCTYPE' });
-    expect(refusal('<!-- <!DOCTYPE in a comment is fine --><!DOCTYPE x SYSTEM "http://example.com/x.dtd"><x/>', 'a.xml')).toMatchObject({ code: 'dtd_not_allowed' });
+    expect(refusal('<!DOCTYPE Invoice><Invoice/>', 'a.xml')).toMatchObject({
+      code: 'dtd_not_allowed',
+      file: 'a.xml',
+      element: '!DOCTYPE',
+    });
+    expect(
+      refusal('<!-- <!DOCTYPE in a comment is fine --><!DOCTYPE x SYSTEM "http://example.com/x.dtd"><x/>', 'a.xml'),
+    ).toMatchObject({ code: 'dtd_not_allowed' });
   });
 
   it('refuses a root element it does not know', () => {
@@ -81,8 +107,12 @@ describe('fiscal dates', () => {
     expect(mexicanTimeZone('83000')).toBe('America/Hermosillo');
     expect(mexicanTimeZone(null)).toBe('America/Mexico_City');
     // Central Mexico dropped daylight saving time in October 2022.
-    expect(mexicanDateTime('2022-07-01T10:00:00', 'America/Mexico_City', 'e', 'f.xml')).toBe('2022-07-01T10:00:00-05:00');
-    expect(mexicanDateTime('2023-07-01T10:00:00', 'America/Mexico_City', 'e', 'f.xml')).toBe('2023-07-01T10:00:00-06:00');
+    expect(mexicanDateTime('2022-07-01T10:00:00', 'America/Mexico_City', 'e', 'f.xml')).toBe(
+      '2022-07-01T10:00:00-05:00',
+    );
+    expect(mexicanDateTime('2023-07-01T10:00:00', 'America/Mexico_City', 'e', 'f.xml')).toBe(
+      '2023-07-01T10:00:00-06:00',
+    );
     expect(mexicanDateTime('2024-07-01T10:00:00', 'America/Tijuana', 'e', 'f.xml')).toBe('2024-07-01T10:00:00-07:00');
     expect(() => mexicanDateTime('2024-07-01 10:00', 'America/Tijuana', 'e', 'f.xml')).toThrow(/YYYY-MM-DDTHH:MM:SS/);
   });

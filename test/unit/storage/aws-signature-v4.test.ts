@@ -26,7 +26,12 @@ describe('AWS Signature Version 4', () => {
     const request = {
       method: 'GET',
       canonicalUri: '/test.txt',
-      headers: { Host: host, Range: 'bytes=0-9', 'x-amz-content-sha256': EMPTY_PAYLOAD_HASH, 'x-amz-date': params.amzDate },
+      headers: {
+        Host: host,
+        Range: 'bytes=0-9',
+        'x-amz-content-sha256': EMPTY_PAYLOAD_HASH,
+        'x-amz-date': params.amzDate,
+      },
       payloadHash: EMPTY_PAYLOAD_HASH,
     };
     expect(params.amzDate).toBe('20130524T000000Z');
@@ -68,7 +73,10 @@ describe('AWS Signature Version 4', () => {
     const request = {
       method: 'GET',
       canonicalUri: '/',
-      query: [['prefix', 'J'], ['max-keys', '2']] as const,
+      query: [
+        ['prefix', 'J'],
+        ['max-keys', '2'],
+      ] as const,
       headers: { Host: host, 'x-amz-content-sha256': EMPTY_PAYLOAD_HASH, 'x-amz-date': params.amzDate },
       payloadHash: EMPTY_PAYLOAD_HASH,
     };
@@ -85,7 +93,9 @@ describe('AWS Signature Version 4', () => {
   });
 
   it('reads an Authorization header back into its parts', () => {
-    const header = 'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=host;x-amz-date,Signature=' + 'a'.repeat(64);
+    const header =
+      'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=host;x-amz-date,Signature=' +
+      'a'.repeat(64);
     expect(parseAuthorization(header)).toEqual({
       accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
       date: '20130524',

@@ -23,13 +23,29 @@ describe('the connection to Temporal', () => {
 
   it('uses mutual TLS with a client certificate and key, a CA and a server name when given', () => {
     const files = pemFiles();
-    const { security } = temporalConfigFromEnv({ ...address, TEMPORAL_TLS_CERT_PATH: files.cert, TEMPORAL_TLS_KEY_PATH: files.key, TEMPORAL_TLS_CA_PATH: files.ca, TEMPORAL_TLS_SERVER_NAME: 'temporal.internal' });
-    expect(security.tls).toEqual({ clientCertPair: { crt: Buffer.from('CERT'), key: Buffer.from('KEY') }, serverRootCACertificate: Buffer.from('CA'), serverNameOverride: 'temporal.internal' });
-    expect(temporalConnectionOptions({ address: address.TEMPORAL_ADDRESS, security })).toMatchObject({ address: address.TEMPORAL_ADDRESS, tls: security.tls });
+    const { security } = temporalConfigFromEnv({
+      ...address,
+      TEMPORAL_TLS_CERT_PATH: files.cert,
+      TEMPORAL_TLS_KEY_PATH: files.key,
+      TEMPORAL_TLS_CA_PATH: files.ca,
+      TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+    });
+    expect(security.tls).toEqual({
+      clientCertPair: { crt: Buffer.from('CERT'), key: Buffer.from('KEY') },
+      serverRootCACertificate: Buffer.from('CA'),
+      serverNameOverride: 'temporal.internal',
+    });
+    expect(temporalConnectionOptions({ address: address.TEMPORAL_ADDRESS, security })).toMatchObject({
+      address: address.TEMPORAL_ADDRESS,
+      tls: security.tls,
+    });
   });
 
   it('turns TLS on with an API key, or on its own', () => {
-    expect(temporalConfigFromEnv({ ...address, TEMPORAL_API_KEY: 'key-1' }).security).toEqual({ tls: true, apiKey: 'key-1' });
+    expect(temporalConfigFromEnv({ ...address, TEMPORAL_API_KEY: 'key-1' }).security).toEqual({
+      tls: true,
+      apiKey: 'key-1',
+    });
     expect(temporalConfigFromEnv({ ...address, TEMPORAL_TLS: 'true' }).security).toEqual({ tls: true });
   });
 

@@ -3,14 +3,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { Orm } from '../db/orm.ts';
 import type { OutboundPolicy } from '../platform/outbound-policy.ts';
-import type { OutsideSystems } from './outside-systems.ts';
+import type { OutsideSystems } from '../platform/outside-systems.ts';
 import { bankValidationClient } from './bank-validation/client.ts';
 import * as bankValidation from './bank-validation/validations.ts';
 import { paymentGatewayClient } from './gateway/client.ts';
 import * as gatewayPayments from './gateway/payments.ts';
 import * as payments from './read-state/payments.ts';
 import { FiscalDocumentError } from '../fiscal/errors.ts';
-import type { TemporalHandle } from '../worker/processes.ts';
+import type { TemporalHandle } from '../temporal/handle.ts';
 import {
   ImportRejected,
   importFiscalDocument,
@@ -19,10 +19,10 @@ import {
 import * as lifecycle from './read-state/lifecycle.ts';
 import * as receptionEvents from './dian/reception-events.ts';
 import { fiscalSyncActivities } from './fiscal-sync/index.ts';
-import type { FileStorage } from './storage/file-storage.ts';
+import type { FileStorage } from '../platform/storage/file-storage.ts';
 import { attemptDelivery, giveUpDelivery } from './webhooks/deliver.ts';
 import type { RetrySchedule } from './webhooks/events.ts';
-import type { SecretBox } from './webhooks/secret-box.ts';
+import type { SecretBox } from '../platform/secret-box.ts';
 
 /** What activities are built from: injected, so tests and processes wire them their own way. */
 export interface ActivityDeps {

@@ -1,5 +1,5 @@
-import { receptionEventTimingFromEnv, type ReceptionEventTiming } from '../worker/reception-event-timing.ts';
-import { fiscalSyncTimingFromEnv, type FiscalSyncTiming } from '../worker/fiscal-sync-timing.ts';
+import { receptionEventTimingFromEnv, type ReceptionEventTiming } from '../temporal/reception-event-timing.ts';
+import { fiscalSyncTimingFromEnv, type FiscalSyncTiming } from '../temporal/fiscal-sync-timing.ts';
 import { outboundPolicyFromEnv, type OutboundPolicy } from '../platform/outbound-policy.ts';
 import type { RateLimit } from './middleware/rate-limit.ts';
 

@@ -1,7 +1,7 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import type { FileStorage } from '../activities/storage/file-storage.ts';
+import type { FileStorage } from '../platform/storage/file-storage.ts';
 import type { Orm } from '../db/orm.ts';
 import type { HttpMetrics } from './metrics.ts';
 import type { ApiConfig } from './config.ts';

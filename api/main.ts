@@ -1,16 +1,16 @@
-import { fileStorageFromEnv } from '../activities/storage/file-storage.ts';
+import { fileStorageFromEnv } from '../platform/storage/file-storage.ts';
 import { databaseConfigFromEnv } from '../db/config.ts';
 import { initORM } from '../db/orm.ts';
-import { createTemporalClient } from '../worker/client.ts';
-import { temporalConfigFromEnv } from '../worker/config.ts';
-import { tracingClientInterceptors } from '../worker/tracing.ts';
+import { createTemporalClient } from '../temporal/connection.ts';
+import { temporalConfigFromEnv } from '../temporal/config.ts';
+import { tracingClientInterceptors } from '../temporal/tracing.ts';
 import { settingsOrExit } from '../platform/required-settings.ts';
 import { createApp } from './app.ts';
 import { apiConfigFromEnv } from './config.ts';
-import { createLogger } from './logger.ts';
+import { createLogger } from '../platform/logger.ts';
 import { createHttpMetrics, serveMetrics } from './metrics.ts';
 import { listen } from './server.ts';
-import { startTracing } from './tracing.ts';
+import { startTracing } from '../platform/tracing.ts';
 
 const logger = createLogger('api');
 // First, so that the SDK's context manager is in place before anything runs under a span.

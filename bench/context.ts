@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { TemporalHandle } from '../worker/processes.ts';
+import type { TemporalHandle } from '../temporal/handle.ts';
 import type { MemorySampler } from './memory.ts';
 import type { SeedSummary } from './seed.ts';
 import type { BenchStack } from './stack.ts';

@@ -2,13 +2,13 @@
 // costs, and the exact SQL of a request to EXPLAIN. Never used for timings.
 import { DefaultLogger, type LoggerOptions } from '@mikro-orm/core';
 import { Client, Connection } from '@temporalio/client';
-import { localFileStorage } from '../activities/storage/file-storage.ts';
+import { localFileStorage } from '../platform/storage/file-storage.ts';
 import { createApp } from '../api/app.ts';
 import { apiConfigFromEnv } from '../api/config.ts';
-import { createLogger } from '../api/logger.ts';
+import { createLogger } from '../platform/logger.ts';
 import { listen } from '../api/server.ts';
 import { initORM } from '../db/orm.ts';
-import { DEFAULT_TASK_QUEUE } from '../worker/config.ts';
+import { DEFAULT_TASK_QUEUE } from '../temporal/config.ts';
 import type { BenchStack } from './stack.ts';
 
 export interface ObservedApi {

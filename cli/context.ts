@@ -1,13 +1,13 @@
 import { Client, Connection } from '@temporalio/client';
-import { fileStorageFromEnv, type FileStorage } from '../activities/storage/file-storage.ts';
+import { fileStorageFromEnv, type FileStorage } from '../platform/storage/file-storage.ts';
 import { retryScheduleFromEnv, type RetrySchedule } from '../activities/webhooks/events.ts';
-import { secretBoxFromEnv, type SecretBox } from '../activities/webhooks/secret-box.ts';
+import { secretBoxFromEnv, type SecretBox } from '../platform/secret-box.ts';
 import { apiConfigFromEnv } from '../api/config.ts';
 import { databaseConfigFromEnv } from '../db/config.ts';
 import { initORM, type Orm } from '../db/orm.ts';
-import { readRuntime } from '../dev/runtime.ts';
-import { temporalConfigFromEnv } from '../worker/config.ts';
-import type { TemporalHandle } from '../worker/processes.ts';
+import { readRuntime } from '../platform/embedded-runtime.ts';
+import { temporalConfigFromEnv } from '../temporal/config.ts';
+import type { TemporalHandle } from '../temporal/handle.ts';
 import { CliError } from './errors.ts';
 
 /** The environment a command runs in: DATABASE_URL / TEMPORAL_ADDRESS, or a running `npm start` found through .data/. */

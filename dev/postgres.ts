@@ -14,7 +14,7 @@ import {
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
-import { freePort } from './ports.ts';
+import { freePort } from '../platform/ports.ts';
 
 export interface EmbeddedDatabase {
   url: string;

@@ -9,19 +9,19 @@ import { setDianEventPerson } from '../db/fiscal/dian-event-person.repository.ts
 import { companyEm, initORM, systemEm, type Orm } from '../db/orm.ts';
 import { WebhookSubscription } from '../db/webhooks/webhook-subscription.entity.ts';
 import { addSubscription } from '../activities/webhooks/subscriptions.ts';
-import { secretBoxFromEnv } from '../activities/webhooks/secret-box.ts';
+import { secretBoxFromEnv } from '../platform/secret-box.ts';
 import { startErpReceiver } from '../simulators/erp-receiver/server.ts';
 import { randomBytes } from 'node:crypto';
 import { migrateAndSeed } from '../db/schema.ts';
 import { PUBLIC_PREFIX } from '../api/routes/index.ts';
 import { API_NODE_FLAGS } from '../api/node-flags.ts';
-import { outsideSystemsEnv } from '../activities/outside-systems.ts';
+import { outsideSystemsEnv } from '../platform/outside-systems.ts';
 import { WORKER_NODE_FLAGS } from '../worker/node-flags.ts';
 import { startSimulators } from '../simulators/index.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './postgres.ts';
 import { outboundPolicyFromEnv } from '../platform/outbound-policy.ts';
-import { freePort } from './ports.ts';
-import { DATA_DIR, writeRuntime } from './runtime.ts';
+import { freePort } from '../platform/ports.ts';
+import { DATA_DIR, writeRuntime } from '../platform/embedded-runtime.ts';
 import { startDevTemporal, type DevTemporal } from './temporal.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);

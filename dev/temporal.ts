@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.ts';
-import { freePort } from './ports.ts';
+import { freePort } from '../platform/ports.ts';
 
 export interface DevTemporal {
   address: string;

@@ -1,4 +1,4 @@
-import type { OutsideSystems } from '../activities/outside-systems.ts';
+import type { OutsideSystems } from '../platform/outside-systems.ts';
 import { startDianSimulator } from './dian/server.ts';
 import { startBankValidationSimulator } from './bank-validation/server.ts';
 import { startPaymentGatewaySimulator } from './payment-gateway/server.ts';

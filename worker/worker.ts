@@ -1,9 +1,10 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
-import type { Tracing } from '../api/tracing.ts';
+import type { Tracing } from '../platform/tracing.ts';
 import { bundleInChildProcess } from './bundle.ts';
-import type { TemporalConfig, WorkerTuning } from './config.ts';
-import { tracingWorkerOptions } from './tracing.ts';
+import type { TemporalConfig } from '../temporal/config.ts';
+import type { WorkerTuning } from './tuning.ts';
+import { tracingWorkerOptions } from '../temporal/tracing.ts';
 
 export { WORKFLOWS_PATH } from './bundle.ts';
 

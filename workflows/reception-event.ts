@@ -39,10 +39,6 @@ export interface ReceptionEventInput {
   timing: ReceptionEventTiming;
 }
 
-/** The read-state key of the workflows of one event: `reception-event/<company>/<cufe>/<type>`. */
-export const receptionEventWorkflowId = (companyId: string, cufe: string, eventType: string) =>
-  `reception-event/${companyId}/${cufe}/${eventType}`;
-
 /** A signal, not an update: an earlier event of the same document reached its final state, so check again now. */
 export const earlierEventSettledSignal = defineSignal('earlierEventSettled');
 
@@ -127,10 +123,6 @@ export interface ReceptionEventBatchInput {
   events?: QueuedReceptionEvent[];
   timing?: ReceptionEventTiming;
 }
-
-/** The read-state key of a batch's workflow: `reception-event-batch/<company>/<batch>`. */
-export const receptionEventBatchWorkflowId = (companyId: string, batchId: string) =>
-  `reception-event-batch/${companyId}/${batchId}`;
 
 /**
  * The events of one request, as workflow `reception-event-batch/<company>/<batch>`: starts the workflow of each event

@@ -2,6 +2,7 @@ import { getExternalWorkflowHandle, patched, proxyActivities, proxyLocalActiviti
 import type { Activities } from '../activities/index.ts';
 import type { WebhookEvent } from '../db/webhooks/webhook-subscription.entity.ts';
 import { accountingRegisteredSignal } from './document.ts';
+import { workflowIds } from './ids.ts';
 
 export interface WebhookDeliveryInput {
   companyId: string;
@@ -52,7 +53,7 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'del
     });
     if (result.outcome !== 'retry') {
       if (result.outcome === 'delivered' && input.event === 'document.accounted' && input.documentId) {
-        await getExternalWorkflowHandle(`document/${input.documentId}`)
+        await getExternalWorkflowHandle(workflowIds.document(input.documentId))
           .signal(accountingRegisteredSignal)
           .catch(() => undefined);
       }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { postIdempotent, readJson, serviceUrl, SERVICE_TIMEOUT_MS } from '../outside-http.ts';
+import { postIdempotent, readJson, serviceUrl, SERVICE_TIMEOUT_MS } from '../../platform/outside-http.ts';
 
 /** A validation as the bank-validation service reports it. */
 export const ValidationView = z.object({

@@ -14,7 +14,7 @@ import {
 } from '../../db/reception-events/reception-event.repository.ts';
 import { carriesPerson, missingPersonFields } from '../../fiscal/radian-person.ts';
 import { checkRadianOrder, resolvedAfter } from '../../fiscal/radian-rules.ts';
-import { startReceptionEventBatch, startReceptionEvents, wakeReceptionEvent } from '../../worker/reception-events.ts';
+import { startReceptionEventBatch, startReceptionEvents, wakeReceptionEvent } from '../../temporal/reception-events.ts';
 import type { ReceptionEventBatchInput, ReceptionEventTiming } from '../../workflows/reception-event.ts';
 import type { ActivityDeps } from '../index.ts';
 import { applicationResponse, bareNit, DIAN_NIT } from './application-response.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { postIdempotent, readJson, serviceUrl, SERVICE_TIMEOUT_MS } from '../outside-http.ts';
+import { postIdempotent, readJson, serviceUrl, SERVICE_TIMEOUT_MS } from '../../platform/outside-http.ts';
 
 /** A transfer as the gateway reports it. */
 export const TransferView = z.object({

@@ -11,7 +11,7 @@ import { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import { companyEm, systemEm, type EntityManager, type Orm } from '../../db/orm.ts';
 import { installmentsOf } from '../../db/payments/payable-schedule.ts';
 import { documentDate } from '../../fiscal/country-dates.ts';
-import type { TemporalHandle } from '../../worker/processes.ts';
+import type { TemporalHandle } from '../../temporal/handle.ts';
 import { recordEvent, startDeliveries, undeliveredEventsOf, type RetrySchedule } from '../webhooks/events.ts';
 import { documentAccountedPayload } from '../webhooks/payloads.ts';
 import { proposeJournal } from './journal-proposal.ts';

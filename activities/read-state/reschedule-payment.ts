@@ -1,5 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
-import { isoDate } from '../../api/presenters/money.ts';
+import { isoDate } from '../../platform/money.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { Payable } from '../../db/payments/payable.entity.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';

@@ -14,7 +14,7 @@ import { pinnedClient } from '../../platform/outbound-http.ts';
 import { judgeReceiver, type OutboundPolicy, type Resolve } from '../../platform/outbound-policy.ts';
 import { holdsNul, readRegistration, readRejection, type ErpRegistration, type ErpRejection } from './erp-answer.ts';
 import { erpDocumentData, loadVoucherCatalog } from './erp-document-data.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../../platform/secret-box.ts';
 import { WEBHOOK_HEADERS, signBody } from './signature.ts';
 
 export interface DeliveryDeps {

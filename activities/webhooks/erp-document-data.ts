@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { centsToAmount, isoDate } from '../../api/presenters/money.ts';
+import { centsToAmount, isoDate } from '../../platform/money.ts';
 import type { AccountingEntry, JournalEntryLine } from '../../db/accounting/accounting-entry.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import { ErpBookAccount } from '../../db/erp/book-account.entity.ts';

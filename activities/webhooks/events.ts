@@ -4,8 +4,9 @@ import { uuidv7 } from '../../db/ids.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
 import { WebhookSubscription, type WebhookEvent } from '../../db/webhooks/webhook-subscription.entity.ts';
-import type { TemporalHandle } from '../../worker/processes.ts';
+import type { TemporalHandle } from '../../temporal/handle.ts';
 import type { WebhookDeliveryInput } from '../../workflows/webhook.ts';
+import { workflowIds } from '../../workflows/ids.ts';
 
 /** The retry schedule: waits grow from `initialMs`, doubling, capped at `maxMs`, each with jitter. */
 export interface RetrySchedule {
@@ -19,8 +20,6 @@ export function retryScheduleFromEnv(env: NodeJS.ProcessEnv = process.env): Retr
     maxMs: Number(env.WEBHOOK_RETRY_MAX_MS ?? 3_600_000),
   };
 }
-
-export const webhookWorkflowId = (subscriptionId: string, eventId: string) => `webhook/${subscriptionId}/${eventId}`;
 
 type Payload = Record<string, unknown>;
 
@@ -82,7 +81,7 @@ export async function startDeliveries(
     };
     try {
       await temporal.client.workflow.start('webhookDelivery', {
-        workflowId: webhookWorkflowId(delivery.subscription.id, delivery.eventId),
+        workflowId: workflowIds.webhook(delivery.subscription.id, delivery.eventId),
         taskQueue: temporal.taskQueue,
         args: [input],
         workflowIdReusePolicy: options.redeliver

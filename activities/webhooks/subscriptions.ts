@@ -3,7 +3,7 @@ import { judgeReceiver, type OutboundPolicy, type Resolve } from '../../platform
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { WebhookSubscription, type WebhookEvent } from '../../db/webhooks/webhook-subscription.entity.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../../platform/secret-box.ts';
 
 /** `document.accounted` waits for the ERP to register the voucher; other receivers answer quickly. */
 export const DEFAULT_TIMEOUT_SECONDS: Record<WebhookEvent, number> = {

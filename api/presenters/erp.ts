@@ -26,7 +26,7 @@ import type {
   VendorRecord,
 } from '../schemas/erp.ts';
 import { TAX_TYPES } from '../schemas/erp.ts';
-import { centsToAmount, decimalToNumber, isoDate } from './money.ts';
+import { centsToAmount, decimalToNumber, isoDate } from '../../platform/money.ts';
 
 // ---- Submitted record → row (the repository adds id, company and timestamps) ----------------------------------
 

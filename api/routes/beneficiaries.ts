@@ -6,7 +6,7 @@ import {
 } from '../../db/beneficiaries/bank-account.repository.ts';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import { findBeneficiaryPage } from '../../db/beneficiaries/beneficiary.repository.ts';
-import { startBankAccountValidation } from '../../worker/payment-processes.ts';
+import { startBankAccountValidation } from '../../temporal/payments.ts';
 import { ApiError, notFound, validationError } from '../errors.ts';
 import { presentBankAccount } from '../presenters/bank-account.ts';
 import { presentBeneficiary } from '../presenters/beneficiary.ts';

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { FileStorage } from '../../activities/storage/file-storage.ts';
+import type { FileStorage } from '../../platform/storage/file-storage.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
@@ -9,7 +9,7 @@ import { DocumentNote } from '../../db/documents/note.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
 import { ADMITTED_TAG } from '../../db/tags/tag.entity.ts';
-import { approveThroughLifecycle } from '../../worker/processes.ts';
+import { approveThroughLifecycle } from '../../temporal/documents.ts';
 import { notFound, validationError } from '../errors.ts';
 import { readMultipart, sniffFileType } from '../multipart.ts';
 import { renderDocument, renderDocuments } from '../presenters/document-json.ts';

@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
 import { queueReceptionEvents, type QueueOutcome } from '../../db/reception-events/reception-event.repository.ts';
 import type { ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
-import { DEFAULT_RECEPTION_EVENT_TIMING } from '../../worker/reception-event-timing.ts';
-import { startReceptionEventBatch } from '../../worker/reception-events.ts';
+import { DEFAULT_RECEPTION_EVENT_TIMING } from '../../temporal/reception-event-timing.ts';
+import { startReceptionEventBatch } from '../../temporal/reception-events.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { defineRoute, type Caller } from '../route.ts';

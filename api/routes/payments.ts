@@ -13,7 +13,7 @@ import {
   type PaymentRefusal,
 } from '../../db/payments/new-payment.ts';
 import { findPaymentPage } from '../../db/payments/payment.repository.ts';
-import { createPaymentThroughProcess } from '../../worker/payment-processes.ts';
+import { createPaymentThroughProcess } from '../../temporal/payments.ts';
 import type { NewPaymentCommand } from '../../workflows/payment.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { renderPaymentDetail, renderPaymentListItems } from '../presenters/payment-json.ts';

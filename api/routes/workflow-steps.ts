@@ -4,7 +4,7 @@ import { activeCatalogLabels } from '../../db/erp/classification-options.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { Tag, normalizeTagName } from '../../db/tags/tag.entity.ts';
 import { WorkflowStep } from '../../db/workflow-steps/workflow-step.entity.ts';
-import { completeStepThroughLifecycle } from '../../worker/processes.ts';
+import { completeStepThroughLifecycle } from '../../temporal/documents.ts';
 import { noContent, defineRoute } from '../route.ts';
 import { presentCompletedStep, presentStep } from '../presenters/workflow-step.ts';
 import {

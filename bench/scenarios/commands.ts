@@ -3,7 +3,8 @@
 import { FlowFile, toFlowDefinition } from '../../db/workflow-steps/flow-file.ts';
 import { WorkflowFlow } from '../../db/workflow-steps/workflow-flow.entity.ts';
 import { companyEm } from '../../db/orm.ts';
-import { startDocumentLifecycle, workflowIds } from '../../worker/processes.ts';
+import { startDocumentLifecycle } from '../../temporal/documents.ts';
+import { workflowIds } from '../../workflows/ids.ts';
 import { updateRoundTrips } from '../baselines/raw-temporal.ts';
 import { row, type BenchContext, type Row } from '../context.ts';
 import type { SeededCompany, SeededDocument } from '../seed.ts';

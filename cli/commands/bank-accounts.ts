@@ -3,7 +3,7 @@ import { ACCOUNT_TYPES } from '../../db/beneficiaries/bank-account.entity.ts';
 import { BankAccountRefused, addBankAccount } from '../../db/beneficiaries/bank-account.repository.ts';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import { companyEm, systemEm } from '../../db/orm.ts';
-import { startBankAccountValidation } from '../../worker/payment-processes.ts';
+import { startBankAccountValidation } from '../../temporal/payments.ts';
 import { oneOf, optional, reference, required } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { CliError, notFound } from '../errors.ts';

@@ -6,7 +6,7 @@
 // Kept apart from simulators/dian (RADIAN events) so that each can change on its own.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
-import { tempDir } from '../../dev/temp-dir.ts';
+import { tempDir } from '../../platform/temp-dir.ts';
 import { failure, isObject, reply, serveJson, type SimulatorReply } from '../http.ts';
 import { deliverMail, type OutgoingMail } from './mail.ts';
 

@@ -9,7 +9,7 @@ import {
   sameSignature,
   sha256Hex,
   signature,
-} from '../../activities/storage/aws-signature-v4.ts';
+} from '../../platform/storage/aws-signature-v4.ts';
 
 export interface ObjectStorageSimulatorOptions {
   port?: number;

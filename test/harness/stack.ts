@@ -3,12 +3,12 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { outsideSystemsEnv } from '../../activities/outside-systems.ts';
+import { outsideSystemsEnv } from '../../platform/outside-systems.ts';
 import { initORM } from '../../db/orm.ts';
 import { migrateAndSeed } from '../../db/schema.ts';
-import { freePort } from '../../dev/ports.ts';
+import { freePort } from '../../platform/ports.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
-import { tempDir } from '../../dev/temp-dir.ts';
+import { tempDir } from '../../platform/temp-dir.ts';
 import { startDevTemporal, type DevTemporal } from '../../dev/temporal.ts';
 import {
   startErpReceiver,

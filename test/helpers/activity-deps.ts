@@ -1,11 +1,11 @@
 import type { Client } from '@temporalio/client';
 import { pino } from 'pino';
 import type { ActivityDeps } from '../../activities/index.ts';
-import { localFileStorage } from '../../activities/storage/file-storage.ts';
-import { secretBox } from '../../activities/webhooks/secret-box.ts';
+import { localFileStorage } from '../../platform/storage/file-storage.ts';
+import { secretBox } from '../../platform/secret-box.ts';
 import type { Orm } from '../../db/orm.ts';
 import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
-import type { OutsideSystems } from '../../activities/outside-systems.ts';
+import type { OutsideSystems } from '../../platform/outside-systems.ts';
 
 /** The key sealing webhook secrets in the suite: the worker, the CLI and the tests share it. */
 export const TEST_WEBHOOK_SECRET_KEY = '8f'.repeat(32);

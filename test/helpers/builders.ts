@@ -10,7 +10,8 @@ import { Payment } from '../../db/payments/payment.entity.ts';
 import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
 import { FlowFile, toFlowDefinition } from '../../db/workflow-steps/flow-file.ts';
 import { WorkflowFlow } from '../../db/workflow-steps/workflow-flow.entity.ts';
-import { startDocumentLifecycle, type TemporalHandle } from '../../worker/processes.ts';
+import { startDocumentLifecycle } from '../../temporal/documents.ts';
+import { type TemporalHandle } from '../../temporal/handle.ts';
 
 let sequence = 0;
 

@@ -4,17 +4,17 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { tempDir } from '../../dev/temp-dir.ts';
+import { tempDir } from '../../platform/temp-dir.ts';
 import { Client, Connection } from '@temporalio/client';
 import { testActivityDeps } from './activity-deps.ts';
 import { HISTORIES_DIR, recordHistories } from './recorded-histories.ts';
-import type { OutsideSystems } from '../../activities/outside-systems.ts';
+import type { OutsideSystems } from '../../platform/outside-systems.ts';
 import { startSimulators, type RunningSimulators } from '../../simulators/index.ts';
 import { initORM, type Orm } from '../../db/orm.ts';
 import { migrateAndSeed } from '../../db/schema.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
 import { startDevTemporal, type DevTemporal } from '../../dev/temporal.ts';
-import { scheduleReceptionEventSweep } from '../../worker/reception-events.ts';
+import { scheduleReceptionEventSweep } from '../../temporal/reception-events.ts';
 import { WORKFLOWS_PATH, createWorker } from '../../worker/worker.ts';
 
 declare module 'vitest' {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
-import { outsideSystemsEnv } from '../../activities/outside-systems.ts';
+import { outsideSystemsEnv } from '../../platform/outside-systems.ts';
 import { TEST_WEBHOOK_SECRET_KEY } from './activity-deps.ts';
 
 const exec = promisify(execFile);

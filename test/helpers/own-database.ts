@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
-import { tempDir } from '../../dev/temp-dir.ts';
+import { tempDir } from '../../platform/temp-dir.ts';
 
 /** A PostgreSQL of a test file's own, to stop or kill without touching the rest of the suite; `remove` deletes it. */
 export async function startOwnDatabase(prefix: string): Promise<EmbeddedDatabase & { remove(): Promise<void> }> {

@@ -2,10 +2,10 @@ import { createClient, type Client as ApiClient } from '@accounts-payable/client
 import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { inject } from 'vitest';
-import { localFileStorage } from '../../activities/storage/file-storage.ts';
+import { localFileStorage } from '../../platform/storage/file-storage.ts';
 import { createApp } from '../../api/app.ts';
 import { apiConfigFromEnv, type ApiConfig } from '../../api/config.ts';
-import { createLogger } from '../../api/logger.ts';
+import { createLogger } from '../../platform/logger.ts';
 import { listen } from '../../api/server.ts';
 import type { HttpMetrics } from '../../api/metrics.ts';
 import { initORM, type Orm } from '../../db/orm.ts';

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../dev/temp-dir.ts';
+import { tempDir } from '../../platform/temp-dir.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { locateSchemathesis } from '../helpers/schemathesis.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';

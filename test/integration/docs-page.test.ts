@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../dev/temp-dir.ts';
+import { tempDir } from '../../platform/temp-dir.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
 // Debian's Chromium (apt-get install chromium; .ci/run installs it). CHROMIUM_PATH points elsewhere.

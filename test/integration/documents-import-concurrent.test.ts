@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import { companyEm, initORM, type Orm } from '../../db/orm.ts';
-import { tempDir } from '../../dev/temp-dir.ts';
+import { tempDir } from '../../platform/temp-dir.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { ops } from '../helpers/ops.ts';
 

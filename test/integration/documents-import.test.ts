@@ -4,7 +4,7 @@ import { expectStatus } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Document } from '../../db/documents/document.entity.ts';
 import { companyEm } from '../../db/orm.ts';
-import { tempDir } from '../../dev/temp-dir.ts';
+import { tempDir } from '../../platform/temp-dir.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { ops } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';

@@ -1,9 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { localFileStorage } from '../../activities/storage/file-storage.ts';
+import { localFileStorage } from '../../platform/storage/file-storage.ts';
 import { createApp } from '../../api/app.ts';
 import { apiConfigFromEnv } from '../../api/config.ts';
-import { createLogger } from '../../api/logger.ts';
+import { createLogger } from '../../platform/logger.ts';
 import { listen } from '../../api/server.ts';
 import { initORM, type Orm } from '../../db/orm.ts';
 import { makeCompany } from '../helpers/companies.ts';

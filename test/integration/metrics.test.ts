@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpMetrics, serveMetrics } from '../../api/metrics.ts';
-import { freePort } from '../../dev/ports.ts';
+import { freePort } from '../../platform/ports.ts';
 import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import {

@@ -9,7 +9,7 @@ import { IdempotencyKey } from '../../db/idempotency/idempotency-key.entity.ts';
 import { companyEm } from '../../db/orm.ts';
 import type { Payable } from '../../db/payments/payable.entity.ts';
 import { Payment as PaymentRow } from '../../db/payments/payment.entity.ts';
-import { createPaymentThroughProcess } from '../../worker/payment-processes.ts';
+import { createPaymentThroughProcess } from '../../temporal/payments.ts';
 import { seedDocument } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { seedBankAccount, seedBeneficiary, seedPayable, seedPayment, steerGateway } from '../helpers/payments.ts';

@@ -21,14 +21,9 @@ import { makeCompany } from '../helpers/companies.ts';
 import { dianSimulator, EVENT_PERSON, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
 import { ops } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
-import {
-  receptionEvent,
-  receptionEventBatch,
-  receptionEventBatchSweep,
-  receptionEventBatchWorkflowId,
-  receptionEventWorkflowId,
-} from '../../workflows/reception-event.ts';
-import { receptionEventSweepScheduleId, startReceptionEvents } from '../../worker/reception-events.ts';
+import { receptionEvent, receptionEventBatch, receptionEventBatchSweep } from '../../workflows/reception-event.ts';
+import { receptionEventSweepScheduleId, startReceptionEvents } from '../../temporal/reception-events.ts';
+import { workflowIds } from '../../workflows/ids.ts';
 
 const DAY = 24 * 3_600_000;
 
@@ -512,7 +507,7 @@ describe('ordering rules', () => {
       wait: { ...FAST_RECEPTION_EVENT_TIMING.wait, initialMs: 600_000 },
     };
     await api.client.workflow.execute(receptionEventBatch, {
-      workflowId: receptionEventBatchWorkflowId(company.id, `delayed-${document.id}`),
+      workflowId: workflowIds.receptionEventBatch(company.id, `delayed-${document.id}`),
       taskQueue: inject('taskQueue'),
       args: [{ companyId: company.id, eventIds: events.map((event) => event.id), resubmittedIds: [], timing }],
     });
@@ -536,7 +531,7 @@ describe('ordering rules', () => {
       status: 'processing',
     });
     await em.flush();
-    const workflowId = receptionEventWorkflowId(company.id, cufeOf(document), '030');
+    const workflowId = workflowIds.receptionEvent(company.id, cufeOf(document), '030');
     const input = {
       companyId: company.id,
       eventId: event.id,
@@ -552,7 +547,7 @@ describe('ordering rules', () => {
     });
     expect(await first.result()).toBe('accepted');
     await api.client.workflow.execute(receptionEventBatch, {
-      workflowId: receptionEventBatchWorkflowId(company.id, `late-${document.id}`),
+      workflowId: workflowIds.receptionEventBatch(company.id, `late-${document.id}`),
       taskQueue: inject('taskQueue'),
       args: [{ companyId: company.id, eventIds: [event.id], resubmittedIds: [], timing: FAST_RECEPTION_EVENT_TIMING }],
     });
@@ -683,7 +678,7 @@ describe('sending again', () => {
     expect((await settled(document, '030')).status).toBe('rejected');
     await single({ document_fiscal_reference: cufeOf(document), event_type: '030' });
     expect((await settled(document, '030')).status).toBe('accepted');
-    const handle = api.client.workflow.getHandle(receptionEventWorkflowId(company.id, cufeOf(document), '030'));
+    const handle = api.client.workflow.getHandle(workflowIds.receptionEvent(company.id, cufeOf(document), '030'));
     const { runId } = await handle.describe();
 
     const event = await row(document, '030');
@@ -741,7 +736,7 @@ describe('batches started before their input carried event ids', () => {
       resubmitted: false,
     };
     await api.client.workflow.execute(receptionEventBatch, {
-      workflowId: receptionEventBatchWorkflowId(company.id, `before-ids-${document.id}`),
+      workflowId: workflowIds.receptionEventBatch(company.id, `before-ids-${document.id}`),
       taskQueue: inject('taskQueue'),
       args: [{ companyId: company.id, events: [queued], timing: FAST_RECEPTION_EVENT_TIMING }],
     });
@@ -770,7 +765,7 @@ describe('handing events to their workflows', () => {
     );
     expect(outcome).toMatchObject({ batchId: expect.any(String), created: 1 });
     await expect(
-      api.client.workflow.getHandle(receptionEventWorkflowId(company.id, cufeOf(document), '030')).describe(),
+      api.client.workflow.getHandle(workflowIds.receptionEvent(company.id, cufeOf(document), '030')).describe(),
     ).rejects.toThrow(/not found/i);
 
     const handedOver = await api.client.workflow.execute(receptionEventBatchSweep, {

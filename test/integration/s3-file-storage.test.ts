@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { uuidv7 } from '../../db/ids.ts';
-import { fileStorageFromEnv } from '../../activities/storage/file-storage.ts';
-import { s3FileStorage, type S3Config } from '../../activities/storage/s3-file-storage.ts';
+import { fileStorageFromEnv } from '../../platform/storage/file-storage.ts';
+import { s3FileStorage, type S3Config } from '../../platform/storage/s3-file-storage.ts';
 import { startObjectStorageSimulator, type ObjectStorageSimulator } from '../../simulators/object-storage/server.ts';
 
 const bucket = 'ap-files';

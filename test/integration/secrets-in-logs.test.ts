@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../api/logger.ts';
+import { createLogger } from '../../platform/logger.ts';
 import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
 import { TEST_WEBHOOK_SECRET_KEY } from '../helpers/activity-deps.ts';
 import { makeCompany } from '../helpers/companies.ts';

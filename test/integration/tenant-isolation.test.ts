@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { localFileStorage } from '../../activities/storage/file-storage.ts';
+import { localFileStorage } from '../../platform/storage/file-storage.ts';
 import { FILES_ROUTE } from '../../api/routes/files.ts';
 import { PUBLIC_PREFIX, ROUTE_GROUPS } from '../../api/routes/index.ts';
 import type { Company } from '../../db/companies/company.entity.ts';

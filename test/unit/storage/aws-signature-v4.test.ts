@@ -9,7 +9,7 @@ import {
   signature,
   stringToSign,
   toAmzDate,
-} from '../../../activities/storage/aws-signature-v4.ts';
+} from '../../../platform/storage/aws-signature-v4.ts';
 
 // The examples of https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html
 const params = {

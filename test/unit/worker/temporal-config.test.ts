@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { temporalConnectionOptions } from '../../../worker/client.ts';
-import { temporalConfigFromEnv } from '../../../worker/config.ts';
+import { temporalConnectionOptions } from '../../../temporal/connection.ts';
+import { temporalConfigFromEnv } from '../../../temporal/config.ts';
 
 const address = { TEMPORAL_ADDRESS: 'ap.a1b2c.tmprl.cloud:7233' };
 

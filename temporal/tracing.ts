@@ -9,7 +9,7 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
-import type { Tracing } from '../api/tracing.ts';
+import type { Tracing } from '../platform/tracing.ts';
 
 /** The SDK's workflow interceptors, a module the bundler puts into the workflow code beside workflows/index.ts. */
 const WORKFLOW_INTERCEPTORS = createRequire(import.meta.url).resolve(

@@ -3,7 +3,6 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
-  type Client,
 } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import {
@@ -21,18 +20,8 @@ import {
   DocumentReference,
   FiscalReference,
 } from '../workflows/search-attributes.ts';
-import { receptionEventWorkflowId } from '../workflows/reception-event.ts';
-
-/** Workflow ids are business keys, so a repeated start finds the instance instead of making a second one. */
-export const workflowIds = {
-  document: (documentId: string) => `document/${documentId}`,
-  receptionEvent: receptionEventWorkflowId,
-};
-
-export interface TemporalHandle {
-  client: Client;
-  taskQueue: string;
-}
+import { workflowIds } from '../workflows/ids.ts';
+import { beforeDeadline, type TemporalHandle } from './handle.ts';
 
 export interface LifecycleSubject extends DocumentLifecycleInput {
   fiscalReference: string | null;
@@ -67,14 +56,6 @@ export async function startDocumentLifecycle(temporal: TemporalHandle, document:
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
-}
-
-/** How long an API request waits on Temporal (a worker taking a command, or a server that hangs) before answering 503. */
-const COMMAND_DEADLINE_MS = 20_000;
-
-/** Runs calls to Temporal under the command deadline: past it they fail, and the API answers 503 rather than waiting on. */
-export function beforeDeadline<T>(temporal: TemporalHandle, calls: () => Promise<T>): Promise<T> {
-  return temporal.client.withDeadline(Date.now() + COMMAND_DEADLINE_MS, calls);
 }
 
 /**

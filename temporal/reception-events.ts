@@ -11,13 +11,13 @@ import type { QueuedReceptionEvent } from '../db/reception-events/reception-even
 import { RESOLUTION_ORDER } from '../fiscal/radian-rules.ts';
 import {
   earlierEventSettledSignal,
-  receptionEventBatchWorkflowId,
   type ReceptionEventTiming,
   type receptionEvent,
   type receptionEventBatch,
 } from '../workflows/reception-event.ts';
 import { CompanyReference, DocumentReference, FiscalReference } from '../workflows/search-attributes.ts';
-import { beforeDeadline, workflowIds, type TemporalHandle } from './processes.ts';
+import { workflowIds } from '../workflows/ids.ts';
+import { beforeDeadline, type TemporalHandle } from './handle.ts';
 
 /** How many workflow starts are in flight at once: a batch of 800 starts in well under a second, without flooding Temporal. */
 const START_CONCURRENCY = 32;
@@ -150,7 +150,7 @@ export async function startReceptionEventBatch(
 ): Promise<void> {
   const start = () =>
     temporal.client.workflow.start<typeof receptionEventBatch>('receptionEventBatch', {
-      workflowId: receptionEventBatchWorkflowId(companyId, batchId),
+      workflowId: workflowIds.receptionEventBatch(companyId, batchId),
       taskQueue: temporal.taskQueue,
       args: [{ companyId, batchId }],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,

@@ -7,10 +7,10 @@ import {
   type fiscalSync,
 } from '../workflows/fiscal-sync.ts';
 import { CompanyReference } from '../workflows/search-attributes.ts';
-import { beforeDeadline, type TemporalHandle } from './processes.ts';
+import { beforeDeadline, type TemporalHandle } from './handle.ts';
+import { workflowIds } from '../workflows/ids.ts';
 
 /** `fiscal-sync/<companyRef>/<startedAt>`: one workflow per accepted POST /fiscal-sync. */
-export const fiscalSyncWorkflowId = (companyId: string, startedAt: string) => `fiscal-sync/${companyId}/${startedAt}`;
 
 /**
  * Starts a sync's workflow and waits for its first step (update-with-start): the SAT extraction created, or DIAN's
@@ -18,7 +18,7 @@ export const fiscalSyncWorkflowId = (companyId: string, startedAt: string) => `f
  */
 export async function beginFiscalSync(temporal: TemporalHandle, input: FiscalSyncInput): Promise<FiscalSyncBegun> {
   const start = new WithStartWorkflowOperation<typeof fiscalSync>('fiscalSync', {
-    workflowId: fiscalSyncWorkflowId(input.companyId, input.startedAt),
+    workflowId: workflowIds.fiscalSync(input.companyId, input.startedAt),
     taskQueue: temporal.taskQueue,
     args: [input],
     typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),

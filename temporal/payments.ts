@@ -13,13 +13,8 @@ import {
   type paymentProcess,
 } from '../workflows/payment.ts';
 import { CompanyReference } from '../workflows/search-attributes.ts';
-import { beforeDeadline, type TemporalHandle } from './processes.ts';
-
-/** Business-keyed ids of the payment processes. */
-export const paymentWorkflowIds = {
-  payment: (paymentId: string) => `payment/${paymentId}`,
-  bankAccountValidation: (accountId: string, attempt: number) => `bank-account-validation/${accountId}/${attempt}`,
-};
+import { beforeDeadline, type TemporalHandle } from './handle.ts';
+import { workflowIds } from '../workflows/ids.ts';
 
 /**
  * What to do when `payment/<reference>` has already run and ended: refuse (the default: a payment's process runs
@@ -40,7 +35,7 @@ export async function createPaymentThroughProcess(
   ended: EndedPaymentProcess = 'refuse',
 ): Promise<{ paymentId: string }> {
   const start = new WithStartWorkflowOperation<typeof paymentProcess>('paymentProcess', {
-    workflowId: paymentWorkflowIds.payment(input.paymentId),
+    workflowId: workflowIds.payment(input.paymentId),
     taskQueue: temporal.taskQueue,
     args: [input],
     typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),
@@ -64,7 +59,7 @@ export async function startBankAccountValidation(
   try {
     await beforeDeadline(temporal, () =>
       temporal.client.workflow.start<typeof bankAccountValidation>('bankAccountValidation', {
-        workflowId: paymentWorkflowIds.bankAccountValidation(input.accountId, input.attempt),
+        workflowId: workflowIds.bankAccountValidation(input.accountId, input.attempt),
         taskQueue: temporal.taskQueue,
         args: [input],
         typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fileUrl } from '../../api/presenters/files.ts';
+import { fileUrl } from '../../read-models/files.ts';
 import { AccountingEntry, type JournalEntry } from '../../db/accounting/accounting-entry.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';

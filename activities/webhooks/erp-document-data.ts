@@ -8,7 +8,7 @@ import { ErpProduct } from '../../db/erp/product.entity.ts';
 import { ErpTax } from '../../db/erp/tax.entity.ts';
 import { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import type { ErpDocumentData as ErpDocumentDataSchema } from '../../api/schemas/erp-document.ts';
+import type { ErpDocumentData as ErpDocumentDataSchema } from '../../read-models/erp-document-schema.ts';
 import type { ErpRegistration } from './erp-answer.ts';
 
 // Amounts not named `*_cents` are decimal numbers in the document's currency, as the API shows amounts; the

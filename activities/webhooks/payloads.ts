@@ -1,4 +1,4 @@
-import { renderDocuments } from '../../api/presenters/document-json.ts';
+import { renderDocuments } from '../../read-models/document-json.ts';
 import type { AccountingEntry } from '../../db/accounting/accounting-entry.entity.ts';
 import type { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
-import type { BeneficiaryBody } from '../schemas/documents.ts';
+import type { BeneficiaryBody } from '../../read-models/document-schema.ts';
 
 /** A beneficiary with its contacts and bank accounts (each bank loaded), as the beneficiaries list shows it. */
 export function presentBeneficiary(beneficiary: Beneficiary): z.input<typeof BeneficiaryBody> {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { DocumentNote } from '../../db/documents/note.entity.ts';
-import type { NoteBody } from '../schemas/documents.ts';
-import { fileUrl } from './files.ts';
+import type { NoteBody } from '../../read-models/document-schema.ts';
+import { fileUrl } from '../../read-models/files.ts';
 
 /** A note just added to a document; the document's own notes are rendered with it (document-json.ts). */
 export function presentNote(note: DocumentNote, publicUrl: string): z.input<typeof NoteBody> {

@@ -18,7 +18,7 @@ import {
   UpdateBankAccountRequest,
 } from '../schemas/beneficiaries.ts';
 import { listOf, page } from '../schemas/common.ts';
-import { BeneficiaryBody } from '../schemas/documents.ts';
+import { BeneficiaryBody } from '../../read-models/document-schema.ts';
 
 const BENEFICIARY_NOT_FOUND = {
   status: 404,

@@ -12,12 +12,13 @@ import { ADMITTED_TAG } from '../../db/tags/tag.entity.ts';
 import { approveThroughLifecycle } from '../../temporal/documents.ts';
 import { notFound, validationError } from '../errors.ts';
 import { readMultipart, sniffFileType } from '../multipart.ts';
-import { renderDocument, renderDocuments } from '../presenters/document-json.ts';
+import { renderDocument, renderDocuments } from '../../read-models/document-json.ts';
 import { presentNote } from '../presenters/note.ts';
 import { defineRoute, type Caller } from '../route.ts';
 import { listOf, page } from '../schemas/common.ts';
 import { EmptyResponse, MessageResponse, NoteRequest, TagsRequest } from '../schemas/document-commands.ts';
-import { DocumentDetail, DocumentListItem, DocumentListQuery, DocumentParams, NoteBody } from '../schemas/documents.ts';
+import { DocumentListQuery, DocumentParams } from '../schemas/documents.ts';
+import { DocumentDetail, DocumentListItem, NoteBody } from '../../read-models/document-schema.ts';
 import { ApproveParams, ApproveRequest } from '../schemas/workflow-steps.ts';
 import { linkRefusal, type OutboundPolicy } from '../../platform/outbound-policy.ts';
 

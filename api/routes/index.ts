@@ -8,7 +8,7 @@ import { eventRoutes } from './events.ts';
 import { fiscalSyncRoutes } from './fiscal-sync.ts';
 import { workflowStepRoutes } from './workflow-steps.ts';
 
-import { ERP_PREFIX, PUBLIC_PREFIX } from './prefixes.ts';
+import { ERP_PREFIX, PUBLIC_PREFIX } from '../../platform/api-paths.ts';
 
 export { ERP_PREFIX, PUBLIC_PREFIX };
 

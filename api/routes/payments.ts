@@ -16,17 +16,12 @@ import { findPaymentPage } from '../../db/payments/payment.repository.ts';
 import { createPaymentThroughProcess } from '../../temporal/payments.ts';
 import type { NewPaymentCommand } from '../../workflows/payment.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { renderPaymentDetail, renderPaymentListItems } from '../presenters/payment-json.ts';
+import { renderPaymentDetail, renderPaymentListItems } from '../../read-models/payment-json.ts';
 import { defineRoute, type DocumentedError } from '../route.ts';
 import { listOf, page } from '../schemas/common.ts';
 import { amountToCents, scaleDecimal } from '../schemas/decimal.ts';
-import {
-  CreatePaymentRequest,
-  PaymentDetail,
-  PaymentListItem,
-  PaymentListQuery,
-  PaymentParams,
-} from '../schemas/payments.ts';
+import { CreatePaymentRequest, PaymentListQuery, PaymentParams } from '../schemas/payments.ts';
+import { PaymentDetail, PaymentListItem } from '../../read-models/payment-schema.ts';
 
 const PAYMENT_NOT_FOUND = {
   status: 404,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Reference } from './common.ts';
+import { Reference } from '../../platform/schema-atoms.ts';
 
 export const BankBody = z
   .strictObject({

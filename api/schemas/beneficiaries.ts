@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACCOUNT_TYPES, VALIDATION_STATUSES } from '../../db/beneficiaries/bank-account.entity.ts';
-import { PageQuery, Reference, trimmedString } from './common.ts';
+import { PageQuery } from './common.ts';
+import { Reference, trimmedString } from '../../platform/schema-atoms.ts';
 
 const DateTime = z.iso.datetime({ offset: true });
 

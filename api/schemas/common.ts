@@ -1,9 +1,5 @@
 import { z } from 'zod';
 
-export const Reference = z.uuid({ message: 'Must be a UUID' }).describe('UUID reference');
-/** What `Reference` accepts, for parameters that check it in their handler (to answer the spec's own error). */
-export const UUID_PATTERN = (z.toJSONSchema(Reference) as { pattern: string }).pattern;
-
 export const FlatError = z.object({ message: z.string(), code: z.string() }).catchall(z.unknown()).meta({
   id: 'FlatError',
   description:
@@ -24,17 +20,6 @@ export const ValidationError = z
     }),
   })
   .meta({ id: 'ValidationError', description: 'Request validation failed (HTTP 400).' });
-
-/**
- * A string read without its surrounding whitespace. Marked for the published schema, where a minimum length then
- * means "not blank" (openapi.ts), as JSON Schema has no trimming.
- */
-export const TRIMMED = 'x-trimmed';
-export const trimmedString = (params?: { message: string }) =>
-  z
-    .string(params)
-    .trim()
-    .meta({ [TRIMMED]: true });
 
 /** `true`/`false` in a query string. */
 export const QueryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -82,9 +67,6 @@ export function listOf<T extends z.ZodType>(item: T, id: string) {
 export function page<T>(items: T[], total: number, pageNumber: number, pageSize: number) {
   return { items, total, current_page: pageNumber, page_size: pageSize, total_pages: Math.ceil(total / pageSize) };
 }
-
-export const CURRENCY_VALUES = ['USD', 'COP', 'MXN', 'EUR'] as const;
-export const Currency = z.enum(CURRENCY_VALUES).meta({ id: 'Currency' });
 
 const unstorable = (text: string) => text.includes('\u0000') || !text.isWellFormed();
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { trimmedString } from './common.ts';
+import { trimmedString } from '../../platform/schema-atoms.ts';
 
 export const TagsRequest = z.object({
   tags_text: z

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ACCOUNT_NATURES } from '../../db/erp/book-account.entity.ts';
 import { UNSTORABLE_TEXT } from '../errors.ts';
-import { Currency, PageQuery, QueryBoolean, listOf, trimmedString, unstorableTextPaths } from './common.ts';
+import { PageQuery, QueryBoolean, listOf, unstorableTextPaths } from './common.ts';
+import { Currency, trimmedString } from '../../platform/schema-atoms.ts';
 import { compareDecimals, decimalInput, scaleDecimal } from './decimal.ts';
 
 /** Records per sync request; the body must also fit the JSON body limit (1 MB by default). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { trimmedString } from './common.ts';
+import { trimmedString } from '../../platform/schema-atoms.ts';
 import { CLAIM_CODES, RECEPTION_EVENT_TYPES } from '../../db/reception-events/reception-event.entity.ts';
 
 const Cufe = z

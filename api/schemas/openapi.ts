@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AnyRoute, DocumentedError } from '../route.ts';
-import { FlatError, StepError, TRIMMED, ValidationError } from './common.ts';
+import { FlatError, StepError, ValidationError } from './common.ts';
+import { TRIMMED } from '../../platform/schema-atoms.ts';
 import { WEBHOOKS, type WebhookDescription } from './webhooks.ts';
 
 export interface RouteGroup {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Currency, Reference, trimmedString } from './common.ts';
+import { Currency, Reference, trimmedString } from '../../platform/schema-atoms.ts';
 
 const DateTime = z.iso.datetime({ offset: true });
 

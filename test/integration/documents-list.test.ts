@@ -1,6 +1,6 @@
 import { expectStatus, type DocumentList, type ListDocuments } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPANSIONS } from '../../api/schemas/documents.ts';
+import { EXPANSIONS } from '../../read-models/document-schema.ts';
 import { ErpDocument } from '../../db/accounting/erp-document.entity.ts';
 import { bankReference } from '../../db/banks/bank-catalog.ts';
 import { Bank } from '../../db/banks/bank.entity.ts';

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { accountDocument } from '../../activities/read-state/accounting.ts';
-import { ErpDocumentData } from '../../api/schemas/erp-document.ts';
+import { ErpDocumentData } from '../../read-models/erp-document-schema.ts';
 import { freePort } from '../../platform/ports.ts';
 import { temporalConnectionOptions } from '../../temporal/connection.ts';
 import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import type { EntityManager } from '../../db/orm.ts';
-import { runStatement } from '../../db/prepared.ts';
-import type { ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
-import { ADMITTED_TAG } from '../../db/tags/tag.entity.ts';
-import { EXPANSIONS, type DocumentDetail, type DocumentListItem, type Expansion } from '../schemas/documents.ts';
+import type { EntityManager } from '../db/orm.ts';
+import { runStatement } from '../db/prepared.ts';
+import type { ReceptionEventType } from '../db/reception-events/reception-event.entity.ts';
+import { ADMITTED_TAG } from '../db/tags/tag.entity.ts';
+import { EXPANSIONS, type DocumentDetail, type DocumentListItem, type Expansion } from './document-schema.ts';
 import { fileUrl } from './files.ts';
 import { PAYABLE as PAYMENT_PAYABLE } from './payment-json.ts';
 import { array, json, money, object, owned, timestamp } from './sql-json.ts';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { EntityManager } from '../../db/orm.ts';
-import { runStatement } from '../../db/prepared.ts';
-import type { PaymentDetail, PaymentListItem } from '../schemas/payments.ts';
+import type { EntityManager } from '../db/orm.ts';
+import { runStatement } from '../db/prepared.ts';
+import type { PaymentDetail, PaymentListItem } from './payment-schema.ts';
 import { array, date, json, money, object, owned, timestamp } from './sql-json.ts';
 
 type ListItem = z.input<typeof PaymentListItem>;

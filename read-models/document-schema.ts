@@ -1,0 +1,228 @@
+import { z } from 'zod';
+import { APPROVAL_STATUSES, DOCUMENT_PAYMENT_STATUSES, DOCUMENT_TYPES } from '../db/documents/document.entity.ts';
+import { Currency, Reference } from '../platform/schema-atoms.ts';
+import { ErpDocumentBody } from './erp-document-schema.ts';
+
+// What a document looks like in answers and webhooks: the read model (document-json.ts) renders exactly this.
+
+const DateTime = z.iso.datetime({ offset: true });
+const DateOnly = z.iso.date();
+
+export const ContactInformation = z.strictObject({ type: z.enum(['email', 'phone']), value: z.string() });
+
+export const BeneficiaryBody = z
+  .strictObject({
+    reference: Reference,
+    name: z.string(),
+    type: z.enum(['supplier', 'employee']),
+    email: z.string().nullable(),
+    phone_number: z.string().nullable(),
+    identifier_type: z.string().describe('NIT, CC, CE, RFC...'),
+    identifier_number: z.string(),
+    payment_terms: z.number().int().nullable().describe('Payment term in days'),
+    fiscal_address: z.string().nullable(),
+    contact_information: z.array(ContactInformation),
+    bank_accounts: z.array(
+      z.strictObject({
+        reference: Reference,
+        bank_reference: Reference,
+        bank_name: z.string(),
+        account_number: z.string(),
+      }),
+    ),
+    created_at: DateTime,
+    updated_at: DateTime,
+  })
+  .meta({ id: 'Beneficiary' });
+
+export const DocumentPayment = z
+  .strictObject({
+    reference: Reference,
+    date: DateTime.nullable().describe('When the payment was made (paid_at), or created while not yet paid'),
+    amount: z.number(),
+    amount_currency: Currency,
+    payment_method: z.string().nullable(),
+    payable_reference: Reference.describe('Group by this before summing: a document can have several payables'),
+    status: z.enum(['pending', 'in_process', 'processed', 'failed']),
+  })
+  .meta({ id: 'DocumentPayment' });
+
+export const PayableBody = z
+  .strictObject({
+    reference: Reference,
+    type: z.enum(['supplier', 'payroll', 'advance']),
+    status: z
+      .enum(['pending', 'partial', 'paid', 'canceled'])
+      .describe(
+        '`pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays',
+      ),
+    amount: z.number(),
+    amount_currency: Currency,
+    balance: z.number(),
+    file_path: z.string().nullable(),
+    issue_date: DateOnly.nullable(),
+    expiration_date: DateOnly.nullable(),
+    concept: z.string().nullable(),
+    origin: z.string().describe('document, fiscal_entity or manual'),
+    installment_number: z.number().int().min(1).describe("1-based installment of the document's payment term"),
+    projects: z.array(z.record(z.string(), z.unknown())).describe('Kept as received; free-form objects'),
+    cost_center: z.record(z.string(), z.unknown()).nullable().describe('Kept as received; a free-form object'),
+  })
+  .meta({
+    id: 'Payable',
+    description: "The payment record's payable fields, plus installment_number, projects and cost_center",
+  });
+
+export const Adjustment = z.strictObject({
+  type: z.string().describe('tax, withholding, discount or charge'),
+  code: z.string().nullable(),
+  rate: z.number().nullable().describe('Fraction: 0.19 for 19 %'),
+  rate_percentage: z.number().nullable(),
+  base_amount: z.number(),
+  amount: z.number(),
+  is_inclusive: z.boolean(),
+  metadata: z.record(z.string(), z.unknown()),
+});
+
+export const LineItemBody = z
+  .strictObject({
+    reference: Reference,
+    name: z.string(),
+    description: z.string().nullable(),
+    code: z.string().nullable(),
+    quantity: z.number(),
+    unit_code: z.string().nullable(),
+    unit_price: z.number(),
+    currency: Currency,
+    subtotal: z.number(),
+    total: z.number(),
+    position: z.number().int(),
+    metadata: z.record(z.string(), z.unknown()),
+    adjustments: z.array(Adjustment),
+    created_at: DateTime,
+    updated_at: DateTime,
+  })
+  .meta({ id: 'LineItem' });
+
+export const NoteBody = z
+  .strictObject({
+    reference: Reference,
+    comment: z.string().nullable(),
+    file_path: z.string().nullable(),
+    file_name: z.string().nullable(),
+    created_by: z.strictObject({ name: z.string() }),
+    created_at: DateTime,
+    updated_at: DateTime,
+  })
+  .meta({ id: 'DocumentNote' });
+
+export const LogBody = z.strictObject({
+  event: z.string().describe('document.created, document.approved, document.updated...'),
+  created_at: DateTime,
+  actor: z.strictObject({
+    type: z.enum(['system', 'user', 'agent']),
+    source: z.string().optional(),
+    name: z.string().optional(),
+    email: z.string().optional(),
+  }),
+  metadata: z.record(z.string(), z.unknown()),
+});
+
+export const ReceptionEventEntry = z.strictObject({
+  event: z
+    .string()
+    .describe('acuse (030), reclamo (031), recibo (032), aceptacion_expresa (033), aceptacion_tacita (034)'),
+  event_type: z.enum(['030', '031', '032', '033', '034']),
+  issue_date: DateTime.nullable().describe('When the tax authority registered the event'),
+  status: z.enum(['processing', 'accepted', 'rejected', 'failed']),
+  reason: z.string().nullable(),
+});
+
+export const PaymentReceiptComplementBody = z.strictObject({
+  fiscal_reference: z.string().describe('Fiscal UUID of the payment receipt (CFDI with Pagos 2.0)'),
+  payment_date: DateTime,
+  amount: z.number(),
+  amount_currency: Currency,
+  installment_number: z.number().int(),
+  previous_balance: z.number(),
+  paid_amount: z.number(),
+  outstanding_balance: z.number(),
+});
+
+const DocumentBase = {
+  reference: Reference,
+  document_number: z.string(),
+  type: z.enum(DOCUMENT_TYPES),
+  amount: z.number().describe('Total of the document'),
+  amount_currency: Currency,
+  approval_status: z
+    .enum(APPROVAL_STATUSES)
+    .describe(
+      '`in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state',
+    ),
+  payment_status: z
+    .enum(DOCUMENT_PAYMENT_STATUSES)
+    .describe(
+      'Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`',
+    ),
+  is_archived: z.boolean(),
+  created_at: DateTime,
+  updated_at: DateTime,
+  issue_date: DateTime.nullable(),
+  expiration_date: DateTime.nullable(),
+  fiscal_reference: z.string().nullable().describe('CUFE (96 hex characters) in Colombia, fiscal UUID in Mexico'),
+  fiscal_metadata: z.strictObject({ final_notes: z.array(z.string()) }).nullable(),
+  file_path: z.string().nullable().describe('URL of the fiscal XML (or PDF)'),
+  purchase_order: z.string().nullable(),
+  tags: z.array(z.string()),
+  is_admited: z.boolean().describe('True when the system tag `admitido` is present'),
+  created_by: z.strictObject({ source: z.string(), user: z.string().nullable() }).nullable(),
+};
+
+/** What `fields=` can add to each document of the list. */
+export const EXPANSIONS = [
+  'beneficiaries',
+  'payments',
+  'payables',
+  'document_support',
+  'invoice_reception_events',
+  'payment_receipt_complements',
+  'expenses',
+  'logs',
+  'erp_document',
+  'notes',
+] as const;
+export type Expansion = (typeof EXPANSIONS)[number];
+
+const Expanded = {
+  beneficiary: BeneficiaryBody.nullable(),
+  payments: z.array(DocumentPayment),
+  payables: z.array(PayableBody),
+  document_support: z
+    .strictObject({ issue_date: DateOnly, document_number: z.string() })
+    .nullable()
+    .describe('Only issue_date and document_number'),
+  invoice_reception_events: z.array(ReceptionEventEntry),
+  payment_receipt_complements: z.array(PaymentReceiptComplementBody),
+  expenses: z.record(z.string(), z.unknown()).nullable().describe('Kept as received; no field is guaranteed'),
+  logs: z.array(LogBody),
+  erp_document: ErpDocumentBody.nullable(),
+  notes: z.array(NoteBody),
+};
+
+export const DocumentListItem = z
+  .strictObject({
+    ...DocumentBase,
+    ...Object.fromEntries(Object.entries(Expanded).map(([key, schema]) => [key, schema.optional()])),
+  } as typeof DocumentBase & {
+    [K in keyof typeof Expanded]: z.ZodOptional<(typeof Expanded)[K]>;
+  })
+  .meta({
+    id: 'DocumentListItem',
+    description: 'A document of the list: the base fields, plus those asked for with `fields`.',
+  });
+
+export const DocumentDetail = z.strictObject({ ...DocumentBase, ...Expanded, line_items: z.array(LineItemBody) }).meta({
+  id: 'Document',
+  description: 'The full document, with every expansion, its line items, notes and payables.',
+});

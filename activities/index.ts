@@ -4,24 +4,23 @@ import type { Logger } from 'pino';
 import type { Orm } from '../db/orm.ts';
 import type { OutboundPolicy } from '../platform/outbound-policy.ts';
 import type { OutsideSystems } from '../platform/outside-systems.ts';
-import { bankValidationClient } from './bank-validation/client.ts';
-import * as bankValidation from './bank-validation/validations.ts';
-import { paymentGatewayClient } from './gateway/client.ts';
-import * as gatewayPayments from './gateway/payments.ts';
-import * as payments from './read-state/payments.ts';
+import { bankValidationClient } from '../services/beneficiaries/validation-client.ts';
+import * as bankValidation from '../services/beneficiaries/validations.ts';
+import { paymentGatewayClient } from '../services/payments/gateway-client.ts';
+import * as gatewayPayments from '../services/payments/transfers.ts';
+import * as payments from '../services/payments/payments.ts';
 import { FiscalDocumentError } from '../fiscal/errors.ts';
-import type { TemporalHandle } from '../temporal/handle.ts';
 import {
   ImportRejected,
   importFiscalDocument,
   type ImportFiscalDocumentInput,
-} from './read-state/import-fiscal-document.ts';
-import * as lifecycle from './read-state/lifecycle.ts';
-import * as receptionEvents from './dian/reception-events.ts';
-import { fiscalSyncActivities } from './fiscal-sync/index.ts';
+} from '../services/documents/import-fiscal-document.ts';
+import * as lifecycle from '../services/documents/lifecycle.ts';
+import * as receptionEvents from '../services/reception-events/reception-events.ts';
+import { fiscalSyncActivities } from './fiscal-sync.ts';
 import type { FileStorage } from '../platform/storage/file-storage.ts';
-import { attemptDelivery, giveUpDelivery } from './webhooks/deliver.ts';
-import type { RetrySchedule } from './webhooks/events.ts';
+import { attemptDelivery, giveUpDelivery } from '../services/webhooks/deliver.ts';
+import type { Processes } from '../services/processes.ts';
 import type { SecretBox } from '../platform/secret-box.ts';
 
 /** What activities are built from: injected, so tests and processes wire them their own way. */
@@ -29,12 +28,12 @@ export interface ActivityDeps {
   orm: Orm;
   logger: Logger;
   storage: FileStorage;
-  temporal: TemporalHandle;
+  /** Starts the processes activities set going (a document's lifecycle, its webhooks, reception events). */
+  processes: Processes;
   /** The API's public URL, for the links in webhook payloads. */
   publicUrl: string;
   /** Opens the sealed webhook secrets. */
   secrets: SecretBox;
-  webhookRetry: RetrySchedule;
   /** Which webhook receivers may be reached. */
   outbound: OutboundPolicy;
   /** DIAN's profile (production or tests) follows it. */

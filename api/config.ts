@@ -1,5 +1,6 @@
 import { receptionEventTimingFromEnv, type ReceptionEventTiming } from '../temporal/reception-event-timing.ts';
 import { fiscalSyncTimingFromEnv, type FiscalSyncTiming } from '../temporal/fiscal-sync-timing.ts';
+import { deploymentFromEnv } from '../platform/deployment.ts';
 import { outboundPolicyFromEnv, type OutboundPolicy } from '../platform/outbound-policy.ts';
 import type { RateLimit } from './middleware/rate-limit.ts';
 
@@ -37,14 +38,12 @@ export interface ApiConfig {
 }
 
 export function apiConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ApiConfig {
-  const environment = env.NODE_ENV === 'production' ? 'production' : 'development';
-  const port = Number(env.PORT ?? 3000);
-  const host = env.HOST ?? '127.0.0.1';
+  const { environment, publicUrl } = deploymentFromEnv(env);
   return {
-    host,
-    port,
+    host: env.HOST ?? '127.0.0.1',
+    port: Number(env.PORT ?? 3000),
     environment,
-    publicUrl: env.PUBLIC_URL ?? `http://${host}:${port}`,
+    publicUrl,
     jsonBodyLimit: env.JSON_BODY_LIMIT ?? '1mb',
     erpJsonBodyLimit: env.ERP_JSON_BODY_LIMIT ?? '10mb',
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : environment !== 'production',

@@ -1,8 +1,10 @@
 import { Client, Connection } from '@temporalio/client';
 import { fileStorageFromEnv, type FileStorage } from '../platform/storage/file-storage.ts';
-import { retryScheduleFromEnv, type RetrySchedule } from '../activities/webhooks/events.ts';
+import { retryScheduleFromEnv } from '../temporal/webhooks.ts';
+import { temporalProcesses } from '../temporal/processes.ts';
+import type { Processes } from '../services/processes.ts';
 import { secretBoxFromEnv, type SecretBox } from '../platform/secret-box.ts';
-import { apiConfigFromEnv } from '../api/config.ts';
+import { deploymentFromEnv } from '../platform/deployment.ts';
 import { databaseConfigFromEnv } from '../db/config.ts';
 import { initORM, type Orm } from '../db/orm.ts';
 import { readRuntime } from '../platform/embedded-runtime.ts';
@@ -17,7 +19,8 @@ export interface CliContext {
   storage(): FileStorage;
   /** The API's public URL: PUBLIC_URL, or the running embedded default's. */
   publicUrl(): string;
-  webhookRetry(): RetrySchedule;
+  /** The processes services set going, on this deployment's Temporal. */
+  processes(): Promise<Processes>;
   secrets(): SecretBox;
   close(): Promise<void>;
 }
@@ -49,8 +52,10 @@ export function createCliContext(env: NodeJS.ProcessEnv = process.env): CliConte
       return { client: new Client({ connection, namespace: config.namespace }), taskQueue: config.taskQueue };
     },
     storage: () => fileStorageFromEnv(env),
-    publicUrl: () => env.PUBLIC_URL ?? readRuntime()?.apiUrl ?? apiConfigFromEnv(env).publicUrl,
-    webhookRetry: () => retryScheduleFromEnv(env),
+    publicUrl: () => env.PUBLIC_URL ?? readRuntime()?.apiUrl ?? deploymentFromEnv(env).publicUrl,
+    async processes() {
+      return temporalProcesses(await this.temporal(), retryScheduleFromEnv(env));
+    },
     secrets: () => secretBoxFromEnv(env),
     async close() {
       await orm?.close();

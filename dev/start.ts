@@ -8,7 +8,7 @@ import { createCompany, enableFeature, upsertMember } from '../db/companies/comp
 import { setDianEventPerson } from '../db/fiscal/dian-event-person.repository.ts';
 import { companyEm, initORM, systemEm, type Orm } from '../db/orm.ts';
 import { WebhookSubscription } from '../db/webhooks/webhook-subscription.entity.ts';
-import { addSubscription } from '../activities/webhooks/subscriptions.ts';
+import { addSubscription } from '../services/webhooks/subscriptions.ts';
 import { secretBoxFromEnv } from '../platform/secret-box.ts';
 import { startErpReceiver } from '../simulators/erp-receiver/server.ts';
 import { randomBytes } from 'node:crypto';

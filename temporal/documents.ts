@@ -5,14 +5,11 @@ import {
   WorkflowIdReusePolicy,
 } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import {
-  approveUpdate,
-  completeStepUpdate,
-  type ApproveCommand,
-  type CompleteStepCommand,
-  type DocumentLifecycleInput,
-  type documentLifecycle,
-} from '../workflows/document.ts';
+import type { StepDecisionCommand } from '../domain/step-rules.ts';
+import type { ApproveCommand, StepRecord } from '../services/documents/lifecycle.ts';
+import type { LifecycleSubject } from '../services/processes.ts';
+import { approveUpdate, completeStepUpdate, documentLifecycle } from '../workflows/document.ts';
+import { workflowIds } from '../workflows/ids.ts';
 import {
   ApprovalStatus,
   CompanyReference,
@@ -20,20 +17,14 @@ import {
   DocumentReference,
   FiscalReference,
 } from '../workflows/search-attributes.ts';
-import { workflowIds } from '../workflows/ids.ts';
 import { beforeDeadline, type TemporalHandle } from './handle.ts';
 
-export interface LifecycleSubject extends DocumentLifecycleInput {
-  fiscalReference: string | null;
-  documentNumber: string;
-  approvalStatus: string;
-}
-
+/** How `document/<reference>` starts: its input, and the search attributes operators find it by. */
 function lifecycleStart(temporal: TemporalHandle, document: LifecycleSubject) {
   return {
     workflowId: workflowIds.document(document.documentId),
     taskQueue: temporal.taskQueue,
-    args: [{ companyId: document.companyId, documentId: document.documentId }] as [DocumentLifecycleInput],
+    args: [{ companyId: document.companyId, documentId: document.documentId }] as Parameters<typeof documentLifecycle>,
     typedSearchAttributes: new TypedSearchAttributes([
       { key: CompanyReference, value: document.companyId },
       { key: DocumentReference, value: document.documentId },
@@ -44,11 +35,11 @@ function lifecycleStart(temporal: TemporalHandle, document: LifecycleSubject) {
   };
 }
 
-/** Starts `document/<reference>` once per document: a second call (a retried import) is a no-op. */
+/** Starts a received document's flow, once: a second call (a retried import) finds it started or ended. */
 export async function startDocumentLifecycle(temporal: TemporalHandle, document: LifecycleSubject): Promise<void> {
   try {
     await beforeDeadline(temporal, () =>
-      temporal.client.workflow.start('documentLifecycle', {
+      temporal.client.workflow.start(documentLifecycle, {
         ...lifecycleStart(temporal, document),
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       }),
@@ -59,18 +50,18 @@ export async function startDocumentLifecycle(temporal: TemporalHandle, document:
 }
 
 /**
- * Approves through the document's workflow, so that it serialises with step decisions. Update-with-start: a
- * document whose workflow failed gets a fresh run that resumes from the read state.
+ * Approves through the document's workflow, so that it serialises with step decisions. Update-with-start: a document
+ * whose flow has ended (or whose run failed) gets a new run, which reads where the flow stands before it approves.
  */
 export async function approveThroughLifecycle(
   temporal: TemporalHandle,
   document: LifecycleSubject,
   command: ApproveCommand,
 ) {
-  const start = new WithStartWorkflowOperation<typeof documentLifecycle>('documentLifecycle', {
+  const start = new WithStartWorkflowOperation(documentLifecycle, {
     ...lifecycleStart(temporal, document),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
   });
   return beforeDeadline(temporal, () =>
     temporal.client.workflow.executeUpdateWithStart(approveUpdate, { args: [command], startWorkflowOperation: start }),
@@ -80,14 +71,14 @@ export async function approveThroughLifecycle(
 /**
  * A decision on a step, through the workflow that owns it; the validator refuses what is not allowed. With an
  * `updateId`, a repeated request joins the update of the first one (still being written, or done) instead of being
- * refused as a decision on a step no longer pending.
+ * refused as a decision on a step no longer pending. Answers the step as the decision left it.
  */
 export async function completeStepThroughLifecycle(
   temporal: TemporalHandle,
   documentId: string,
-  command: CompleteStepCommand,
+  command: StepDecisionCommand,
   updateId?: string,
-) {
+): Promise<StepRecord> {
   const handle = temporal.client.workflow.getHandle(workflowIds.document(documentId));
   return beforeDeadline(temporal, () =>
     handle.executeUpdate(completeStepUpdate, { args: [command], ...(updateId ? { updateId } : {}) }),

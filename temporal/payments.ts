@@ -6,12 +6,8 @@ import {
 } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { BankAccountValidationInput, bankAccountValidation } from '../workflows/bank-account-validation.ts';
-import {
-  createPaymentUpdate,
-  type NewPaymentCommand,
-  type PaymentProcessInput,
-  type paymentProcess,
-} from '../workflows/payment.ts';
+import { createPaymentUpdate, type PaymentProcessInput, type paymentProcess } from '../workflows/payment.ts';
+import { type NewPaymentCommand } from '../services/payments/payments.ts';
 import { CompanyReference } from '../workflows/search-attributes.ts';
 import { beforeDeadline, type TemporalHandle } from './handle.ts';
 import { workflowIds } from '../workflows/ids.ts';

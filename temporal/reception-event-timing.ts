@@ -1,4 +1,4 @@
-import type { ReceptionEventTiming } from '../workflows/reception-event.ts';
+import type { ReceptionEventTiming } from '../db/reception-events/reception-event-batch.entity.ts';
 
 export type { ReceptionEventTiming };
 

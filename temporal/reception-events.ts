@@ -1,6 +1,4 @@
 import {
-  ScheduleAlreadyRunning,
-  ScheduleOverlapPolicy,
   WorkflowExecutionAlreadyStartedError,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
@@ -11,10 +9,10 @@ import type { QueuedReceptionEvent } from '../db/reception-events/reception-even
 import { RESOLUTION_ORDER } from '../fiscal/radian-rules.ts';
 import {
   earlierEventSettledSignal,
-  type ReceptionEventTiming,
   type receptionEvent,
   type receptionEventBatch,
 } from '../workflows/reception-event.ts';
+import { type ReceptionEventTiming } from '../db/reception-events/reception-event-batch.entity.ts';
 import { CompanyReference, DocumentReference, FiscalReference } from '../workflows/search-attributes.ts';
 import { workflowIds } from '../workflows/ids.ts';
 import { beforeDeadline, type TemporalHandle } from './handle.ts';
@@ -161,31 +159,4 @@ export async function startReceptionEventBatch(
   await beforeDeadline(temporal, start).catch((error: unknown) => {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   });
-}
-
-/** The schedule that hands over batches whose start never happened: one per task queue, run by its workers. */
-export const receptionEventSweepScheduleId = (taskQueue: string) => `reception-event-batch-sweep/${taskQueue}`;
-
-/**
- * Creates the sweep's schedule, or brings an existing one to `everyMs`. A batch is swept once it is `everyMs` old: by
- * then the API that queued it has started its workflow, or never will (it died, or Temporal was unreachable).
- */
-export async function scheduleReceptionEventSweep(temporal: TemporalHandle, everyMs: number): Promise<void> {
-  const options = {
-    spec: { intervals: [{ every: everyMs }] },
-    action: {
-      type: 'startWorkflow' as const,
-      workflowType: 'receptionEventBatchSweep',
-      taskQueue: temporal.taskQueue,
-      args: [{ olderThanMs: everyMs }],
-    },
-    policies: { overlap: ScheduleOverlapPolicy.SKIP },
-  };
-  const scheduleId = receptionEventSweepScheduleId(temporal.taskQueue);
-  try {
-    await temporal.client.schedule.create({ scheduleId, ...options });
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    await temporal.client.schedule.getHandle(scheduleId).update((current) => ({ ...current, ...options }));
-  }
 }

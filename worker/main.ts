@@ -1,11 +1,12 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { FISCAL_SYNC_DURATION_BUCKETS } from '../activities/fiscal-sync/metrics.ts';
+import { FISCAL_SYNC_DURATION_BUCKETS } from '../services/fiscal-sync/metrics.ts';
 import { outsideSystemsFromEnv } from '../platform/outside-systems.ts';
 import { fileStorageFromEnv } from '../platform/storage/file-storage.ts';
-import { retryScheduleFromEnv } from '../activities/webhooks/events.ts';
+import { retryScheduleFromEnv } from '../temporal/webhooks.ts';
+import { temporalProcesses } from '../temporal/processes.ts';
 import { secretBoxFromEnv } from '../platform/secret-box.ts';
-import { apiConfigFromEnv } from '../api/config.ts';
+import { deploymentFromEnv } from '../platform/deployment.ts';
 import { createLogger } from '../platform/logger.ts';
 import { startTracing } from '../platform/tracing.ts';
 import { databaseConfigFromEnv } from '../db/config.ts';
@@ -14,7 +15,7 @@ import { temporalConnectionOptions } from '../temporal/connection.ts';
 import { temporalConfigFromEnv } from '../temporal/config.ts';
 import { workerTuningFromEnv } from './tuning.ts';
 import { receptionEventSweepMsFromEnv } from '../temporal/reception-event-timing.ts';
-import { scheduleReceptionEventSweep } from '../temporal/reception-events.ts';
+import { scheduleHousekeeping } from '../temporal/housekeeping.ts';
 import { registerSearchAttributes } from '../temporal/search-attributes.ts';
 import { sdkLogger } from './sdk-logger.ts';
 import { outboundPolicyFromEnv } from '../platform/outbound-policy.ts';
@@ -46,7 +47,7 @@ Runtime.install({
     : {}),
 });
 const settings = settingsOrExit('worker', logger, () => ({
-  api: apiConfigFromEnv(),
+  deployment: deploymentFromEnv(),
   temporal: temporalConfigFromEnv(),
   database: databaseConfigFromEnv(),
   tuning: workerTuningFromEnv(),
@@ -57,7 +58,7 @@ const settings = settingsOrExit('worker', logger, () => ({
   outside: outsideSystemsFromEnv(),
   sweepMs: receptionEventSweepMsFromEnv(),
 }));
-const { api, temporal: config } = settings;
+const { deployment, temporal: config } = settings;
 const orm = await initORM(settings.database);
 
 // Activities start workflows of their own (a document's lifecycle, its webhooks) through a client.
@@ -75,7 +76,7 @@ const client = new Client({
 });
 
 const temporal = { client, taskQueue: config.taskQueue };
-await scheduleReceptionEventSweep(temporal, settings.sweepMs);
+await scheduleHousekeeping(temporal, settings.sweepMs);
 
 const connection = await NativeConnection.connect({ address: config.address, ...config.security });
 const worker = await createWorker({
@@ -87,12 +88,11 @@ const worker = await createWorker({
     orm,
     logger,
     storage: settings.storage,
-    temporal,
-    publicUrl: api.publicUrl,
+    processes: temporalProcesses(temporal, settings.webhookRetry),
+    publicUrl: deployment.publicUrl,
     secrets: settings.secrets,
-    webhookRetry: settings.webhookRetry,
     outbound: settings.outbound,
-    environment: api.environment,
+    environment: deployment.environment,
     outside: settings.outside,
   },
 });

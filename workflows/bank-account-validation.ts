@@ -1,6 +1,7 @@
 import { ActivityFailure, continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { ValidationStatus } from '../db/beneficiaries/bank-account.entity.ts';
+import type { ValidationState } from '../services/beneficiaries/validations.ts';
 
 export interface BankAccountValidationInput {
   companyId: string;
@@ -14,12 +15,6 @@ export interface BankAccountValidationInput {
 }
 
 /** Where a validation stands with the bank-validation service. */
-export interface ValidationState {
-  validationId: string;
-  status: 'processing' | 'valid' | 'invalid' | 'error';
-  reason: string | null;
-}
-
 // A service that stays unreachable is itself an outcome (`validation_error`), so the attempts are bounded.
 const { beginAccountValidation, checkAccountValidation } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

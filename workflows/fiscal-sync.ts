@@ -10,7 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { ImportCounts } from '../activities/fiscal-sync/runs.ts';
+import type { ImportCounts } from '../services/fiscal-sync/runs.ts';
 
 /** How a sync paces itself; from the API's configuration, so tests shorten it without mocking time. */
 export interface FiscalSyncTiming {

@@ -3,5 +3,6 @@ export { documentLifecycle } from './document.ts';
 export { webhookDelivery } from './webhook.ts';
 export { paymentProcess } from './payment.ts';
 export { bankAccountValidation } from './bank-account-validation.ts';
-export { receptionEvent, receptionEventBatch, receptionEventBatchSweep } from './reception-event.ts';
+export { receptionEvent, receptionEventBatch } from './reception-event.ts';
+export { housekeeping } from './housekeeping.ts';
 export { fiscalSync } from './fiscal-sync.ts';

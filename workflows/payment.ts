@@ -11,7 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { Currency } from '../db/money.ts';
+import type { NewPaymentCommand, TransferState } from '../services/payments/payments.ts';
 
 export interface PaymentProcessInput {
   companyId: string;
@@ -20,38 +20,6 @@ export interface PaymentProcessInput {
   pollIntervalMs: number;
   /** Set on a run continued as new: the payment exists and the gateway holds this transfer. */
   transferId?: string;
-}
-
-/** What POST /payments asks for, checked by the API and again, under lock, by the activity that writes it. */
-export interface NewPaymentCommand {
-  /** The beneficiary of a manual payment; for a payment of an existing payable, its beneficiary (or null). */
-  beneficiaryId: string | null;
-  /** An existing payable (a document's installment) to pay; null for a manual payment, which gets its own payable. */
-  payableId: string | null;
-  /** Integer cents as a string: workflow payloads are JSON, which has no bigint. */
-  amountCents: string;
-  currency: Currency;
-  exchangeRate: string | null;
-  exchangeCurrency: Currency | null;
-  exchangeAmountCents: string | null;
-  filePath: string | null;
-  /** The manual payable: its dates (YYYY-MM-DD), concept and the type asked for. */
-  payable: {
-    issueDate: string;
-    expirationDate: string;
-    concept: string | null;
-    type: 'supplier' | 'advance' | null;
-  } | null;
-}
-
-/** Where a transfer stands with the gateway. */
-export interface TransferState {
-  /** Null when the gateway refused the transfer outright. */
-  transferId: string | null;
-  status: 'processing' | 'settled' | 'failed';
-  failureReason: string | null;
-  settledAt: string | null;
-  method: string | null;
 }
 
 /** An update, not a signal: the API answers with the payment it created, or with the reason it was refused. */

@@ -11,15 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { ReceptionEventStatus, ReceptionEventType } from '../db/reception-events/reception-event.entity.ts';
-import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
-
-/** How long to wait and retry; from the API's configuration, so tests shorten them without mocking time. */
-export interface ReceptionEventTiming {
-  /** Waiting for an earlier event of the same document: re-check from initialMs, doubling up to maxMs; give up after giveUpMs. */
-  wait: { initialMs: number; maxMs: number; giveUpMs: number };
-  /** Transient DIAN failures: retry from initialMs, doubling up to maxMs, at most `attempts` tries of `timeoutMs` each. */
-  submit: { initialMs: number; maxMs: number; attempts: number; timeoutMs: number };
-}
+import type { ReceptionEventTiming } from '../db/reception-events/reception-event-batch.entity.ts';
 
 export interface ReceptionEventInput {
   companyId: string;
@@ -114,14 +106,7 @@ export async function receptionEvent(input: ReceptionEventInput): Promise<Recept
 export interface ReceptionEventBatchInput {
   companyId: string;
   /** The batch queued with its events (`reception_event_batches`): its row lists them, with their pacing. */
-  batchId?: string;
-  /** The events' ids, as batches carried them before their row. */
-  eventIds?: string[];
-  /** Those of them sent again after a rejection or failure, whose run replaces the previous round's. */
-  resubmittedIds?: string[];
-  /** The events themselves, as batches carried them before ids. */
-  events?: QueuedReceptionEvent[];
-  timing?: ReceptionEventTiming;
+  batchId: string;
 }
 
 /**
@@ -137,13 +122,4 @@ export async function receptionEventBatch(input: ReceptionEventBatchInput): Prom
     retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
   });
   await startReceptionEventWorkflows(input);
-}
-
-/** Run by a schedule: starts the batch workflow of every batch queued over `olderThanMs` ago and still pending. */
-export async function receptionEventBatchSweep(input: { olderThanMs: number }): Promise<number> {
-  const { handOverStrandedReceptionEventBatches } = proxyActivities<Activities>({
-    startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
-  });
-  return handOverStrandedReceptionEventBatches(input);
 }

@@ -1,4 +1,4 @@
-import { getExternalWorkflowHandle, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { WebhookEvent } from '../db/webhooks/webhook-subscription.entity.ts';
 import { accountingRegisteredSignal } from './document.ts';
@@ -39,9 +39,7 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'del
   const scheduled = proxyActivities<Activities>({ ...options, heartbeatTimeout: '10 seconds' });
   // An attempt runs inside the workflow task, as a local activity, saving the server round trips of a scheduled one;
   // either way it may run twice after a crash, and a delivery it finds recorded as final is not sent again.
-  const attemptDelivery = patched('delivery-attempt-in-task')
-    ? proxyLocalActivities<Activities>(options).attemptDelivery
-    : scheduled.attemptDelivery;
+  const { attemptDelivery } = proxyLocalActivities<Activities>(options);
   let lastError: string | null = null;
   const first = input.firstAttempt ?? 1;
   for (let count = 1; count <= input.attempts; count++) {

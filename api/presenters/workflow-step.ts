@@ -1,16 +1,16 @@
 import type { z } from 'zod';
-import type { WorkflowStep } from '../../db/workflow-steps/workflow-step.entity.ts';
+import type { StepRecord } from '../../services/documents/lifecycle.ts';
 import type { CompletedStep, PendingStep } from '../schemas/workflow-steps.ts';
 
 /** A step as GET /workflow-steps/current shows it (and complete, while others must still act). */
-export function presentStep(step: WorkflowStep): z.input<typeof PendingStep> {
+export function presentStep(step: StepRecord): z.input<typeof PendingStep> {
   const entity = step.entity;
   return {
     reference: step.id,
     action: step.action,
     status: step.status,
     actionable: step.actionable,
-    created_at: step.createdAt.toISOString(),
+    created_at: step.createdAt,
     entity: {
       type: 'document',
       reference: entity.reference,
@@ -41,12 +41,12 @@ export function presentStep(step: WorkflowStep): z.input<typeof PendingStep> {
 }
 
 /** A step that a decision closed. */
-export function presentCompletedStep(step: WorkflowStep): z.input<typeof CompletedStep> {
+export function presentCompletedStep(step: StepRecord): z.input<typeof CompletedStep> {
   return {
     reference: step.id,
     action: step.action,
     status: 'completed',
-    completed_at: (step.completedAt ?? step.createdAt).toISOString(),
+    completed_at: step.completedAt ?? step.createdAt,
     decision: { kind: step.kind ?? null, values: step.result?.values ?? [], labels: step.result?.labels ?? [] },
     acted_by: step.actedBy ?? { email: '', name: '' },
   };

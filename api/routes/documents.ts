@@ -11,6 +11,7 @@ import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
 import { ADMITTED_TAG } from '../../db/tags/tag.entity.ts';
 import { approveThroughLifecycle } from '../../temporal/documents.ts';
 import { notFound, validationError } from '../errors.ts';
+import { APPROVAL_REFUSALS, asWorkflowCommand, documentedRefusals } from '../workflow-errors.ts';
 import { readMultipart, sniffFileType } from '../multipart.ts';
 import { renderDocument, renderDocuments } from '../../read-models/document-json.ts';
 import { presentNote } from '../presenters/note.ts';
@@ -111,19 +112,21 @@ export const documentRoutes = [
     params: ApproveParams,
     body: ApproveRequest,
     response: DocumentDetail,
-    errors: [DOCUMENT_NOT_FOUND],
+    errors: documentedRefusals(APPROVAL_REFUSALS),
     handler: async ({ em, params, body, caller, deps }) => {
       const document = found(await findDocumentByAnyReference(em, params.reference));
-      await approveThroughLifecycle(
-        deps.temporal,
-        {
-          companyId: caller.company.id,
-          documentId: document.id,
-          documentNumber: document.documentNumber,
-          fiscalReference: document.fiscalReference ?? null,
-          approvalStatus: document.approvalStatus,
-        },
-        { erpReference: body?.erp_document_reference ?? null, by: author(caller) },
+      await asWorkflowCommand(() =>
+        approveThroughLifecycle(
+          deps.temporal,
+          {
+            companyId: caller.company.id,
+            documentId: document.id,
+            documentNumber: document.documentNumber,
+            fiscalReference: document.fiscalReference ?? null,
+            approvalStatus: document.approvalStatus,
+          },
+          { erpReference: body?.erp_document_reference ?? null, by: author(caller) },
+        ),
       );
       return found(await renderDocument(em, caller.company.id, document.id, deps.config.publicUrl));
     },

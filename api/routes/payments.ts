@@ -14,7 +14,7 @@ import {
 } from '../../db/payments/new-payment.ts';
 import { findPaymentPage } from '../../db/payments/payment.repository.ts';
 import { createPaymentThroughProcess } from '../../temporal/payments.ts';
-import type { NewPaymentCommand } from '../../workflows/payment.ts';
+import type { NewPaymentCommand } from '../../services/payments/payments.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { renderPaymentDetail, renderPaymentListItems } from '../../read-models/payment-json.ts';
 import { defineRoute, type DocumentedError } from '../route.ts';

@@ -4,7 +4,10 @@ import { activeCatalogLabels } from '../../db/erp/classification-options.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { Tag, normalizeTagName } from '../../db/tags/tag.entity.ts';
 import { WorkflowStep } from '../../db/workflow-steps/workflow-step.entity.ts';
+import { labelsOf, refuseDecision } from '../../domain/step-rules.ts';
+import { stepRecord, stepState } from '../../services/documents/lifecycle.ts';
 import { completeStepThroughLifecycle } from '../../temporal/documents.ts';
+import { ApiError } from '../errors.ts';
 import { noContent, defineRoute } from '../route.ts';
 import { presentCompletedStep, presentStep } from '../presenters/workflow-step.ts';
 import {
@@ -14,14 +17,7 @@ import {
   CurrentStepResponse,
   StepParams,
 } from '../schemas/workflow-steps.ts';
-import { asStepCommand, stepError } from '../workflow-errors.ts';
-
-const step = (status: number, code: string, description: string) => ({
-  status,
-  code,
-  description,
-  shape: 'step' as const,
-});
+import { asWorkflowCommand, documentedRefusals, refusalError, STEP_DECISION_REFUSALS } from '../workflow-errors.ts';
 
 /** The document workflow's steps, decided through the API on behalf of a company member. */
 export const workflowStepRoutes = [
@@ -38,12 +34,19 @@ export const workflowStepRoutes = [
     query: CurrentStepQuery,
     response: CurrentStepResponse,
     alternatives: [{ status: 204, description: 'No pending step: the flow ended or has not started' }],
-    errors: [step(404, 'document_not_found', 'no document of the company has this reference')],
+    errors: [
+      {
+        status: 404,
+        code: 'document_not_found',
+        description: 'no document of the company has this reference',
+        shape: 'step',
+      },
+    ],
     handler: async ({ em, query }) => {
       const document = await em.findOne(Document, { id: query.entity_reference.toLowerCase() }, { fields: ['id'] });
-      if (!document) throw stepError('document_not_found', 404, 'Document not found');
+      if (!document) throw new ApiError(404, 'document_not_found', 'Document not found', { shape: 'step' });
       const pending = await em.findOne(WorkflowStep, { document, status: 'pending' });
-      return pending ? { step: presentStep(pending) } : noContent();
+      return pending ? { step: presentStep(stepRecord(pending)) } : noContent();
     },
   }),
   defineRoute({
@@ -59,73 +62,63 @@ export const workflowStepRoutes = [
     params: StepParams,
     body: CompleteStepRequest,
     response: CompleteStepResponse,
-    errors: [
-      step(400, 'acting_user_not_found_in_company', 'acting_user_email is not a member of the company'),
-      step(403, 'not_assigned', 'the acting user is not an assignee of the step'),
-      step(404, 'step_not_found', 'no step of the company has this reference'),
-      step(
-        409,
-        'step_not_pending',
-        'the step is already resolved (or the user already acted): do not retry, query the current step again',
-      ),
-      step(
-        422,
-        'invalid_decision',
-        'a value the step does not offer; in unrestricted tagging, a tag the company does not have',
-      ),
-      step(422, 'unsupported_step', 'the step is not decided through this API (actionable false)'),
-    ],
+    errors: documentedRefusals(STEP_DECISION_REFUSALS),
     handler: async ({ em, params, body, deps, ctx }) => {
       const found = await em.findOne(WorkflowStep, { id: params.reference.toLowerCase() });
-      if (!found) throw stepError('step_not_found', 404, 'Step not found');
-      if (found.status !== 'pending')
-        throw stepError('step_not_pending', 409, 'The step is already completed: query the current step again');
+      if (!found) throw refusalError({ code: 'step_not_found', message: 'Step not found' });
       const member = await em.findOne(Member, { email: body.acting_user_email.toLowerCase() });
       if (!member)
-        throw stepError(
-          'acting_user_not_found_in_company',
-          400,
-          `${body.acting_user_email} is not a member of the company`,
-        );
-      let values = Array.isArray(body.decision) ? body.decision : [body.decision];
-      if (found.decision?.kind === 'tagging' && !found.decision.optionsComplete)
-        values = await companyTagNames(em, values);
-      if (found.decision?.kind === 'classification' && !found.decision.optionsComplete)
-        await activeCatalogValues(em, found.decision.fieldName, values);
-      // A retry (same Idempotency-Key) of a request whose answer was lost joins its update rather than being refused.
+        throw refusalError({
+          code: 'acting_user_not_found_in_company',
+          message: `${body.acting_user_email} is not a member of the company`,
+        });
+      const actor = { email: member.email, name: member.name };
+      const sent = Array.isArray(body.decision) ? body.decision : [body.decision];
+      // A retry (same Idempotency-Key) of a request whose answer was lost joins its update, which may have acted.
       const key = ctx.get('idempotency-key');
-      await asStepCommand(() =>
+      const refusal = refuseDecision(stepState(found), { stepId: found.id, actor, values: sent });
+      if (refusal && !(key && refusal.code === 'step_not_pending')) throw refusalError(refusal);
+      const { values, labels } = await decidedValues(em, found, sent);
+      const step = await asWorkflowCommand(() =>
         completeStepThroughLifecycle(
           deps.temporal,
           found.document.id,
-          {
-            stepId: found.id,
-            actor: { email: member.email, name: member.name },
-            values,
-            comment: body.comment ?? null,
-          },
+          { stepId: found.id, actor, values, labels, comment: body.comment ?? null },
           key ? `${found.id}/${key}` : undefined,
         ),
       );
-      const written = await em.fork().findOneOrFail(WorkflowStep, { id: found.id });
-      return { step: written.status === 'completed' ? presentCompletedStep(written) : presentStep(written) };
+      return { step: step.status === 'completed' ? presentCompletedStep(step) : presentStep(step) };
     },
   }),
 ];
 
-/** A classification whose options are a sample accepts any active record of its catalog, and nothing else. */
-async function activeCatalogValues(em: EntityManager, fieldName: string | null, values: string[]): Promise<void> {
-  const labels = await activeCatalogLabels(em, fieldName, values);
-  const unknown = values.filter((value) => !labels.has(value));
+/**
+ * The values as the step will record them, with their labels, found once here: options the step offers; for a
+ * sample (unrestricted tagging, a large ERP catalog), any tag of the company (matched without case) or any active
+ * record of the catalog, and nothing else.
+ */
+async function decidedValues(
+  em: EntityManager,
+  step: WorkflowStep,
+  sent: string[],
+): Promise<{ values: string[]; labels: string[] }> {
+  const decision = step.decision;
+  if (!decision || decision.optionsComplete) return { values: sent, labels: labelsOf(decision?.options ?? [], sent) };
+  if (decision.kind === 'tagging') {
+    const tags = await em.find(Tag, { normalizedName: { $in: sent.map(normalizeTagName) } });
+    const byName = new Map(tags.map((tag) => [tag.normalizedName, tag.name]));
+    const unknown = sent.filter((value) => !byName.has(normalizeTagName(value)));
+    if (unknown.length)
+      throw refusalError({ code: 'invalid_decision', message: `Not tags of the company: ${unknown.join(', ')}` });
+    const values = sent.map((value) => byName.get(normalizeTagName(value))!);
+    return { values, labels: values };
+  }
+  const named = await activeCatalogLabels(em, decision.fieldName, sent);
+  const unknown = sent.filter((value) => !named.has(value));
   if (unknown.length)
-    throw stepError('invalid_decision', 422, `Not active values of ${fieldName}: ${unknown.join(', ')}`);
-}
-
-/** Unrestricted tagging accepts any tag of the company, and nothing else; names are matched without case. */
-async function companyTagNames(em: EntityManager, values: string[]): Promise<string[]> {
-  const tags = await em.find(Tag, { normalizedName: { $in: values.map(normalizeTagName) } });
-  const byName = new Map(tags.map((tag) => [tag.normalizedName, tag.name]));
-  const unknown = values.filter((value) => !byName.has(normalizeTagName(value)));
-  if (unknown.length) throw stepError('invalid_decision', 422, `Not tags of the company: ${unknown.join(', ')}`);
-  return values.map((value) => byName.get(normalizeTagName(value))!);
+    throw refusalError({
+      code: 'invalid_decision',
+      message: `Not active values of ${decision.fieldName}: ${unknown.join(', ')}`,
+    });
+  return { values: sent, labels: labelsOf(decision.options, sent, named) };
 }

@@ -4,8 +4,8 @@ import {
   importFiscalDocument,
   ImportRejected,
   type ImportFiscalDocumentResult,
-} from '../../activities/read-state/import-fiscal-document.ts';
-import { AccountingRefused, accountDocument } from '../../activities/read-state/accounting.ts';
+} from '../../services/documents/import-fiscal-document.ts';
+import { AccountingRefused, accountDocument } from '../../services/accounting/accounting.ts';
 import { Company } from '../../db/companies/company.entity.ts';
 import { systemEm } from '../../db/orm.ts';
 import { FiscalDocumentError } from '../../fiscal/errors.ts';
@@ -31,8 +31,7 @@ export const documentCommands: Command[] = [
       const deps = {
         orm,
         storage: context.storage(),
-        temporal: await context.temporal(),
-        webhookRetry: context.webhookRetry(),
+        processes: await context.processes(),
         publicUrl: context.publicUrl(),
       };
       const files = input.positionals;
@@ -97,8 +96,7 @@ documentCommands.push({
     }
     const deps = {
       orm: await context.orm(),
-      temporal: await context.temporal(),
-      webhookRetry: context.webhookRetry(),
+      processes: await context.processes(),
       publicUrl: context.publicUrl(),
     };
     try {

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { RescheduleRefused, reschedulePayment } from '../../activities/read-state/reschedule-payment.ts';
-import { startDeliveries } from '../../activities/webhooks/events.ts';
+import { RescheduleRefused, reschedulePayment } from '../../services/payments/reschedule-payment.ts';
 import { companyEm, systemEm } from '../../db/orm.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
 import { reference, required } from '../arguments.ts';
@@ -24,7 +23,7 @@ export const paymentCommands: Command[] = [
       try {
         // The company's own scope: the event goes to that company's subscribers only.
         const rescheduled = await reschedulePayment(companyEm(orm, found.company.id), { paymentId, dueDate });
-        await startDeliveries(await context.temporal(), context.webhookRetry(), rescheduled.deliveries);
+        await (await context.processes()).startDeliveries(rescheduled.deliveries);
         return {
           payment: paymentId,
           previous_due_date: rescheduled.previousDueDate,

@@ -7,13 +7,12 @@ import {
   WebhookSubscription,
   type WebhookEvent,
 } from '../../db/webhooks/webhook-subscription.entity.ts';
-import { startDeliveries } from '../../activities/webhooks/events.ts';
 import {
   MAX_RETRIES,
   MAX_TIMEOUT_SECONDS,
   SubscriptionRefused,
   addSubscription,
-} from '../../activities/webhooks/subscriptions.ts';
+} from '../../services/webhooks/subscriptions.ts';
 import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import { oneOf, optional, reference, required } from '../arguments.ts';
 import type { Command, CommandInput } from '../command.ts';
@@ -187,7 +186,7 @@ export const webhookCommands: Command[] = [
         throw new CliError('delivery_in_progress', 'This delivery is still being attempted');
       delivery.status = 'pending';
       await em.flush();
-      await startDeliveries(await context.temporal(), context.webhookRetry(), [delivery], { redeliver: true });
+      await (await context.processes()).startDeliveries([delivery], { redeliver: true });
       return { reference: delivery.id, event: delivery.event, status: 'pending' };
     },
   },

@@ -1,6 +1,13 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { ReceptionEventTiming } from '../../workflows/reception-event.ts';
 import { Company } from '../companies/company.entity.ts';
+
+/** How long to wait and retry; from the API's configuration, so tests shorten them without mocking time. */
+export interface ReceptionEventTiming {
+  /** Waiting for an earlier event of the same document: re-check from initialMs, doubling up to maxMs; give up after giveUpMs. */
+  wait: { initialMs: number; maxMs: number; giveUpMs: number };
+  /** Transient DIAN failures: retry from initialMs, doubling up to maxMs, at most `attempts` tries of `timeoutMs` each. */
+  submit: { initialMs: number; maxMs: number; attempts: number; timeoutMs: number };
+}
 
 /**
  * Events persisted as `processing` whose workflows are not yet known to have started: written in the statement that

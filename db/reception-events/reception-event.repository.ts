@@ -3,7 +3,7 @@ import { uuidv7 } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
 import { runStatement } from '../prepared.ts';
 import type { RadianPerson } from '../../fiscal/radian-person.ts';
-import type { ReceptionEventTiming } from '../../workflows/reception-event.ts';
+import type { ReceptionEventTiming } from './reception-event-batch.entity.ts';
 import type { ClaimCode, ReceptionEventStatus, ReceptionEventType } from './reception-event.entity.ts';
 
 export interface ReceptionEventRequest {

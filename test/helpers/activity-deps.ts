@@ -4,6 +4,7 @@ import type { ActivityDeps } from '../../activities/index.ts';
 import { localFileStorage } from '../../platform/storage/file-storage.ts';
 import { secretBox } from '../../platform/secret-box.ts';
 import type { Orm } from '../../db/orm.ts';
+import { temporalProcesses } from '../../temporal/processes.ts';
 import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import type { OutsideSystems } from '../../platform/outside-systems.ts';
 
@@ -23,10 +24,12 @@ export function testActivityDeps(options: {
     orm: options.orm,
     logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }),
     storage: localFileStorage(options.storageDir),
-    temporal: { client: options.client, taskQueue: options.taskQueue },
+    processes: temporalProcesses(
+      { client: options.client, taskQueue: options.taskQueue },
+      { initialMs: 200, maxMs: 1_000 },
+    ),
     publicUrl: options.publicUrl,
     secrets: secretBox(Buffer.from(TEST_WEBHOOK_SECRET_KEY, 'hex')),
-    webhookRetry: { initialMs: 200, maxMs: 1_000 },
     outbound: outboundPolicyFromEnv({}),
     environment: 'development',
     outside: options.outside,

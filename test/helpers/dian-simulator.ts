@@ -1,7 +1,7 @@
 import { inject } from 'vitest';
 import type { RadianPerson } from '../../fiscal/radian-person.ts';
 import type { DianBehaviour, ReceivedEvent } from '../../simulators/dian/server.ts';
-import type { ReceptionEventTiming } from '../../workflows/reception-event.ts';
+import type { ReceptionEventTiming } from '../../db/reception-events/reception-event-batch.entity.ts';
 
 /** Reception-event pacing for tests: short waits and retries, so that failing after every retry fits in a test. */
 export const FAST_RECEPTION_EVENT_TIMING: ReceptionEventTiming = {

@@ -14,7 +14,7 @@ import { initORM, type Orm } from '../../db/orm.ts';
 import { migrateAndSeed } from '../../db/schema.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
 import { startDevTemporal, type DevTemporal } from '../../dev/temporal.ts';
-import { scheduleReceptionEventSweep } from '../../temporal/reception-events.ts';
+import { scheduleHousekeeping } from '../../temporal/housekeeping.ts';
 import { WORKFLOWS_PATH, createWorker } from '../../worker/worker.ts';
 
 declare module 'vitest' {
@@ -85,7 +85,7 @@ async function start(project: TestProject): Promise<void> {
     workflowBundle,
   });
   running = worker.run();
-  await scheduleReceptionEventSweep({ client, taskQueue: TASK_QUEUE }, 60_000);
+  await scheduleHousekeeping({ client, taskQueue: TASK_QUEUE }, 60_000);
 
   project.provide('databaseUrl', db.url);
   project.provide('temporalAddress', temporal.address);

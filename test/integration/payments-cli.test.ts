@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankReference } from '../../db/banks/bank-catalog.ts';
 import { BeneficiaryBankAccount } from '../../db/beneficiaries/bank-account.entity.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
-import { reschedulePayment } from '../../activities/read-state/reschedule-payment.ts';
+import { reschedulePayment } from '../../services/payments/reschedule-payment.ts';
 import { companyEm } from '../../db/orm.ts';
 import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
 import { makeCompany } from '../helpers/companies.ts';

@@ -4,12 +4,16 @@ import {
   type SendReceptionEvent,
   type SendReceptionEventsBatch,
 } from '@accounts-payable/client';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import { setDianEventPerson } from '../../db/fiscal/dian-event-person.repository.ts';
 import { companyEm } from '../../db/orm.ts';
-import { ReceptionEventBatch } from '../../db/reception-events/reception-event-batch.entity.ts';
+import {
+  ReceptionEventBatch,
+  type ReceptionEventTiming,
+} from '../../db/reception-events/reception-event-batch.entity.ts';
 import {
   ReceptionEvent,
   type ReceptionEventStatus,
@@ -21,8 +25,10 @@ import { makeCompany } from '../helpers/companies.ts';
 import { dianSimulator, EVENT_PERSON, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
 import { ops } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
-import { receptionEvent, receptionEventBatch, receptionEventBatchSweep } from '../../workflows/reception-event.ts';
-import { receptionEventSweepScheduleId, startReceptionEvents } from '../../temporal/reception-events.ts';
+import { receptionEvent, receptionEventBatch } from '../../workflows/reception-event.ts';
+import { housekeeping } from '../../workflows/housekeeping.ts';
+import { startReceptionEvents } from '../../temporal/reception-events.ts';
+import { housekeepingScheduleId } from '../../temporal/housekeeping.ts';
 import { workflowIds } from '../../workflows/ids.ts';
 
 const DAY = 24 * 3_600_000;
@@ -98,6 +104,20 @@ async function recorded(
     completedAt: status === 'processing' ? null : new Date(),
   });
   await em.flush();
+}
+
+/** A batch as the API queues it, for a test that starts its workflow itself. */
+async function persistedBatch(eventIds: string[], timing: ReceptionEventTiming): Promise<string> {
+  const batch = companyEm(api.orm, company.id).create(ReceptionEventBatch, {
+    id: randomUUID(),
+    company: company.id,
+    eventIds,
+    resubmittedIds: [],
+    timing,
+    createdAt: new Date(),
+  });
+  await companyEm(api.orm, company.id).persist(batch).flush();
+  return batch.id;
 }
 
 describe('validation', () => {
@@ -509,7 +529,15 @@ describe('ordering rules', () => {
     await api.client.workflow.execute(receptionEventBatch, {
       workflowId: workflowIds.receptionEventBatch(company.id, `delayed-${document.id}`),
       taskQueue: inject('taskQueue'),
-      args: [{ companyId: company.id, eventIds: events.map((event) => event.id), resubmittedIds: [], timing }],
+      args: [
+        {
+          companyId: company.id,
+          batchId: await persistedBatch(
+            events.map((event) => event.id),
+            timing,
+          ),
+        },
+      ],
     });
     for (const eventType of ['030', '032', '033'] as const)
       expect((await settled(document, eventType)).status).toBe('accepted');
@@ -549,7 +577,7 @@ describe('ordering rules', () => {
     await api.client.workflow.execute(receptionEventBatch, {
       workflowId: workflowIds.receptionEventBatch(company.id, `late-${document.id}`),
       taskQueue: inject('taskQueue'),
-      args: [{ companyId: company.id, eventIds: [event.id], resubmittedIds: [], timing: FAST_RECEPTION_EVENT_TIMING }],
+      args: [{ companyId: company.id, batchId: await persistedBatch([event.id], FAST_RECEPTION_EVENT_TIMING) }],
     });
     expect((await api.client.workflow.getHandle(workflowId).describe()).runId).toBe(first.firstExecutionRunId);
   });
@@ -715,35 +743,6 @@ describe('sending again', () => {
   });
 });
 
-describe('batches started before their input carried event ids', () => {
-  it('still start the events they carry', async () => {
-    const document = await invoice();
-    const em = companyEm(api.orm, company.id);
-    const event = em.create(ReceptionEvent, {
-      company,
-      document: document.id,
-      cufe: cufeOf(document),
-      eventType: '030',
-      status: 'processing',
-    });
-    await em.flush();
-    const queued = {
-      id: event.id,
-      documentId: document.id,
-      cufe: cufeOf(document),
-      eventType: '030' as const,
-      round: 1,
-      resubmitted: false,
-    };
-    await api.client.workflow.execute(receptionEventBatch, {
-      workflowId: workflowIds.receptionEventBatch(company.id, `before-ids-${document.id}`),
-      taskQueue: inject('taskQueue'),
-      args: [{ companyId: company.id, events: [queued], timing: FAST_RECEPTION_EVENT_TIMING }],
-    });
-    expect((await settled(document, '030')).status).toBe('accepted');
-  });
-});
-
 describe('handing events to their workflows', () => {
   it('answers once the events and their batch are persisted; the batch goes once its workflows have started', async () => {
     const document = await invoice();
@@ -768,10 +767,11 @@ describe('handing events to their workflows', () => {
       api.client.workflow.getHandle(workflowIds.receptionEvent(company.id, cufeOf(document), '030')).describe(),
     ).rejects.toThrow(/not found/i);
 
-    const handedOver = await api.client.workflow.execute(receptionEventBatchSweep, {
+    // One sweep: a run that ends before its next.
+    const handedOver = await api.client.workflow.execute(housekeeping, {
       workflowId: `sweep-${document.id}`,
       taskQueue: inject('taskQueue'),
-      args: [{ olderThanMs: 0 }],
+      args: [{ everyMs: 0, forMs: 0 }],
     });
     expect(handedOver).toBeGreaterThanOrEqual(1);
     expect((await settled(document, '030')).status).toBe('accepted');
@@ -779,22 +779,29 @@ describe('handing events to their workflows', () => {
       .poll(() => em.fork().count(ReceptionEventBatch, { id: outcome.batchId! }), { timeout: 10_000, interval: 100 })
       .toBe(0);
     // Swept again, the batch is gone: nothing starts twice.
-    await api.client.workflow.execute(receptionEventBatchSweep, {
+    await api.client.workflow.execute(housekeeping, {
       workflowId: `sweep-again-${document.id}`,
       taskQueue: inject('taskQueue'),
-      args: [{ olderThanMs: 0 }],
+      args: [{ everyMs: 0, forMs: 0 }],
     });
     expect((await dianSimulator.events(cufeOf(document))).received).toHaveLength(1);
   });
 
-  it('runs the sweep on a schedule that the worker keeps', async () => {
-    const schedule = await api.client.schedule.getHandle(receptionEventSweepScheduleId(inject('taskQueue'))).describe();
+  it('runs the sweep in one housekeeping run a day, started by a schedule the worker keeps', async () => {
+    const scheduleId = housekeepingScheduleId(inject('taskQueue'));
+    const schedule = await api.client.schedule.getHandle(scheduleId).describe();
     expect(schedule.action).toMatchObject({
       type: 'startWorkflow',
-      workflowType: 'receptionEventBatchSweep',
+      workflowType: 'housekeeping',
       taskQueue: inject('taskQueue'),
-      args: [{ olderThanMs: 60_000 }],
+      args: [{ everyMs: 60_000, forMs: 86_400_000 }],
     });
-    expect(schedule.spec.intervals).toMatchObject([{ every: 60_000 }]);
+    expect(schedule.spec.intervals).toMatchObject([{ every: 86_400_000 }]);
+    // The worker started today's run as it started: one running sweep, not a workflow a minute.
+    const running: string[] = [];
+    const query = `WorkflowType = 'housekeeping' AND ExecutionStatus = 'Running' AND TaskQueue = '${inject('taskQueue')}'`;
+    for await (const run of api.client.workflow.list({ query }))
+      if (run.workflowId.startsWith(scheduleId)) running.push(run.workflowId);
+    expect(running).toEqual([expect.stringMatching(new RegExp(`^${scheduleId}`))]);
   });
 });

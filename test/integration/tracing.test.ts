@@ -194,6 +194,7 @@ describe('tracing', () => {
         stepId: stepId!,
         actor: ana,
         values: ['approve'],
+        labels: ['Approve'],
         comment: null,
       });
       return handle.fetchHistory();

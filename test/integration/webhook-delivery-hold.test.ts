@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { attemptDelivery, DeliveryInFlight, type DeliveryDeps } from '../../activities/webhooks/deliver.ts';
-import { recordEvent } from '../../activities/webhooks/events.ts';
+import { attemptDelivery, DeliveryInFlight, type DeliveryDeps } from '../../services/webhooks/deliver.ts';
+import { recordEvent } from '../../services/webhooks/events.ts';
 import { secretBox } from '../../platform/secret-box.ts';
-import { addSubscription } from '../../activities/webhooks/subscriptions.ts';
+import { addSubscription } from '../../services/webhooks/subscriptions.ts';
 import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import { companyEm, initORM, type Orm } from '../../db/orm.ts';
 import { recordAttempt } from '../../db/webhooks/webhook-delivery.repository.ts';

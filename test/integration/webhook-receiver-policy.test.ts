@@ -4,10 +4,10 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { attemptDelivery, type DeliveryDeps } from '../../activities/webhooks/deliver.ts';
-import { recordEvent } from '../../activities/webhooks/events.ts';
+import { attemptDelivery, type DeliveryDeps } from '../../services/webhooks/deliver.ts';
+import { recordEvent } from '../../services/webhooks/events.ts';
 import { secretBox } from '../../platform/secret-box.ts';
-import { addSubscription } from '../../activities/webhooks/subscriptions.ts';
+import { addSubscription } from '../../services/webhooks/subscriptions.ts';
 import { tempDir } from '../../platform/temp-dir.ts';
 import { companyEm, initORM, type Orm } from '../../db/orm.ts';
 import { outboundPolicyFromEnv, type ResolvedAddress, type Resolve } from '../../platform/outbound-policy.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { accountDocument } from '../../activities/read-state/accounting.ts';
+import { accountDocument } from '../../services/accounting/accounting.ts';
 import { ErpDocumentData } from '../../read-models/erp-document-schema.ts';
 import { freePort } from '../../platform/ports.ts';
 import { temporalConnectionOptions } from '../../temporal/connection.ts';
@@ -18,6 +18,7 @@ import { ops } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 import { jsonReply, startScriptedReceiver, textReply } from '../helpers/scripted-receiver.ts';
 import { JOURNAL_ENTRY_KEYS, JOURNAL_LINE_KEYS, PAYMENT_LINE_KEYS, keysOf } from '../helpers/voucher-keys.ts';
+import { temporalProcesses } from '../../temporal/processes.ts';
 
 const exec = promisify(execFile);
 const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
@@ -312,12 +313,12 @@ describe('document.accounted', () => {
         temporalConnectionOptions({ address: `127.0.0.1:${await freePort()}`, security: {} }),
       ),
     });
-    const deps = { orm: api.orm, webhookRetry: { initialMs: 200, maxMs: 1_000 }, publicUrl: inject('publicUrl') };
+    const processes = temporalProcesses(
+      { client: unreachable, taskQueue: inject('taskQueue') },
+      { initialMs: 200, maxMs: 1_000 },
+    );
     await expect(
-      accountDocument(
-        { ...deps, temporal: { client: unreachable, taskQueue: inject('taskQueue') } },
-        { documentId: reference },
-      ),
+      accountDocument({ orm: api.orm, processes, publicUrl: inject('publicUrl') }, { documentId: reference }),
     ).rejects.toThrow();
     await unreachable.connection.close();
     expect(receiver.registered.has(reference)).toBe(false);

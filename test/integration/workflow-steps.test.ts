@@ -9,7 +9,7 @@ import { ErpCostCenter } from '../../db/erp/cost-center.entity.ts';
 import { ErpPaymentTerm } from '../../db/erp/payment-term.entity.ts';
 import { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import { companyEm } from '../../db/orm.ts';
-import { approveDocument, completeStep, openStep } from '../../activities/read-state/lifecycle.ts';
+import { approveDocument, completeStep, openStep } from '../../services/documents/lifecycle.ts';
 import { seedDocument, setFlow, startLifecycle } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
@@ -335,7 +335,15 @@ describe('assignees', () => {
       position: 0,
       definition: { action: 'document.approval', kind: 'approval', assignees: ['ana@example.co'] },
     });
-    const decision = { ...ids, stepId: step.id, actor: members[0]!, values: ['approve'], comment: null, close: true };
+    const decision = {
+      ...ids,
+      stepId: step.id,
+      actor: members[0]!,
+      values: ['approve'],
+      labels: ['Approve'],
+      comment: null,
+      close: true,
+    };
     const approval = { ...ids, erpReference: 'ERP-RACE', by: 'ERP', resolvesStepId: null };
     await Promise.all([completeStep(api.orm, decision), completeStep(api.orm, decision)]);
     await Promise.all([approveDocument(api.orm, approval), approveDocument(api.orm, approval)]);

@@ -1,7 +1,11 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { applicationResponse, DIAN_NIT, type EventRendition } from '../../activities/dian/application-response.ts';
-import { sendEventUpdateStatus } from '../../activities/dian/dian-client.ts';
+import {
+  applicationResponse,
+  DIAN_NIT,
+  type EventRendition,
+} from '../../services/reception-events/application-response.ts';
+import { sendEventUpdateStatus } from '../../services/reception-events/dian-client.ts';
 import type { RadianPerson } from '../../fiscal/radian-person.ts';
 import { startDianSimulator, type DianSimulator } from '../../simulators/dian/server.ts';
 

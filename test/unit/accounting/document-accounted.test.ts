@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { proposeJournal, type ProposalInput } from '../../../activities/read-state/journal-proposal.ts';
-import { documentAccountedPayload } from '../../../activities/webhooks/payloads.ts';
+import { proposeJournal, type ProposalInput } from '../../../services/accounting/journal-proposal.ts';
+import { documentAccountedPayload } from '../../../services/webhooks/payloads.ts';
 import type { AccountingEntry } from '../../../db/accounting/accounting-entry.entity.ts';
 import type { Document } from '../../../db/documents/document.entity.ts';
 import type { LineItemAdjustment } from '../../../db/documents/line-item.entity.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holdsNul, readRegistration, readRejection } from '../../../activities/webhooks/erp-answer.ts';
+import { holdsNul, readRegistration, readRejection } from '../../../services/webhooks/erp-answer.ts';
 
 describe("reading the ERP's answer to document.accounted", () => {
   it('registers a non-empty erp_invoice_id with a string, null or absent invoice_reference', () => {

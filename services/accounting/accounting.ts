@@ -1,0 +1,226 @@
+import { z } from 'zod';
+import { fileUrl } from '../../read-models/files.ts';
+import { AccountingEntry, type JournalEntry } from '../../db/accounting/accounting-entry.entity.ts';
+import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
+import { Document } from '../../db/documents/document.entity.ts';
+import { LineItem } from '../../db/documents/line-item.entity.ts';
+import { ErpBookAccount } from '../../db/erp/book-account.entity.ts';
+import { ErpProduct } from '../../db/erp/product.entity.ts';
+import { ErpTax } from '../../db/erp/tax.entity.ts';
+import { ErpVendor } from '../../db/erp/vendor.entity.ts';
+import { companyEm, systemEm, type EntityManager, type Orm } from '../../db/orm.ts';
+import { installmentsOf } from '../../db/payments/payable-schedule.ts';
+import { documentDate } from '../../fiscal/country-dates.ts';
+import { recordEvent, undeliveredEventsOf } from '../webhooks/events.ts';
+import type { Processes } from '../processes.ts';
+import { documentAccountedPayload } from '../webhooks/payloads.ts';
+import { proposeJournal } from './journal-proposal.ts';
+
+const Cents = z.number().int();
+const Line = z
+  .object({
+    source: z.enum(['document', 'agent', 'front', 'purchase_order', 'goods_receipt']),
+    description: z.string().nullable().optional(),
+    book_account_external_id: z.string().min(1),
+    debit_cents: Cents.min(0).nullable().optional(),
+    credit_cents: Cents.min(0).nullable().optional(),
+    quantity: z.number().nullable().optional(),
+    unit_price_cents: Cents.nullable().optional(),
+    discount: z.number().nullable().optional(),
+    discount_rate: z.number().nullable().optional(),
+    product_external_id: z.string().nullable().optional(),
+    vendor_external_id: z.string().nullable().optional(),
+    cost_centers: z.array(z.object({ cost_center_external_id: z.string(), percentage: z.number() })).optional(),
+    warehouses: z.array(z.object({ warehouse_external_id: z.string() })).optional(),
+    taxes: z
+      .array(
+        z.object({ tax_external_id: z.string(), base_cents: Cents, amount_cents: Cents, type: z.string().optional() }),
+      )
+      .optional(),
+    purchase_order_line_external_id: z.string().nullable().optional(),
+    goods_receipt_line_external_id: z.string().nullable().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .refine(
+    (line) => (line.debit_cents == null) !== (line.credit_cents == null),
+    'Exactly one of debit_cents and credit_cents',
+  );
+
+/** The voucher an operator (or the integrator's tooling) gives to `ops documents account --file`: the wire shape of `accounting_entry`. */
+export const EntryFile = z.object({
+  summary: z.record(z.string(), z.unknown()).optional(),
+  journal_entry: z.object({
+    status: z.enum(['posted', 'cancelled']).default('posted'),
+    document_number: z.string().optional(),
+    document_type_external_id: z.string().nullable().optional(),
+    vendor_external_id: z.string().nullable().optional(),
+    issue_date: z.iso.date().optional(),
+    posting_date: z.iso.date().nullable().optional(),
+    expiration_date: z.iso.date().nullable().optional(),
+    cost_center_external_id: z.string().nullable().optional(),
+    description: z.string().nullable().optional(),
+    erp_journal_entry_lines: z.array(Line).min(1),
+    payment_lines: z.array(
+      z.object({
+        book_account_external_id: z.string(),
+        book_account_code: z.string().nullable().optional(),
+        book_account_name: z.string().nullable().optional(),
+        amount_cents: Cents,
+        due_date: z.iso.date(),
+        quota_number: z.number().int().min(1),
+        payment_method_external_id: z.string().nullable().optional(),
+        cost_center_external_id: z.string().nullable().optional(),
+      }),
+    ),
+    erp_journal_entry_taxes: z.array(z.record(z.string(), z.unknown())).optional(),
+  }),
+  advance_crossings: z
+    .array(
+      z.object({
+        external_move_line_id: z.string(),
+        external_move_id: z.string().nullable().optional(),
+        external_payment_id: z.string().nullable().optional(),
+        amount_cents: Cents,
+        original_amount_cents: Cents,
+        outstanding_amount_cents: Cents,
+        currency: z.string(),
+        advance_date: z.iso.date(),
+        status: z.string().nullable().optional(),
+        reference: z.string().nullable().optional(),
+      }),
+    )
+    .default([]),
+});
+
+export class AccountingRefused extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export interface AccountingDeps {
+  orm: Orm;
+  processes: Processes;
+  publicUrl: string;
+}
+
+const CROSSING_SOURCES = new Set(['purchase_order', 'goods_receipt']);
+
+/**
+ * Accounts a document: records its posted voucher (from a file, or proposed by the agent from its line items and the
+ * company's ERP catalogs), and hands it to the integrator's ERP through `document.accounted`. With `retry`, the
+ * posted voucher is handed over again (after the ERP refused it).
+ */
+export async function accountDocument(
+  deps: AccountingDeps,
+  input: { documentId: string; entry?: unknown; retry?: boolean },
+) {
+  const found = await systemEm(deps.orm).findOne(Document, { id: input.documentId });
+  if (!found) throw new AccountingRefused('document_not_found', `No document with reference ${input.documentId}`);
+  const em = companyEm(deps.orm, found.company.id);
+  // A run that stopped between its commit and starting the hand-off (Temporal down, a crash) left the delivery
+  // unstarted: any later run starts it (a no-op when it runs), before saying what it thinks of its own request.
+  const handingOver = await em.findOne(AccountingEntry, {
+    document: found.id,
+    status: 'posted',
+    registrationState: 'registering',
+  });
+  if (handingOver)
+    await deps.processes.startDeliveries(await undeliveredEventsOf(em, handingOver.id, 'document.accounted'));
+  const { entry, deliveries } = await em.transactional(async (tx) => {
+    const document = await tx.findOneOrFail(Document, { id: input.documentId }, { populate: ['beneficiary'] });
+    const posted = await tx.findOne(AccountingEntry, { document, status: 'posted' });
+    if (input.retry) {
+      if (!posted)
+        throw new AccountingRefused('not_accounted', 'The document has no posted voucher to hand over again');
+      if (posted.registrationState === 'registered')
+        throw new AccountingRefused('already_registered', 'The ERP has already registered this voucher');
+      if (posted.registrationState === 'registering')
+        throw new AccountingRefused('registration_in_progress', 'The voucher is being handed over right now');
+      return handOver(tx, document, posted, deps.publicUrl);
+    }
+    if (posted)
+      throw new AccountingRefused(
+        'already_accounted',
+        'The document already has a posted voucher; use --retry to hand it over again',
+      );
+    const parsed = input.entry === undefined ? null : EntryFile.safeParse(input.entry);
+    if (parsed && !parsed.success) throw new AccountingRefused('invalid_entry', z.prettifyError(parsed.error));
+    const journal = parsed ? completeJournal(parsed.data.journal_entry, document) : await agentJournal(tx, document);
+    const entry = tx.create(AccountingEntry, {
+      company: document.company,
+      document,
+      status: journal.status,
+      registrationState: 'pending',
+      accountedAt: new Date(),
+      summary: parsed?.data.summary ?? summarize(journal),
+      journalEntry: journal,
+      advanceCrossings: parsed?.data.advance_crossings ?? [],
+      registrationPayload: parsed ? (input.entry as Record<string, unknown>) : { proposed_by: 'agent' },
+      isCrossed: journal.erp_journal_entry_lines.some((line) => CROSSING_SOURCES.has(line.source)),
+    });
+    tx.create(ActivityLog, {
+      company: document.company,
+      document,
+      event: 'document.updated',
+      actor: parsed ? { type: 'system', source: 'operator' } : { type: 'agent', name: 'accounting agent' },
+      metadata: { change: 'accounted', accounting_entry: entry.id, status: entry.status },
+    });
+    // Only posted vouchers are notified.
+    return entry.status === 'posted' ? handOver(tx, document, entry, deps.publicUrl) : { entry, deliveries: [] };
+  });
+  await deps.processes.startDeliveries(deliveries);
+  return { entry, deliveries: deliveries.length };
+}
+
+async function handOver(em: EntityManager, document: Document, entry: AccountingEntry, publicUrl: string) {
+  entry.registrationState = 'registering';
+  const filePath = document.filePath ?? (document.sourceXmlPath ? fileUrl(publicUrl, document.sourceXmlPath) : null);
+  const deliveries = await recordEvent(
+    em,
+    document.company,
+    'document.accounted',
+    entry.id,
+    documentAccountedPayload(document, document.beneficiary ?? null, entry, filePath),
+  );
+  if (deliveries.length === 0) entry.registrationState = 'pending';
+  return { entry, deliveries };
+}
+
+function completeJournal(journal: z.output<typeof EntryFile>['journal_entry'], document: Document): JournalEntry {
+  return {
+    ...journal,
+    document_number: journal.document_number ?? document.documentNumber,
+    issue_date: journal.issue_date ?? documentDate(document.issueDate ?? document.createdAt, document),
+  } as JournalEntry;
+}
+
+function summarize(journal: JournalEntry): Record<string, number> {
+  const debit = journal.erp_journal_entry_lines.reduce((sum, line) => sum + (line.debit_cents ?? 0), 0);
+  const credit =
+    journal.erp_journal_entry_lines.reduce((sum, line) => sum + (line.credit_cents ?? 0), 0) +
+    journal.payment_lines.reduce((sum, line) => sum + line.amount_cents, 0);
+  return {
+    debit_cents: debit,
+    credit_cents: credit,
+    lines: journal.erp_journal_entry_lines.length,
+    payment_lines: journal.payment_lines.length,
+  };
+}
+
+/** Reads what the accounting agent needs and lets it propose the voucher. */
+async function agentJournal(em: EntityManager, document: Document): Promise<JournalEntry> {
+  const [lines, products, taxes, accounts] = await Promise.all([
+    em.find(LineItem, { document }, { orderBy: { position: 'asc' } }),
+    em.find(ErpProduct, { isActive: true }),
+    em.find(ErpTax, { isActive: true }),
+    em.find(ErpBookAccount, { isActive: true }, { orderBy: { code: 'asc' } }),
+  ]);
+  const vendor = document.beneficiary
+    ? await em.findOne(ErpVendor, { identifierNumber: document.beneficiary.identifierNumber, isActive: true })
+    : null;
+  const installments = await installmentsOf(em, document);
+  return proposeJournal({ document, lines, products, taxes, accounts, vendor, installments, postedAt: new Date() });
+}

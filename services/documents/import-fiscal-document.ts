@@ -1,0 +1,252 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { Company } from '../../db/companies/company.entity.ts';
+import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
+import { Document } from '../../db/documents/document.entity.ts';
+import { LineItem } from '../../db/documents/line-item.entity.ts';
+import { PaymentReceiptComplement } from '../../db/documents/payment-receipt-complement.entity.ts';
+import { CURRENCIES, type Currency } from '../../db/money.ts';
+import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
+import type { NormalizedDocument, NormalizedPaymentComplement } from '../../fiscal/normalized-document.ts';
+import { parseFiscalDocument } from '../../fiscal/parse.ts';
+import type { FileStorage } from '../../platform/storage/file-storage.ts';
+import { recordEvent, undeliveredEventsOf } from '../webhooks/events.ts';
+import type { Processes } from '../processes.ts';
+import { documentCreatedPayload } from '../webhooks/payloads.ts';
+import { upsertSupplier } from '../beneficiaries/beneficiaries.ts';
+
+export interface ImportFiscalDocumentInput {
+  companyId: string;
+  fileName: string;
+  xml: string;
+  /** `fiscal` for tax-authority documents (CLI import, fiscal sync). */
+  source: string;
+}
+
+export type ImportFiscalDocumentResult =
+  | { kind: 'document'; created: boolean; reference: string; documentNumber: string; fiscalReference: string }
+  | {
+      kind: 'payment_complement';
+      created: boolean;
+      fiscalReference: string;
+      documentNumber: string;
+      appliedTo: string[];
+      unknownDocuments: string[];
+    };
+
+/** A well-formed fiscal file that this company cannot take (another country, a currency the service does not hold). */
+export class ImportRejected extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'ImportRejected';
+    this.code = code;
+  }
+}
+
+export interface ImportDeps {
+  orm: Orm;
+  storage: FileStorage;
+  processes: Processes;
+  /** The API's public URL, for links in the `document.created` payload. */
+  publicUrl: string;
+}
+
+/**
+ * Imports one fiscal XML for a company: the document, its supplier as beneficiary, its line items and a
+ * `document.created` log, in one transaction; then makes sure its lifecycle workflow runs. Importing the same
+ * fiscal reference again returns the existing document, so the call is safe to retry.
+ */
+export async function importFiscalDocument(
+  deps: ImportDeps,
+  input: ImportFiscalDocumentInput,
+): Promise<ImportFiscalDocumentResult> {
+  const parsed = parseFiscalDocument(input.xml, input.fileName);
+  const em = companyEm(deps.orm, input.companyId);
+  const company = await em.findOneOrFail(Company, { id: input.companyId }, { filters: false });
+  if (parsed.kind === 'payment_complement') return importPaymentComplement(em, company, parsed.complement);
+
+  const normalized = parsed.document;
+  if (normalized.country !== company.country) {
+    throw new ImportRejected(
+      'country_mismatch',
+      `${input.fileName}: a ${normalized.country} document cannot be imported for a ${company.country} company`,
+    );
+  }
+  const currency = knownCurrency(normalized, input.fileName);
+  const existing = await em.findOne(Document, { fiscalReference: normalized.fiscalReference });
+  const document =
+    existing ??
+    (await createDocument(deps, em, company, normalized, currency, input).catch((error) =>
+      raceLost(error, () => createDocument(deps, em, company, normalized, currency, input), em, normalized),
+    ));
+  // The event was recorded with the document; on a retried import, start what a crash may have left unstarted.
+  const undelivered = await undeliveredEventsOf(em.fork(), document.id, 'document.created');
+  await Promise.all([
+    deps.processes.startDeliveries(undelivered),
+    deps.processes.startDocumentLifecycle({
+      companyId: company.id,
+      documentId: document.id,
+      fiscalReference: document.fiscalReference ?? null,
+      documentNumber: document.documentNumber,
+      approvalStatus: document.approvalStatus,
+    }),
+  ]);
+  return {
+    kind: 'document',
+    created: !existing,
+    reference: document.id,
+    documentNumber: document.documentNumber,
+    fiscalReference: normalized.fiscalReference,
+  };
+}
+
+async function createDocument(
+  deps: ImportDeps,
+  em: EntityManager,
+  company: Company,
+  normalized: NormalizedDocument,
+  currency: Currency,
+  input: ImportFiscalDocumentInput,
+): Promise<Document> {
+  return em.transactional(async (tx) => {
+    const beneficiary = await upsertSupplier(tx, company, normalized.supplier);
+    const document = tx.create(Document, {
+      company,
+      beneficiary,
+      country: normalized.country,
+      documentNumber: normalized.documentNumber,
+      type: normalized.type,
+      amountCents: normalized.totals.totalCents,
+      currency,
+      subtotalCents: normalized.totals.subtotalCents,
+      taxTotalCents: normalized.totals.taxTotalCents,
+      withholdingTotalCents: normalized.totals.withholdingTotalCents,
+      issueDate: new Date(normalized.issueDate),
+      expirationDate: normalized.expirationDate ? new Date(normalized.expirationDate) : null,
+      fiscalReference: normalized.fiscalReference,
+      fiscalMetadata: {
+        finalNotes: normalized.finalNotes,
+        format: normalized.format,
+        references: normalized.references,
+        payment: normalized.payment,
+        ...normalized.metadata,
+      },
+      purchaseOrder: normalized.purchaseOrder,
+      createdBy: { source: input.source, user: null },
+    });
+    const key = `${company.id}/documents/${document.id}/${document.id}.xml`;
+    // The key, not a URL: links are built when presented, from the serving API's own public URL.
+    document.sourceXmlPath = key;
+    for (const line of normalized.lineItems) {
+      tx.create(LineItem, {
+        company,
+        document,
+        position: line.position,
+        name: line.name,
+        description: line.description,
+        code: line.code,
+        quantity: line.quantity,
+        unitCode: line.unitCode,
+        unitPriceCents: line.unitPriceCents,
+        currency,
+        subtotalCents: line.subtotalCents,
+        totalCents: line.totalCents,
+        metadata: line.metadata,
+        adjustments: line.adjustments.map((adjustment) => ({
+          type: adjustment.type,
+          code: adjustment.code,
+          rate: adjustment.rate,
+          ratePercentage: adjustment.ratePercentage,
+          baseAmountCents: Number(adjustment.baseAmountCents),
+          amountCents: Number(adjustment.amountCents),
+          isInclusive: adjustment.isInclusive,
+          metadata: adjustment.name ? { name: adjustment.name } : {},
+        })),
+      });
+    }
+    tx.create(ActivityLog, {
+      company,
+      document,
+      event: 'document.created',
+      actor: { type: 'system', source: input.source },
+      metadata: { file_name: input.fileName, format: normalized.format },
+    });
+    // The payload is the document as the API lists it, read back inside this transaction.
+    await recordEvent(tx, company, 'document.created', document.id, async () => {
+      await tx.flush();
+      return documentCreatedPayload(tx, document, deps.publicUrl);
+    });
+    // The XML is stored before the commit: a rolled-back import leaves at most an unreferenced file, never a
+    // document without its XML.
+    await deps.storage.put(key, new TextEncoder().encode(input.xml), 'application/xml');
+    return document;
+  });
+}
+
+/**
+ * Two imports raced. Over the same file, the loser returns the winner's document; over two documents of a supplier
+ * new to the company, both created the beneficiary, and the loser tries again, now finding it.
+ */
+async function raceLost(
+  error: unknown,
+  retry: () => Promise<Document>,
+  em: EntityManager,
+  normalized: NormalizedDocument,
+): Promise<Document> {
+  if (!(error instanceof UniqueConstraintViolationException)) throw error;
+  return (await em.fork().findOne(Document, { fiscalReference: normalized.fiscalReference })) ?? retry();
+}
+
+function knownCurrency(normalized: NormalizedDocument, fileName: string): Currency {
+  if ((CURRENCIES as readonly string[]).includes(normalized.currency)) return normalized.currency as Currency;
+  throw new ImportRejected(
+    'unsupported_currency',
+    `${fileName}: currency ${normalized.currency} is not one of ${CURRENCIES.join(', ')}`,
+  );
+}
+
+/** A Mexican payment receipt: recorded against each document of the company it pays. */
+async function importPaymentComplement(
+  em: EntityManager,
+  company: Company,
+  complement: NormalizedPaymentComplement,
+): Promise<ImportFiscalDocumentResult> {
+  const related = complement.payments.flatMap((payment) => payment.relatedDocuments.map((paid) => ({ payment, paid })));
+  const documents = await em.find(Document, {
+    fiscalReference: { $in: related.map(({ paid }) => paid.fiscalReference) },
+  });
+  const byReference = new Map(documents.map((document) => [document.fiscalReference, document]));
+  const existing = await em.find(PaymentReceiptComplement, { complementFiscalUuid: complement.fiscalReference });
+  const appliedTo: string[] = [];
+  for (const { payment, paid } of related) {
+    const document = byReference.get(paid.fiscalReference);
+    if (!document) continue;
+    appliedTo.push(document.id);
+    if (existing.some((row) => row.document.id === document.id && row.installmentNumber === paid.installment)) continue;
+    em.create(PaymentReceiptComplement, {
+      company,
+      document,
+      complementFiscalUuid: complement.fiscalReference,
+      paymentDate: new Date(payment.paidAt),
+      amountCents: payment.amountCents,
+      currency: (CURRENCIES as readonly string[]).includes(paid.currency)
+        ? (paid.currency as Currency)
+        : document.currency,
+      installmentNumber: paid.installment,
+      previousBalanceCents: paid.previousBalanceCents,
+      paidCents: paid.paidCents,
+      outstandingBalanceCents: paid.outstandingCents,
+    });
+  }
+  await em.flush();
+  return {
+    kind: 'payment_complement',
+    created: existing.length === 0 && appliedTo.length > 0,
+    fiscalReference: complement.fiscalReference,
+    documentNumber: complement.documentNumber,
+    appliedTo: [...new Set(appliedTo)],
+    unknownDocuments: related
+      .filter(({ paid }) => !byReference.has(paid.fiscalReference))
+      .map(({ paid }) => paid.fiscalReference),
+  };
+}

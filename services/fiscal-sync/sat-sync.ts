@@ -1,0 +1,114 @@
+// Mexico: the activities of a fiscal sync with the SAT extraction provider: create the extraction, verify it, and
+// download and import each package of CFDI.
+import { ApplicationFailure } from '@temporalio/common';
+import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
+import { countSkips, xmlFilesOf } from '../../fiscal/package-entries.ts';
+import { extractionStep, type ExtractionStep } from '../../fiscal/sat-request-state.ts';
+import { readZip, ZipFormatError } from '../../fiscal/zip.ts';
+import type { ImportDeps } from '../documents/import-fiscal-document.ts';
+import { importFiles, keepHeartbeating, resumedProgress, type ImportProgress } from './import-files.ts';
+import { loadRun, noCounts, recordSyncProgress, type ImportCounts, type SyncSubject } from './runs.ts';
+import type { SatProviderClient } from './sat-provider-client.ts';
+
+export interface SatSyncDeps extends ImportDeps {
+  provider: SatProviderClient;
+}
+
+/**
+ * Asks the provider for an extraction of the run's window (the run id is the idempotency key, so a retry finds the
+ * same extraction) and records its id. A CIEC the provider reports as refused marks the company's CIEC invalid.
+ */
+export async function createSatExtraction(deps: SatSyncDeps, subject: SyncSubject): Promise<{ extractionId: string }> {
+  const { em, run } = await loadRun(deps.orm, subject);
+  if (run.extractionId) return { extractionId: run.extractionId };
+  const credential = await em.findOne(FiscalCredential, {});
+  if (!credential?.rfc)
+    throw ApplicationFailure.nonRetryable('No RFC is registered for the company', 'SatProviderRefused', {
+      code: 'sat_credentials_not_configured',
+    });
+  try {
+    const extraction = await deps.provider.createExtraction({
+      rfc: credential.rfc,
+      from: run.syncFrom,
+      to: run.syncTo,
+      idempotencyKey: run.id,
+    });
+    await recordSyncProgress(deps.orm, {
+      ...subject,
+      extractionId: extraction.id,
+      status: 'pending',
+      message: `Extraction ${extraction.id} created with the SAT provider`,
+    });
+    return { extractionId: extraction.id };
+  } catch (error) {
+    if (
+      error instanceof ApplicationFailure &&
+      (error.details?.[0] as { code?: string } | undefined)?.code === 'invalid_credentials'
+    ) {
+      credential.satCiecStatus = 'invalid';
+      await em.flush();
+    }
+    throw error;
+  }
+}
+
+/** Verifies the extraction with the provider and records where it stands; answers the poller's next step. */
+export async function checkSatExtraction(
+  deps: SatSyncDeps,
+  input: SyncSubject & { extractionId: string },
+): Promise<ExtractionStep & { cfdiCount: number | null }> {
+  const extraction = await deps.provider.getExtraction(input.extractionId);
+  const step = extractionStep(extraction);
+  if (step.kind === 'poll') await recordSyncProgress(deps.orm, { ...input, status: step.status });
+  if (step.kind === 'download')
+    await recordSyncProgress(deps.orm, {
+      ...input,
+      status: 'running',
+      fetchingStatus: 'pending',
+      message: `SAT finished the request: ${extraction.cfdiCount ?? 'some'} CFDI in ${step.packageIds.length} package(s)`,
+    });
+  if (extraction.errorCode === 'invalid_credentials') {
+    const { em } = await loadRun(deps.orm, input);
+    const credential = await em.findOne(FiscalCredential, {});
+    if (credential) credential.satCiecStatus = 'invalid';
+    await em.flush();
+  }
+  return { ...step, cfdiCount: extraction.cfdiCount };
+}
+
+/**
+ * Downloads one package and imports its CFDI; junk entries (macOS metadata, empty files, non-XML, XML that is not a
+ * stamped CFDI 4.0) are skipped and counted. Heartbeats its progress, so a retry resumes where a dead worker stopped.
+ */
+export async function importSatPackage(
+  deps: SatSyncDeps,
+  input: SyncSubject & { extractionId: string; packageId: string; index: number },
+): Promise<ImportCounts> {
+  const resumed = resumedProgress();
+  const progress: ImportProgress =
+    resumed?.unit === input.index ? resumed : { unit: input.index, file: 0, counts: noCounts() };
+  const stop = keepHeartbeating(() => progress);
+  try {
+    await recordSyncProgress(deps.orm, { ...input, fetchingStatus: 'running' });
+    const bytes = await deps.provider.downloadPackage(input.extractionId, input.packageId);
+    let entries;
+    try {
+      entries = readZip(bytes);
+    } catch (error) {
+      // A truncated download reads as a broken archive: retried like any failed download.
+      if (error instanceof ZipFormatError)
+        throw ApplicationFailure.retryable(`Package ${input.packageId}: ${error.message}`, 'PackageUnreadable', {
+          code: 'package_unreadable',
+        });
+      throw error;
+    }
+    const { files, skipped } = xmlFilesOf(entries);
+    if (progress.file === 0) countSkips(progress.counts.skipped, skipped);
+    await importFiles(deps, input.companyId, files, progress.counts, progress.file, (next) => {
+      progress.file = next;
+    });
+    return progress.counts;
+  } finally {
+    stop();
+  }
+}

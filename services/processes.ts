@@ -1,0 +1,38 @@
+import type { WebhookDelivery } from '../db/webhooks/webhook-delivery.entity.ts';
+import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
+import type { ReceptionEventTiming } from '../db/reception-events/reception-event-batch.entity.ts';
+
+/** A received document, as its lifecycle process is started and found by operators. */
+export interface LifecycleSubject {
+  companyId: string;
+  documentId: string;
+  fiscalReference: string | null;
+  documentNumber: string;
+  approvalStatus: string;
+}
+
+/**
+ * The long-running processes a service sets going. Temporal runs them (`temporal/processes.ts`); the caller (an
+ * activity, the CLI) gives them to the service, which never talks to Temporal itself. Starting one that already runs
+ * is a no-op, so a retried service call starts nothing twice.
+ */
+export interface Processes {
+  /** A received document's flow, `document/<reference>`. */
+  startDocumentLifecycle(document: LifecycleSubject): Promise<void>;
+  /** The delivery of recorded webhook events; `redeliver` sends a finished one once more (an operator's request). */
+  startDeliveries(deliveries: WebhookDelivery[], options?: { redeliver?: boolean }): Promise<void>;
+  /** The workflows of queued reception events, with their pacing. */
+  startReceptionEvents(
+    companyId: string,
+    events: readonly QueuedReceptionEvent[],
+    timing: ReceptionEventTiming,
+  ): Promise<void>;
+  /** A processing reception event that may wait for an earlier one of its document. */
+  wakeReceptionEvent(
+    companyId: string,
+    event: Omit<QueuedReceptionEvent, 'resubmitted'>,
+    timing: ReceptionEventTiming,
+  ): Promise<void>;
+  /** A queued batch of reception events whose workflow never started. */
+  startReceptionEventBatch(companyId: string, batchId: string): Promise<void>;
+}

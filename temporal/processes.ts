@@ -1,0 +1,16 @@
+import type { Processes } from '../services/processes.ts';
+import { startDocumentLifecycle } from './documents.ts';
+import type { TemporalHandle } from './handle.ts';
+import { startReceptionEventBatch, startReceptionEvents, wakeReceptionEvent } from './reception-events.ts';
+import { startDeliveries, type RetrySchedule } from './webhooks.ts';
+
+/** The processes services set going, run as this deployment's Temporal workflows. */
+export function temporalProcesses(temporal: TemporalHandle, webhookRetry: RetrySchedule): Processes {
+  return {
+    startDocumentLifecycle: (document) => startDocumentLifecycle(temporal, document),
+    startDeliveries: (deliveries, options) => startDeliveries(temporal, webhookRetry, deliveries, options),
+    startReceptionEvents: (companyId, events, timing) => startReceptionEvents(temporal, companyId, events, timing),
+    wakeReceptionEvent: (companyId, event, timing) => wakeReceptionEvent(temporal, companyId, event, timing),
+    startReceptionEventBatch: (companyId, batchId) => startReceptionEventBatch(temporal, companyId, batchId),
+  };
+}

@@ -111,14 +111,9 @@ export const ErpDocumentData = z
     description: 'The document as the ERP registered it, built when the ERP answered document.accounted.',
   });
 
-/** Registrations recorded before `data` had the ERP's shape keep the `document.accounted` data they were sent with. */
-const EarlierData = z
-  .record(z.string(), z.unknown())
-  .describe('Registered before data had the ERP shape: the document.accounted data sent');
-
 export const ErpDocumentBody = z.strictObject({
   registered: z.boolean(),
   erp_invoice_id: z.string().nullable().describe("The ERP's id of the voucher, as it answered"),
   invoice_reference: z.string().nullable().describe("The ERP's consecutive; null while it has not assigned one"),
-  data: z.union([ErpDocumentData, EarlierData]).nullable(),
+  data: ErpDocumentData.nullable(),
 });

@@ -1,9 +1,11 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261121080444_initial extends Migration {
-  override name = 'Migration20261121080444_initial';
+/** The schema of the read state, from the entities; documents are found by trigram search on their text. */
+export class Migration20261125191000_initial extends Migration {
+  override name = 'Migration20261125191000_initial';
 
   override up(): void | Promise<void> {
+    this.addSql(`create extension if not exists pg_trgm;`);
     this.addSql(`create type "country" as enum ('COL', 'MEX');`);
     this.addSql(`create type "beneficiary_type" as enum ('supplier', 'employee');`);
     this.addSql(`create type "contact_type" as enum ('email', 'phone');`);
@@ -46,6 +48,10 @@ export class Migration20261121080444_initial extends Migration {
       `create table "beneficiaries" ("id" uuid not null, "company_id" uuid not null, "name" varchar(255) not null, "type" "beneficiary_type" not null default 'supplier', "email" varchar(255) null, "phone_number" varchar(255) null, "identifier_type" varchar(255) not null, "identifier_number" varchar(255) not null, "payment_terms" int null, "fiscal_address" text null, "is_deleted" boolean not null default false, "deleted_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(`create index "beneficiaries_company_id_name_index" on "beneficiaries" ("company_id", "name");`);
+    this.addSql(`create index "beneficiaries_name_trgm_index" on "beneficiaries" using gin ("name" gin_trgm_ops);`);
+    this.addSql(
+      `create index "beneficiaries_identifier_number_trgm_index" on "beneficiaries" using gin ("identifier_number" gin_trgm_ops);`,
+    );
     this.addSql(
       `alter table "beneficiaries" add constraint "beneficiaries_company_id_identifier_type_identifi_afb77_unique" unique ("company_id", "identifier_type", "identifier_number");`,
     );
@@ -95,6 +101,9 @@ export class Migration20261121080444_initial extends Migration {
     );
     this.addSql(`create index "documents_company_id_is_canceled_index" on "documents" ("company_id", "is_canceled");`);
     this.addSql(
+      `create index "documents_document_number_trgm_index" on "documents" using gin ("document_number" gin_trgm_ops);`,
+    );
+    this.addSql(
       `alter table "documents" add constraint "documents_company_id_fiscal_reference_unique" unique ("company_id", "fiscal_reference");`,
     );
 
@@ -140,7 +149,7 @@ export class Migration20261121080444_initial extends Migration {
     );
 
     this.addSql(
-      `create table "erp_documents" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "registered" boolean not null default false, "erp_invoice_id" varchar(255) null, "invoice_reference" varchar(255) null, "data" jsonb null, "registered_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+      `create table "erp_documents" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "registered" boolean not null default false, "erp_invoice_id" text null, "invoice_reference" text null, "data" jsonb null, "registered_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(
       `alter table "erp_documents" add constraint "erp_documents_document_id_unique" unique ("document_id");`,
@@ -192,21 +201,21 @@ export class Migration20261121080444_initial extends Migration {
     );
 
     this.addSql(
-      `create table "fiscal_credentials" ("id" uuid not null, "company_id" uuid not null, "sat_ciec_status" "ciec_status" null, "rfc" varchar(255) null, "dian_forwarding_enabled" boolean not null default false, "dian_nit" varchar(255) null, "dian_legal_representative" varchar(255) null, "last_sync_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+      `create table "fiscal_credentials" ("id" uuid not null, "company_id" uuid not null, "sat_ciec_status" "ciec_status" null, "rfc" varchar(255) null, "dian_forwarding_enabled" boolean not null default false, "dian_nit" varchar(255) null, "dian_legal_representative" varchar(255) null, "dian_event_person" jsonb null, "last_sync_at" timestamptz null, "last_sync_started_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(
       `alter table "fiscal_credentials" add constraint "fiscal_credentials_company_id_unique" unique ("company_id");`,
     );
 
     this.addSql(
-      `create table "fiscal_sync_runs" ("id" uuid not null, "company_id" uuid not null, "country" "country" not null, "started_at" timestamptz not null, "sync_from" varchar(255) not null, "sync_to" varchar(255) not null, "status" "sync_status" not null default 'pending', "fetching_status" "fetching_status" null, "extraction_id" varchar(255) null, "error_code" varchar(255) null, "message" text null, "documents_imported" int not null default 0, "finished_at" timestamptz null, "updated_at" timestamptz not null, primary key ("id"));`,
+      `create table "fiscal_sync_runs" ("id" uuid not null, "company_id" uuid not null, "country" "country" not null, "started_at" timestamptz not null, "sync_from" varchar(255) not null, "sync_to" varchar(255) not null, "status" "sync_status" not null default 'pending', "fetching_status" "fetching_status" null, "extraction_id" varchar(255) null, "error_code" varchar(255) null, "message" text null, "documents_imported" int not null default 0, "entries_skipped" int not null default 0, "details" jsonb null, "finished_at" timestamptz null, "updated_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(
       `alter table "fiscal_sync_runs" add constraint "fiscal_sync_runs_company_id_started_at_unique" unique ("company_id", "started_at");`,
     );
 
     this.addSql(
-      `create table "idempotency_keys" ("id" uuid not null, "company_id" uuid not null, "key" varchar(255) not null, "method" varchar(255) not null, "path" varchar(2048) not null, "request_hash" varchar(255) not null, "status" "idempotency_status" not null default 'in_progress', "response_status" int null, "response_body" jsonb null, "created_at" timestamptz not null, "expires_at" timestamptz not null, primary key ("id"));`,
+      `create table "idempotency_keys" ("id" uuid not null, "company_id" uuid not null, "key" varchar(255) not null, "method" varchar(255) not null, "path" varchar(2048) not null, "request_hash" varchar(255) not null, "status" "idempotency_status" not null default 'in_progress', "response_status" int null, "response_body" text null, "created_at" timestamptz not null, "expires_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(`create index "idempotency_keys_expires_at_index" on "idempotency_keys" ("expires_at");`);
     this.addSql(
@@ -238,6 +247,7 @@ export class Migration20261121080444_initial extends Migration {
       `create index "payables_company_id_expiration_date_index" on "payables" ("company_id", "expiration_date");`,
     );
     this.addSql(`create index "payables_company_id_status_index" on "payables" ("company_id", "status");`);
+    this.addSql(`create index "payables_concept_trgm_index" on "payables" using gin ("concept" gin_trgm_ops);`);
 
     this.addSql(
       `create table "payment_batches" ("id" uuid not null, "company_id" uuid not null, "name" varchar(255) not null, "status" varchar(255) not null default 'pending', "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
@@ -278,16 +288,23 @@ export class Migration20261121080444_initial extends Migration {
     );
 
     this.addSql(
-      `create table "reception_events" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "cufe" varchar(96) not null, "event_type" "reception_event_type" not null, "status" "reception_event_status" not null default 'processing', "response_code_list_id" varchar(255) null, "description_claim" text null, "message" text null, "dian_response" jsonb null, "issue_date" timestamptz null, "attempts" int not null default 0, "submitted_at" timestamptz null, "completed_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+      `create table "reception_events" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "cufe" varchar(96) not null, "event_type" "reception_event_type" not null, "status" "reception_event_status" not null default 'processing', "response_code_list_id" varchar(255) null, "description_claim" text null, "message" text null, "dian_response" jsonb null, "issue_date" timestamptz null, "attempts" int not null default 0, "round" int not null default 1, "submitted_at" timestamptz null, "completed_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(
       `alter table "reception_events" add constraint "reception_events_company_id_document_id_event_type_unique" unique ("company_id", "document_id", "event_type");`,
     );
 
     this.addSql(
-      `create table "tags" ("id" uuid not null, "company_id" uuid not null, "name" varchar(255) not null, "is_system" boolean not null default false, "created_at" timestamptz not null, primary key ("id"));`,
+      `create table "reception_event_batches" ("id" uuid not null, "company_id" uuid not null, "event_ids" uuid[] not null, "resubmitted_ids" uuid[] not null, "timing" jsonb not null, "created_at" timestamptz not null, primary key ("id"));`,
     );
-    this.addSql(`alter table "tags" add constraint "tags_company_id_name_unique" unique ("company_id", "name");`);
+    this.addSql(`create index "reception_event_batches_created_at_index" on "reception_event_batches" ("created_at");`);
+
+    this.addSql(
+      `create table "tags" ("id" uuid not null, "company_id" uuid not null, "name" varchar(255) not null, "normalized_name" varchar(255) not null, "is_system" boolean not null default false, "created_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "tags" add constraint "tags_company_id_normalized_name_unique" unique ("company_id", "normalized_name");`,
+    );
 
     this.addSql(
       `create table "payment_tags" ("id" uuid not null, "company_id" uuid not null, "payment_id" uuid not null, "tag_id" uuid not null, "created_at" timestamptz not null, primary key ("id"));`,
@@ -313,10 +330,13 @@ export class Migration20261121080444_initial extends Migration {
     );
 
     this.addSql(
-      `create table "webhook_deliveries" ("id" uuid not null, "company_id" uuid not null, "subscription_id" uuid not null, "event_id" varchar(255) not null, "event" "webhook_event" not null, "payload" jsonb not null, "status" "delivery_status" not null default 'pending', "attempts" int not null default 0, "last_status_code" int null, "receiver_response" jsonb null, "delivered_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+      `create table "webhook_deliveries" ("id" uuid not null, "company_id" uuid not null, "subscription_id" uuid not null, "event_id" varchar(255) not null, "event" "webhook_event" not null, "subject_id" varchar(255) null, "payload" jsonb not null, "body" text not null, "status" "delivery_status" not null default 'pending', "attempts" int not null default 0, "last_status_code" int null, "receiver_response" jsonb null, "delivered_at" timestamptz null, "sending_until" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(
       `create index "webhook_deliveries_company_id_created_at_index" on "webhook_deliveries" ("company_id", "created_at");`,
+    );
+    this.addSql(
+      `create index "webhook_deliveries_company_id_subject_id_event_index" on "webhook_deliveries" ("company_id", "subject_id", "event");`,
     );
     this.addSql(
       `alter table "webhook_deliveries" add constraint "webhook_deliveries_subscription_id_event_id_unique" unique ("subscription_id", "event_id");`,
@@ -492,10 +512,11 @@ export class Migration20261121080444_initial extends Migration {
     );
 
     this.addSql(
-      `alter table "reception_events" add constraint "reception_events_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
-    );
-    this.addSql(
       `alter table "reception_events" add constraint "reception_events_document_id_foreign" foreign key ("document_id") references "documents" ("id");`,
+    );
+
+    this.addSql(
+      `alter table "reception_event_batches" add constraint "reception_event_batches_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
     );
 
     this.addSql(
@@ -583,7 +604,7 @@ export class Migration20261121080444_initial extends Migration {
     this.addSql(
       `alter table "payment_receipt_complements" drop constraint "payment_receipt_complements_company_id_foreign";`,
     );
-    this.addSql(`alter table "reception_events" drop constraint "reception_events_company_id_foreign";`);
+    this.addSql(`alter table "reception_event_batches" drop constraint "reception_event_batches_company_id_foreign";`);
     this.addSql(`alter table "tags" drop constraint "tags_company_id_foreign";`);
     this.addSql(`alter table "payment_tags" drop constraint "payment_tags_company_id_foreign";`);
     this.addSql(`alter table "document_tags" drop constraint "document_tags_company_id_foreign";`);
@@ -651,6 +672,7 @@ export class Migration20261121080444_initial extends Migration {
     this.addSql(`drop table if exists "payments" cascade;`);
     this.addSql(`drop table if exists "payment_receipt_complements" cascade;`);
     this.addSql(`drop table if exists "reception_events" cascade;`);
+    this.addSql(`drop table if exists "reception_event_batches" cascade;`);
     this.addSql(`drop table if exists "tags" cascade;`);
     this.addSql(`drop table if exists "payment_tags" cascade;`);
     this.addSql(`drop table if exists "document_tags" cascade;`);

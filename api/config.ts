@@ -1,5 +1,10 @@
-import { receptionEventTimingFromEnv, type ReceptionEventTiming } from '../temporal/reception-event-timing.ts';
-import { fiscalSyncTimingFromEnv, type FiscalSyncTiming } from '../temporal/fiscal-sync-timing.ts';
+import {
+  fiscalSyncTimingFromEnv,
+  pollIntervalsFromEnv,
+  receptionEventTimingFromEnv,
+  type FiscalSyncTiming,
+  type ReceptionEventTiming,
+} from '../temporal/timings.ts';
 import { deploymentFromEnv } from '../platform/deployment.ts';
 import { outboundPolicyFromEnv, type OutboundPolicy } from '../platform/outbound-policy.ts';
 import type { RateLimit } from './middleware/rate-limit.ts';
@@ -53,8 +58,8 @@ export function apiConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ApiConfi
     rateLimit: rateLimitFromEnv(env, environment),
     outbound: outboundPolicyFromEnv(env),
     receptionEvents: receptionEventTimingFromEnv(env),
-    paymentPollIntervalMs: Number(env.PAYMENT_POLL_INTERVAL_MS ?? 30_000),
-    bankValidationPollIntervalMs: Number(env.BANK_VALIDATION_POLL_INTERVAL_MS ?? 30_000),
+    paymentPollIntervalMs: pollIntervalsFromEnv(env).paymentMs,
+    bankValidationPollIntervalMs: pollIntervalsFromEnv(env).bankValidationMs,
     fiscalSync: fiscalSyncTimingFromEnv(env),
   };
 }

@@ -1,7 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { STEP_REFUSALS, type Refusal } from '../domain/step-rules.ts';
-import { APPROVE_REFUSALS } from '../workflows/document.ts';
+import { APPROVE_REFUSALS, STEP_REFUSALS, type Refusal } from '../domain/step-rules.ts';
 import { ApiError } from './errors.ts';
 import type { DocumentedError } from './route.ts';
 

@@ -39,6 +39,8 @@ export interface StepDecisionCommand {
 /** Why a decision is refused, named as the spec's error codes. */
 export const STEP_REFUSALS = ['step_not_pending', 'not_assigned', 'invalid_decision', 'unsupported_step'] as const;
 export type StepRefusalCode = (typeof STEP_REFUSALS)[number];
+/** Why an approval through the lifecycle is refused (the API finds the document first: a lost race with its removal). */
+export const APPROVE_REFUSALS = ['document_not_found'] as const;
 
 export interface Refusal<Code extends string = string> {
   code: Code;

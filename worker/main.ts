@@ -14,7 +14,7 @@ import { initORM } from '../db/orm.ts';
 import { temporalConnectionOptions } from '../temporal/connection.ts';
 import { temporalConfigFromEnv } from '../temporal/config.ts';
 import { workerTuningFromEnv } from './tuning.ts';
-import { receptionEventSweepMsFromEnv } from '../temporal/reception-event-timing.ts';
+import { receptionEventSweepMsFromEnv } from '../temporal/timings.ts';
 import { scheduleHousekeeping } from '../temporal/housekeeping.ts';
 import { registerSearchAttributes } from '../temporal/search-attributes.ts';
 import { sdkLogger } from './sdk-logger.ts';

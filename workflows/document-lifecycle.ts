@@ -18,9 +18,6 @@ export interface DocumentLifecycleInput {
   documentId: string;
 }
 
-/** Why an approval through the lifecycle is refused, named as the spec's error codes. */
-export const APPROVE_REFUSALS = ['document_not_found'] as const;
-
 const WRITER_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', nonRetryableErrorTypes: ['DocumentNotFound'] },

@@ -12,7 +12,7 @@ import type { StepDecisionCommand, StepState } from '../domain/step-rules.ts';
 import type { ApproveCommand, LifecycleSnapshot, StepRecord } from '../services/documents/lifecycle.ts';
 import { DocumentLifecycle, type DocumentLifecycleInput } from './document-lifecycle.ts';
 
-export { APPROVE_REFUSALS, type DocumentLifecycleInput } from './document-lifecycle.ts';
+export type { DocumentLifecycleInput } from './document-lifecycle.ts';
 
 /** An update, not a signal: the caller needs to know at once whether the decision was taken, and the step it left. */
 export const completeStepUpdate = defineUpdate<StepRecord, [StepDecisionCommand]>('completeStep');

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { queueReceptionEvents, type QueueOutcome } from '../../db/reception-events/reception-event.repository.ts';
 import type { ReceptionEventType } from '../../db/reception-events/reception-event.entity.ts';
-import { DEFAULT_RECEPTION_EVENT_TIMING } from '../../temporal/reception-event-timing.ts';
+import { DEFAULT_RECEPTION_EVENT_TIMING } from '../../temporal/timings.ts';
 import { startReceptionEventBatch } from '../../temporal/reception-events.ts';
 import type { AppDeps } from '../deps.ts';
 import { ApiError, notFound } from '../errors.ts';

@@ -12,7 +12,7 @@ import {
 import { SYNC_REFUSALS } from '../../db/fiscal/fiscal-sync-rules.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { beginFiscalSync } from '../../temporal/fiscal-sync.ts';
-import { DEFAULT_FISCAL_SYNC_TIMING } from '../../temporal/fiscal-sync-timing.ts';
+import { DEFAULT_FISCAL_SYNC_TIMING } from '../../temporal/timings.ts';
 import { ApiError, serviceUnavailable } from '../errors.ts';
 import { presentAccepted, presentColombianStatus, presentMexicanStatus } from '../presenters/fiscal-sync.ts';
 import { defineRoute, type Caller } from '../route.ts';

@@ -1,4 +1,4 @@
-import { apiConfigFromEnv } from '../../api/config.ts';
+import { pollIntervalsFromEnv } from '../../temporal/timings.ts';
 import { ACCOUNT_TYPES } from '../../db/beneficiaries/bank-account.entity.ts';
 import { BankAccountRefused, addBankAccount } from '../../db/beneficiaries/bank-account.repository.ts';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
@@ -59,7 +59,7 @@ export const bankAccountCommands: Command[] = [
         companyId: company.id,
         accountId: account.id,
         attempt: account.validationAttempt,
-        pollIntervalMs: apiConfigFromEnv().bankValidationPollIntervalMs,
+        pollIntervalMs: pollIntervalsFromEnv().bankValidationMs,
       });
       return {
         reference: account.id,

@@ -1,5 +1,5 @@
 // Workflow histories of the suite's own runs, kept as fixtures. The replay test replays them with today's workflow
-// code, so a change that would break workflows already running (one made without `patched()`) fails CI.
+// code, so a change that would break workflows already running fails CI.
 // `RECORD_HISTORIES=1 npx vitest run` records them again at the end of a full run.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

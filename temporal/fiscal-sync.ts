@@ -4,7 +4,7 @@ import {
   beginFiscalSyncUpdate,
   type FiscalSyncBegun,
   type FiscalSyncInput,
-  type fiscalSync,
+  fiscalSync,
 } from '../workflows/fiscal-sync.ts';
 import { CompanyReference } from '../workflows/search-attributes.ts';
 import { beforeDeadline, type TemporalHandle } from './handle.ts';
@@ -17,7 +17,7 @@ import { workflowIds } from '../workflows/ids.ts';
  * token requested. Resolves with the extraction id; a refusal of the outside system arrives as WorkflowUpdateFailedError.
  */
 export async function beginFiscalSync(temporal: TemporalHandle, input: FiscalSyncInput): Promise<FiscalSyncBegun> {
-  const start = new WithStartWorkflowOperation<typeof fiscalSync>('fiscalSync', {
+  const start = new WithStartWorkflowOperation(fiscalSync, {
     workflowId: workflowIds.fiscalSync(input.companyId, input.startedAt),
     taskQueue: temporal.taskQueue,
     args: [input],

@@ -5,8 +5,8 @@ import {
   WorkflowIdReusePolicy,
 } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import type { BankAccountValidationInput, bankAccountValidation } from '../workflows/bank-account-validation.ts';
-import { createPaymentUpdate, type PaymentProcessInput, type paymentProcess } from '../workflows/payment.ts';
+import { bankAccountValidation, type BankAccountValidationInput } from '../workflows/bank-account-validation.ts';
+import { createPaymentUpdate, type PaymentProcessInput, paymentProcess } from '../workflows/payment.ts';
 import { type NewPaymentCommand } from '../services/payments/payments.ts';
 import { CompanyReference } from '../workflows/search-attributes.ts';
 import { beforeDeadline, type TemporalHandle } from './handle.ts';
@@ -30,7 +30,7 @@ export async function createPaymentThroughProcess(
   command: NewPaymentCommand,
   ended: EndedPaymentProcess = 'refuse',
 ): Promise<{ paymentId: string }> {
-  const start = new WithStartWorkflowOperation<typeof paymentProcess>('paymentProcess', {
+  const start = new WithStartWorkflowOperation(paymentProcess, {
     workflowId: workflowIds.payment(input.paymentId),
     taskQueue: temporal.taskQueue,
     args: [input],
@@ -54,7 +54,7 @@ export async function startBankAccountValidation(
 ): Promise<void> {
   try {
     await beforeDeadline(temporal, () =>
-      temporal.client.workflow.start<typeof bankAccountValidation>('bankAccountValidation', {
+      temporal.client.workflow.start(bankAccountValidation, {
         workflowId: workflowIds.bankAccountValidation(input.accountId, input.attempt),
         taskQueue: temporal.taskQueue,
         args: [input],

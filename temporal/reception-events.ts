@@ -7,11 +7,7 @@ import {
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
 import { RESOLUTION_ORDER } from '../fiscal/radian-rules.ts';
-import {
-  earlierEventSettledSignal,
-  type receptionEvent,
-  type receptionEventBatch,
-} from '../workflows/reception-event.ts';
+import { earlierEventSettledSignal, receptionEvent, receptionEventBatch } from '../workflows/reception-event.ts';
 import { type ReceptionEventTiming } from '../db/reception-events/reception-event-batch.entity.ts';
 import { CompanyReference, DocumentReference, FiscalReference } from '../workflows/search-attributes.ts';
 import { workflowIds } from '../workflows/ids.ts';
@@ -53,7 +49,7 @@ const roundMemo = (event: Pick<QueuedReceptionEvent, 'round'>) => ({ round: even
 
 /**
  * Whether the event's latest run is of this round and running or done: a retried batch, or an earlier event's
- * wake-up, already started it, and replacing it would submit the event twice. Runs started before the memo have none.
+ * wake-up, already started it, and replacing it would submit the event twice.
  */
 async function startedThisRound(temporal: TemporalHandle, workflowId: string, round: number): Promise<boolean> {
   try {
@@ -89,7 +85,7 @@ export async function startReceptionEvents(
     const workflowId = workflowIds.receptionEvent(companyId, event.cufe, event.eventType);
     if (event.resubmitted && (await startedThisRound(temporal, workflowId, event.round))) return;
     await temporal.client.workflow
-      .start<typeof receptionEvent>('receptionEvent', {
+      .start(receptionEvent, {
         workflowId,
         taskQueue: temporal.taskQueue,
         args: [
@@ -124,7 +120,7 @@ export async function wakeReceptionEvent(
   event: Omit<QueuedReceptionEvent, 'resubmitted'>,
   timing: ReceptionEventTiming,
 ): Promise<void> {
-  await temporal.client.workflow.signalWithStart<typeof receptionEvent, []>('receptionEvent', {
+  await temporal.client.workflow.signalWithStart(receptionEvent, {
     workflowId: workflowIds.receptionEvent(companyId, event.cufe, event.eventType),
     taskQueue: temporal.taskQueue,
     args: [{ companyId, eventId: event.id, round: event.round, cufe: event.cufe, eventType: event.eventType, timing }],
@@ -147,7 +143,7 @@ export async function startReceptionEventBatch(
   batchId: string,
 ): Promise<void> {
   const start = () =>
-    temporal.client.workflow.start<typeof receptionEventBatch>('receptionEventBatch', {
+    temporal.client.workflow.start(receptionEventBatch, {
       workflowId: workflowIds.receptionEventBatch(companyId, batchId),
       taskQueue: temporal.taskQueue,
       args: [{ companyId, batchId }],

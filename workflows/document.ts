@@ -1,23 +1,33 @@
 import {
+  ActivityFailure,
   allHandlersFinished,
+  ApplicationFailure,
   condition,
   continueAsNew,
   defineQuery,
   defineSignal,
   defineUpdate,
+  proxyActivities,
   setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+  type ActivityOptions,
 } from '@temporalio/workflow';
-import type { ApprovalStatus } from '../db/documents/document.entity.ts';
-import type { StepDecisionCommand, StepState } from '../domain/step-rules.ts';
+import type { Activities } from '../activities/index.ts';
+import type { ApprovalStatus as ApprovalStatusValue } from '../db/documents/document.entity.ts';
+import { closesStep, refuseDecision, type StepDecisionCommand, type StepState } from '../domain/step-rules.ts';
 import type { ApproveCommand, LifecycleSnapshot, StepRecord } from '../services/documents/lifecycle.ts';
-import { DocumentLifecycle, type DocumentLifecycleInput } from './document-lifecycle.ts';
+import { ApprovalStatus } from './search-attributes.ts';
 
-export type { DocumentLifecycleInput } from './document-lifecycle.ts';
+export interface DocumentLifecycleInput {
+  companyId: string;
+  documentId: string;
+}
 
 /** An update, not a signal: the caller needs to know at once whether the decision was taken, and the step it left. */
 export const completeStepUpdate = defineUpdate<StepRecord, [StepDecisionCommand]>('completeStep');
 /** An update on the same workflow as step decisions, so that approving and deciding never interleave. */
-export const approveUpdate = defineUpdate<{ approvalStatus: ApprovalStatus }, [ApproveCommand]>('approve');
+export const approveUpdate = defineUpdate<{ approvalStatus: ApprovalStatusValue }, [ApproveCommand]>('approve');
 /** A step that is not decided through the API (accounting, an agent) is resolved by the process that owns it. */
 export const resolveStepSignal = defineSignal<[{ stepId: string; by: string }]>('resolveStep');
 /** The ERP registered the document's voucher: an open accounting step (not decided through the API) is resolved. */
@@ -44,3 +54,182 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
   await condition(allHandlersFinished);
   if (outcome !== 'ended') await continueAsNew<typeof documentLifecycle>(input, outcome);
 }
+
+const WRITER_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', nonRetryableErrorTypes: ['DocumentNotFound'] },
+};
+const { loadLifecycle, openStep, completeStep, approveDocument } = proxyActivities<Activities>(WRITER_OPTIONS);
+
+const refused = (refusal: { code: string; message: string }) =>
+  ApplicationFailure.create({ type: refusal.code, message: refusal.message, nonRetryable: true });
+
+/**
+ * The state of one document's flow and the handlers that change it (the workflow above wires them to its messages). Decisions, approvals and steps resolved elsewhere write the read state one at a time, in the order taken.
+ */
+export class DocumentLifecycle {
+  /** The step the flow waits on; null before it is known and once the flow has ended. */
+  current: StepState | null;
+  private snapshot: LifecycleSnapshot | undefined;
+  private approval: ApprovalStatusValue;
+  private accountingRegistered: boolean;
+  /** The decision that closes this step is being written: it is no longer pending for anyone else. */
+  private claimed: string | null = null;
+  /** A write is running; the next one waits for it. */
+  private busy = false;
+  /** The next step is being opened: the read state may show it already, so commands wait until this run knows it. */
+  private opening = false;
+
+  private readonly input: DocumentLifecycleInput;
+
+  constructor(input: DocumentLifecycleInput, carried?: LifecycleSnapshot) {
+    this.input = input;
+    this.snapshot = carried;
+    this.current = carried?.openStep ?? null;
+    this.approval = carried?.approvalStatus ?? 'pending';
+    this.accountingRegistered = carried?.accountingRegistered ?? false;
+  }
+
+  /** Until the run knows where its flow stands, commands wait (their validators let them through to wait here). */
+  private get settled(): boolean {
+    return this.snapshot !== undefined && !this.opening;
+  }
+
+  /** The update's validator: refuses what the step's rules refuse, before anything is recorded. */
+  validate(command: StepDecisionCommand): void {
+    if (!this.settled) return;
+    const refusal = refuseDecision(this.current, command, this.claimed === this.current?.id);
+    if (refusal) throw refused(refusal);
+  }
+
+  /** A company member's decision: recorded, and when it is the last one the step needs, it closes the step. */
+  async decide(command: StepDecisionCommand): Promise<StepRecord> {
+    await condition(() => this.settled);
+    this.validate(command);
+    const step = this.current!;
+    const closes = closesStep(step, command.actor.email);
+    step.assignees.find((person) => person.email === command.actor.email)!.acted = true;
+    if (closes) this.claimed = step.id;
+    return this.exclusive(async () => {
+      const written = await completeStep({ ...this.input, ...command, close: closes });
+      this.setApproval(written.approvalStatus);
+      if (closes) step.status = 'completed';
+      return written.step;
+    });
+  }
+
+  /** POST /documents/{reference}/approve: approves the document, resolving an open approval step as approved. */
+  async approve(command: ApproveCommand): Promise<{ approvalStatus: ApprovalStatusValue }> {
+    await condition(() => this.settled);
+    const step = this.current;
+    const resolves =
+      step && step.status === 'pending' && step.kind === 'approval' && this.claimed !== step.id ? step : null;
+    if (resolves) this.claimed = resolves.id;
+    return this.exclusive(async () => {
+      const written = await approveDocument({ ...this.input, ...command, resolvesStepId: resolves?.id ?? null }).catch(
+        (error: unknown) => {
+          if (
+            error instanceof ActivityFailure &&
+            error.cause instanceof ApplicationFailure &&
+            error.cause.type === 'DocumentNotFound'
+          )
+            throw refused({ code: 'document_not_found', message: 'Document not found' });
+          throw error;
+        },
+      );
+      if (resolves) resolves.status = 'completed';
+      this.setApproval(written.approvalStatus);
+      return { approvalStatus: written.approvalStatus };
+    });
+  }
+
+  /** A step decided outside the API (accounting, an agent) is resolved by the process that owns it. */
+  async resolveElsewhere(matches: (step: StepState) => boolean, by: string): Promise<void> {
+    await condition(() => this.settled);
+    const step = this.current;
+    if (!step || !matches(step) || step.status !== 'pending' || step.actionable || this.claimed === step.id) return;
+    this.claimed = step.id;
+    await this.exclusive(async () => {
+      await completeStep({
+        ...this.input,
+        stepId: step.id,
+        actor: { email: '', name: by },
+        values: [],
+        labels: [],
+        comment: null,
+        close: true,
+      });
+      step.status = 'completed';
+    });
+  }
+
+  /** The ERP registered the document's voucher: an open accounting step is resolved, and one opened later at once. */
+  async registerAccounting(): Promise<void> {
+    this.accountingRegistered = true;
+    await this.resolveElsewhere(isAccounting, 'ERP registration');
+  }
+
+  /**
+   * Runs the flow from where the read state says it stands, one step after the other, until it ends: every step
+   * closed, or an approval rejected. Resolves with a snapshot instead when the run should carry on as a new one.
+   */
+  async run(): Promise<'ended' | LifecycleSnapshot> {
+    const snapshot = (this.snapshot ??= await loadLifecycle(this.input));
+    this.current ??= snapshot.openStep;
+    this.approval = snapshot.approvalStatus;
+    this.accountingRegistered ||= snapshot.accountingRegistered;
+    if (snapshot.stoppedByRejection) return this.end();
+    const done = new Set(snapshot.completedPositions);
+    for (const [position, definition] of snapshot.flow.entries()) {
+      if (done.has(position)) continue;
+      if (this.approval === 'rejected') break;
+      if (!this.current || this.current.position !== position) {
+        this.opening = true;
+        this.current = await this.exclusive(() => openStep({ ...this.input, position, definition }));
+        this.opening = false;
+        if (this.current.kind === 'approval' && this.approval !== 'approved') this.setApproval('in_review');
+      }
+      const step = this.current;
+      if (this.accountingRegistered && isAccounting(step))
+        await this.resolveElsewhere(isAccounting, 'ERP registration');
+      // A step may wait for weeks: a long history carries on in a fresh run, still waiting on it.
+      await condition(() => step.status === 'completed' || (workflowInfo().continueAsNewSuggested && !this.busy));
+      if (step.status !== 'completed') return this.carried([...done]);
+      done.add(position);
+    }
+    return this.end();
+  }
+
+  private end(): 'ended' {
+    this.current = null;
+    return 'ended';
+  }
+
+  private carried(completedPositions: number[]): LifecycleSnapshot {
+    return {
+      ...this.snapshot!,
+      completedPositions,
+      openStep: this.current,
+      approvalStatus: this.approval,
+      accountingRegistered: this.accountingRegistered,
+    };
+  }
+
+  private setApproval(status: ApprovalStatusValue): void {
+    if (status === this.approval) return;
+    this.approval = status;
+    upsertSearchAttributes([{ key: ApprovalStatus, value: status }]);
+  }
+
+  private async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    await condition(() => !this.busy);
+    this.busy = true;
+    try {
+      return await work();
+    } finally {
+      this.busy = false;
+    }
+  }
+}
+
+const isAccounting = (step: StepState) => step.action === 'document.accounting';

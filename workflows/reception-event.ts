@@ -21,10 +21,7 @@ export interface ReceptionEventInput {
   /** The document's CUFE and the event type, which (with the company) name this workflow and its siblings. */
   cufe: string;
   eventType: ReceptionEventType;
-  /**
-   * Wait to be woken (or for the first re-check) first: a run continued as new while waiting. Events queued behind an
-   * earlier one used to start so; they now start with that wait as their start delay.
-   */
+  /** Wait to be woken (or for the first re-check) first: a run continued as new while waiting. */
   startWaiting?: boolean;
   /** When the wait began (epoch ms), carried across continue-as-new so that giving up still counts from it. */
   waitingSince?: number;

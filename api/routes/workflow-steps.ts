@@ -5,12 +5,14 @@ import type { EntityManager } from '../../db/orm.ts';
 import { Tag, normalizeTagName } from '../../db/tags/tag.entity.ts';
 import { WorkflowStep } from '../../db/workflow-steps/workflow-step.entity.ts';
 import { labelsOf, refuseDecision } from '../../domain/step-rules.ts';
-import { stepRecord, stepState } from '../../services/documents/lifecycle.ts';
+import { stepRecord, stepState, type StepRecord } from '../../services/documents/lifecycle.ts';
 import { completeStepThroughLifecycle } from '../../temporal/documents.ts';
 import { ApiError } from '../errors.ts';
 import { noContent, defineRoute } from '../route.ts';
-import { presentCompletedStep, presentStep } from '../presenters/workflow-step.ts';
+import type { z } from 'zod';
 import {
+  CompletedStep,
+  PendingStep,
   CompleteStepRequest,
   CompleteStepResponse,
   CurrentStepQuery,
@@ -121,4 +123,54 @@ async function decidedValues(
       message: `Not active values of ${decision.fieldName}: ${unknown.join(', ')}`,
     });
   return { values: sent, labels: labelsOf(decision.options, sent, named) };
+}
+
+/** A step as GET /workflow-steps/current shows it (and complete, while others must still act). */
+export function presentStep(step: StepRecord): z.input<typeof PendingStep> {
+  const entity = step.entity;
+  return {
+    reference: step.id,
+    action: step.action,
+    status: step.status,
+    actionable: step.actionable,
+    created_at: step.createdAt,
+    entity: {
+      type: 'document',
+      reference: entity.reference,
+      document_number: entity.documentNumber,
+      concept: entity.concept,
+      amount_cents: entity.amountCents,
+      amount_currency: entity.currency,
+      issue_date: entity.issueDate,
+      expiration_date: entity.expirationDate,
+      third_party: entity.thirdParty,
+    },
+    decision: step.decision
+      ? {
+          kind: step.decision.kind,
+          multiple: step.decision.multiple,
+          field_name: step.decision.fieldName,
+          options: step.decision.options,
+          options_complete: step.decision.optionsComplete,
+        }
+      : null,
+    assignees: step.assignees.map(({ email, name, acted }) => ({ email, name, acted })),
+    recommendations: step.recommendations.map((recommendation) => ({
+      value: recommendation.value,
+      confidence_level: recommendation.confidenceLevel,
+      rationale: recommendation.rationale,
+    })),
+  };
+}
+
+/** A step that a decision closed. */
+export function presentCompletedStep(step: StepRecord): z.input<typeof CompletedStep> {
+  return {
+    reference: step.id,
+    action: step.action,
+    status: 'completed',
+    completed_at: step.completedAt ?? step.createdAt,
+    decision: { kind: step.kind ?? null, values: step.result?.values ?? [], labels: step.result?.labels ?? [] },
+    acted_by: step.actedBy ?? { email: '', name: '' },
+  };
 }

@@ -390,7 +390,7 @@ describe('GET /documents/{reference}', () => {
       registered: true,
       erpInvoiceId: 'INV-1',
       invoiceReference: null,
-      data: { erp_invoice_id: 'INV-1' },
+      data: null,
     });
     const uploaded = em.create(DocumentNote, {
       company: own,
@@ -602,7 +602,7 @@ describe('GET /documents/{reference}', () => {
         registered: true,
         erp_invoice_id: 'INV-1',
         invoice_reference: null,
-        data: { erp_invoice_id: 'INV-1' },
+        data: null,
       },
       notes: [
         {

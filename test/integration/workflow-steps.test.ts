@@ -517,6 +517,39 @@ describe('POST /documents/{reference}/approve', () => {
     ]);
   });
 
+  it('completes the workflow when the flow ends; an approval after that runs a new, short run that opens no step', async () => {
+    const { company: owner, apiKey: key } = await makeCompany(api.orm, {
+      country: 'COL',
+      features: ['workflow_api'],
+      members,
+    });
+    await setFlow(api.orm, owner, {
+      steps: [{ action: 'document.approval', kind: 'approval', assignees: ['ana@example.co'] }],
+    });
+    const document = await flowingDocument({}, owner);
+    const step = await stepWith(document.id, 'document.approval', key);
+    expectStatus(await complete(step.reference, { decision: 'reject', acting_user_email: 'ana@example.co' }, key), 200);
+    const handle = api.client.workflow.getHandle(`document/${document.id}`);
+    await expect.poll(async () => (await handle.describe()).status.name).toBe('COMPLETED');
+    const ended = await handle.describe();
+
+    const approved = expectStatus(
+      await api
+        .sdk(key)
+        .approveDocument({ params: { reference: document.id }, body: { erp_document_reference: 'ERP-9' } }),
+      200,
+    );
+    expect(approved).toMatchObject({
+      approval_status: 'approved',
+      payables: [expect.objectContaining({ installment_number: 1 })],
+    });
+    const again = await handle.describe();
+    expect(again.runId).not.toBe(ended.runId);
+    await expect.poll(async () => (await handle.describe()).status.name).toBe('COMPLETED');
+    // The flow stopped at the rejection: the approval opened no further step.
+    expect((await current(document.id, key)).status).toBe(204);
+  });
+
   it('approves a rejected document, and an approved one again with a new ERP reference, generating its payables once', async () => {
     const document = await flowingDocument();
     const step = await stepWith(document.id, 'document.approval');

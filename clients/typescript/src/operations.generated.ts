@@ -170,7 +170,7 @@ export interface Document {
     erp_invoice_id: string | null;
     /** The ERP's consecutive; null while it has not assigned one */
     invoice_reference: string | null;
-    data: ErpDocumentData | Record<string, unknown> | null;
+    data: ErpDocumentData | null;
   } | null;
   notes: DocumentNote[];
   line_items: LineItem[];
@@ -279,7 +279,7 @@ export interface DocumentListItem {
     erp_invoice_id: string | null;
     /** The ERP's consecutive; null while it has not assigned one */
     invoice_reference: string | null;
-    data: ErpDocumentData | Record<string, unknown> | null;
+    data: ErpDocumentData | null;
   } | null;
   notes?: DocumentNote[];
 }

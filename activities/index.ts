@@ -8,7 +8,11 @@ import { bankValidationClient } from '../services/beneficiaries/validation-clien
 import * as bankValidation from '../services/beneficiaries/validations.ts';
 import { paymentGatewayClient } from '../services/payments/gateway-client.ts';
 import * as gatewayPayments from '../services/payments/transfers.ts';
+import * as batches from '../services/payments/batches.ts';
 import * as payments from '../services/payments/payments.ts';
+import * as rescheduling from '../services/payments/reschedule-payment.ts';
+import { cancelPayment } from '../services/payments/cancel-payment.ts';
+import { PaymentChangeRefused } from '../services/payments/pending.ts';
 import { FiscalDocumentError } from '../fiscal/errors.ts';
 import {
   ImportRejected,
@@ -39,6 +43,8 @@ export interface ActivityDeps {
   /** DIAN's profile (production or tests) follows it. */
   environment: 'development' | 'production';
   outside: OutsideSystems;
+  /** Tests shorten the days ahead of a payment's pay date (`PAYMENT_DAY_MS`); null: real days. */
+  paymentDayMs: number | null;
 }
 
 /**
@@ -67,11 +73,13 @@ function nonRetryable(error: unknown): never {
   }
   if (error instanceof ImportRejected)
     throw ApplicationFailure.nonRetryable(error.message, 'ImportRejected', { code: error.code });
+  if (error instanceof PaymentChangeRefused) throw ApplicationFailure.nonRetryable(error.message, error.code);
   throw error;
 }
 
 /** Every activity of the product, built over its dependencies and registered on the worker. */
 export function createActivities(deps: ActivityDeps) {
+  const gateway = () => ({ orm: deps.orm, gateway: paymentGatewayClient(deps.outside.paymentGatewayUrl) });
   return {
     /** Imports one fiscal XML (document or Mexican payment complement) for a company; idempotent. */
     async importFiscalDocument(input: ImportFiscalDocumentInput) {
@@ -101,20 +109,32 @@ export function createActivities(deps: ActivityDeps) {
     },
     /** Marks a delivery failed once its attempts are exhausted. */
     giveUpDelivery: (input: Parameters<typeof giveUpDelivery>[1]) => giveUpDelivery(deps.orm, input),
-    /** Writes a new payment (and a manual payment's payable), checked under a lock on the payable. */
-    createPayment: (input: Parameters<typeof payments.createPayment>[1]) => payments.createPayment(deps.orm, input),
-    /** Hands a payment's transfer to the gateway (idempotent per payment) and marks it in_process. */
+    /** Writes a new payment (and a manual payment's payable), checked under a lock on the payable; answers when it goes. */
+    createPayment: (input: Parameters<typeof payments.createPayment>[1]) => payments.createPayment(deps, input),
+    /** Moves a pending payment's date, and notifies `payment.rescheduled`. */
+    reschedulePayment: async (input: Parameters<typeof rescheduling.reschedulePayment>[1]) => {
+      const { deliveries, ...rescheduled } = await rescheduling.reschedulePayment(deps, input).catch(nonRetryable);
+      await deps.processes.startDeliveries(deliveries);
+      return rescheduled;
+    },
+    /** Cancels a pending payment. */
+    cancelPayment: (input: Parameters<typeof cancelPayment>[1]) => cancelPayment(deps, input).catch(nonRetryable),
+    /** Hands a payment's transfer to the gateway (idempotent per payment) and marks it in_process, or says why it waits. */
     submitPayment: (input: Parameters<typeof gatewayPayments.submitPayment>[1]) =>
-      gatewayPayments.submitPayment(
-        { orm: deps.orm, gateway: paymentGatewayClient(deps.outside.paymentGatewayUrl) },
-        input,
-      ),
+      gatewayPayments.submitPayment(gateway(), input),
     /** Asks the gateway where a transfer stands. */
     checkTransfer: (input: Parameters<typeof gatewayPayments.checkTransfer>[1]) =>
-      gatewayPayments.checkTransfer(
-        { orm: deps.orm, gateway: paymentGatewayClient(deps.outside.paymentGatewayUrl) },
-        input,
-      ),
+      gatewayPayments.checkTransfer(gateway(), input),
+    /** Asks each payment of a batch to join it; answers those that did. */
+    joinPaymentsToBatch: (input: Parameters<typeof batches.joinPaymentsToBatch>[1]) =>
+      batches.joinPaymentsToBatch(deps, input),
+    /** Hands a batch's payments to the gateway as one bulk transfer. */
+    submitPaymentBatch: (input: Parameters<typeof batches.submitBatch>[1]) => batches.submitBatch(gateway(), input),
+    /** A payment left out of its batch goes on alone. */
+    leavePaymentBatch: (input: Parameters<typeof batches.leaveBatch>[1]) => batches.leaveBatch(deps, input),
+    /** The pending payments of an account's beneficiary, which a change of its validation may let go. */
+    pendingPaymentsOfAccount: (input: Parameters<typeof payments.pendingPaymentsOfAccount>[1]) =>
+      payments.pendingPaymentsOfAccount(deps.orm, input),
     /** Records a payment's outcome and keeps its payable and document payment status current. */
     recordPaymentOutcome: (input: Parameters<typeof payments.recordPaymentOutcome>[1]) =>
       payments.recordPaymentOutcome(deps.orm, input),

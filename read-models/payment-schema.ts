@@ -67,7 +67,12 @@ const PaymentBase = {
   exchange_rate: z.number().nullable(),
   status: z
     .enum(PAYMENT_STATUSES)
-    .describe('pending (created), in_process (with the gateway), processed (credited), failed (rejected)'),
+    .describe(
+      'pending (created; waiting for its pay date and a validated bank account), in_process (with the gateway), processed (credited), failed (refused by the gateway, or canceled by an operator with a reason)',
+    ),
+  pay_date: DateOnly.nullable().describe(
+    "The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another; null for payments made before pay dates were kept",
+  ),
   file_path: z.string().nullable(),
   receipt_file_path: z.string().nullable(),
   is_archived: z.boolean(),
@@ -114,8 +119,18 @@ export const PaymentDetail = z
       cost_center: Details.nullable().describe('Kept as received; a free-form object'),
     }),
     payment_gateway: Details.nullable().describe(
-      'The transfer at the gateway: provider, transfer_id, status, failure_reason, submitted_at, settled_at',
+      'Where the payment stands with the gateway. While pending: status `scheduled` (with pay_date) or `waiting_for_validated_account` (with the reason, naming each account of the beneficiary and its validation); once handed over: provider, transfer_id, status (`processing`, `settled`, `failed`), failure_reason, submitted_at, settled_at; `canceled` (with canceled_at) when an operator canceled it',
     ),
+    advance_balance: z
+      .strictObject({
+        original_amount: z.number().describe('The advance paid'),
+        outstanding_amount: z
+          .number()
+          .describe('What is left to cross against documents, as the ERP last reported it; all of it until then'),
+        updated_at: DateTime.nullable().describe('When the ERP last reported it; null: never'),
+      })
+      .nullable()
+      .describe('For a processed payment of an `advance` payable; null otherwise'),
     has_erp_payment: z.boolean(),
     erp_payment_reference: z.string().nullable(),
     is_fiscal_entity: z.boolean().describe('The payable comes from a document received from the tax authority'),

@@ -35,4 +35,6 @@ export interface Processes {
   ): Promise<void>;
   /** A queued batch of reception events whose workflow never started. */
   startReceptionEventBatch(companyId: string, batchId: string): Promise<void>;
+  /** Asks a pending payment to go with a batch; false when it is already on its way (or changing). */
+  joinPaymentBatch(paymentId: string, batchId: string): Promise<boolean>;
 }

@@ -3,10 +3,20 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { bankAccountValidation, type BankAccountValidationInput } from '../workflows/bank-account-validation.ts';
-import { createPaymentUpdate, type PaymentProcessInput, paymentProcess } from '../workflows/payment.ts';
+import {
+  cancelPaymentUpdate,
+  createPaymentUpdate,
+  joinBatchUpdate,
+  paymentProcess,
+  reschedulePaymentUpdate,
+  type PaymentProcessInput,
+} from '../workflows/payment.ts';
+import { paymentBatch, type PaymentBatchInput } from '../workflows/payment-batch.ts';
 import { type NewPaymentCommand } from '../services/payments/payments.ts';
 import { CompanyReference } from '../workflows/search-attributes.ts';
 import { beforeDeadline, type TemporalHandle } from './handle.ts';
@@ -65,4 +75,41 @@ export async function startBankAccountValidation(
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
+}
+
+/** Moves a pending payment's date through its workflow, which moves its timer; refused once the payment is on its way. */
+export async function reschedulePaymentThroughProcess(temporal: TemporalHandle, paymentId: string, dueDate: string) {
+  const handle = temporal.client.workflow.getHandle<typeof paymentProcess>(workflowIds.payment(paymentId));
+  return beforeDeadline(temporal, () => handle.executeUpdate(reschedulePaymentUpdate, { args: [{ dueDate }] }));
+}
+
+/** Cancels a pending payment through its workflow; refused once the payment is on its way. */
+export async function cancelPaymentThroughProcess(temporal: TemporalHandle, paymentId: string, reason: string) {
+  const handle = temporal.client.workflow.getHandle<typeof paymentProcess>(workflowIds.payment(paymentId));
+  return beforeDeadline(temporal, () => handle.executeUpdate(cancelPaymentUpdate, { args: [{ reason }] }));
+}
+
+/** Asks a pending payment to go with a batch: false when its workflow refuses (it is on its way, or no longer runs). */
+export async function joinPaymentBatch(temporal: TemporalHandle, paymentId: string, batchId: string): Promise<boolean> {
+  const handle = temporal.client.workflow.getHandle<typeof paymentProcess>(workflowIds.payment(paymentId));
+  try {
+    await beforeDeadline(temporal, () => handle.executeUpdate(joinBatchUpdate, { args: [{ batchId }] }));
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+/** Starts `payment-batch/<reference>`, which hands the batch's payments to the gateway as one bulk transfer. */
+export async function startPaymentBatch(temporal: TemporalHandle, input: PaymentBatchInput): Promise<void> {
+  await beforeDeadline(temporal, () =>
+    temporal.client.workflow.start(paymentBatch, {
+      workflowId: workflowIds.paymentBatch(input.batchId),
+      taskQueue: temporal.taskQueue,
+      args: [input],
+      typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    }),
+  );
 }

@@ -1,6 +1,7 @@
 import type { Processes } from '../services/processes.ts';
 import { startDocumentLifecycle } from './documents.ts';
 import type { TemporalHandle } from './handle.ts';
+import { joinPaymentBatch } from './payments.ts';
 import { startReceptionEventBatch, startReceptionEvents, wakeReceptionEvent } from './reception-events.ts';
 import { startDeliveries, type RetrySchedule } from './webhooks.ts';
 
@@ -12,5 +13,6 @@ export function temporalProcesses(temporal: TemporalHandle, webhookRetry: RetryS
     startReceptionEvents: (companyId, events, timing) => startReceptionEvents(temporal, companyId, events, timing),
     wakeReceptionEvent: (companyId, event, timing) => wakeReceptionEvent(temporal, companyId, event, timing),
     startReceptionEventBatch: (companyId, batchId) => startReceptionEventBatch(temporal, companyId, batchId),
+    joinPaymentBatch: (paymentId, batchId) => joinPaymentBatch(temporal, paymentId, batchId),
   };
 }

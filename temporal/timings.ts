@@ -96,3 +96,18 @@ export function pollIntervalsFromEnv(env: NodeJS.ProcessEnv = process.env): Poll
   };
   return { paymentMs: read('PAYMENT_POLL_INTERVAL_MS'), bankValidationMs: read('BANK_VALIDATION_POLL_INTERVAL_MS') };
 }
+
+/**
+ * For tests only: how long each day ahead of a payment's pay date lasts (`PAYMENT_DAY_MS`), so that a payment dated in
+ * a week goes in seconds. Unset, days are days: a payment goes at the start of its date where the company is.
+ */
+export function paymentDayMsFromEnv(env: NodeJS.ProcessEnv = process.env): number | null {
+  const value = env.PAYMENT_DAY_MS;
+  if (value === undefined || value === '') return null;
+  // A shortened day would pay ahead of the date the company chose.
+  if (env.NODE_ENV === 'production') throw new Error('PAYMENT_DAY_MS is for tests: it is refused in production');
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1)
+    throw new Error(`PAYMENT_DAY_MS must be a positive integer of milliseconds, not ${JSON.stringify(value)}`);
+  return number;
+}

@@ -14,7 +14,7 @@ import { initORM } from '../db/orm.ts';
 import { temporalConnectionOptions } from '../temporal/connection.ts';
 import { temporalConfigFromEnv } from '../temporal/config.ts';
 import { workerTuningFromEnv } from './tuning.ts';
-import { receptionEventSweepMsFromEnv } from '../temporal/timings.ts';
+import { paymentDayMsFromEnv, receptionEventSweepMsFromEnv } from '../temporal/timings.ts';
 import { scheduleHousekeeping } from '../temporal/housekeeping.ts';
 import { registerSearchAttributes } from '../temporal/search-attributes.ts';
 import { sdkLogger } from './sdk-logger.ts';
@@ -57,6 +57,7 @@ const settings = settingsOrExit('worker', logger, () => ({
   outbound: outboundPolicyFromEnv(),
   outside: outsideSystemsFromEnv(),
   sweepMs: receptionEventSweepMsFromEnv(),
+  paymentDayMs: paymentDayMsFromEnv(),
 }));
 const { deployment, temporal: config } = settings;
 const orm = await initORM(settings.database);
@@ -93,6 +94,7 @@ const worker = await createWorker({
     secrets: settings.secrets,
     outbound: settings.outbound,
     environment: deployment.environment,
+    paymentDayMs: settings.paymentDayMs,
     outside: settings.outside,
   },
 });

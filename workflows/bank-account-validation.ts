@@ -1,7 +1,16 @@
-import { ActivityFailure, continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { ValidationStatus } from '../db/beneficiaries/bank-account.entity.ts';
 import type { ValidationState } from '../services/beneficiaries/validations.ts';
+import { workflowIds } from './ids.ts';
+import { accountChangedSignal } from './payment.ts';
 
 export interface BankAccountValidationInput {
   companyId: string;
@@ -20,7 +29,7 @@ const { beginAccountValidation, checkAccountValidation } = proxyActivities<Activ
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 8 },
 });
-const { recordAccountValidation } = proxyActivities<Activities>({
+const { recordAccountValidation, pendingPaymentsOfAccount } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
@@ -28,7 +37,8 @@ const { recordAccountValidation } = proxyActivities<Activities>({
 /**
  * Validates one version of a beneficiary's bank account, as workflow `bank-account-validation/<accountRef>/<n>`:
  * `pending` → `processing` once the service has the request, then `validated`, `rejected` or `validation_error`.
- * A run whose attempt has been superseded by a later change writes nothing.
+ * A run whose attempt has been superseded by a later change writes nothing. Once written, the beneficiary's pending
+ * payments are told: one waiting for a validated account goes, one still waiting says why anew.
  */
 export async function bankAccountValidation(
   input: BankAccountValidationInput,
@@ -61,9 +71,23 @@ export async function bankAccountValidation(
       reason: `The validation service could not be reached: ${error.cause?.message ?? error.message}`,
     };
   }
-  return recordAccountValidation({
+  const status = await recordAccountValidation({
     ...subject,
     outcome: state.status === 'processing' ? 'error' : state.status,
     reason: state.reason,
   });
+  if (status !== 'superseded') await wakePayments(input);
+  return status;
+}
+
+/** Signals each pending payment of the account's beneficiary; one whose workflow has ended meanwhile needs nothing. */
+async function wakePayments(input: BankAccountValidationInput): Promise<void> {
+  const payments = await pendingPaymentsOfAccount({ companyId: input.companyId, accountId: input.accountId });
+  await Promise.all(
+    payments.map((paymentId) =>
+      getExternalWorkflowHandle(workflowIds.payment(paymentId))
+        .signal(accountChangedSignal)
+        .catch(() => undefined),
+    ),
+  );
 }

@@ -5,6 +5,7 @@
 export const workflowIds = {
   document: (documentId: string) => `document/${documentId}`,
   payment: (paymentId: string) => `payment/${paymentId}`,
+  paymentBatch: (batchId: string) => `payment-batch/${batchId}`,
   bankAccountValidation: (accountId: string, attempt: number) => `bank-account-validation/${accountId}/${attempt}`,
   fiscalSync: (companyId: string, startedAt: string) => `fiscal-sync/${companyId}/${startedAt}`,
   receptionEvent: (companyId: string, cufe: string, eventType: string) =>

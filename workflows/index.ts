@@ -2,6 +2,7 @@
 export { documentLifecycle } from './document.ts';
 export { webhookDelivery } from './webhook.ts';
 export { paymentProcess } from './payment.ts';
+export { paymentBatch } from './payment-batch.ts';
 export { bankAccountValidation } from './bank-account-validation.ts';
 export { receptionEvent, receptionEventBatch } from './reception-event.ts';
 export { housekeeping } from './housekeeping.ts';

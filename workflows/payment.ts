@@ -4,6 +4,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  defineSignal,
   defineUpdate,
   proxyActivities,
   setHandler,
@@ -11,70 +12,206 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { NewPaymentCommand, TransferState } from '../services/payments/payments.ts';
+import type { NewPaymentCommand, PaySchedule, TransferState } from '../services/payments/payments.ts';
+import type { Rescheduled } from '../services/payments/reschedule-payment.ts';
 
 export interface PaymentProcessInput {
   companyId: string;
   paymentId: string;
   /** The wait between two checks of the transfer with the gateway. */
   pollIntervalMs: number;
-  /** Set on a run continued as new: the payment exists and the gateway holds this transfer. */
+  /** Set on a run continued as new while the gateway settles: the payment exists and the gateway holds this transfer. */
   transferId?: string;
 }
 
+/** The batch's bulk transfer: this payment's transfer in it, or why the payment left the batch (it goes on alone). */
+export type BatchOutcome = { transfer: TransferState } | { left: string };
+
 /** An update, not a signal: the API answers with the payment it created, or with the reason it was refused. */
 export const createPaymentUpdate = defineUpdate<{ paymentId: string }, [NewPaymentCommand]>('createPayment');
+/** An update: the operator learns at once whether the payment could still move, and its new date. */
+export const reschedulePaymentUpdate = defineUpdate<Omit<Rescheduled, 'deliveries'>, [{ dueDate: string }]>(
+  'reschedulePayment',
+);
+/** An update: canceling is refused once money may have left. */
+export const cancelPaymentUpdate = defineUpdate<{ status: 'failed'; failureReason: string }, [{ reason: string }]>(
+  'cancelPayment',
+);
+/** An update from the batch's release: the payment joins (and no longer goes alone) unless it is already on its way. */
+export const joinBatchUpdate = defineUpdate<{ joined: true }, [{ batchId: string }]>('joinBatch');
+/** The batch handed its payments to the gateway: this payment's transfer, or why it left the batch. */
+export const batchOutcomeSignal = defineSignal<[BatchOutcome]>('batchOutcome');
+/** A bank account of the beneficiary was validated or rejected: a payment waiting for one looks again. */
+export const accountChangedSignal = defineSignal('accountChanged');
+
+/** Why a change of the payment is refused, named as the operator CLI's error codes. */
+type PaymentChangeRefusal = 'payment_in_process' | 'payment_final' | 'payment_in_batch';
 
 // Writing the payment is retried briefly: the API is waiting, and a refusal is final.
-const { createPayment } = proxyActivities<Activities>({
+const { createPayment, reschedulePayment, cancelPayment } = proxyActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 5 },
 });
 // Talking to the gateway and writing the outcome are retried until they succeed: money must not be left half-recorded.
-const { submitPayment, checkTransfer, recordPaymentOutcome } = proxyActivities<Activities>({
+const { submitPayment, checkTransfer, recordPaymentOutcome, leavePaymentBatch } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['PaymentNotFound'] },
 });
 
+const refused = (code: PaymentChangeRefusal, message: string) =>
+  ApplicationFailure.create({ type: code, message, nonRetryable: true });
+
+/** A business refusal of an activity reaches the caller as itself, so that it can answer with its code. */
+function asRefusal(error: unknown): never {
+  if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.nonRetryable)
+    throw error.cause;
+  throw error;
+}
+
 /**
- * One payment, as workflow `payment/<reference>`: created through its update (update-with-start, so the row and
- * its process come into being together), submitted to the gateway with the payment reference as idempotency key,
- * then checked every `pollIntervalMs` until the gateway settles or fails it; the outcome moves the payment to
- * `processed` or `failed` and keeps its payable and document current.
+ * One payment, as workflow `payment/<reference>`: created through its update (update-with-start, so the row and its
+ * process come into being together), it waits, on a durable timer, for its pay date (the payable's due date unless
+ * another was given; today or earlier: at once), and for a validated bank account of its beneficiary (a validation
+ * wakes it). Then it goes to the gateway, alone or in a batch, with its reference as idempotency key, and is checked
+ * every `pollIntervalMs` until the gateway settles or fails it. Until it goes, the operator may reschedule or cancel it.
  */
-export async function paymentProcess(input: PaymentProcessInput): Promise<'processed' | 'failed' | 'refused'> {
-  let created = input.transferId !== undefined;
-  let refused = false;
+export async function paymentProcess(
+  input: PaymentProcessInput,
+): Promise<'processed' | 'failed' | 'refused' | 'canceled'> {
+  type Stage = 'creating' | 'refused' | 'pending' | 'batched' | 'submitting' | 'submitted' | 'canceled';
+  // An object, not a variable: handlers change it while the main code awaits, and the type checker must not narrow it.
+  const state: { stage: Stage } = { stage: input.transferId ? 'submitted' : 'creating' };
+  let schedule: PaySchedule | null = null;
+  /** A reschedule or a cancellation is being written: the payment does not go meanwhile. */
+  let changing = false;
+  /** Something to look at again: a new date, or an account's validation. */
+  let woken = false;
+  let batchId: string | null = null;
+  let batchOutcome: BatchOutcome | null = null;
+  let transfer: TransferState | null = input.transferId
+    ? { transferId: input.transferId, status: 'processing', failureReason: null, settledAt: null, method: null }
+    : null;
+  const subject = { companyId: input.companyId, paymentId: input.paymentId };
+
+  /** The payment may still change only while nothing has been handed to the gateway. */
+  const stillPending = () => {
+    if (state.stage === 'submitting' || state.stage === 'submitted')
+      throw refused('payment_in_process', 'The payment is on its way to the gateway: it can no longer change');
+    if (state.stage === 'canceled') throw refused('payment_final', 'The payment was canceled');
+    if (state.stage === 'batched') throw refused('payment_in_batch', `The payment goes with batch ${batchId}`);
+  };
+  /** Runs a change of a pending payment; the payment does not go while it is written. */
+  const change = async <T>(write: () => Promise<T>): Promise<T> => {
+    await condition(() => state.stage !== 'creating' && !changing);
+    stillPending();
+    changing = true;
+    try {
+      return await write().catch(asRefusal);
+    } finally {
+      changing = false;
+    }
+  };
 
   setHandler(createPaymentUpdate, async (command) => {
     try {
-      await createPayment({ ...command, companyId: input.companyId, paymentId: input.paymentId });
-      created = true;
+      schedule = await createPayment({ ...command, ...subject });
+      state.stage = 'pending';
       return { paymentId: input.paymentId };
     } catch (error) {
-      refused = true;
-      // A business refusal reaches the API as itself, so it can answer with its code.
-      if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.nonRetryable)
-        throw error.cause;
-      throw error;
+      state.stage = 'refused';
+      return asRefusal(error);
     }
   });
+  setHandler(
+    reschedulePaymentUpdate,
+    (command) =>
+      change(async () => {
+        const rescheduled = await reschedulePayment({ ...subject, ...command });
+        schedule = rescheduled;
+        woken = true;
+        return rescheduled;
+      }),
+    { validator: (_command: unknown) => stillPending() },
+  );
+  setHandler(
+    cancelPaymentUpdate,
+    (command) =>
+      change(async () => {
+        const canceled = await cancelPayment({ ...subject, ...command });
+        state.stage = 'canceled';
+        return { status: 'failed' as const, failureReason: canceled.failureReason };
+      }),
+    { validator: (_command: unknown) => stillPending() },
+  );
+  setHandler(
+    joinBatchUpdate,
+    async ({ batchId: id }) => {
+      await condition(() => state.stage !== 'creating' && !changing);
+      stillPending();
+      state.stage = 'batched';
+      batchId = id;
+      return { joined: true as const };
+    },
+    { validator: (_command: unknown) => stillPending() },
+  );
+  setHandler(batchOutcomeSignal, (outcome) => {
+    if (state.stage === 'batched') batchOutcome = outcome;
+  });
+  setHandler(accountChangedSignal, () => {
+    woken = true;
+  });
 
-  await condition(() => created || refused);
-  if (refused) return 'refused';
+  await condition(() => state.stage !== 'creating');
+  if (state.stage === 'refused') return 'refused';
 
-  const subject = { companyId: input.companyId, paymentId: input.paymentId };
-  let transfer: TransferState = input.transferId
-    ? { transferId: input.transferId, status: 'processing', failureReason: null, settledAt: null, method: null }
-    : await submitPayment(subject);
-  while (transfer.status === 'processing' && transfer.transferId !== null) {
+  while (state.stage === 'pending' || state.stage === 'batched') {
+    if (state.stage === 'batched') {
+      await condition(() => batchOutcome !== null);
+      const outcome: BatchOutcome = batchOutcome!;
+      if ('transfer' in outcome) {
+        transfer = outcome.transfer;
+        state.stage = 'submitted';
+        break;
+      }
+      // Left out of the batch (its account was no longer validated): it goes on by itself.
+      await leavePaymentBatch(subject);
+      state.stage = 'pending';
+      batchId = batchOutcome = null;
+      continue;
+    }
+    // The pay date: a durable timer, moved by a reschedule.
+    const due = () => Date.now() >= schedule!.releaseAt;
+    while (state.stage === 'pending' && (changing || !due())) {
+      woken = false;
+      await condition(
+        () => state.stage !== 'pending' || woken || (!changing && due()),
+        Math.max(0, schedule!.releaseAt - Date.now()),
+      );
+    }
+    if (state.stage !== 'pending') continue;
+    woken = false;
+    state.stage = 'submitting';
+    const submitted = await submitPayment(subject);
+    if ('waiting' in submitted) {
+      // No validated account: nothing was sent; the payment says why, and waits for a validation (or a change).
+      state.stage = 'pending';
+      await condition(() => state.stage !== 'pending' || woken);
+      continue;
+    }
+    transfer = submitted;
+    state.stage = 'submitted';
+  }
+  if (state.stage === 'canceled') return 'canceled';
+
+  while (transfer!.status === 'processing' && transfer!.transferId !== null) {
     if (workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof paymentProcess>({ ...input, transferId: transfer.transferId });
+      await continueAsNew<typeof paymentProcess>({ ...input, transferId: transfer!.transferId });
     }
     await sleep(input.pollIntervalMs);
-    transfer = await checkTransfer({ ...subject, transferId: transfer.transferId });
+    transfer = await checkTransfer({ ...subject, transferId: transfer!.transferId });
   }
-  await recordPaymentOutcome({ ...subject, transfer });
-  return transfer.status === 'settled' ? 'processed' : 'failed';
+  await recordPaymentOutcome({ ...subject, transfer: transfer! });
+  await condition(allHandlersFinished);
+  return transfer!.status === 'settled' ? 'processed' : 'failed';
 }

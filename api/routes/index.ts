@@ -1,4 +1,5 @@
 import type { RouteGroup } from '../schemas/openapi.ts';
+import { advanceRoutes } from './advances.ts';
 import { bankRoutes } from './banks.ts';
 import { beneficiaryRoutes } from './beneficiaries.ts';
 import { documentRoutes } from './documents.ts';
@@ -26,5 +27,5 @@ export const ROUTE_GROUPS: RouteGroup[] = [
       ...fiscalSyncRoutes,
     ],
   },
-  { prefix: ERP_PREFIX, routes: erpRoutes },
+  { prefix: ERP_PREFIX, routes: [...erpRoutes, ...advanceRoutes] },
 ];

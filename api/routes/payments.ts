@@ -65,6 +65,7 @@ function commandOf(body: z.output<typeof CreatePaymentRequest>, country: Country
     exchangeCurrency: body.exchange_currency ?? null,
     exchangeAmountCents: body.exchange_rate ? exchangeCents(amountCents, body.exchange_rate).toString() : null,
     filePath: body.file_path ?? null,
+    payDate: body.pay_date ?? null,
     payable: payload
       ? {
           issueDate: payload.issue_date ?? today(country),
@@ -181,7 +182,7 @@ export const paymentRoutes = [
     operationId: 'createPayment',
     summary: 'Create a payment: a manual one, or one of an existing payable',
     description:
-      "A manual payment (beneficiary_reference and payable_payload) creates its own payable (`supplier`, `advance`, or `payroll` for an employee) with origin `manual`. A payment of an existing payable (payable_reference, e.g. an installment of an approved document) pays that payable and carries its document's tags. Either way the payment starts `pending` and is handed to the payment gateway at once; it moves to `in_process`, then `processed` (with paid_at) or `failed`.",
+      "A manual payment (beneficiary_reference and payable_payload) creates its own payable (`supplier`, `advance`, or `payroll` for an employee) with origin `manual`. A payment of an existing payable (payable_reference, e.g. an installment of an approved document) pays that payable and carries its document's tags. Either way the payment starts `pending` and waits for its pay date (`pay_date`, else the payable's expiration_date; `payment_gateway.status` `scheduled`) and for a validated bank account of its beneficiary (`waiting_for_validated_account`, with the reason); no money moves before both. It then goes to the payment gateway and moves to `in_process`, then `processed` (with paid_at) or `failed`. Operators may reschedule or cancel it while it is pending, or release it in a batch.",
     tags: ['Payments'],
     auth: 'api-key',
     scope: 'payments:write',

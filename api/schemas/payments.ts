@@ -86,6 +86,9 @@ export const CreatePaymentRequest = z
     payable_payload: PayablePayload.optional().describe(
       'Required for a manual payment; not allowed with payable_reference',
     ),
+    pay_date: DateOnly.optional().describe(
+      "The day the payment goes to the gateway, YYYY-MM-DD in the company's country. Absent: the payable's expiration_date (today when it has none); today or earlier: at once",
+    ),
   })
   .superRefine((body, context) => {
     const issue = (path: string | string[], message: string) =>

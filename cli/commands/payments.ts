@@ -1,10 +1,45 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { RescheduleRefused, reschedulePayment } from '../../services/payments/reschedule-payment.ts';
-import { companyEm, systemEm } from '../../db/orm.ts';
+import { systemEm } from '../../db/orm.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
-import { reference, required } from '../arguments.ts';
-import type { Command } from '../command.ts';
-import { CliError, notFound, usage } from '../errors.ts';
+import { BatchRefused, createPaymentBatch } from '../../services/payments/batches.ts';
+import { refuseUnlessPending, PaymentChangeRefused } from '../../services/payments/pending.ts';
+import {
+  cancelPaymentThroughProcess,
+  reschedulePaymentThroughProcess,
+  startPaymentBatch,
+} from '../../temporal/payments.ts';
+import { optional, reference, required } from '../arguments.ts';
+import type { Command, CommandInput } from '../command.ts';
+import type { CliContext } from '../context.ts';
+import { CliError, usage } from '../errors.ts';
+
+/** `--due-date`, as a calendar day. */
+function day(input: CommandInput, flag: string): string {
+  const value = required(input, flag);
+  if (!z.iso.date().safeParse(value).success)
+    throw new CliError('invalid_date', `--${flag} must be a calendar date, YYYY-MM-DD (got ${value})`, 2);
+  return value;
+}
+
+/**
+ * A change of a payment through its workflow; its refusals (and those of the activity that writes it) answer with
+ * their codes. A payment whose workflow has ended is final, or gone.
+ */
+async function throughWorkflow<T>(context: CliContext, paymentId: string, change: () => Promise<T>): Promise<T> {
+  const found = await systemEm(await context.orm()).findOne(Payment, { id: paymentId }, { fields: ['id', 'status'] });
+  try {
+    refuseUnlessPending(found, paymentId);
+    return await change();
+  } catch (error) {
+    if (error instanceof PaymentChangeRefused) throw new CliError(error.code, error.message);
+    const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type) throw new CliError(cause.type, cause.message);
+    if (error instanceof WorkflowNotFoundError) throw new CliError('payment_final', 'The payment has ended');
+    throw error;
+  }
+}
 
 /** Payments: what operators change from the platform side. */
 export const paymentCommands: Command[] = [
@@ -15,24 +50,70 @@ export const paymentCommands: Command[] = [
     options: { payment: { type: 'string' }, 'due-date': { type: 'string' } },
     async run(input, context) {
       const paymentId = reference(input, 'payment');
-      const dueDate = required(input, 'due-date');
-      if (!z.iso.date().safeParse(dueDate).success) throw usage('--due-date must be a date, YYYY-MM-DD');
-      const orm = await context.orm();
-      const found = await systemEm(orm).findOne(Payment, { id: paymentId }, { fields: ['id', 'company'] });
-      if (!found) throw notFound('payment', paymentId);
+      const dueDate = day(input, 'due-date');
+      const temporal = await context.temporal();
+      const rescheduled = await throughWorkflow(context, paymentId, () =>
+        reschedulePaymentThroughProcess(temporal, paymentId, dueDate),
+      );
+      return {
+        payment: paymentId,
+        previous_due_date: rescheduled.previousDueDate,
+        new_due_date: rescheduled.newDueDate,
+      };
+    },
+  },
+  {
+    group: 'payments',
+    action: 'cancel',
+    usage: 'payments cancel --payment REF --reason TEXT',
+    options: { payment: { type: 'string' }, reason: { type: 'string' } },
+    async run(input, context) {
+      const paymentId = reference(input, 'payment');
+      const reason = required(input, 'reason');
+      if (reason.length > 500) throw usage('--reason must be at most 500 characters');
+      const temporal = await context.temporal();
+      const canceled = await throughWorkflow(context, paymentId, () =>
+        cancelPaymentThroughProcess(temporal, paymentId, reason),
+      );
+      return { payment: paymentId, status: canceled.status, failure_reason: canceled.failureReason };
+    },
+  },
+  {
+    group: 'payments',
+    action: 'batch',
+    usage: 'payments batch create --payments REF,REF... [--name NAME]',
+    options: { payments: { type: 'string' }, name: { type: 'string' } },
+    positionals: true,
+    async run(input, context) {
+      if (input.positionals[0] !== 'create') throw usage('payments batch create --payments REF,REF... [--name NAME]');
+      const paymentIds = required(input, 'payments')
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean);
+      for (const id of paymentIds) if (!z.uuid().safeParse(id).success) throw usage(`--payments: ${id} is not a UUID`);
+      let created: Awaited<ReturnType<typeof createPaymentBatch>>;
       try {
-        // The company's own scope: the event goes to that company's subscribers only.
-        const rescheduled = await reschedulePayment(companyEm(orm, found.company.id), { paymentId, dueDate });
-        await (await context.processes()).startDeliveries(rescheduled.deliveries);
-        return {
-          payment: paymentId,
-          previous_due_date: rescheduled.previousDueDate,
-          new_due_date: rescheduled.newDueDate,
-        };
+        created = await createPaymentBatch(systemEm(await context.orm()), {
+          paymentIds,
+          name: optional(input, 'name') ?? null,
+        });
       } catch (error) {
-        if (error instanceof RescheduleRefused) throw new CliError(error.code, error.message);
+        if (error instanceof BatchRefused) throw new CliError(error.code, error.message);
         throw error;
       }
+      const { batch, payments } = created;
+      await startPaymentBatch(await context.temporal(), {
+        companyId: batch.company.id,
+        batchId: batch.id,
+        paymentIds: payments.map((payment) => payment.id),
+      });
+      return {
+        reference: batch.id,
+        name: batch.name,
+        currency: batch.currency,
+        status: batch.status,
+        payments: payments.map((payment) => payment.id),
+      };
     },
   },
 ];

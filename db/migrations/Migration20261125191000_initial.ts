@@ -250,14 +250,14 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(`create index "payables_concept_trgm_index" on "payables" using gin ("concept" gin_trgm_ops);`);
 
     this.addSql(
-      `create table "payment_batches" ("id" uuid not null, "company_id" uuid not null, "name" varchar(255) not null, "status" varchar(255) not null default 'pending', "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+      `create table "payment_batches" ("id" uuid not null, "company_id" uuid not null, "name" varchar(255) not null, "status" varchar(255) not null default 'releasing', "currency" "currency" not null, "gateway_reference" varchar(255) null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(
       `create index "payment_batches_company_id_created_at_index" on "payment_batches" ("company_id", "created_at");`,
     );
 
     this.addSql(
-      `create table "payments" ("id" uuid not null, "company_id" uuid not null, "payable_id" uuid not null, "beneficiary_id" uuid not null, "batch_id" uuid null, "amount_cents" bigint not null, "currency" "currency" not null, "exchange_amount_cents" bigint null, "exchange_currency" "currency" null, "exchange_rate" numeric(20,8) null, "status" "payment_status" not null default 'pending', "failure_reason" text null, "file_path" varchar(2048) null, "receipt_file_path" varchar(2048) null, "is_archived" boolean not null default false, "payment_method" varchar(255) null, "paid_at" timestamptz null, "is_expense" boolean not null default false, "is_payroll" boolean not null default false, "source_of_fund" jsonb null, "accounting_receipt" jsonb null, "payment_gateway" jsonb null, "gateway_reference" varchar(255) null, "erp_payment_reference" varchar(255) null, "erp_payment" jsonb null, "erp_payable_reference" varchar(255) null, "erp_payable" jsonb null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+      `create table "payments" ("id" uuid not null, "company_id" uuid not null, "payable_id" uuid not null, "beneficiary_id" uuid not null, "batch_id" uuid null, "amount_cents" bigint not null, "currency" "currency" not null, "exchange_amount_cents" bigint null, "exchange_currency" "currency" null, "exchange_rate" numeric(20,8) null, "status" "payment_status" not null default 'pending', "pay_date" date null, "failure_reason" text null, "file_path" varchar(2048) null, "receipt_file_path" varchar(2048) null, "is_archived" boolean not null default false, "payment_method" varchar(255) null, "paid_at" timestamptz null, "is_expense" boolean not null default false, "is_payroll" boolean not null default false, "source_of_fund" jsonb null, "accounting_receipt" jsonb null, "payment_gateway" jsonb null, "gateway_reference" varchar(255) null, "erp_payment_reference" varchar(255) null, "erp_payment" jsonb null, "erp_payable_reference" varchar(255) null, "erp_payable" jsonb null, "advance_outstanding_cents" bigint null, "advance_balance_updated_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(
       `create index "payments_company_id_is_archived_is_payroll_created_at_index" on "payments" ("company_id", "is_archived", "is_payroll", "created_at");`,

@@ -1,3 +1,4 @@
+import { Refusal } from '../../platform/refusal.ts';
 import { LockMode } from '@mikro-orm/core';
 import { Beneficiary } from '../beneficiaries/beneficiary.entity.ts';
 import type { Currency } from '../money.ts';
@@ -18,13 +19,7 @@ export const PAYMENT_REFUSALS = {
 } as const;
 export type PaymentRefusal = keyof typeof PAYMENT_REFUSALS;
 
-export class PaymentRefused extends Error {
-  readonly code: PaymentRefusal;
-  constructor(code: PaymentRefusal, message: string) {
-    super(message);
-    this.code = code;
-  }
-
+export class PaymentRefused extends Refusal<PaymentRefusal> {
   get status(): number {
     return PAYMENT_REFUSALS[this.code];
   }

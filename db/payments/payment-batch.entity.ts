@@ -1,8 +1,12 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
 import { uuidv7 } from '../ids.ts';
+import { currencyProperty } from '../money.ts';
 
-/** A group of payments sent to the gateway together. The spec does not show its fields or states. */
+/**
+ * A group of payments an operator releases together, as one bulk transfer to the gateway. The spec does not show its
+ * fields: `name`, and `status` `releasing` (its payments are being handed over) then `released`.
+ */
 export const PaymentBatch = defineEntity({
   name: 'PaymentBatch',
   tableName: 'payment_batches',
@@ -14,8 +18,10 @@ export const PaymentBatch = defineEntity({
       .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     name: p.string(),
-    /** Open list while the spec shows none. */
-    status: p.string().default('pending'),
+    status: p.string().default('releasing'),
+    currency: currencyProperty(),
+    /** The gateway's id of the bulk transfer, once it holds it. */
+    gatewayReference: p.string().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -50,6 +50,11 @@ export const Payment = defineEntity({
     /** Exact decimal, read as a string. */
     exchangeRate: p.decimal().precision(20).scale(8).nullable(),
     status: p.enum(PAYMENT_STATUSES).nativeEnumName('payment_status').default('pending'),
+    /**
+     * The day it is handed to the gateway (YYYY-MM-DD, in the company's country): the payable's due date unless the
+     * request or the operator set another; today or earlier means at once.
+     */
+    payDate: p.date().nullable(),
     failureReason: p.text().nullable(),
     filePath: p.string().length(2048).nullable(),
     receiptFilePath: p.string().length(2048).nullable(),
@@ -68,6 +73,9 @@ export const Payment = defineEntity({
     erpPayment: p.json<PaymentDetails>().nullable(),
     erpPayableReference: p.string().nullable(),
     erpPayable: p.json<PaymentDetails>().nullable(),
+    /** For an advance: what the ERP says is left of it to cross against documents (cents), and when it said so. */
+    advanceOutstandingCents: p.bigint('bigint').nullable(),
+    advanceBalanceUpdatedAt: p.datetime().nullable(),
     paymentTags: () => p.oneToMany(PaymentTag).mappedBy('payment'),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p

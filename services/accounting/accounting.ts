@@ -1,3 +1,4 @@
+import { Refusal } from '../../platform/refusal.ts';
 import { z } from 'zod';
 import { fileUrl } from '../../read-models/files.ts';
 import { AccountingEntry, type JournalEntry } from '../../db/accounting/accounting-entry.entity.ts';
@@ -15,6 +16,7 @@ import { recordEvent, undeliveredEventsOf } from '../webhooks/events.ts';
 import type { Processes } from '../processes.ts';
 import { documentAccountedPayload } from '../webhooks/payloads.ts';
 import { proposeJournal } from './journal-proposal.ts';
+import { proposedCrossings } from '../payments/advances.ts';
 
 const Cents = z.number().int();
 const Line = z
@@ -92,13 +94,7 @@ export const EntryFile = z.object({
     .default([]),
 });
 
-export class AccountingRefused extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+export class AccountingRefused extends Refusal {}
 
 export interface AccountingDeps {
   orm: Orm;
@@ -157,7 +153,7 @@ export async function accountDocument(
       accountedAt: new Date(),
       summary: parsed?.data.summary ?? summarize(journal),
       journalEntry: journal,
-      advanceCrossings: parsed?.data.advance_crossings ?? [],
+      advanceCrossings: parsed ? parsed.data.advance_crossings : await proposedCrossings(tx, document),
       registrationPayload: parsed ? (input.entry as Record<string, unknown>) : { proposed_by: 'agent' },
       isCrossed: journal.erp_journal_entry_lines.some((line) => CROSSING_SOURCES.has(line.source)),
     });

@@ -1,3 +1,4 @@
+import { Refusal } from '../../platform/refusal.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Company } from '../../db/companies/company.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
@@ -34,14 +35,7 @@ export type ImportFiscalDocumentResult =
     };
 
 /** A well-formed fiscal file that this company cannot take (another country, a currency the service does not hold). */
-export class ImportRejected extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.name = 'ImportRejected';
-    this.code = code;
-  }
-}
+export class ImportRejected extends Refusal {}
 
 export interface ImportDeps {
   orm: Orm;

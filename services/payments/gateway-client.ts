@@ -19,7 +19,8 @@ export interface TransferRequest {
   currency: string;
   concept: string | null;
   beneficiary: { name: string; identifier_type: string; identifier_number: string };
-  account: { bank_code: string; account_number: string; account_type: string } | null;
+  /** A validated account of the beneficiary: nothing is ever sent without one. */
+  account: { bank_code: string; account_number: string; account_type: string };
 }
 
 /** The gateway refused the transfer for good (a 4xx answer): retrying the same request cannot succeed. */
@@ -33,6 +34,28 @@ export class TransferRefused extends Error {
 
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
+/**
+ * One bulk transfer as the gateway reports it: each transfer of it, named by its reference (our payment); one the
+ * gateway refused has no id, and says why.
+ */
+export const BulkTransferView = z.object({
+  id: z.string().min(1),
+  transfers: z.array(TransferView.extend({ id: z.string().min(1).nullable(), reference: z.string() })),
+});
+export type BulkTransferView = z.output<typeof BulkTransferView>;
+
+/** A refusal the gateway answered (4xx), or an error to retry. */
+function answerError(status: number, body: unknown): Error {
+  if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
+    const refusal = ErrorBody.safeParse(body);
+    return new TransferRefused(
+      refusal.success ? refusal.data.error.code : `http_${status}`,
+      refusal.success ? refusal.data.error.message : `The gateway answered HTTP ${status}`,
+    );
+  }
+  return new Error(`The payment gateway answered HTTP ${status}`);
+}
+
 /** The payment gateway over fetch: submits transfers (idempotent per key) and reads their status. */
 export function paymentGatewayClient(baseUrl: string) {
   const url = serviceUrl(baseUrl, 'PAYMENT_GATEWAY_URL');
@@ -42,14 +65,20 @@ export function paymentGatewayClient(baseUrl: string) {
       const response = await postIdempotent(url('/transfers'), idempotencyKey, request);
       const body = await readJson(response);
       if (response.status === 200 || response.status === 201) return TransferView.parse(body);
-      if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
-        const refusal = ErrorBody.safeParse(body);
-        throw new TransferRefused(
-          refusal.success ? refusal.data.error.code : `http_${response.status}`,
-          refusal.success ? refusal.data.error.message : `The gateway answered HTTP ${response.status}`,
-        );
-      }
-      throw new Error(`The payment gateway answered HTTP ${response.status}`);
+      throw answerError(response.status, body);
+    },
+    /**
+     * Submits several transfers as one bulk transfer (a batch). Each transfer keeps its own idempotency key, its
+     * payment's reference: a payment the gateway already holds is not paid twice, inside a batch or not.
+     */
+    async submitBulk(
+      idempotencyKey: string,
+      request: { reference: string; transfers: (TransferRequest & { idempotency_key: string })[] },
+    ): Promise<BulkTransferView> {
+      const response = await postIdempotent(url('/bulk-transfers'), idempotencyKey, request);
+      const body = await readJson(response);
+      if (response.status === 200 || response.status === 201) return BulkTransferView.parse(body);
+      throw answerError(response.status, body);
     },
     /** The transfer's current status; null when the gateway does not know it. */
     async getTransfer(transferId: string): Promise<TransferView | null> {

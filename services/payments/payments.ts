@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { ApplicationFailure } from '@temporalio/common';
+import { BeneficiaryBankAccount } from '../../db/beneficiaries/bank-account.entity.ts';
 import { Company } from '../../db/companies/company.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
@@ -11,6 +12,8 @@ import { Payment } from '../../db/payments/payment.entity.ts';
 import { DocumentTag } from '../../db/tags/document-tag.entity.ts';
 import { PaymentTag } from '../../db/tags/payment-tag.entity.ts';
 import type { Currency } from '../../db/money.ts';
+import { isoDate } from '../../platform/money.ts';
+import { releaseAt, todayIn } from './schedule.ts';
 
 /** What POST /payments asks for, checked by the API and again, under lock, by the activity that writes it. */
 export interface NewPaymentCommand {
@@ -25,6 +28,8 @@ export interface NewPaymentCommand {
   exchangeCurrency: Currency | null;
   exchangeAmountCents: string | null;
   filePath: string | null;
+  /** The day to hand it to the gateway (YYYY-MM-DD); null: the payable's due date, or today when it has none. */
+  payDate: string | null;
   /** The manual payable: its dates (YYYY-MM-DD), concept and the type asked for. */
   payable: {
     issueDate: string;
@@ -47,19 +52,37 @@ export interface TransferState {
 const paymentNotFound = (paymentId: string) =>
   ApplicationFailure.nonRetryable(`Payment ${paymentId} does not exist`, 'PaymentNotFound');
 
+export interface PaymentDeps {
+  orm: Orm;
+  /** Tests shorten the days ahead of a pay date (`PAYMENT_DAY_MS`); null: real days. */
+  paymentDayMs: number | null;
+}
+
+/** When a pending payment is due to go to the gateway. */
+export interface PaySchedule {
+  payDate: string;
+  /** Epoch ms: the start of the pay date where the company is, or the moment it was scheduled when that day had begun. */
+  releaseAt: number;
+}
+
 /**
  * Writes a new payment in `pending` (and, for a manual payment, its payable), checked again under a lock on the
  * payable; a payment of a document's payable carries the document's tags. Safe to retry: the payment id is given.
  */
 export async function createPayment(
-  orm: Orm,
+  deps: PaymentDeps,
   input: NewPaymentCommand & { companyId: string; paymentId: string },
-): Promise<{ paymentId: string }> {
-  const em = companyEm(orm, input.companyId);
+): Promise<{ paymentId: string } & PaySchedule> {
+  const em = companyEm(deps.orm, input.companyId);
   try {
     return await em.transactional(async (tx) => {
-      if (await tx.findOne(Payment, { id: input.paymentId }, { fields: ['id'] })) return { paymentId: input.paymentId };
       const company = await tx.findOneOrFail(Company, { id: input.companyId });
+      const schedule = (payDate: string) => ({
+        payDate,
+        releaseAt: releaseAt(payDate, company.country, new Date(), deps.paymentDayMs),
+      });
+      const existing = await tx.findOne(Payment, { id: input.paymentId }, { fields: ['id', 'payDate'] });
+      if (existing) return { paymentId: input.paymentId, ...schedule(existing.payDate ?? todayIn(company.country)) };
       const amountCents = BigInt(input.amountCents);
       const { beneficiary, payable, payableType } = await resolveNewPayment(
         tx,
@@ -90,6 +113,7 @@ export async function createPayment(
           installmentNumber: 1,
           filePath: input.filePath,
         });
+      const payDate = input.payDate ?? isoDate(target.expirationDate) ?? todayIn(company.country);
       const payment = tx.create(Payment, {
         id: input.paymentId,
         company,
@@ -101,6 +125,8 @@ export async function createPayment(
         exchangeCurrency: input.exchangeCurrency,
         exchangeAmountCents: input.exchangeAmountCents === null ? null : BigInt(input.exchangeAmountCents),
         status: 'pending',
+        payDate,
+        paymentGateway: { status: 'scheduled', pay_date: payDate },
         filePath: input.filePath,
         isExpense: target.document?.type === 'expense',
         isPayroll: target.type === 'payroll',
@@ -109,7 +135,7 @@ export async function createPayment(
         const links = await tx.find(DocumentTag, { document: target.document });
         for (const link of links) tx.create(PaymentTag, { company, payment, tag: link.tag });
       }
-      return { paymentId: payment.id };
+      return { paymentId: payment.id, ...schedule(payDate) };
     });
   } catch (error) {
     if (error instanceof PaymentRefused)
@@ -202,4 +228,19 @@ async function settle(em: EntityManager, payable: Payable, document: Document | 
     actor: { type: 'system', source: 'payments' },
     metadata: { change: 'payment_status', payment_status: status, payment: payment.id, payable: payable.id },
   });
+}
+
+/**
+ * The pending payments of the beneficiary whose bank account this is: those a change of its validation may let go
+ * to the gateway (or keep waiting, with a new reason).
+ */
+export async function pendingPaymentsOfAccount(
+  orm: Orm,
+  input: { companyId: string; accountId: string },
+): Promise<string[]> {
+  const em = companyEm(orm, input.companyId);
+  const account = await em.findOne(BeneficiaryBankAccount, { id: input.accountId }, { fields: ['beneficiary'] });
+  if (!account) return [];
+  const payments = await em.find(Payment, { beneficiary: account.beneficiary, status: 'pending' }, { fields: ['id'] });
+  return payments.map((payment) => payment.id);
 }

@@ -1,21 +1,16 @@
 import { LockMode } from '@mikro-orm/core';
 import { isoDate } from '../../platform/money.ts';
-import type { EntityManager } from '../../db/orm.ts';
+import { companyEm } from '../../db/orm.ts';
 import { Payable } from '../../db/payments/payable.entity.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
 import type { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
 import { recordEvent, undeliveredEventsOf } from '../webhooks/events.ts';
 import { paymentRescheduledPayload } from '../webhooks/payloads.ts';
+import { PaymentChangeRefused, refuseUnlessPending } from './pending.ts';
+import type { PaymentDeps, PaySchedule } from './payments.ts';
+import { releaseAt, todayIn } from './schedule.ts';
 
-export class RescheduleRefused extends Error {
-  readonly code: 'payment_not_found' | 'payment_final';
-  constructor(code: RescheduleRefused['code'], message: string) {
-    super(message);
-    this.code = code;
-  }
-}
-
-export interface Rescheduled {
+export interface Rescheduled extends PaySchedule {
   previousDueDate: string | null;
   newDueDate: string;
   /**
@@ -26,42 +21,51 @@ export interface Rescheduled {
 }
 
 /**
- * Moves the due date of a payment's payable and, in the same transaction, records `payment.rescheduled` for the
- * company's subscribers (the payment is the event's subject). The same date again changes nothing and notifies
- * no one anew; a payment already processed or failed is refused, its due date no longer means anything.
+ * Moves a pending payment's date (and its payable's due date) and, in the same transaction, records
+ * `payment.rescheduled` for the company's subscribers. A day already past is refused; the same date again changes
+ * nothing and notifies no one anew. The payment's workflow then waits for the new date.
  */
 export async function reschedulePayment(
-  em: EntityManager,
-  input: { paymentId: string; dueDate: string },
+  deps: PaymentDeps,
+  input: { companyId: string; paymentId: string; dueDate: string },
 ): Promise<Rescheduled> {
-  return em.transactional(async (tx) => {
+  return companyEm(deps.orm, input.companyId).transactional(async (tx) => {
     const payment = await tx.findOne(Payment, { id: input.paymentId }, { populate: ['company'] });
-    if (!payment) throw new RescheduleRefused('payment_not_found', `No payment with reference ${input.paymentId}`);
-    if (payment.status === 'processed' || payment.status === 'failed')
-      throw new RescheduleRefused(
-        'payment_final',
-        `The payment is ${payment.status}: its due date can no longer change`,
+    refuseUnlessPending(payment, input.paymentId);
+    const { country } = payment!.company;
+    const today = todayIn(country);
+    if (input.dueDate < today)
+      throw new PaymentChangeRefused(
+        'invalid_due_date',
+        `${input.dueDate} has passed (today is ${today} in ${country})`,
       );
     const payable = await tx.findOneOrFail(
       Payable,
-      { id: payment.payable.id },
+      { id: payment!.payable.id },
       { lockMode: LockMode.PESSIMISTIC_WRITE },
     );
-    const previousDueDate = isoDate(payable.expirationDate);
+    const schedule = {
+      payDate: input.dueDate,
+      releaseAt: releaseAt(input.dueDate, country, new Date(), deps.paymentDayMs),
+    };
+    const previousDueDate = isoDate(payment!.payDate) ?? isoDate(payable.expirationDate);
     if (previousDueDate === input.dueDate)
       return {
+        ...schedule,
         previousDueDate,
         newDueDate: input.dueDate,
-        deliveries: await undeliveredEventsOf(tx, payment.id, 'payment.rescheduled'),
+        deliveries: await undeliveredEventsOf(tx, payment!.id, 'payment.rescheduled'),
       };
     payable.expirationDate = input.dueDate;
+    payment!.payDate = input.dueDate;
+    payment!.paymentGateway = { status: 'scheduled', pay_date: input.dueDate };
     const deliveries = await recordEvent(
       tx,
-      payment.company,
+      payment!.company,
       'payment.rescheduled',
-      payment.id,
-      paymentRescheduledPayload(payment.id, previousDueDate, input.dueDate),
+      payment!.id,
+      paymentRescheduledPayload(payment!.id, previousDueDate, input.dueDate),
     );
-    return { previousDueDate, newDueDate: input.dueDate, deliveries };
+    return { ...schedule, previousDueDate, newDueDate: input.dueDate, deliveries };
   });
 }

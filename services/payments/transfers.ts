@@ -4,7 +4,12 @@ import { companyEm, type Orm } from '../../db/orm.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
 import type { TransferState } from './payments.ts';
 import { markSubmitted } from './payments.ts';
-import { TransferRefused, type TransferView, type paymentGatewayClient } from './gateway-client.ts';
+import {
+  TransferRefused,
+  type TransferRequest,
+  type TransferView,
+  type paymentGatewayClient,
+} from './gateway-client.ts';
 
 export interface GatewayDeps {
   orm: Orm;
@@ -19,48 +24,54 @@ const toState = (transfer: TransferView): TransferState => ({
   method: transfer.method ?? null,
 });
 
+/** A payment that cannot go to the gateway yet: its beneficiary has no validated bank account. */
+export interface Waiting {
+  waiting: string;
+}
+
+/** Why no account of the beneficiary can be paid to, naming each account and where its validation stands. */
+function waitingReason(beneficiary: string, accounts: BeneficiaryBankAccount[]): string {
+  if (accounts.length === 0) return `${beneficiary} has no bank account: register one (ops bank-accounts add)`;
+  const states = accounts.map(
+    (account) =>
+      `…${account.accountNumber.slice(-4)} ${account.validationStatus}${account.validationMessage ? ` (${account.validationMessage})` : ''}`,
+  );
+  return `No bank account of ${beneficiary} is validated: ${states.join('; ')}`;
+}
+
 /**
  * Hands a payment to the gateway, with the payment reference as idempotency key (a retried call finds the same
- * transfer), to the beneficiary's first validated bank account when it has one; then marks it `in_process`.
- * A refusal by the gateway is an outcome (the payment fails), not an error to retry.
+ * transfer), to the beneficiary's first validated bank account; then marks it `in_process`. Without a validated
+ * account nothing is sent: the payment says why it waits, and waits. A refusal by the gateway is an outcome (the
+ * payment fails), not an error to retry.
  */
 export async function submitPayment(
   deps: GatewayDeps,
   input: { companyId: string; paymentId: string },
-): Promise<TransferState> {
+): Promise<TransferState | Waiting> {
   const em = companyEm(deps.orm, input.companyId);
   const payment = await em.findOne(Payment, { id: input.paymentId }, { populate: ['beneficiary', 'payable'] });
   if (!payment) throw ApplicationFailure.nonRetryable(`Payment ${input.paymentId} does not exist`, 'PaymentNotFound');
-  if (payment.status === 'processed' || payment.status === 'failed') {
-    return {
-      transferId: payment.gatewayReference ?? null,
-      status: payment.status === 'processed' ? 'settled' : 'failed',
-      failureReason: payment.failureReason ?? null,
-      settledAt: payment.paidAt?.toISOString() ?? null,
-      method: payment.paymentMethod ?? null,
-    };
-  }
-  const account = await em.findOne(
+  if (payment.status !== 'pending') return stateOf(payment);
+  const accounts = await em.find(
     BeneficiaryBankAccount,
-    { beneficiary: payment.beneficiary, validationStatus: 'validated' },
+    { beneficiary: payment.beneficiary },
     { populate: ['bank'], orderBy: { createdAt: 'asc', id: 'asc' } },
   );
+  const account = accounts.find((candidate) => candidate.validationStatus === 'validated');
+  if (!account) {
+    const waiting = waitingReason(payment.beneficiary.name, accounts);
+    payment.paymentGateway = {
+      status: 'waiting_for_validated_account',
+      pay_date: payment.payDate ?? null,
+      reason: waiting,
+    };
+    await em.flush();
+    return { waiting };
+  }
   let transfer: TransferView;
   try {
-    transfer = await deps.gateway.submitTransfer(payment.id, {
-      reference: payment.id,
-      amount_cents: payment.amountCents.toString(),
-      currency: payment.currency,
-      concept: payment.payable.concept ?? null,
-      beneficiary: {
-        name: payment.beneficiary.name,
-        identifier_type: payment.beneficiary.identifierType,
-        identifier_number: payment.beneficiary.identifierNumber,
-      },
-      account: account
-        ? { bank_code: account.bank.code, account_number: account.accountNumber, account_type: account.accountType }
-        : null,
-    });
+    transfer = await deps.gateway.submitTransfer(payment.id, transferRequest(payment, account));
   } catch (error) {
     if (error instanceof TransferRefused)
       return {
@@ -79,6 +90,34 @@ export async function submitPayment(
     submittedAt: new Date().toISOString(),
   });
   return toState(transfer);
+}
+
+/** A payment already handed over (a retried activity): where it stood. */
+function stateOf(payment: Payment): TransferState {
+  const status = payment.status === 'processed' ? 'settled' : payment.status === 'failed' ? 'failed' : 'processing';
+  return {
+    transferId: payment.gatewayReference ?? null,
+    status,
+    failureReason: payment.failureReason ?? null,
+    settledAt: payment.paidAt?.toISOString() ?? null,
+    method: payment.paymentMethod ?? null,
+  };
+}
+
+/** What the gateway is asked to pay: the payment, to the beneficiary's validated account. */
+export function transferRequest(payment: Payment, account: BeneficiaryBankAccount): TransferRequest {
+  return {
+    reference: payment.id,
+    amount_cents: payment.amountCents.toString(),
+    currency: payment.currency,
+    concept: payment.payable.concept ?? null,
+    beneficiary: {
+      name: payment.beneficiary.name,
+      identifier_type: payment.beneficiary.identifierType,
+      identifier_number: payment.beneficiary.identifierNumber,
+    },
+    account: { bank_code: account.bank.code, account_number: account.accountNumber, account_type: account.accountType },
+  };
 }
 
 /** Where the gateway says the transfer stands; a transfer the gateway does not know has failed. */

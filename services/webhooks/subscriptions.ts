@@ -1,3 +1,4 @@
+import { Refusal } from '../../platform/refusal.ts';
 import { randomBytes } from 'node:crypto';
 import { judgeReceiver, type OutboundPolicy, type Resolve } from '../../platform/outbound-policy.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
@@ -15,13 +16,7 @@ export const MAX_RETRIES = 10;
 export const MAX_TIMEOUT_SECONDS = 300;
 
 /** A subscription the service will not create: `code` says which part is refused. */
-export class SubscriptionRefused extends Error {
-  readonly code: 'invalid_url' | 'invalid_header';
-  constructor(code: SubscriptionRefused['code'], message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+export class SubscriptionRefused extends Refusal<'invalid_url' | 'invalid_header'> {}
 
 /** Headers every delivery sets itself, or that the HTTP client manages: a subscription's extra headers cannot name them. */
 const RESERVED_HEADERS = new Set([

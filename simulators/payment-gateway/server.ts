@@ -1,7 +1,8 @@
-// A payment gateway, for the embedded default and the tests: it takes transfers (once per Idempotency-Key), keeps
-// each one `processing` until it is checked, then settles or fails it. What happens to a transfer is steered per
-// payment reference or per amount (so tests sharing one gateway never steer each other's payments): settle, fail,
-// hold (stay processing until told otherwise), or refuse at submission; `after_checks` delays the outcome.
+// A payment gateway, for the embedded default and the tests: it takes transfers (once per Idempotency-Key) to an
+// account, alone or several at once (a bulk transfer, each under its own key), keeps each one `processing` until it is
+// checked, then settles or fails it. What happens to a transfer is steered per payment reference or per amount (so
+// tests sharing one gateway never steer each other's payments): settle, fail, hold (stay processing until told
+// otherwise), or refuse at submission; `after_checks` delays the outcome.
 import { failure, header, isObject, reply, serveJson, type SimulatorReply, type SimulatorRequest } from '../http.ts';
 
 export const TRANSFER_OUTCOMES = ['settle', 'fail', 'hold', 'refuse'] as const;
@@ -24,7 +25,7 @@ export interface Transfer {
   amountCents: string;
   currency: string;
   beneficiary: Record<string, unknown>;
-  account: Record<string, unknown> | null;
+  account: Record<string, unknown>;
   concept: string | null;
   status: 'processing' | 'settled' | 'failed';
   failureReason: string | null;
@@ -80,6 +81,8 @@ export async function startPaymentGatewaySimulator(
 ): Promise<PaymentGatewaySimulator> {
   const transfers = new Map<string, Transfer>();
   const byKey = new Map<string, Transfer>();
+  /** Bulk transfers by their idempotency key, as answered. */
+  const bulks = new Map<string, { id: string; reference: string; transfers: unknown[] }>();
   const byReference = new Map<string, OutcomeRule>();
   const byAmount = new Map<string, OutcomeRule>();
   let sequence = 0;
@@ -93,12 +96,9 @@ export async function startPaymentGatewaySimulator(
     else throw new RangeError('Steer by reference or by amount_cents');
   };
 
-  const submit = (request: SimulatorRequest): SimulatorReply => {
-    const key = header(request.headers, 'idempotency-key');
-    if (!key) return failure(400, 'idempotency_key_required', 'Send an Idempotency-Key header');
-    const body = request.json;
-    if (!isObject(body)) return failure(400, 'invalid_request', 'The body must be a JSON object');
-    const { reference, amount_cents: amountCents, currency, beneficiary, account, concept } = body;
+  /** Checks one transfer request: the reason it is refused, or null. */
+  const invalid = (body: Record<string, unknown>): SimulatorReply | null => {
+    const { reference, amount_cents: amountCents, currency, beneficiary, account } = body;
     if (typeof reference !== 'string' || reference === '')
       return failure(400, 'invalid_request', 'reference is required');
     if (typeof amountCents !== 'string' || !/^[1-9]\d*$/.test(amountCents))
@@ -107,8 +107,32 @@ export async function startPaymentGatewaySimulator(
       return failure(400, 'invalid_request', 'currency must be an ISO 4217 code');
     if (!isObject(beneficiary) || typeof beneficiary.name !== 'string')
       return failure(400, 'invalid_request', 'beneficiary.name is required');
-    if (account !== null && account !== undefined && !isObject(account))
-      return failure(400, 'invalid_request', 'account must be an object or null');
+    // A gateway pays to an account: it refuses a transfer that names none.
+    if (!isObject(account) || typeof account.account_number !== 'string' || typeof account.bank_code !== 'string')
+      return failure(400, 'account_required', 'account (bank_code, account_number, account_type) is required');
+    return null;
+  };
+
+  /** Takes one transfer under its idempotency key: the same key again answers the same transfer. */
+  const take = (key: string, body: Record<string, unknown>): SimulatorReply => {
+    const refused = invalid(body);
+    if (refused) return refused;
+    // Checked just above.
+    const {
+      reference,
+      amount_cents: amountCents,
+      currency,
+      beneficiary,
+      account,
+      concept,
+    } = body as {
+      reference: string;
+      amount_cents: string;
+      currency: string;
+      beneficiary: Record<string, unknown>;
+      account: Record<string, unknown>;
+      concept?: unknown;
+    };
     const fingerprint = JSON.stringify(body);
     const earlier = byKey.get(key);
     if (earlier) {
@@ -126,7 +150,7 @@ export async function startPaymentGatewaySimulator(
       amountCents,
       currency,
       beneficiary,
-      account: (account as Record<string, unknown> | null | undefined) ?? null,
+      account,
       concept: typeof concept === 'string' ? concept : null,
       status: 'processing',
       failureReason: null,
@@ -138,6 +162,55 @@ export async function startPaymentGatewaySimulator(
     transfers.set(transfer.id, transfer);
     byKey.set(key, transfer);
     return reply(201, view(transfer));
+  };
+
+  const submit = (request: SimulatorRequest): SimulatorReply => {
+    const key = header(request.headers, 'idempotency-key');
+    if (!key) return failure(400, 'idempotency_key_required', 'Send an Idempotency-Key header');
+    if (!isObject(request.json)) return failure(400, 'invalid_request', 'The body must be a JSON object');
+    return take(key, request.json);
+  };
+
+  /**
+   * A bulk transfer: several transfers in one request, each under its own idempotency key (a transfer the gateway
+   * already holds is answered, not made again); the bulk one under the request's key.
+   */
+  const submitBulk = (request: SimulatorRequest): SimulatorReply => {
+    const key = header(request.headers, 'idempotency-key');
+    if (!key) return failure(400, 'idempotency_key_required', 'Send an Idempotency-Key header');
+    const body = request.json;
+    if (
+      !isObject(body) ||
+      typeof body.reference !== 'string' ||
+      !Array.isArray(body.transfers) ||
+      body.transfers.length === 0
+    )
+      return failure(400, 'invalid_request', 'reference and a non-empty transfers array are required');
+    const earlier = bulks.get(key);
+    if (earlier) return reply(200, earlier);
+    const items = body.transfers as unknown[];
+    for (const item of items) {
+      if (!isObject(item) || typeof item.idempotency_key !== 'string')
+        return failure(400, 'invalid_request', 'Each transfer needs its idempotency_key');
+      const refused = invalid(item);
+      if (refused) return refused;
+    }
+    const answered = items.map((item) => {
+      const { idempotency_key: itemKey, ...transfer } = item as Record<string, unknown>;
+      const result = take(itemKey as string, transfer);
+      const reference = transfer.reference as string;
+      return result.status < 300
+        ? { ...(result.body as Record<string, unknown>), reference }
+        : {
+            id: null,
+            reference,
+            status: 'failed',
+            failure_reason: (result.body as { error: { message: string } }).error.message,
+          };
+    });
+    const bulk = { id: `blk_${String(++sequence).padStart(8, '0')}`, reference: body.reference, transfers: answered };
+    bulks.set(key, bulk);
+    return reply(201, bulk);
   };
 
   // A transfer's outcome shows when it is checked, so a test can steer a payment after creating it.
@@ -160,7 +233,11 @@ export async function startPaymentGatewaySimulator(
   const control = (request: SimulatorRequest): SimulatorReply => {
     const [, action] = request.segments;
     if (request.method === 'GET' && action === 'transfers')
-      return reply(200, { transfers: [...transfers.values()].map(view) });
+      return reply(200, {
+        transfers: [...transfers.values()].map((transfer) => ({ ...view(transfer), account: transfer.account })),
+      });
+    if (request.method === 'GET' && action === 'bulk-transfers')
+      return reply(200, { bulk_transfers: [...bulks.values()] });
     if (request.method === 'POST' && action === 'outcomes') {
       const body = request.json;
       if (!isObject(body)) return failure(400, 'invalid_request', 'The body must be a JSON object');
@@ -181,16 +258,21 @@ export async function startPaymentGatewaySimulator(
         return failure(400, 'invalid_request', (error as Error).message);
       }
     }
-    return failure(404, 'not_found', 'Control routes: POST /_control/outcomes, GET /_control/transfers');
+    return failure(
+      404,
+      'not_found',
+      'Control routes: POST /_control/outcomes, GET /_control/transfers, GET /_control/bulk-transfers',
+    );
   };
 
   const server = await serveJson((request) => {
     const [first, second, ...rest] = request.segments;
     if (first === '_control') return control(request);
     if (first === 'transfers' && second === undefined && request.method === 'POST') return submit(request);
+    if (first === 'bulk-transfers' && second === undefined && request.method === 'POST') return submitBulk(request);
     if (first === 'transfers' && second !== undefined && rest.length === 0 && request.method === 'GET')
       return check(second);
-    return failure(404, 'not_found', 'Routes: POST /transfers, GET /transfers/{id}');
+    return failure(404, 'not_found', 'Routes: POST /transfers, POST /bulk-transfers, GET /transfers/{id}');
   }, options);
 
   return { url: server.url, transfers, steer, stop: server.stop };

@@ -16,6 +16,7 @@ const LONG: CrashProfile = {
     spreadMs: 45_000 * rounds,
     approveShare: 0.5,
     documentTimeoutMs: 600_000,
+    pay: true,
   },
   faults: { rounds, gapMs: [4_000, 12_000], downMs: [500, 5_000] },
   settleTimeoutMs: 300_000,
@@ -34,6 +35,8 @@ describe('crash and restart (long)', () => {
     expect(figures.failures).toEqual([]);
     expect(figures.checked.deliveries.created).toBe(LONG.load.documents);
     expect(figures.checked.deliveries.accounted).toBe(LONG.load.documents);
+    expect(figures.accepted.pay).toBe(LONG.load.documents);
+    expect(figures.waitedForAccount).toBe(1);
     expect(held).toBe(true);
   });
 });

@@ -7,7 +7,15 @@ import { runCrashRestart, type CrashProfile } from '../harness/scenario.ts';
 
 const SHORT: CrashProfile = {
   name: 'short: one fault of each kind',
-  load: { documents: 8, lanes: 8, importBatch: 4, spreadMs: 8_000, approveShare: 0.5, documentTimeoutMs: 240_000 },
+  load: {
+    documents: 8,
+    lanes: 8,
+    importBatch: 4,
+    spreadMs: 8_000,
+    approveShare: 0.5,
+    documentTimeoutMs: 240_000,
+    pay: true,
+  },
   faults: { rounds: 1, gapMs: [2_000, 5_000], downMs: [500, 2_500] },
   settleTimeoutMs: 180_000,
 };
@@ -25,6 +33,8 @@ describe('crash and restart (short)', () => {
     expect(figures.failures).toEqual([]);
     expect(figures.checked.deliveries.created).toBe(SHORT.load.documents);
     expect(figures.checked.deliveries.accounted).toBe(SHORT.load.documents);
+    expect(figures.accepted.pay).toBe(SHORT.load.documents);
+    expect(figures.waitedForAccount).toBe(1);
     expect(held).toBe(true);
   }, 600_000);
 });

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Integrator } from './integrator.ts';
 import type { Operator } from './operator.ts';
 import type { Stack } from './stack.ts';
 
@@ -81,4 +82,22 @@ export async function setUpCompany(stack: Stack, ops: Operator): Promise<{ compa
     );
   }
   return { company, apiKey };
+}
+
+/** The operator registers the supplier's bank account at the country's first bank; its validation starts. */
+export async function addSupplierAccount(api: Integrator, ops: Operator, beneficiary: string): Promise<void> {
+  const banks = await api('GET', '/public/api/v1/banks');
+  const answer = await ops(
+    'bank-accounts',
+    'add',
+    '--beneficiary',
+    beneficiary,
+    '--bank',
+    banks.body[0].reference,
+    '--account-number',
+    '002010077777777771',
+    '--account-type',
+    'checking',
+  );
+  if (answer.code !== 0) throw new Error(`bank-accounts add: ${JSON.stringify(answer.error)}`);
 }

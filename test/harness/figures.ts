@@ -13,6 +13,8 @@ export interface Figures {
   requests: { api: number; cli: number };
   accepted: Record<OperationKind, number>;
   doneByEarlierAttempt: number;
+  /** Payments seen waiting for a validated bank account, then checked processed like the others. */
+  waitedForAccount: number;
   /** Requests the service refused unexpectedly or never answered in time. */
   failures: string[];
   /** From import to the end of the flow, per document (ms): median and slowest. */
@@ -49,6 +51,7 @@ export function formatFigures(figures: Figures): string {
     ],
     ['operations accepted', `${sum(Object.values(figures.accepted))}: ${list(Object.entries(figures.accepted))}`],
     ['done by an earlier attempt', String(figures.doneByEarlierAttempt)],
+    ['payments that waited for a validated account', String(figures.waitedForAccount)],
     ['requests failed (refused, unanswered)', String(figures.failures.length)],
     [
       'document flow (import → registered)',

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { addSupplierAccount } from './company.ts';
 import type { Integrator } from './integrator.ts';
 import type { InvoiceFile } from './invoices.ts';
 import type { Operator } from './operator.ts';
@@ -43,6 +44,8 @@ export interface Ledger {
   notes: Map<string, string[]>;
   /** Payment → the document it pays. */
   payments: Map<string, string>;
+  /** Payments seen waiting for a validated bank account before one was registered: they must end processed too. */
+  waitedForAccount: Set<string>;
   accepted: Record<OperationKind, number>;
   /** Requests the service refused unexpectedly or never answered in time: each one failed a client. */
   failures: string[];
@@ -64,6 +67,7 @@ export function emptyLedger(): Ledger {
     finished: new Map(),
     notes: new Map(),
     payments: new Map(),
+    waitedForAccount: new Set(),
     accepted: Object.fromEntries(OPERATION_KINDS.map((kind) => [kind, 0])) as Record<OperationKind, number>,
     failures: [],
     doneByEarlierAttempt: new Set(),
@@ -189,36 +193,54 @@ export async function runLoad(input: {
     ledger.notes.set(reference, [...(ledger.notes.get(reference) ?? []), link]);
   };
 
-  // The supplier of every invoice is the same: its account is registered once, by the first document paid.
+  // The supplier of every invoice is the same, and has no bank account at first. The first document is paid before
+  // one is registered: that payment must wait, pending and saying why, until the account's validation lets it go
+  // (through whatever faults come meanwhile). The others are paid once the account is registered.
   let accountRegistered: Promise<void> | undefined;
-  const registerAccount = async (beneficiary: string) => {
-    const banks = await api('GET', '/public/api/v1/banks');
-    const answer = await ops(
-      'bank-accounts',
-      'add',
-      '--beneficiary',
-      beneficiary,
-      '--bank',
-      banks.body[0].reference,
-      '--account-number',
-      '002010077777777771',
-      '--account-type',
-      'checking',
-    );
-    if (answer.code !== 0) throw new Error(`bank-accounts add: ${JSON.stringify(answer.error)}`);
-  };
 
-  const pay = async (reference: string) => {
-    const document = await api('GET', `/public/api/v1/documents/${reference}?fields=payables,beneficiaries`);
-    accountRegistered ??= registerAccount(document.body.beneficiary.reference);
-    await accountRegistered;
-    const payable = document.body.payables[0];
+  const createPayment = async (
+    reference: string,
+    payable: { reference: string; balance: number; amount_currency: string },
+  ) => {
     const answer = await api('POST', '/public/api/v1/payments', {
       body: { payable_reference: payable.reference, amount: payable.balance, amount_currency: payable.amount_currency },
     });
     if (answer.status !== 201) throw new Error(`pay ${reference}: ${answer.status} ${JSON.stringify(answer.body)}`);
     ledger.accepted.pay += 1;
     ledger.payments.set(answer.body.reference, reference);
+    return answer.body.reference as string;
+  };
+
+  /** Until the payment's detail says it waits for a validated account: the state a fault must not lose. */
+  const waitingForAccount = async (payment: string) => {
+    const deadline = Date.now() + plan.documentTimeoutMs;
+    while (Date.now() < deadline) {
+      const answer = await api('GET', `/public/api/v1/payments/${payment}`);
+      ledger.accepted.read += 1;
+      if (answer.body?.payment_gateway?.status === 'waiting_for_validated_account') {
+        ledger.waitedForAccount.add(payment);
+        return;
+      }
+      if (answer.body?.status && answer.body.status !== 'pending')
+        throw new Error(`payment ${payment} went ${answer.body.status} without a bank account`);
+      await pause(POLL_MS);
+    }
+    throw new Error(`payment ${payment} never said it waits for a validated account`);
+  };
+
+  const pay = async (reference: string) => {
+    const document = await api('GET', `/public/api/v1/documents/${reference}?fields=payables,beneficiaries`);
+    const payable = document.body.payables[0];
+    if (accountRegistered) {
+      await accountRegistered;
+      await createPayment(reference, payable);
+      return;
+    }
+    accountRegistered = (async () => {
+      await waitingForAccount(await createPayment(reference, payable));
+      await addSupplierAccount(api, ops, document.body.beneficiary.reference);
+    })();
+    await accountRegistered;
   };
 
   const decide = async (

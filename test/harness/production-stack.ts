@@ -51,8 +51,6 @@ type ProductVariable = (typeof PRODUCT_VARIABLES)[number];
 /** What the suite sets besides, only to make a run short (retry and poll pacing, pool sizes): an operator keeps the defaults. */
 const PACING: Record<string, string> = {
   ...FAST_PACING,
-  PAYMENT_POLL_INTERVAL_MS: '500',
-  BANK_VALIDATION_POLL_INTERVAL_MS: '500',
   DATABASE_POOL_MAX: '6',
 };
 

@@ -117,6 +117,7 @@ export async function runScenario(
       requests: stats.requests,
       accepted: ledger.accepted,
       doneByEarlierAttempt: ledger.doneByEarlierAttempt.size,
+      waitedForAccount: ledger.waitedForAccount.size,
       failures: ledger.failures,
       flowMs: medianAndMax([...ledger.finished.values()]),
       faults,

@@ -82,7 +82,7 @@ export interface FaultStack extends Stack {
   worker: ProductProcess;
 }
 
-/** The pacing a fault run needs: short retry waits, and enough DIAN attempts to outlast a database restart. */
+/** The pacing a fault run needs: short retry and poll waits, and enough DIAN attempts to outlast a database restart. */
 export const FAST_PACING: Record<string, string> = {
   WEBHOOK_RETRY_INITIAL_MS: '200',
   WEBHOOK_RETRY_MAX_MS: '2000',
@@ -93,9 +93,12 @@ export const FAST_PACING: Record<string, string> = {
   RECEPTION_EVENT_ATTEMPTS: '30',
   // A batch whose workflow could not be started (Temporal down) is handed over within seconds of its return.
   RECEPTION_EVENT_SWEEP_MS: '2000',
+  PAYMENT_POLL_INTERVAL_MS: '500',
+  BANK_VALIDATION_POLL_INTERVAL_MS: '500',
 };
 
-export async function startFaultStack(): Promise<FaultStack> {
+/** `env` adds to (or overrides) the product processes' environment, e.g. a shorter payment day. */
+export async function startFaultStack(options: { env?: Record<string, string> } = {}): Promise<FaultStack> {
   const dir = tempDir('ap-faults-');
   const logs = join(dir, 'logs');
   mkdirSync(logs, { recursive: true });
@@ -140,6 +143,7 @@ export async function startFaultStack(): Promise<FaultStack> {
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
       ...FAST_PACING,
       ...outsideSystemsEnv(simulators.urls),
+      ...options.env,
     };
     const api = productProcess({
       name: 'api',

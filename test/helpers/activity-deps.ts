@@ -32,6 +32,8 @@ export function testActivityDeps(options: {
     secrets: secretBox(Buffer.from(TEST_WEBHOOK_SECRET_KEY, 'hex')),
     outbound: outboundPolicyFromEnv({}),
     environment: 'development',
+    // A day ahead of a payment's date lasts 100 ms: a payment due in three weeks goes in about two seconds.
+    paymentDayMs: 100,
     outside: options.outside,
   };
 }

@@ -1,7 +1,11 @@
 import { inject } from 'vitest';
 import { clabeCheckDigit } from '../../db/banks/account-number.ts';
 import { bankReference } from '../../db/banks/bank-catalog.ts';
-import { BeneficiaryBankAccount, type AccountType } from '../../db/beneficiaries/bank-account.entity.ts';
+import {
+  BeneficiaryBankAccount,
+  type AccountType,
+  type ValidationStatus,
+} from '../../db/beneficiaries/bank-account.entity.ts';
 import { addBankAccount } from '../../db/beneficiaries/bank-account.repository.ts';
 import { Beneficiary, type BeneficiaryType } from '../../db/beneficiaries/beneficiary.entity.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
@@ -113,29 +117,39 @@ export async function seedPayment(orm: Orm, company: Company, seed: PaymentSeed)
 
 export async function seedBatch(orm: Orm, company: Company, name: string): Promise<PaymentBatch> {
   const em = companyEm(orm, company.id);
-  const batch = em.create(PaymentBatch, { company, name });
+  const batch = em.create(PaymentBatch, { company, name, currency: 'COP', status: 'released' });
   await em.flush();
   return batch;
 }
 
-/** A bank account added as `ops bank-accounts add` does (without starting its validation). */
+/**
+ * A bank account added as `ops bank-accounts add` does, without starting its validation: `validated` unless another
+ * status is asked for, so that payments to it go.
+ */
 export async function seedBankAccount(
   orm: Orm,
   company: Company,
   beneficiary: Beneficiary,
-  account: { bankCode: string; accountNumber: string; accountType?: AccountType },
+  account: { bankCode: string; accountNumber: string; accountType?: AccountType; validationStatus?: ValidationStatus },
 ): Promise<BeneficiaryBankAccount> {
   const em = companyEm(orm, company.id);
-  return em.transactional(async (tx) =>
-    addBankAccount(tx, company.country, await tx.findOneOrFail(Beneficiary, { id: beneficiary.id }), {
-      bankId: bankReference(company.country, account.bankCode),
-      accountNumber: account.accountNumber,
-      accountType: account.accountType ?? 'savings',
-      recipientName: beneficiary.name,
-      recipientDocumentNumber: beneficiary.identifierNumber,
-      recipientDocumentType: beneficiary.identifierType,
-    }),
-  );
+  return em.transactional(async (tx) => {
+    const added = await addBankAccount(
+      tx,
+      company.country,
+      await tx.findOneOrFail(Beneficiary, { id: beneficiary.id }),
+      {
+        bankId: bankReference(company.country, account.bankCode),
+        accountNumber: account.accountNumber,
+        accountType: account.accountType ?? 'savings',
+        recipientName: beneficiary.name,
+        recipientDocumentNumber: beneficiary.identifierNumber,
+        recipientDocumentType: beneficiary.identifierType,
+      },
+    );
+    added.validationStatus = account.validationStatus ?? 'validated';
+    return added;
+  });
 }
 
 async function control(base: string, body: unknown): Promise<void> {
@@ -163,6 +177,33 @@ export const steerBankValidation = (rule: {
   after_checks?: number;
   reason?: string;
 }) => control(inject('outside').bankValidationUrl, rule);
+
+/** A transfer as the suite's gateway holds it, with the account it pays to. */
+export interface GatewayTransfer {
+  id: string;
+  reference: string;
+  status: string;
+  amount_cents: string;
+  account: { bank_code: string; account_number: string; account_type: string };
+}
+
+/** The transfers the suite's gateway holds for these payment references. */
+export async function gatewayTransfers(references: string[]): Promise<GatewayTransfer[]> {
+  const response = await fetch(`${inject('outside').paymentGatewayUrl}/_control/transfers`);
+  const { transfers } = (await response.json()) as { transfers: GatewayTransfer[] };
+  return transfers.filter((transfer) => references.includes(transfer.reference));
+}
+
+/** The bulk transfers the suite's gateway took, by the batch reference they were sent under. */
+export async function gatewayBulkTransfer(
+  batch: string,
+): Promise<{ id: string; reference: string; transfers: { id: string | null; reference: string }[] } | undefined> {
+  const response = await fetch(`${inject('outside').paymentGatewayUrl}/_control/bulk-transfers`);
+  const { bulk_transfers: bulks } = (await response.json()) as {
+    bulk_transfers: { id: string; reference: string; transfers: { id: string | null; reference: string }[] }[];
+  };
+  return bulks.find((bulk) => bulk.reference === batch);
+}
 
 /** A valid CLABE of a bank: its code, 14 digits unique to the test, and the check digit. */
 export function clabeOf(bankCode: string, digits: string): string {

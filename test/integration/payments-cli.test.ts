@@ -29,6 +29,23 @@ afterAll(async () => {
   await api.close();
 });
 
+/** A manual payment of a beneficiary without a bank account: it stays pending, waiting for a validated one. */
+async function pendingPayment(name: string, expirationDate: string): Promise<{ id: string }> {
+  const beneficiary = await seedBeneficiary(api.orm, company, { name });
+  const created = expectStatus(
+    await api.sdk(apiKey).createPayment({
+      body: {
+        beneficiary_reference: beneficiary.id,
+        amount: 90_000,
+        amount_currency: 'COP',
+        payable_payload: { expiration_date: expirationDate },
+      },
+    }),
+    201,
+  );
+  return { id: created.reference };
+}
+
 const rescheduled = () =>
   receiver.received.filter((request) => request.event === 'payment.rescheduled' && request.path === '/erp');
 
@@ -62,15 +79,7 @@ describe('ops payments reschedule', () => {
       SECRET,
     );
 
-    const beneficiary = await seedBeneficiary(api.orm, company, { name: 'Servicios Integrales S.A.S.' });
-    const payment = await seedPayment(api.orm, company, {
-      payable: await seedPayable(api.orm, company, {
-        beneficiary,
-        amountCents: 350_000_00n,
-        expirationDate: '2026-11-30',
-      }),
-      amountCents: 350_000_00n,
-    });
+    const payment = await pendingPayment('Servicios Integrales S.A.S.', '2026-11-30');
 
     const result = await ops('payments', 'reschedule', '--payment', payment.id, '--due-date', '2026-12-24');
     expect(result.code).toBe(0);
@@ -106,20 +115,12 @@ describe('ops payments reschedule', () => {
   });
 
   it('sends the notification of a reschedule whose run stopped between its commit and the delivery, when run again', async () => {
-    const beneficiary = await seedBeneficiary(api.orm, company, { name: 'Interrumpido S.A.S.' });
-    const payment = await seedPayment(api.orm, company, {
-      payable: await seedPayable(api.orm, company, {
-        beneficiary,
-        amountCents: 90_000_00n,
-        expirationDate: '2026-12-01',
-      }),
-      amountCents: 90_000_00n,
-    });
+    const payment = await pendingPayment('Interrumpido S.A.S.', '2026-12-01');
     // The change and its delivery committed; the process died before starting it.
-    const committed = await reschedulePayment(companyEm(api.orm, company.id), {
-      paymentId: payment.id,
-      dueDate: '2027-01-15',
-    });
+    const committed = await reschedulePayment(
+      { orm: api.orm, paymentDayMs: null },
+      { companyId: company.id, paymentId: payment.id, dueDate: '2027-01-15' },
+    );
     expect(committed.deliveries).toHaveLength(1);
 
     const again = await ops('payments', 'reschedule', '--payment', payment.id, '--due-date', '2027-01-15');
@@ -152,7 +153,10 @@ describe('ops payments reschedule', () => {
     expect(unknown.stderr.error.code).toBe('payment_not_found');
     const badDate = await ops('payments', 'reschedule', '--payment', paid.id, '--due-date', '24/12/2026');
     expect(badDate.code).toBe(2);
-    expect(badDate.stderr.error.message).toContain('--due-date');
+    expect(badDate.stderr.error).toEqual({
+      code: 'invalid_date',
+      message: '--due-date must be a calendar date, YYYY-MM-DD (got 24/12/2026)',
+    });
   });
 });
 

@@ -196,6 +196,7 @@ describe('payments of a document', () => {
       tags: ['Proyecto Norte'],
     });
     const full = await companyEm(api.orm, company.id).findOneOrFail(Beneficiary, { id: document.beneficiary!.id });
+    await seedBankAccount(api.orm, company, full, { bankCode: '1007', accountNumber: '22345678901' });
     // Two installments of one debt: 6,001.37 and 4,002.59.
     first = await seedPayable(api.orm, company, {
       beneficiary: full,
@@ -314,6 +315,7 @@ describe('POST /payments with an Idempotency-Key whose answer was lost', () => {
 
   it('answers a retry with the same payment, while its process runs and once it has ended', async () => {
     const beneficiary = await seedBeneficiary(api.orm, company, { name: 'Ferretería El Tornillo S.A.S.' });
+    await seedBankAccount(api.orm, company, beneficiary, { bankCode: '1007', accountNumber: '32345678901' });
     await steerGateway({ amount_cents: '31415', outcome: 'hold' });
     const body: NewPayment = {
       beneficiary_reference: beneficiary.id,
@@ -343,6 +345,7 @@ describe('POST /payments with an Idempotency-Key whose answer was lost', () => {
 
   it('evaluates afresh a retry whose process refused the payment and ended', async () => {
     const beneficiary = await seedBeneficiary(api.orm, company, { name: 'Papelería La Hoja S.A.S.' });
+    await seedBankAccount(api.orm, company, beneficiary, { bankCode: '1007', accountNumber: '42345678901' });
     const payable = await seedPayable(api.orm, company, { beneficiary, amountCents: 500_00n });
     const blocking = await seedPayment(api.orm, company, { payable, amountCents: 500_00n });
     const body: NewPayment = { payable_reference: payable.id, amount: 500, amount_currency: 'COP' };
@@ -357,6 +360,7 @@ describe('POST /payments with an Idempotency-Key whose answer was lost', () => {
       exchangeCurrency: null,
       exchangeAmountCents: null,
       filePath: null,
+      payDate: null,
       payable: null,
     };
     const refused = await createPaymentThroughProcess(

@@ -18,6 +18,8 @@ interface Probe {
   method: string;
   path: string;
   body?: unknown;
+  /** The ERP API takes the key as `Authorization: ApiKey`. */
+  erp?: boolean;
 }
 
 interface Owned {
@@ -83,6 +85,9 @@ const PROBES: Record<string, (a: Owned) => Probe[]> = {
     },
   ],
   [`GET ${PUBLIC_PREFIX}${FILES_ROUTE.path}`]: (a) => [{ method: 'GET', path: `${PUBLIC_PREFIX}/files/${a.fileKey}` }],
+  'PUT /api/v1/erp/advances/:reference': (a) => [
+    { method: 'PUT', path: `/api/v1/erp/advances/${a.paymentId}`, body: { outstanding_amount_cents: 0 }, erp: true },
+  ],
   'POST /public/api/v1/events/batch': (a) => [
     {
       method: 'POST',
@@ -164,7 +169,7 @@ describe('tenant isolation over the route table', () => {
     for (const [key, probes] of Object.entries(PROBES)) {
       for (const probe of probes(owner)) {
         const response = await api.call(probe.method, probe.path, {
-          apiKey: intruder.apiKey,
+          ...(probe.erp ? { headers: { authorization: `ApiKey ${intruder.apiKey}` } } : { apiKey: intruder.apiKey }),
           ...(probe.body ? { body: probe.body } : {}),
         });
         expect(response.status, `${key} ${probe.path}`).toBe(404);

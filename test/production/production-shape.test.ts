@@ -148,6 +148,7 @@ describe('the production shape', () => {
       pay: PROFILE.load.documents,
       account: expect.any(Number),
     });
+    expect(figures.waitedForAccount).toBe(1);
     expect(figures.checked.deliveries.created).toBe(PROFILE.load.documents);
     expect(figures.checked.deliveries.accounted).toBe(PROFILE.load.documents);
     expect(promisesHeld).toBe(true);

@@ -5,6 +5,24 @@ import type { JsonOrForm, OperationSpec } from './spec.ts';
 
 // Schemas named in the document.
 
+/** An advance payment's balance, as the ERP reports it */
+export interface AdvanceBalance {
+  /** UUID reference */
+  reference: string;
+  currency: Currency;
+  /** The advance paid */
+  original_amount_cents: number;
+  /** What is left to cross against documents */
+  outstanding_amount_cents: number;
+  /** When the ERP last reported it; null: never */
+  updated_at: string | null;
+}
+
+export interface AdvanceBalanceRequest {
+  /** What is left of the advance to cross, in integer cents: from 0 to the advance's original amount */
+  outstanding_amount_cents: number;
+}
+
 export interface Bank {
   /** UUID reference */
   reference: string;
@@ -880,8 +898,10 @@ export interface Payment {
   amount_currency: Currency;
   exchange_currency: Currency | null;
   exchange_rate: number | null;
-  /** pending (created), in_process (with the gateway), processed (credited), failed (rejected) */
+  /** pending (created; waiting for its pay date and a validated bank account), in_process (with the gateway), processed (credited), failed (refused by the gateway, or canceled by an operator with a reason) */
   status: 'pending' | 'in_process' | 'processed' | 'failed';
+  /** The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another; null for payments made before pay dates were kept */
+  pay_date: string | null;
   file_path: string | null;
   receipt_file_path: string | null;
   is_archived: boolean;
@@ -942,8 +962,17 @@ export interface Payment {
     /** Kept as received; a free-form object */
     cost_center: Record<string, unknown> | null;
   };
-  /** The transfer at the gateway: provider, transfer_id, status, failure_reason, submitted_at, settled_at */
+  /** Where the payment stands with the gateway. While pending: status `scheduled` (with pay_date) or `waiting_for_validated_account` (with the reason, naming each account of the beneficiary and its validation); once handed over: provider, transfer_id, status (`processing`, `settled`, `failed`), failure_reason, submitted_at, settled_at; `canceled` (with canceled_at) when an operator canceled it */
   payment_gateway: Record<string, unknown> | null;
+  /** For a processed payment of an `advance` payable; null otherwise */
+  advance_balance: {
+    /** The advance paid */
+    original_amount: number;
+    /** What is left to cross against documents, as the ERP last reported it; all of it until then */
+    outstanding_amount: number;
+    /** When the ERP last reported it; null: never */
+    updated_at: string | null;
+  } | null;
   has_erp_payment: boolean;
   erp_payment_reference: string | null;
   /** The payable comes from a document received from the tax authority */
@@ -987,8 +1016,10 @@ export interface PaymentListItem {
   amount_currency: Currency;
   exchange_currency: Currency | null;
   exchange_rate: number | null;
-  /** pending (created), in_process (with the gateway), processed (credited), failed (rejected) */
+  /** pending (created; waiting for its pay date and a validated bank account), in_process (with the gateway), processed (credited), failed (refused by the gateway, or canceled by an operator with a reason) */
   status: 'pending' | 'in_process' | 'processed' | 'failed';
+  /** The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another; null for payments made before pay dates were kept */
+  pay_date: string | null;
   file_path: string | null;
   receipt_file_path: string | null;
   is_archived: boolean;
@@ -1630,6 +1661,8 @@ export interface CreatePayment {
         /** Default `supplier`; `advance` for a payment ahead of any document. Payments to employees are payroll */
         type?: 'supplier' | 'advance';
       };
+      /** The day the payment goes to the gateway, YYYY-MM-DD in the company's country. Absent: the payable's expiration_date (today when it has none); today or earlier: at once */
+      pay_date?: string;
     };
     /** Replays the first answer to this key (same body) for 24 hours. */
     idempotencyKey?: string;
@@ -2216,6 +2249,37 @@ export interface ListPurchaseOrders {
   };
 }
 
+/** `PUT /api/v1/erp/advances/{reference}`: Set an advance's outstanding balance */
+export interface UpdateAdvanceBalance {
+  request: {
+    params: {
+      /** The advance payment's reference: `reference` of its advance_crossings entry */
+      reference: string;
+    };
+    body: AdvanceBalanceRequest;
+  };
+  responses: {
+    /** Success */
+    200: AdvanceBalance;
+    /** `VALIDATION_ERROR`: the request is not valid */
+    400: ValidationError;
+    /** `unauthorized`: missing or invalid API key */
+    401: FlatError;
+    /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
+    403: FlatError;
+    /** `payment_not_found`: no payment of the company has this reference */
+    404: FlatError;
+    /** `advance_not_paid`: the advance is not processed: nothing was paid that could be crossed */
+    409: FlatError;
+    /** `not_an_advance`: the payment pays a supplier or payroll payable; `outstanding_out_of_range`: outstanding_amount_cents is above the advance's original amount */
+    422: FlatError;
+    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
+  };
+}
+
 /** Every operation by its operationId. */
 export interface Operations {
   listDocuments: ListDocuments;
@@ -2251,6 +2315,7 @@ export interface Operations {
   listPaymentTerms: ListPaymentTerms;
   syncPurchaseOrders: SyncPurchaseOrders;
   listPurchaseOrders: ListPurchaseOrders;
+  updateAdvanceBalance: UpdateAdvanceBalance;
 }
 
 export type OperationId = keyof Operations;
@@ -2290,4 +2355,5 @@ export const operations = {
   listPaymentTerms: { method: 'GET', path: '/api/v1/erp/payment-terms', auth: 'erp-key', statuses: [200, 400, 401, 403, 429, 503] },
   syncPurchaseOrders: { method: 'POST', path: '/api/v1/erp/purchase-orders', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429, 503] },
   listPurchaseOrders: { method: 'GET', path: '/api/v1/erp/purchase-orders', auth: 'erp-key', statuses: [200, 400, 401, 403, 429, 503] },
+  updateAdvanceBalance: { method: 'PUT', path: '/api/v1/erp/advances/{reference}', auth: 'erp-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
 } as const satisfies Record<OperationId, OperationSpec>;

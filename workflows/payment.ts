@@ -93,16 +93,20 @@ export async function paymentProcess(
     : null;
   const subject = { companyId: input.companyId, paymentId: input.paymentId };
 
-  /** The payment may still change only while nothing has been handed to the gateway. */
+  /**
+   * The payment may still change only while nothing has been handed to the gateway. While a hand-over is being tried
+   * the answer is not known yet (without a validated account it stays pending): handlers wait for it (`settled`).
+   */
   const stillPending = () => {
-    if (state.stage === 'submitting' || state.stage === 'submitted')
+    if (state.stage === 'submitted')
       throw refused('payment_in_process', 'The payment is on its way to the gateway: it can no longer change');
     if (state.stage === 'canceled') throw refused('payment_final', 'The payment was canceled');
     if (state.stage === 'batched') throw refused('payment_in_batch', `The payment goes with batch ${batchId}`);
   };
+  const settled = () => state.stage !== 'creating' && state.stage !== 'submitting' && !changing;
   /** Runs a change of a pending payment; the payment does not go while it is written. */
   const change = async <T>(write: () => Promise<T>): Promise<T> => {
-    await condition(() => state.stage !== 'creating' && !changing);
+    await condition(settled);
     stillPending();
     changing = true;
     try {
@@ -146,7 +150,7 @@ export async function paymentProcess(
   setHandler(
     joinBatchUpdate,
     async ({ batchId: id }) => {
-      await condition(() => state.stage !== 'creating' && !changing);
+      await condition(settled);
       stillPending();
       state.stage = 'batched';
       batchId = id;

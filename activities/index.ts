@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from 'pino';
-import type { Orm } from '../db/orm.ts';
+import { systemEm, type Orm } from '../db/orm.ts';
 import type { OutboundPolicy } from '../platform/outbound-policy.ts';
 import type { OutsideSystems } from '../platform/outside-systems.ts';
 import { bankValidationClient } from '../services/beneficiaries/validation-client.ts';
@@ -12,6 +12,7 @@ import * as batches from '../services/payments/batches.ts';
 import * as payments from '../services/payments/payments.ts';
 import * as rescheduling from '../services/payments/reschedule-payment.ts';
 import { cancelPayment } from '../services/payments/cancel-payment.ts';
+import { expiringCertificates } from '../services/dian/certificates.ts';
 import { PaymentChangeRefused } from '../services/payments/pending.ts';
 import { FiscalDocumentError } from '../fiscal/errors.ts';
 import {
@@ -26,6 +27,7 @@ import type { FileStorage } from '../platform/storage/file-storage.ts';
 import { attemptDelivery, giveUpDelivery } from '../services/webhooks/deliver.ts';
 import type { Processes } from '../services/processes.ts';
 import type { SecretBox } from '../platform/secret-box.ts';
+import type { DianSettings } from '../services/dian/settings.ts';
 
 /** What activities are built from: injected, so tests and processes wire them their own way. */
 export interface ActivityDeps {
@@ -40,9 +42,9 @@ export interface ActivityDeps {
   secrets: SecretBox;
   /** Which webhook receivers may be reached. */
   outbound: OutboundPolicy;
-  /** DIAN's profile (production or tests) follows it. */
-  environment: 'development' | 'production';
   outside: OutsideSystems;
+  /** Which DIAN reception events go to, and as which software. */
+  dian: DianSettings;
   /** Tests shorten the days ahead of a payment's pay date (`PAYMENT_DAY_MS`); null: real days. */
   paymentDayMs: number | null;
 }
@@ -160,6 +162,23 @@ export function createActivities(deps: ActivityDeps) {
     startReceptionEventWorkflows: (input: Parameters<typeof receptionEvents.startBatchWorkflows>[1]) =>
       receptionEvents.startBatchWorkflows(deps, input),
     /** Starts the batch workflow of every batch whose API never started it. */
+    /** Logs a warning for each company's signing certificate that expires within 30 days (or has expired). */
+    warnExpiringCertificates: async () => {
+      const expiring = await expiringCertificates(systemEm(deps.orm), new Date());
+      for (const certificate of expiring)
+        deps.logger.warn(
+          {
+            company: certificate.companyId,
+            nit: certificate.nit,
+            notAfter: certificate.notAfter,
+            daysLeft: certificate.daysLeft,
+          },
+          certificate.expired
+            ? "a company's signing certificate has expired: its DIAN events are not sent until its renewal is registered (ops fiscal certificate)"
+            : "a company's signing certificate expires soon: register its renewal (ops fiscal certificate)",
+        );
+      return expiring.length;
+    },
     handOverStrandedReceptionEventBatches: (input: Parameters<typeof receptionEvents.handOverStrandedBatches>[1]) =>
       receptionEvents.handOverStrandedBatches(deps, input),
     /** Records a RADIAN event as failed (DIAN unreachable after every retry). */

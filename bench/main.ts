@@ -3,6 +3,9 @@
 // BENCH_RUNS, BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_DOCUMENTS change the run; BENCH_ONLY=reads,commands,events,
 // import,webhooks runs only those scenarios; BENCH_PROFILE=1 writes CPU profiles of the API and the worker; BENCH_KEEP=1
 // keeps the temporary directory (data, logs, profiles).
+import { companyEm } from '../db/orm.ts';
+import { registerSigningCertificate } from '../services/dian/certificates.ts';
+import { issueSigningCertificate } from '../test/harness/signing-certificates.ts';
 import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +47,18 @@ let failed = false;
 try {
   log(`seeding ${settings.documentsPerCompany.toLocaleString('en')} documents in each of 2 companies`);
   const seeded = await seed(stack.orm, stack.databaseUrl, settings.documentsPerCompany);
+  // The events benchmark signs the Colombian company's events with its certificate.
+  for (const company of seeded.companies.filter((candidate) => candidate.country === 'COL'))
+    await registerSigningCertificate(companyEm(stack.orm, company.id), stack.secrets, {
+      companyId: company.id,
+      pkcs12: issueSigningCertificate(stack.signingAuthority, {
+        nit: '900111222',
+        name: 'Ferretería El Tornillo S.A.S.',
+        password: 'bench',
+      }),
+      password: 'bench',
+      now: new Date(),
+    });
   log(
     `  seeded in ${seeded.seconds.toFixed(0)} s: ${Object.entries(seeded.rows)
       .map(([table, count]) => `${count} ${table}`)

@@ -177,6 +177,7 @@ const tables = () => ({
     ['company_id', 'uuid'],
     ['name', 'text'],
     ['status', 'text'],
+    ['currency', 'currency'],
     ['created_at', 'timestamptz'],
     ['updated_at', 'timestamptz'],
   ]),
@@ -630,7 +631,8 @@ export async function seed(orm: Orm, databaseUrl: string, documentsPerCompany: n
           id,
           company.id,
           `Lote ${n + 1}`,
-          n < BATCHES_PER_COMPANY - 3 ? 'processed' : 'pending',
+          n < BATCHES_PER_COMPANY - 3 ? 'released' : 'releasing',
+          country === 'COL' ? 'COP' : 'MXN',
           iso(now - (BATCHES_PER_COMPANY - n) * 6 * DAY),
           iso(now),
         );

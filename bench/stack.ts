@@ -13,6 +13,11 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../dev/postgres.ts
 import { startDevTemporal, type DevTemporal } from '../dev/temporal.ts';
 import { startErpReceiver, type ErpReceiver } from '../simulators/erp-receiver/server.ts';
 import { startSimulators, type RunningSimulators } from '../simulators/index.ts';
+import {
+  makeSigningAuthority,
+  TEST_DIAN_SOFTWARE,
+  type SigningAuthority,
+} from '../test/harness/signing-certificates.ts';
 import { API_NODE_FLAGS } from '../api/node-flags.ts';
 import { WORKER_NODE_FLAGS } from '../worker/node-flags.ts';
 
@@ -36,6 +41,8 @@ export interface BenchStack {
   /** The bench's own ORM on the same database (seeding, subscriptions, query plans). */
   orm: Orm;
   secrets: SecretBox;
+  /** The authority DIAN's simulator trusts: companies' signing certificates are issued from it. */
+  signingAuthority: SigningAuthority;
   erp: { receiver: ErpReceiver; secret: string };
   stop(): Promise<void>;
 }
@@ -121,7 +128,11 @@ export async function startStack(options: StackOptions): Promise<BenchStack> {
     stops.push(() => orm.close());
     await migrateAndSeed(orm);
 
-    const simulators: RunningSimulators = await startSimulators();
+    // DIAN's simulator trusts the bench's own authority, from which the Colombian company's certificate is issued.
+    const signingAuthority = makeSigningAuthority(join(options.dir, 'signing-authority'));
+    const simulators: RunningSimulators = await startSimulators({
+      dian: { software: { [TEST_DIAN_SOFTWARE.id]: TEST_DIAN_SOFTWARE.pin }, trustedCas: [signingAuthority.ca] },
+    });
     stops.push(() => simulators.stop());
     const secret = randomBytes(24).toString('base64url');
     const receiver = await startErpReceiver({ secret });
@@ -133,6 +144,8 @@ export async function startStack(options: StackOptions): Promise<BenchStack> {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...outsideSystemsEnv(simulators.urls),
+      DIAN_SOFTWARE_ID: TEST_DIAN_SOFTWARE.id,
+      DIAN_SOFTWARE_PIN: TEST_DIAN_SOFTWARE.pin,
       NODE_ENV: 'production',
       DATABASE_URL: db.url,
       TEMPORAL_ADDRESS: temporal.address,
@@ -167,6 +180,7 @@ export async function startStack(options: StackOptions): Promise<BenchStack> {
     return {
       dir: options.dir,
       databaseUrl: db.url,
+      signingAuthority,
       temporalAddress: temporal.address,
       apiUrl,
       api,

@@ -20,6 +20,7 @@ import { ErpPurchaseOrder } from './erp/purchase-order.entity.ts';
 import { ErpTax } from './erp/tax.entity.ts';
 import { ErpVendor } from './erp/vendor.entity.ts';
 import { FiscalCredential } from './fiscal/fiscal-credential.entity.ts';
+import { SigningCertificate } from './fiscal/signing-certificate.entity.ts';
 import { FiscalSyncRun } from './fiscal/fiscal-sync-run.entity.ts';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity.ts';
 import { Payable } from './payments/payable.entity.ts';
@@ -71,6 +72,7 @@ export const TENANT_ENTITIES = [
   WebhookDelivery,
   WebhookDeliveryAttempt,
   FiscalCredential,
+  SigningCertificate,
   FiscalSyncRun,
   IdempotencyKey,
 ];

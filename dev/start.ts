@@ -175,6 +175,12 @@ async function shutdown(code = 0): Promise<void> {
   process.exit(code);
 }
 
+/**
+ * The software the DIAN simulator knows in the embedded default; its signature checks trust any authority, so that a
+ * certificate made for trying it out (see docs/operations.md) signs events it accepts.
+ */
+const DEV_DIAN_SOFTWARE = { id: 'd3b07384-d9a0-4c2e-9f1b-000000000dev', pin: '12345' };
+
 process.on('SIGINT', () => void shutdown());
 process.on('SIGTERM', () => void shutdown());
 
@@ -188,7 +194,7 @@ try {
 
   const { address, uiUrl } = await temporal();
   say('• starting the simulators of the outside systems');
-  const simulators = await startSimulators();
+  const simulators = await startSimulators({ dian: { software: { [DEV_DIAN_SOFTWARE.id]: DEV_DIAN_SOFTWARE.pin } } });
   stops.push(() => simulators.stop());
   const erp = await erpReceiver();
   stops.push(() => erp.receiver.stop());
@@ -197,6 +203,8 @@ try {
   // A variable set by the user (a real gateway, DIAN...) wins over its simulator.
   const env = {
     ...outsideSystemsEnv(simulators.urls),
+    DIAN_SOFTWARE_ID: DEV_DIAN_SOFTWARE.id,
+    DIAN_SOFTWARE_PIN: DEV_DIAN_SOFTWARE.pin,
     ...process.env,
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: address,

@@ -1,4 +1,4 @@
-// The CUDE of a RADIAN event (Anexo Técnico RADIAN v1.1 §12.1.1): SHA-384 of its parts concatenated without separators.
+// The hashes of a RADIAN event (Anexo Técnico RADIAN v1.1 §12.1.1): SHA-384 of its parts concatenated without separators.
 
 import { createHash } from 'node:crypto';
 
@@ -37,4 +37,9 @@ export function eventCude(parts: EventCudeParts): string {
     parts.softwarePin,
   ].join('');
   return createHash('sha384').update(text, 'utf8').digest('hex');
+}
+
+/** `sts:SoftwareSecurityCode` of an event: SHA-384(SoftwareID + PIN + cbc:ID), which proves the software without the PIN. */
+export function softwareSecurityCode(softwareId: string, softwarePin: string, eventNumber: string): string {
+  return createHash('sha384').update(`${softwareId}${softwarePin}${eventNumber}`, 'utf8').digest('hex');
 }

@@ -2,7 +2,8 @@
 // it reaches real ones: on another address, in another network namespace (the production-shape suite).
 //
 //   node simulators/main.ts --host 10.201.0.2 --erp-secret S --erp-tls-cert cert.pem --erp-tls-key key.pem \
-//     --storage-bucket B --storage-access-key-id K --storage-secret-access-key S
+//     --storage-bucket B --storage-access-key-id K --storage-secret-access-key S \
+//     --dian-software-id ID --dian-software-pin PIN --dian-trusted-ca ca.pem
 //
 // Prints one JSON line with every URL once all listen; SIGTERM stops them.
 import { readFileSync } from 'node:fs';
@@ -20,6 +21,9 @@ const { values } = parseArgs({
     'storage-bucket': { type: 'string' },
     'storage-access-key-id': { type: 'string' },
     'storage-secret-access-key': { type: 'string' },
+    'dian-software-id': { type: 'string' },
+    'dian-software-pin': { type: 'string' },
+    'dian-trusted-ca': { type: 'string', multiple: true },
   },
 });
 const host = values.host;
@@ -28,7 +32,14 @@ const tls =
     ? { cert: readFileSync(values['erp-tls-cert']), key: readFileSync(values['erp-tls-key']) }
     : undefined;
 
-const simulators = await startSimulators({ host });
+const softwareId = values['dian-software-id'];
+const simulators = await startSimulators({
+  host,
+  dian: {
+    software: softwareId ? { [softwareId]: values['dian-software-pin'] ?? '' } : {},
+    trustedCas: (values['dian-trusted-ca'] ?? []).map((file) => readFileSync(file, 'utf8')),
+  },
+});
 const erp = values['erp-secret']
   ? await startErpReceiver({ host, secret: values['erp-secret'], ...(tls ? { tls } : {}) })
   : null;

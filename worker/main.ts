@@ -6,6 +6,7 @@ import { fileStorageFromEnv } from '../platform/storage/file-storage.ts';
 import { retryScheduleFromEnv } from '../temporal/webhooks.ts';
 import { temporalProcesses } from '../temporal/processes.ts';
 import { secretBoxFromEnv } from '../platform/secret-box.ts';
+import { dianSettingsFromEnv } from '../services/dian/settings.ts';
 import { deploymentFromEnv } from '../platform/deployment.ts';
 import { createLogger } from '../platform/logger.ts';
 import { startTracing } from '../platform/tracing.ts';
@@ -56,6 +57,7 @@ const settings = settingsOrExit('worker', logger, () => ({
   webhookRetry: retryScheduleFromEnv(),
   outbound: outboundPolicyFromEnv(),
   outside: outsideSystemsFromEnv(),
+  dian: dianSettingsFromEnv(),
   sweepMs: receptionEventSweepMsFromEnv(),
   paymentDayMs: paymentDayMsFromEnv(),
 }));
@@ -93,9 +95,9 @@ const worker = await createWorker({
     publicUrl: deployment.publicUrl,
     secrets: settings.secrets,
     outbound: settings.outbound,
-    environment: deployment.environment,
     paymentDayMs: settings.paymentDayMs,
     outside: settings.outside,
+    dian: settings.dian,
   },
 });
 logger.info({ taskQueue: config.taskQueue, namespace: config.namespace, tracing: tracing !== null }, 'worker running');

@@ -8,7 +8,15 @@ import {
 } from '../../db/fiscal/fiscal-sync.repository.ts';
 import type { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
 import { companyEm, systemEm, type Orm } from '../../db/orm.ts';
-import { oneOf, optional, reference } from '../arguments.ts';
+import { oneOf, optional, reference, required } from '../arguments.ts';
+import { readBounded } from '../files.ts';
+import { CertificateRefused, MAX_PKCS12_BYTES, type CertificateDescription } from '../../services/dian/certificate.ts';
+import {
+  CompanyNotSigning,
+  presentCertificate,
+  registeredCertificate,
+  registerSigningCertificate,
+} from '../../services/dian/certificates.ts';
 import type { Command, CommandInput } from '../command.ts';
 import { dianEventPersonCommand } from './dian-event-person.ts';
 import { CliError, notFound, usage } from '../errors.ts';
@@ -30,8 +38,10 @@ function changesFrom(input: CommandInput, company: Company): CredentialChanges {
   const forwarding = optional(input, 'dian-forwarding');
   const nit = optional(input, 'dian-nit');
   const representative = optional(input, 'dian-legal-representative');
+  const testSet = optional(input, 'dian-test-set-id');
   const mexican = ciec !== undefined || rfc !== undefined;
-  const colombian = forwarding !== undefined || nit !== undefined || representative !== undefined;
+  const colombian =
+    forwarding !== undefined || nit !== undefined || representative !== undefined || testSet !== undefined;
   if (mexican && company.country !== 'MEX')
     throw new CliError('country_mismatch', '--ciec-status and --rfc are for Mexican companies (SAT)');
   if (colombian && company.country !== 'COL')
@@ -43,6 +53,13 @@ function changesFrom(input: CommandInput, company: Company): CredentialChanges {
   }
   if (forwarding !== undefined)
     changes.dianForwarding = oneOf(forwarding, ['on', 'off'] as const, 'dian-forwarding') === 'on';
+  if (testSet !== undefined) {
+    if (testSet !== '' && !/^[\w-]{1,64}$/.test(testSet))
+      throw usage(
+        '--dian-test-set-id must be the test set id DIAN gave (letters, digits and dashes), or empty to clear it',
+      );
+    changes.dianTestSetId = testSet === '' ? null : testSet;
+  }
   if ((nit === undefined) !== (representative === undefined))
     throw usage('--dian-nit and --dian-legal-representative go together');
   if (nit !== undefined && representative !== undefined) {
@@ -55,7 +72,7 @@ function changesFrom(input: CommandInput, company: Company): CredentialChanges {
   return changes;
 }
 
-function present(company: Company, credential: FiscalCredential | null) {
+function present(company: Company, credential: FiscalCredential | null, certificate: CertificateDescription | null) {
   const base = {
     company: company.id,
     country: company.country,
@@ -70,6 +87,8 @@ function present(company: Company, credential: FiscalCredential | null) {
       nit: credential?.dianNit ?? null,
       legal_representative: credential?.dianLegalRepresentative ?? null,
       mailbox_folder: company.id,
+      test_set_id: credential?.dianTestSetId ?? null,
+      signing_certificate: certificate ? presentCertificate(certificate, new Date()) : null,
     },
     last_sync_at: credential?.lastSyncAt?.toISOString() ?? null,
   };
@@ -81,7 +100,7 @@ export const fiscalCommands: Command[] = [
     group: 'fiscal',
     action: 'credentials',
     usage:
-      'fiscal credentials --company REF [--ciec-status pending|valid|invalid] [--rfc RFC] [--dian-forwarding on|off] [--dian-nit NIT --dian-legal-representative NAME]',
+      'fiscal credentials --company REF [--ciec-status pending|valid|invalid] [--rfc RFC] [--dian-forwarding on|off] [--dian-nit NIT --dian-legal-representative NAME] [--dian-test-set-id ID]',
     options: {
       company: { type: 'string' },
       'ciec-status': { type: 'string' },
@@ -89,18 +108,50 @@ export const fiscalCommands: Command[] = [
       'dian-forwarding': { type: 'string' },
       'dian-nit': { type: 'string' },
       'dian-legal-representative': { type: 'string' },
+      'dian-test-set-id': { type: 'string' },
     },
     async run(input, context) {
       const orm = await context.orm();
       const company = await findCompany(orm, reference(input, 'company'));
       const changes = changesFrom(input, company);
+      const em = companyEm(orm, company.id);
+      const certificate = await registeredCertificate(em);
       // Without flags the command shows what is registered.
-      if (Object.keys(changes).length === 0)
-        return present(company, await findFiscalCredentials(companyEm(orm, company.id)));
+      if (Object.keys(changes).length === 0) return present(company, await findFiscalCredentials(em), certificate);
       // An RFC defaults to the company's tax id when that is one.
       const taxId = company.taxId?.toUpperCase() ?? '';
       if (changes.ciecStatus && !changes.rfc && RFC.test(taxId)) changes.rfc = taxId;
-      return present(company, await setFiscalCredentials(companyEm(orm, company.id), company, changes));
+      return present(company, await setFiscalCredentials(em, company, changes), certificate);
+    },
+  },
+  {
+    group: 'fiscal',
+    action: 'certificate',
+    usage: 'fiscal certificate --company REF --file CERT.p12 --password-file FILE',
+    options: { company: { type: 'string' }, file: { type: 'string' }, 'password-file': { type: 'string' } },
+    async run(input, context) {
+      const companyId = reference(input, 'company');
+      const pkcs12 = await readBounded(required(input, 'file'), MAX_PKCS12_BYTES, 'certificate_too_large');
+      // The password comes from a file (a shell history or a process list would show it as a flag); one final
+      // newline is the file's, not the password's.
+      const password = (await readBounded(required(input, 'password-file'), 4096, 'password_file_too_large'))
+        .toString('utf8')
+        .replace(/\r?\n$/, '');
+      const orm = await context.orm();
+      const now = new Date();
+      try {
+        const certificate = await registerSigningCertificate(companyEm(orm, companyId), context.secrets(), {
+          companyId,
+          pkcs12,
+          password,
+          now,
+        });
+        return { company: companyId, signing_certificate: presentCertificate(certificate, now) };
+      } catch (error) {
+        if (error instanceof CertificateRefused || error instanceof CompanyNotSigning)
+          throw new CliError(error.code, error.message);
+        throw error;
+      }
     },
   },
   {

@@ -22,6 +22,8 @@ export const FiscalCredential = defineEntity({
     dianForwardingEnabled: p.boolean().default(false),
     dianNit: p.string().nullable(),
     dianLegalRepresentative: p.string().nullable(),
+    /** DIAN's test set for the company's habilitación: its events go through SendTestSetAsync while it is set. */
+    dianTestSetId: p.string().nullable(),
     /** Who receives for the company, named in RADIAN events 030 and 032 (DIAN refuses them without); set as a whole. */
     dianEventPerson: p.json<RadianPerson>().nullable(),
     /** Colombia's next window starts the day after. */

@@ -105,6 +105,8 @@ export interface CredentialChanges {
   rfc?: string;
   dianForwarding?: boolean;
   dian?: { nit: string; legalRepresentative: string };
+  /** The company's habilitación test set; null clears it (the company is enabled). */
+  dianTestSetId?: string | null;
 }
 
 /** Creates or changes what the company has set up for fiscal sync (the CIEC itself is never stored, only its status). */
@@ -128,6 +130,7 @@ export async function setFiscalCredentials(
   if (changes.ciecStatus) credential.satCiecStatus = changes.ciecStatus;
   if (changes.rfc) credential.rfc = changes.rfc;
   if (changes.dianForwarding !== undefined) credential.dianForwardingEnabled = changes.dianForwarding;
+  if (changes.dianTestSetId !== undefined) credential.dianTestSetId = changes.dianTestSetId;
   if (changes.dian) {
     credential.dianNit = changes.dian.nit;
     credential.dianLegalRepresentative = changes.dian.legalRepresentative;

@@ -201,11 +201,19 @@ export class Migration20261125191000_initial extends Migration {
     );
 
     this.addSql(
-      `create table "fiscal_credentials" ("id" uuid not null, "company_id" uuid not null, "sat_ciec_status" "ciec_status" null, "rfc" varchar(255) null, "dian_forwarding_enabled" boolean not null default false, "dian_nit" varchar(255) null, "dian_legal_representative" varchar(255) null, "dian_event_person" jsonb null, "last_sync_at" timestamptz null, "last_sync_started_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+      `create table "fiscal_credentials" ("id" uuid not null, "company_id" uuid not null, "sat_ciec_status" "ciec_status" null, "rfc" varchar(255) null, "dian_forwarding_enabled" boolean not null default false, "dian_nit" varchar(255) null, "dian_legal_representative" varchar(255) null, "dian_test_set_id" varchar(255) null, "dian_event_person" jsonb null, "last_sync_at" timestamptz null, "last_sync_started_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(
       `alter table "fiscal_credentials" add constraint "fiscal_credentials_company_id_unique" unique ("company_id");`,
     );
+
+    this.addSql(
+      `create table "signing_certificates" ("id" uuid not null, "company_id" uuid not null, "sealed_private_key" text not null, "certificate_pem" text not null, "chain_pem" text not null, "subject" text not null, "issuer" text not null, "serial_number" varchar(255) not null, "nit" varchar(255) not null, "not_before" timestamptz not null, "not_after" timestamptz not null, "fingerprint_sha256" varchar(255) not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "signing_certificates" add constraint "signing_certificates_company_id_unique" unique ("company_id");`,
+    );
+    this.addSql(`create index "signing_certificates_not_after_index" on "signing_certificates" ("not_after");`);
 
     this.addSql(
       `create table "fiscal_sync_runs" ("id" uuid not null, "company_id" uuid not null, "country" "country" not null, "started_at" timestamptz not null, "sync_from" varchar(255) not null, "sync_to" varchar(255) not null, "status" "sync_status" not null default 'pending', "fetching_status" "fetching_status" null, "extraction_id" varchar(255) null, "error_code" varchar(255) null, "message" text null, "documents_imported" int not null default 0, "entries_skipped" int not null default 0, "details" jsonb null, "finished_at" timestamptz null, "updated_at" timestamptz not null, primary key ("id"));`,
@@ -457,6 +465,9 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(
       `alter table "fiscal_credentials" add constraint "fiscal_credentials_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
     );
+    this.addSql(
+      `alter table "signing_certificates" add constraint "signing_certificates_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
     this.addSql(
       `alter table "fiscal_sync_runs" add constraint "fiscal_sync_runs_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
@@ -594,6 +605,7 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(`alter table "erp_taxes" drop constraint "erp_taxes_company_id_foreign";`);
     this.addSql(`alter table "erp_vendors" drop constraint "erp_vendors_company_id_foreign";`);
     this.addSql(`alter table "fiscal_credentials" drop constraint "fiscal_credentials_company_id_foreign";`);
+    this.addSql(`alter table "signing_certificates" drop constraint "signing_certificates_company_id_foreign";`);
     this.addSql(`alter table "fiscal_sync_runs" drop constraint "fiscal_sync_runs_company_id_foreign";`);
     this.addSql(`alter table "idempotency_keys" drop constraint "idempotency_keys_company_id_foreign";`);
     this.addSql(`alter table "line_items" drop constraint "line_items_company_id_foreign";`);
@@ -663,6 +675,7 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(`drop table if exists "erp_taxes" cascade;`);
     this.addSql(`drop table if exists "erp_vendors" cascade;`);
     this.addSql(`drop table if exists "fiscal_credentials" cascade;`);
+    this.addSql(`drop table if exists "signing_certificates" cascade;`);
     this.addSql(`drop table if exists "fiscal_sync_runs" cascade;`);
     this.addSql(`drop table if exists "idempotency_keys" cascade;`);
     this.addSql(`drop table if exists "line_items" cascade;`);

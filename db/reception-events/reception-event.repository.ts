@@ -167,8 +167,8 @@ export interface ReceptionEventForSubmission {
   document: { type: DocumentType; issueDate: Date | null; isCanceled: boolean; documentNumber: string };
   seller: { name: string; identifierNumber: string } | null;
   company: { name: string; taxId: string | null };
-  /** The company's NIT for DIAN, and who receives for it in 030 and 032. */
-  credential: { dianNit: string | null; dianEventPerson: RadianPerson | null } | null;
+  /** The company's NIT for DIAN, who receives for it in 030 and 032, and its habilitación test set. */
+  credential: { dianNit: string | null; dianEventPerson: RadianPerson | null; dianTestSetId: string | null } | null;
   /** The document's other events: when DIAN registered them (or they were completed), for the ordering rules. */
   others: { eventType: ReceptionEventType; status: ReceptionEventStatus; registeredAt: Date | null }[];
 }
@@ -200,13 +200,14 @@ export async function receptionEventForSubmission(
     has_credential: boolean;
     dian_nit: string | null;
     dian_event_person: RadianPerson | null;
+    dian_test_set_id: string | null;
     others: { event_type: ReceptionEventType; status: ReceptionEventStatus; registered_at: string | null }[];
   }>(
     em,
     `select e."id", e."round", e."status", e."event_type", e."cufe", e."document_id", e."response_code_list_id", e."description_claim",
        d."type" as "document_type", to_json(d."issue_date") as "issue_date", d."is_canceled", d."document_number",
        b."name" as "seller_name", b."identifier_number" as "seller_identifier", c."name" as "company_name", c."tax_id" as "company_tax_id",
-       f."id" is not null as "has_credential", f."dian_nit", f."dian_event_person",
+       f."id" is not null as "has_credential", f."dian_nit", f."dian_event_person", f."dian_test_set_id",
        coalesce((select json_agg(json_build_object('event_type', o."event_type", 'status', o."status", 'registered_at', coalesce(o."issue_date", o."completed_at")))
                  from "reception_events" as o where o."company_id" = e."company_id" and o."document_id" = e."document_id" and o."id" <> e."id"), '[]') as "others"
      from "reception_events" as e
@@ -234,7 +235,9 @@ export async function receptionEventForSubmission(
     },
     seller: row.seller_name === null ? null : { name: row.seller_name, identifierNumber: row.seller_identifier ?? '' },
     company: { name: row.company_name, taxId: row.company_tax_id },
-    credential: row.has_credential ? { dianNit: row.dian_nit, dianEventPerson: row.dian_event_person } : null,
+    credential: row.has_credential
+      ? { dianNit: row.dian_nit, dianEventPerson: row.dian_event_person, dianTestSetId: row.dian_test_set_id }
+      : null,
     others: row.others.map((other) => ({
       eventType: other.event_type,
       status: other.status,

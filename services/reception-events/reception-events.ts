@@ -17,10 +17,14 @@ import { checkRadianOrder, resolvedAfter } from '../../fiscal/radian-rules.ts';
 import type { ReceptionEventTiming } from '../../db/reception-events/reception-event-batch.entity.ts';
 import type { Logger } from 'pino';
 import type { Orm } from '../../db/orm.ts';
-import type { OutsideSystems } from '../../platform/outside-systems.ts';
+import type { SecretBox } from '../../platform/secret-box.ts';
+import { checkSigningCertificate, CertificateRefused, describeCertificate } from '../dian/certificate.ts';
+import { companyNit, signingIdentityOf } from '../dian/certificates.ts';
+import { sendEvent } from '../dian/client.ts';
+import { profileExecutionId, type DianSettings } from '../dian/settings.ts';
+import { signUblDocument } from '../dian/xades.ts';
 import type { Processes } from '../processes.ts';
 import { applicationResponse, bareNit, DIAN_NIT } from './application-response.ts';
-import { sendEventUpdateStatus } from './dian-client.ts';
 
 /** Which event and which submission round a workflow run serves. */
 export interface ReceptionEventSubject {
@@ -40,9 +44,10 @@ export type ReceptionEventStep =
 
 export interface ReceptionEventDeps {
   orm: Orm;
-  outside: OutsideSystems;
-  /** DIAN's profile follows it: production, or tests. */
-  environment: 'development' | 'production';
+  /** Which DIAN, and as which software. */
+  dian: DianSettings;
+  /** Opens the companies' sealed signing keys. */
+  secrets: SecretBox;
   processes: Processes;
   logger: Logger;
 }
@@ -87,14 +92,20 @@ async function finish(
 }
 
 /** The ApplicationResponse of an event: sent by the company (the buyer) to the seller, or to DIAN for a tacit acceptance. */
-function renditionOf(event: ReceptionEventForSubmission, signedAt: Date, environment: Deps['environment']) {
+function renditionOf(
+  event: ReceptionEventForSubmission,
+  signedAt: Date,
+  dian: DianSettings,
+  software: { id: string; pin: string },
+) {
   const { company, credential, document, seller } = event;
+  const sender = { name: company.name, nit: bareNit(credential?.dianNit ?? company.taxId) };
   return applicationResponse({
     eventCode: event.eventType,
     eventNumber: `${event.eventType}-${event.id.replaceAll('-', '')}-${event.round}`,
     signedAt,
-    profileExecutionId: environment === 'production' ? '1' : '2',
-    sender: { name: company.name, nit: bareNit(credential?.dianNit ?? company.taxId) },
+    profileExecutionId: profileExecutionId(dian.environment),
+    sender,
     // DIAN expects 034 from the seller; the spec lets the buyer send it, and DIAN decides what it makes of ours.
     receiver:
       event.eventType === '034'
@@ -106,7 +117,47 @@ function renditionOf(event: ReceptionEventForSubmission, signedAt: Date, environ
         ? { code: event.claim.code, description: event.claim.description ?? '' }
         : null,
     person: carriesPerson(event.eventType) ? (credential?.dianEventPerson ?? null) : null,
+    software: { ...software, providerNit: dian.softwareProviderNit ?? sender.nit },
   });
+}
+
+/** A rejection for want of set-up, recorded like DIAN's own, never sent. */
+const unsendableFor = (rule: string, message: string, source = 'company_setup'): ReceptionEventFinal => ({
+  status: 'rejected',
+  message,
+  dianResponse: { source, rule },
+  issueDate: null,
+});
+
+/**
+ * What signing the event needs: DIAN's software (the service's set-up) and the company's certificate, valid now and
+ * naming its NIT. Without them the event is rejected with what to set up, and nothing is sent.
+ */
+async function signer(deps: Deps, em: EntityManager, event: ReceptionEventForSubmission, now: Date) {
+  const { softwareId, softwarePin } = deps.dian;
+  if (!softwareId || !softwarePin)
+    return unsendableFor(
+      'dian_software',
+      'The service has no DIAN software configured (DIAN_SOFTWARE_ID and DIAN_SOFTWARE_PIN, as DIAN registered them): the operator sets them, then send the event again',
+      'service_setup',
+    );
+  const identity = await signingIdentityOf(em, deps.secrets);
+  if (!identity)
+    return unsendableFor(
+      'signing_certificate',
+      "Events are signed with the company's certificate, and it has none registered: an operator registers it (ops fiscal certificate), then send the event again",
+    );
+  try {
+    checkSigningCertificate(
+      describeCertificate(identity.certificate),
+      companyNit(event.company, event.credential) ?? '',
+      now,
+    );
+  } catch (error) {
+    if (!(error instanceof CertificateRefused)) throw error;
+    return unsendableFor('signing_certificate', `${error.message}; nothing was sent to DIAN`);
+  }
+  return { identity, software: { id: softwareId, pin: softwarePin } };
 }
 
 /**
@@ -170,10 +221,21 @@ export async function advanceReceptionEvent(deps: Deps, subject: ReceptionEventS
   const unsendable = missingPerson(event);
   if (unsendable) return { action: 'done', status: await finish(deps, em, event, subject, unsendable) };
 
-  const rendition = renditionOf(event, signedAt, deps.environment);
+  const signing = await signer(deps, em, event, signedAt);
+  if ('status' in signing) return { action: 'done', status: await finish(deps, em, event, subject, signing) };
+  const rendition = renditionOf(event, signedAt, deps.dian, signing.software);
+  const signedXml = await signUblDocument(rendition.xml, signing.identity, {
+    signatureId: `xmldsig-${event.id}-${event.round}`,
+    signingTime: signedAt,
+    role: 'third party',
+  });
   await countSubmission(em, subject.companyId, event.id, subject.round, signedAt);
-  const answer = await sendEventUpdateStatus(deps.outside.dianUrl, rendition);
-  const dianResponse = { source: 'dian', cude: rendition.ApplicationResponse.UUID.value, answer: answer.raw };
+  const answer = await sendEvent(deps.dian, signing.identity, {
+    fileName: rendition.eventNumber,
+    signedXml,
+    testSetId: event.credential?.dianTestSetId ?? null,
+  });
+  const dianResponse = { source: 'dian', cude: rendition.cude, answer: answer.raw };
   const status =
     answer.accepted || answer.alreadyRegistered
       ? await finish(deps, em, event, subject, {

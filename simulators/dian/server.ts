@@ -1,12 +1,32 @@
-// DIAN's RADIAN event service, for the embedded default and the tests: `POST /SendEventUpdateStatus` takes an event
-// (the JSON ApplicationResponse, base64 in `contentFile`) and answers like the SOAP operation: IsValid, StatusCode 00 or
-// 99 with ErrorMessage entries "Regla: <rule>, Rechazo: <message>". By default it validates like DIAN: the header,
-// the CUFE, the claim concept, the person block of 030 and 032, a repeated event (rule 90), events out of order (DC24b)
-// or contradicting earlier ones.
-// Rule names 90 and DC24x are DIAN's; the others are illustrative. Steered per CUFE, since a whole test suite
+// DIAN's RADIAN event service, for the embedded default and the tests, at `POST /WcfDianCustomerServices.svc`: it
+// takes `SendEventUpdateStatus` (and, for habilitación, `SendTestSetAsync` then `GetStatusZip`) as DIAN's WCF service
+// does, SOAP 1.2 signed with WS-Security, and checks what DIAN checks:
+// - the request: its WS-Security signature over the Timestamp and `wsa:To` (xmlsec1), the token's chain (openssl),
+//   a Timestamp still valid, `wsa:To` this service; a failure is a SOAP fault, as WCF answers it;
+// - the event, zipped in `contentFile`: its XAdES-EPES signature (xmlsec1) under DIAN's policy, by a certificate of
+//   the sender's NIT; the CUDE and the software security code, recomputed with the registered software's PIN; the
+//   header, the claim concept, the person of 030 and 032; a repeated event (rule 90), events out of order (DC24b) or
+//   contradicting earlier ones. A broken rule is an answer with IsValid false, StatusCode 99 and
+//   "Regla: <rule>, Rechazo: <message>" entries.
+// Rule names 90, DC24x and ZE02 are DIAN's; the others are illustrative. Steered per CUFE, since a whole test suite
 // shares one instance: reject with given messages, or fail transiently (HTTP 503), `times` times or for good.
-import { listen } from '../http.ts';
+import { createHash, randomUUID, X509Certificate } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { strFromU8, unzipSync } from 'fflate';
+import { listen } from '../http.ts';
+import {
+  at,
+  dianResponseAnswer,
+  fault,
+  parseXml,
+  readRequest,
+  statusZipAnswer,
+  text,
+  uploadAnswer,
+  type DianResponse,
+  type SoapRequest,
+} from './soap.ts';
+import { verifyChain, verifyWsSecurity, verifyXades, type Verdict } from './verify.ts';
 
 export const DIAN_SIMULATOR_MODES = ['accept', 'reject', 'fail'] as const;
 export type DianSimulatorMode = (typeof DIAN_SIMULATOR_MODES)[number];
@@ -23,20 +43,31 @@ export interface DianBehaviour {
   status?: number;
 }
 
-/** One SendEventUpdateStatus request as it arrived, with what was answered. */
+/** One event as it arrived, with what was answered. */
 export interface ReceivedEvent {
   receivedAt: string;
+  operation: string;
   cufe: string | null;
   eventType: string | null;
   eventNumber: string | null;
-  /** The decoded ApplicationResponse, or null when contentFile was not one. */
+  /** The signed ApplicationResponse as sent, and as read (namespaces dropped, attributes beside `value`). */
+  xml: string | null;
   applicationResponse: unknown;
-  answer: { status: number; body: unknown };
+  answer: { isValid: boolean; statusCode: string; errors: string[] } | null;
+}
+
+export interface DianSimulatorOptions {
+  port?: number;
+  host?: string;
+  /** The software DIAN registered, by id: its PIN recomputes the CUDE and the software security code. */
+  software?: Record<string, string>;
+  /** Authorities whose certificates DIAN trusts (PEM); none: any certificate, its signatures still checked. */
+  trustedCas?: string[];
 }
 
 export interface DianSimulator {
   url: string;
-  /** Requests received about a CUFE (all when absent). */
+  /** Events received about a CUFE (all when absent). */
   received(cufe?: string): ReceivedEvent[];
   /** Event types DIAN holds for a CUFE. */
   registered(cufe: string): string[];
@@ -48,14 +79,17 @@ export interface DianSimulator {
   stop: () => Promise<void>;
 }
 
-interface Reply {
-  status: number;
-  body: unknown;
-}
-
+export const SERVICE_PATH = '/WcfDianCustomerServices.svc';
 const EVENT_CODES = ['030', '031', '032', '033', '034'];
 const CUFE = /^[a-f0-9]{96}$/;
 const DIAN_NIT = '800197268';
+const POLICY = {
+  identifier: 'https://facturaelectronica.dian.gov.co/politicadefirma/v1/politicadefirmav2.pdf',
+  hash: 'dMoMvtcG5aIzgYo0tIsSQeVJBDnUnfSOfBpxXrmor0Y=',
+};
+/** How far a request's clock may run ahead of DIAN's. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+const MAX_CONTENT_BYTES = 2 * 1024 * 1024;
 /** What each event needs registered first, and what it cannot follow (Anexo RADIAN DC24b, §8.7.1). */
 const REQUIRES: Record<string, string | null> = { '030': null, '031': '032', '032': '030', '033': '032', '034': '032' };
 const CONTRADICTS: Record<string, string[]> = {
@@ -73,11 +107,7 @@ const MAX_RECEIVED = 20_000;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-const at = (value: unknown, ...path: string[]): unknown =>
-  path.reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), value);
-const text = (value: unknown): string | null =>
-  typeof value === 'string' ? value : isObject(value) && typeof value.value === 'string' ? value.value : null;
-const json = (status: number, body: unknown): Reply => ({ status, body });
+const sha384 = (text: string) => createHash('sha384').update(text, 'utf8').digest('hex');
 
 /** The elements of the person block that are absent or empty; `cbc:ID` needs its number and `@schemeName`. */
 function missingPersonElements(person: unknown): string[] {
@@ -117,12 +147,38 @@ function toBehaviour(
 
 const bogota = (instant: Date) => new Date(instant.getTime() - 5 * 3_600_000).toISOString().slice(0, 19);
 
+/** A refusal of the request itself, before its content is looked at: WCF answers it with a fault. */
+class RequestRefused extends Error {}
+
+/** The single document of a `contentFile`: base64 of a zip holding one XML file. */
+function unzipEvent(contentFile: string | undefined): { name: string; xml: string } | null {
+  if (!contentFile) return null;
+  const zipped = Buffer.from(contentFile, 'base64');
+  if (zipped.length === 0 || zipped.length > MAX_CONTENT_BYTES) return null;
+  let entries: Record<string, Uint8Array>;
+  try {
+    entries = unzipSync(zipped, { filter: (file) => file.originalSize <= MAX_CONTENT_BYTES });
+  } catch {
+    return null;
+  }
+  const names = Object.keys(entries);
+  if (names.length !== 1 || !names[0]!.toLowerCase().endsWith('.xml')) return null;
+  return { name: names[0]!, xml: strFromU8(entries[names[0]!]!) };
+}
+
 /** Starts the simulator on 127.0.0.1 unless told otherwise (a free port unless one is given). */
-export async function startDianSimulator(options: { port?: number; host?: string } = {}): Promise<DianSimulator> {
+export async function startDianSimulator(options: DianSimulatorOptions = {}): Promise<DianSimulator> {
+  const software = options.software ?? {};
+  const trustedCas = options.trustedCas ?? [];
   const received: ReceivedEvent[] = [];
   const registered = new Map<string, Set<string>>();
   const behaviours = new Map<string, ReturnType<typeof toBehaviour>>();
+  /** Test-set uploads: their answers, by ZipKey. */
+  const testSets = new Map<string, DianResponse[]>();
+  /** Chains already checked, by the certificate's PEM. */
+  const chains = new Map<string, Promise<Verdict>>();
   let registrations = 0;
+  let serviceUrl = '';
   const key = (cufe: string) => cufe.toLowerCase();
 
   const reset = (cufe?: string) => {
@@ -153,56 +209,116 @@ export async function startDianSimulator(options: { port?: number; host?: string
     return behaviour;
   };
 
-  const rejected = (errors: string[], documentKey: string | null, fileName: string | null): Reply =>
-    json(200, {
-      IsValid: false,
-      StatusCode: '99',
-      StatusDescription: 'Validación contiene errores en campos mandatorios.',
-      StatusMessage: 'Documento con errores en campos mandatorios.',
-      ErrorMessage: errors,
-      XmlDocumentKey: documentKey,
-      XmlFileName: fileName,
-      XmlBase64Bytes: null,
-    });
+  /** The request's security, as WCF checks it before the operation runs; throws RequestRefused. */
+  const checkSecurity = async (request: SoapRequest, envelope: string) => {
+    const now = Date.now();
+    if (!request.tokenPem) throw new RequestRefused('The request carries no BinarySecurityToken');
+    const { created, expires, id } = request.timestamp;
+    if (!created || !expires || !id) throw new RequestRefused('The request carries no wsu:Timestamp');
+    if (expires.getTime() <= now)
+      throw new RequestRefused(`The security timestamp expired at ${expires.toISOString()}`);
+    if (created.getTime() > now + CLOCK_SKEW_MS) throw new RequestRefused('The security timestamp is in the future');
+    if (request.to !== serviceUrl) throw new RequestRefused(`wsa:To is ${request.to ?? 'missing'}, not ${serviceUrl}`);
+    for (const signed of [id, request.toId])
+      if (!signed || !request.signedReferences.includes(`#${signed}`))
+        throw new RequestRefused('The signature must cover the Timestamp and wsa:To');
+    const signature = await verifyWsSecurity(envelope, request.tokenPem);
+    if (!signature.valid) throw new RequestRefused(`The message signature is not valid: ${signature.detail}`);
+    // A company sends many events with one certificate: its chain is checked once.
+    let chain = chains.get(request.tokenPem);
+    if (!chain) chains.set(request.tokenPem, (chain = verifyChain(request.tokenPem, trustedCas)));
+    const trusted = await chain;
+    if (!trusted.valid) throw new RequestRefused(`The certificate is not trusted: ${trusted.detail}`);
+  };
 
   /** DIAN's validations of an event, in the order it applies them; the first broken rules are answered. */
-  const validate = (event: unknown, cufe: string | null, eventType: string | null): string[] => {
-    if (at(event, 'ApplicationResponse') === undefined)
+  const validate = async (xml: string, document: unknown, cufe: string | null, eventType: string | null) => {
+    const event = at(document, 'ApplicationResponse');
+    if (event === undefined)
       return ['Regla: ZB01, Rechazo: Fallo en el esquema del archivo: no es un ApplicationResponse'];
+    const extensionList = at(event, 'UBLExtensions', 'UBLExtension');
+    const extensions = Array.isArray(extensionList) ? (extensionList as unknown[]) : [];
+    const signatureSlot = at(extensions[1], 'ExtensionContent', 'Signature');
+    if (!signatureSlot) return ['Regla: ZE01, Rechazo: El documento no está firmado en la segunda ext:UBLExtension'];
+    const verified = await verifyXades(xml, trustedCas);
+    if (!verified.valid) return [`Regla: ZE02, Rechazo: Valor de la firma inválido. ${verified.detail}`];
     const errors: string[] = [];
-    if (text(at(event, 'ApplicationResponse', 'UBLVersionID')) !== 'UBL 2.1')
+    const properties = at(
+      signatureSlot,
+      'Object',
+      'QualifyingProperties',
+      'SignedProperties',
+      'SignedSignatureProperties',
+    );
+    const policy = at(properties, 'SignaturePolicyIdentifier', 'SignaturePolicyId');
+    if (
+      text(at(policy, 'SigPolicyId', 'Identifier')) !== POLICY.identifier ||
+      text(at(policy, 'SigPolicyHash', 'DigestValue')) !== POLICY.hash
+    )
+      errors.push('Regla: ZE03, Rechazo: La firma no sigue la política de firma de la DIAN (v2)');
+    const signingTime = text(at(properties, 'SigningTime'));
+    if (!signingTime || !signingTime.endsWith('-05:00'))
+      errors.push('Regla: ZE04, Rechazo: SigningTime debe estar en hora de Colombia (-05:00)');
+    else if (new Date(signingTime).getTime() > Date.now() + CLOCK_SKEW_MS)
+      errors.push('Regla: DC24, Rechazo: La fecha de firma es posterior a la fecha del sistema de la DIAN');
+    const senderNit = text(at(event, 'SenderParty', 'PartyTaxScheme', 'CompanyID'));
+    const certificate = text(at(signatureSlot, 'KeyInfo', 'X509Data', 'X509Certificate'));
+    const signer = certificate ? new X509Certificate(Buffer.from(certificate.replace(/\s/g, ''), 'base64')) : null;
+    if (!signer || !senderNit || !signer.subject.replace(/[.\s]/g, '').includes(senderNit))
+      errors.push(
+        `Regla: ZD06, Rechazo: El certificado de la firma no corresponde al NIT del emisor del evento (${senderNit ?? '-'})`,
+      );
+
+    if (text(at(event, 'UBLVersionID')) !== 'UBL 2.1')
       errors.push('Regla: AAB02, Rechazo: No corresponde a la versión UBL 2.1');
     if (!eventType || !EVENT_CODES.includes(eventType))
       errors.push('Regla: AAH03, Rechazo: El código del evento (ResponseCode) no es válido');
     if (!cufe || !CUFE.test(cufe)) errors.push('Regla: AAH06, Rechazo: El CUFE referenciado no es válido');
-    if (!text(at(event, 'ApplicationResponse', 'ID')))
-      errors.push('Regla: AAD05, Rechazo: El evento no tiene número (cbc:ID)');
-    if (errors.length || !cufe || !eventType) return errors;
+    const eventNumber = text(at(event, 'ID'));
+    if (!eventNumber) errors.push('Regla: AAD05, Rechazo: El evento no tiene número (cbc:ID)');
+    if (errors.length || !cufe || !eventType || !eventNumber) return errors;
+
+    // DIAN's hashes, recomputed here from their formulas (Anexo RADIAN §12.1.1) rather than with the product's code.
+    const dianExtensions = at(extensions[0], 'ExtensionContent', 'DianExtensions');
+    const softwareId = text(at(dianExtensions, 'SoftwareProvider', 'SoftwareID'));
+    const pin = softwareId ? software[softwareId] : undefined;
+    if (pin === undefined)
+      return [`Regla: AAB07, Rechazo: El software ${softwareId ?? '(ninguno)'} no está habilitado ante la DIAN`];
+    if (text(at(dianExtensions, 'SoftwareSecurityCode')) !== sha384(`${softwareId}${pin}${eventNumber}`))
+      errors.push('Regla: AAB08, Rechazo: El código de seguridad del software no es válido');
+    const cude = sha384(
+      [
+        eventNumber,
+        text(at(event, 'IssueDate')),
+        text(at(event, 'IssueTime')),
+        senderNit,
+        text(at(event, 'ReceiverParty', 'PartyTaxScheme', 'CompanyID')),
+        eventType,
+        text(at(event, 'DocumentResponse', 'DocumentReference', 'ID')),
+        text(at(event, 'DocumentResponse', 'DocumentReference', 'DocumentTypeCode')),
+        pin,
+      ].join(''),
+    );
+    if (text(at(event, 'UUID')) !== cude)
+      errors.push('Regla: AAH05, Rechazo: El CUDE no corresponde a los datos del evento');
     if (
       eventType === '031' &&
-      !['01', '02', '03', '04'].includes(
-        String(at(event, 'ApplicationResponse', 'DocumentResponse', 'Response', 'ResponseCode', 'listID')),
-      )
+      !['01', '02', '03', '04'].includes(String(at(event, 'DocumentResponse', 'Response', 'ResponseCode', 'listID')))
     ) {
       errors.push('Regla: AAH29, Rechazo: El concepto de reclamo (listID) no es válido');
     }
     if (eventType === '030' || eventType === '032') {
-      const missing = missingPersonElements(
-        at(event, 'ApplicationResponse', 'DocumentResponse', 'IssuerParty', 'Person'),
-      );
+      const missing = missingPersonElements(at(event, 'DocumentResponse', 'IssuerParty', 'Person'));
       if (missing.length)
         errors.push(
           `Regla: Person, Rechazo: El evento ${eventType} requiere la persona que recibe (cac:IssuerParty/cac:Person) completa; falta: ${missing.join(', ')}`,
         );
     }
     if (eventType === '034') {
-      if (text(at(event, 'ApplicationResponse', 'ReceiverParty', 'PartyTaxScheme', 'CompanyID')) !== DIAN_NIT)
+      if (text(at(event, 'ReceiverParty', 'PartyTaxScheme', 'CompanyID')) !== DIAN_NIT)
         errors.push('Regla: AAG04, Rechazo: El receptor de la aceptación tácita debe ser la DIAN (NIT 800197268)');
-      const notes = at(event, 'ApplicationResponse', 'Note');
-      if (
-        !Array.isArray(notes) ||
-        !notes.some((note) => typeof note === 'string' && note.includes('gravedad de juramento'))
-      )
+      const notes = at(event, 'Note');
+      if (!Array.isArray(notes) || !notes.some((note) => (text(note) ?? '').includes('gravedad de juramento')))
         errors.push('Regla: AAD11, Rechazo: La aceptación tácita requiere la nota con la manifestación bajo juramento');
     }
     if (errors.length) return errors;
@@ -221,75 +337,122 @@ export async function startDianSimulator(options: { port?: number; host?: string
     return [];
   };
 
-  const sendEventUpdateStatus = (body: unknown): Reply => {
-    let event: unknown = null;
-    const contentFile = at(body, 'contentFile');
-    const fileName = typeof at(body, 'fileName') === 'string' ? (at(body, 'fileName') as string) : null;
-    if (typeof contentFile === 'string') {
-      try {
-        event = JSON.parse(Buffer.from(contentFile, 'base64').toString('utf8')) as unknown;
-      } catch {
-        event = null;
-      }
+  const rejected = (errors: string[], documentKey: string | null, fileName: string | null): DianResponse => ({
+    isValid: false,
+    statusCode: '99',
+    statusDescription: 'Validación contiene errores en campos mandatorios.',
+    statusMessage: 'Documento con errores en campos mandatorios.',
+    errors,
+    documentKey,
+    fileName,
+    applicationResponse: null,
+  });
+
+  /** One zipped event: validated, registered when valid, and answered as a DianResponse (or a transient failure). */
+  const takeEvent = async (
+    operation: string,
+    contentFile: string | undefined,
+  ): Promise<{ response: DianResponse } | { failStatus: number }> => {
+    const file = unzipEvent(contentFile);
+    let document: unknown = null;
+    try {
+      document = file ? parseXml(file.xml) : null;
+    } catch {
+      document = null;
     }
-    const cufe =
-      text(at(event, 'ApplicationResponse', 'DocumentResponse', 'DocumentReference', 'UUID'))?.toLowerCase() ?? null;
-    const eventType = text(at(event, 'ApplicationResponse', 'DocumentResponse', 'Response', 'ResponseCode'));
-    const eventNumber = text(at(event, 'ApplicationResponse', 'ID'));
-    const documentKey = text(at(event, 'ApplicationResponse', 'UUID'));
+    const event = at(document, 'ApplicationResponse');
+    const cufe = text(at(event, 'DocumentResponse', 'DocumentReference', 'UUID'))?.toLowerCase() ?? null;
+    const eventType = text(at(event, 'DocumentResponse', 'Response', 'ResponseCode'));
+    const eventNumber = text(at(event, 'ID'));
+    const documentKey = text(at(event, 'UUID'));
     const record: ReceivedEvent = {
       receivedAt: new Date().toISOString(),
+      operation,
       cufe,
       eventType,
       eventNumber,
-      applicationResponse: event,
-      answer: { status: 0, body: null },
+      xml: file?.xml ?? null,
+      applicationResponse: document,
+      answer: null,
     };
     received.push(record);
     if (received.length > MAX_RECEIVED) received.splice(0, received.length - MAX_RECEIVED);
 
     const behaviour = takeBehaviour(cufe, eventType);
-    let answer: Reply;
-    if (behaviour?.mode === 'fail') {
-      answer = json(behaviour.status ?? 503, {
-        Fault: { Code: 's:Server', Reason: 'El servicio no está disponible temporalmente; intente más tarde' },
-      });
-    } else if (behaviour?.mode === 'reject') {
-      answer = rejected(behaviour.errors ?? [DEFAULT_REJECTION], documentKey, fileName);
-    } else {
-      const errors = validate(event, cufe, eventType);
-      if (errors.length) answer = rejected(errors, documentKey, fileName);
+    if (behaviour?.mode === 'fail') return { failStatus: behaviour.status ?? 503 };
+    let response: DianResponse;
+    if (!file) response = rejected(['Regla: ZB02, Rechazo: contentFile no es un zip con un único XML'], null, null);
+    else if (behaviour?.mode === 'reject')
+      response = rejected(behaviour.errors ?? [DEFAULT_REJECTION], documentKey, file.name);
+    else {
+      const errors = await validate(file.xml, document, cufe, eventType);
+      if (errors.length) response = rejected(errors, documentKey, file.name);
       else {
         register(cufe!, [eventType!]);
         const now = bogota(new Date());
-        const dianResponse = {
-          ApplicationResponse: {
-            ID: `DIAN-${++registrations}`,
-            IssueDate: now.slice(0, 10),
-            IssueTime: `${now.slice(11)}-05:00`,
-            DocumentResponse: {
-              Response: { ResponseCode: '02', Description: 'Documento validado por la DIAN' },
-              DocumentReference: { ID: eventNumber, UUID: documentKey },
-            },
-          },
+        response = {
+          isValid: true,
+          statusCode: '00',
+          statusDescription: 'Procesado Correctamente.',
+          statusMessage: `La ApplicationResponse ${eventNumber}, ha sido autorizada.`,
+          errors: [],
+          documentKey,
+          fileName: file.name,
+          applicationResponse:
+            `<?xml version="1.0" encoding="UTF-8"?><ApplicationResponse xmlns="urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">` +
+            `<cbc:ID>DIAN-${++registrations}</cbc:ID><cbc:IssueDate>${now.slice(0, 10)}</cbc:IssueDate><cbc:IssueTime>${now.slice(11)}-05:00</cbc:IssueTime>` +
+            `</ApplicationResponse>`,
         };
-        answer = json(200, {
-          IsValid: true,
-          StatusCode: '00',
-          StatusDescription: 'Procesado Correctamente.',
-          StatusMessage: `La ApplicationResponse ${eventNumber}, ha sido autorizada.`,
-          ErrorMessage: [],
-          XmlDocumentKey: documentKey,
-          XmlFileName: fileName,
-          XmlBase64Bytes: Buffer.from(JSON.stringify(dianResponse), 'utf8').toString('base64'),
-        });
       }
     }
-    record.answer = { status: answer.status, body: answer.body };
-    return answer;
+    record.answer = { isValid: response.isValid, statusCode: response.statusCode, errors: response.errors };
+    return { response };
   };
 
-  const control = (method: string, path: string, body: unknown): Reply => {
+  const soap = async (raw: string): Promise<{ status: number; body: string }> => {
+    const request = readRequest(raw);
+    if (!request)
+      return { status: 400, body: fault('Sender', 'a:ActionNotSupported', 'Not a request of this service') };
+    try {
+      await checkSecurity(request, raw);
+    } catch (error) {
+      if (!(error instanceof RequestRefused)) throw error;
+      return {
+        status: 500,
+        body: fault(
+          'Sender',
+          'a:InvalidSecurity',
+          `An error occurred when verifying security for the message: ${error.message}`,
+        ),
+      };
+    }
+    if (request.operation === 'SendEventUpdateStatus' || request.operation === 'SendTestSetAsync') {
+      const taken = await takeEvent(request.operation, request.parameters.contentFile);
+      if ('failStatus' in taken)
+        return {
+          status: taken.failStatus,
+          body: fault(
+            'Receiver',
+            'a:InternalServiceFault',
+            'El servicio no está disponible temporalmente; intente más tarde',
+          ),
+        };
+      if (request.operation === 'SendEventUpdateStatus')
+        return { status: 200, body: dianResponseAnswer('SendEventUpdateStatus', taken.response) };
+      const zipKey = randomUUID();
+      testSets.set(zipKey, [taken.response]);
+      return { status: 200, body: uploadAnswer(zipKey) };
+    }
+    if (request.operation === 'GetStatusZip')
+      return { status: 200, body: statusZipAnswer(testSets.get(request.parameters.trackId ?? '') ?? []) };
+    return {
+      status: 400,
+      body: fault('Sender', 'a:ActionNotSupported', `Operation ${request.operation} is not simulated`),
+    };
+  };
+
+  const control = (method: string, path: string, body: unknown): { status: number; body: unknown } => {
+    const json = (status: number, value: unknown) => ({ status, body: value });
     const events = /^\/_control\/events\/([A-Za-z0-9]+)$/.exec(path);
     if (method === 'GET' && events) {
       const cufe = key(events[1]!);
@@ -333,19 +496,27 @@ export async function startDianSimulator(options: { port?: number; host?: string
     });
   };
 
-  const handle = (request: IncomingMessage, raw: string, response: ServerResponse) => {
+  const handle = async (request: IncomingMessage, raw: string, response: ServerResponse) => {
     const method = request.method ?? '';
     const path = (request.url ?? '/').split('?', 1)[0] ?? '/';
+    if (path === SERVICE_PATH && method === 'POST') {
+      const answer = await soap(raw).catch((error: unknown) => ({
+        status: 500,
+        body: fault('Receiver', 'a:InternalServiceFault', (error as Error).message),
+      }));
+      response.writeHead(answer.status, { 'content-type': 'application/soap+xml; charset=utf-8' });
+      response.end(answer.body);
+      return;
+    }
     let body: unknown;
     try {
       body = raw === '' ? undefined : (JSON.parse(raw) as unknown);
     } catch {
       body = null;
     }
-    let reply: Reply;
-    if (path.startsWith('/_control/')) reply = control(method, path, body);
-    else if (path === '/SendEventUpdateStatus' && method === 'POST') reply = sendEventUpdateStatus(body);
-    else reply = json(404, { error: { code: 'not_found', message: 'POST /SendEventUpdateStatus' } });
+    const reply = path.startsWith('/_control/')
+      ? control(method, path, body)
+      : { status: 404, body: { error: { code: 'not_found', message: `POST ${SERVICE_PATH}` } } };
     const encoded = JSON.stringify(reply.body);
     response.writeHead(reply.status, {
       'content-type': 'application/json',
@@ -357,9 +528,10 @@ export async function startDianSimulator(options: { port?: number; host?: string
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => handle(request, Buffer.concat(chunks).toString('utf8'), response));
+    request.on('end', () => void handle(request, Buffer.concat(chunks).toString('utf8'), response));
   });
   const running = await listen(server, options);
+  serviceUrl = `${running.url}${SERVICE_PATH}`;
   return {
     url: running.url,
     received: (cufe) => (cufe === undefined ? [...received] : received.filter((entry) => entry.cufe === key(cufe))),

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Integrator } from './integrator.ts';
+import { issueSigningCertificate } from './signing-certificates.ts';
 import type { Operator } from './operator.ts';
 import type { Stack } from './stack.ts';
 
@@ -40,6 +41,19 @@ export async function setUpCompany(stack: Stack, ops: Operator): Promise<{ compa
     '900111222',
   );
   await must('members', 'add', '--company', company, '--email', MEMBER, '--name', 'Ana Gómez');
+  // The company signs its DIAN events with a certificate from the authority the simulator trusts.
+  const certificate = join(stack.dir, 'company-certificate.p12');
+  const passwordFile = join(stack.dir, 'company-certificate.password');
+  writeFileSync(
+    certificate,
+    issueSigningCertificate(stack.signingAuthority, {
+      nit: '900111222',
+      name: 'Ferretería La Falla S.A.S.',
+      password: 'clave-de-prueba',
+    }),
+  );
+  writeFileSync(passwordFile, 'clave-de-prueba\n', { mode: 0o600 });
+  await must('fiscal', 'certificate', '--company', company, '--file', certificate, '--password-file', passwordFile);
   // Who receives for the company in 030 and 032, without whom those events are not sent.
   await must(
     'fiscal',

@@ -12,6 +12,7 @@ import { tempDir } from '../../platform/temp-dir.ts';
 import type { ReceivedRequest, RegisteredVoucher } from '../../simulators/erp-receiver/server.ts';
 import { WORKER_NODE_FLAGS } from '../../worker/node-flags.ts';
 import { makeServerCertificate } from './certificates.ts';
+import { makeSigningAuthority, TEST_DIAN_SOFTWARE } from './signing-certificates.ts';
 import { createNetworkNamespace, type NetworkNamespace } from './network-namespace.ts';
 import { productProcess, type ProductProcess } from './product-process.ts';
 import { FAST_PACING, type Stack } from './stack.ts';
@@ -36,6 +37,9 @@ export const PRODUCT_VARIABLES = [
   'PAYMENT_GATEWAY_URL',
   'BANK_VALIDATION_URL',
   'DIAN_URL',
+  'DIAN_ENVIRONMENT',
+  'DIAN_SOFTWARE_ID',
+  'DIAN_SOFTWARE_PIN',
   'DIAN_AUTH_URL',
   'SAT_PROVIDER_URL',
   'DIAN_MAILBOX_DIR',
@@ -131,6 +135,7 @@ export async function startProductionStack(): Promise<ProductionStack> {
       secretAccessKey: password(),
     };
     const mailboxDir = join(dir, 'dian-mailbox');
+    const signingAuthority = makeSigningAuthority(join(dir, 'signing-authority'));
     const [urls, temporal] = await Promise.all([
       startSimulatorsIn(namespace, {
         args: [
@@ -146,6 +151,12 @@ export async function startProductionStack(): Promise<ProductionStack> {
           storage.accessKeyId,
           '--storage-secret-access-key',
           storage.secretAccessKey,
+          '--dian-software-id',
+          TEST_DIAN_SOFTWARE.id,
+          '--dian-software-pin',
+          TEST_DIAN_SOFTWARE.pin,
+          '--dian-trusted-ca',
+          join(signingAuthority.dir, 'ca.pem'),
         ],
         mailboxDir,
         logFile: join(logs, 'simulators.log'),
@@ -176,6 +187,9 @@ export async function startProductionStack(): Promise<ProductionStack> {
       PAYMENT_GATEWAY_URL: urls.paymentGatewayUrl,
       BANK_VALIDATION_URL: urls.bankValidationUrl,
       DIAN_URL: urls.dianUrl,
+      DIAN_ENVIRONMENT: 'habilitacion',
+      DIAN_SOFTWARE_ID: TEST_DIAN_SOFTWARE.id,
+      DIAN_SOFTWARE_PIN: TEST_DIAN_SOFTWARE.pin,
       DIAN_AUTH_URL: urls.dianAuthUrl,
       SAT_PROVIDER_URL: urls.satProviderUrl,
       DIAN_MAILBOX_DIR: mailboxDir,
@@ -226,6 +240,7 @@ export async function startProductionStack(): Promise<ProductionStack> {
       env: { ...process.env, ...env },
       productEnv,
       temporalAddress: temporal.address,
+      signingAuthority,
       namespace,
       temporal,
       apis,

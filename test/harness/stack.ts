@@ -18,6 +18,7 @@ import {
 import { startSimulators, type RunningSimulators } from '../../simulators/index.ts';
 import type { FaultKind } from './faults.ts';
 import { productProcess, type ProductProcess } from './product-process.ts';
+import { makeSigningAuthority, TEST_DIAN_SOFTWARE, type SigningAuthority } from './signing-certificates.ts';
 import { API_NODE_FLAGS } from '../../api/node-flags.ts';
 import { WORKER_NODE_FLAGS } from '../../worker/node-flags.ts';
 
@@ -59,6 +60,8 @@ export interface Stack {
   env: NodeJS.ProcessEnv;
   temporalAddress: string;
   receiver: Receiver;
+  /** The authority DIAN's simulator trusts: the company's signing certificate is issued from it. */
+  signingAuthority: SigningAuthority;
   /** What faults may kill, by kind: each replica. */
   parts: Partial<Record<FaultKind, Part[]>>;
   /** The API and worker processes under supervision: their own exits are counted. */
@@ -119,7 +122,10 @@ export async function startFaultStack(options: { env?: Record<string, string> } 
       await orm.close();
     }
 
-    const simulators: RunningSimulators = await startSimulators();
+    const signingAuthority = makeSigningAuthority(join(dir, 'signing-authority'));
+    const simulators: RunningSimulators = await startSimulators({
+      dian: { software: { [TEST_DIAN_SOFTWARE.id]: TEST_DIAN_SOFTWARE.pin }, trustedCas: [signingAuthority.ca] },
+    });
     stops.push(() => simulators.stop());
     const receiverSecret = randomBytes(18).toString('hex');
     const receiver = await startErpReceiver({ secret: receiverSecret });
@@ -143,6 +149,8 @@ export async function startFaultStack(options: { env?: Record<string, string> } 
       WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
       ...FAST_PACING,
       ...outsideSystemsEnv(simulators.urls),
+      DIAN_SOFTWARE_ID: TEST_DIAN_SOFTWARE.id,
+      DIAN_SOFTWARE_PIN: TEST_DIAN_SOFTWARE.pin,
       ...options.env,
     };
     const api = productProcess({
@@ -179,6 +187,7 @@ export async function startFaultStack(options: { env?: Record<string, string> } 
       database,
       temporal,
       temporalAddress: temporal.address,
+      signingAuthority,
       api,
       worker,
       parts: {

@@ -7,6 +7,8 @@ import type { Orm } from '../../db/orm.ts';
 import { temporalProcesses } from '../../temporal/processes.ts';
 import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import type { OutsideSystems } from '../../platform/outside-systems.ts';
+import { dianSettingsFromEnv } from '../../services/dian/settings.ts';
+import { TEST_DIAN_SOFTWARE } from '../harness/signing-certificates.ts';
 
 /** The key sealing webhook secrets in the suite: the worker, the CLI and the tests share it. */
 export const TEST_WEBHOOK_SECRET_KEY = '8f'.repeat(32);
@@ -31,9 +33,13 @@ export function testActivityDeps(options: {
     publicUrl: options.publicUrl,
     secrets: secretBox(Buffer.from(TEST_WEBHOOK_SECRET_KEY, 'hex')),
     outbound: outboundPolicyFromEnv({}),
-    environment: 'development',
     // A day ahead of a payment's date lasts 100 ms: a payment due in three weeks goes in about two seconds.
     paymentDayMs: 100,
     outside: options.outside,
+    dian: dianSettingsFromEnv({
+      DIAN_URL: options.outside.dianUrl,
+      DIAN_SOFTWARE_ID: TEST_DIAN_SOFTWARE.id,
+      DIAN_SOFTWARE_PIN: TEST_DIAN_SOFTWARE.pin,
+    }),
   };
 }

@@ -1,4 +1,10 @@
 import { inject } from 'vitest';
+import type { Company } from '../../db/companies/company.entity.ts';
+import { companyEm, type Orm } from '../../db/orm.ts';
+import { secretBox } from '../../platform/secret-box.ts';
+import { registerSigningCertificate } from '../../services/dian/certificates.ts';
+import { issueSigningCertificate } from '../harness/signing-certificates.ts';
+import { TEST_WEBHOOK_SECRET_KEY } from './activity-deps.ts';
 import type { RadianPerson } from '../../fiscal/radian-person.ts';
 import type { DianBehaviour, ReceivedEvent } from '../../simulators/dian/server.ts';
 import type { ReceptionEventTiming } from '../../db/reception-events/reception-event-batch.entity.ts';
@@ -43,4 +49,29 @@ async function control(method: string, path: string, body?: unknown): Promise<un
   if (!response.ok)
     throw new Error(`DIAN simulator ${method} ${path}: HTTP ${response.status} ${JSON.stringify(parsed)}`);
   return parsed;
+}
+
+/** The NIT of every test company (`makeCompany`'s tax id). */
+export const TEST_COMPANY_NIT = '900000001';
+
+/** A PKCS#12 file for a test company from the authority DIAN's simulator trusts; valid for two days unless told. */
+export const testCertificate = (
+  options: { nit?: string; password?: string; notBefore?: Date; notAfter?: Date } = {},
+): Buffer =>
+  issueSigningCertificate(inject('signingAuthority'), {
+    nit: options.nit ?? TEST_COMPANY_NIT,
+    name: 'Empresa de Pruebas S.A.S.',
+    password: options.password ?? 'clave',
+    ...(options.notBefore ? { notBefore: options.notBefore } : {}),
+    ...(options.notAfter ? { notAfter: options.notAfter } : {}),
+  });
+
+/** Registers a signing certificate for the company, as `ops fiscal certificate` does. */
+export async function registerTestCertificate(orm: Orm, company: Company): Promise<void> {
+  await registerSigningCertificate(companyEm(orm, company.id), secretBox(Buffer.from(TEST_WEBHOOK_SECRET_KEY, 'hex')), {
+    companyId: company.id,
+    pkcs12: testCertificate(),
+    password: 'clave',
+    now: new Date(),
+  });
 }

@@ -10,6 +10,7 @@ import { testActivityDeps } from './activity-deps.ts';
 import { HISTORIES_DIR, recordHistories } from './recorded-histories.ts';
 import type { OutsideSystems } from '../../platform/outside-systems.ts';
 import { startSimulators, type RunningSimulators } from '../../simulators/index.ts';
+import { makeSigningAuthority, TEST_DIAN_SOFTWARE, type SigningAuthority } from '../harness/signing-certificates.ts';
 import { initORM, type Orm } from '../../db/orm.ts';
 import { migrateAndSeed } from '../../db/schema.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres.ts';
@@ -27,6 +28,8 @@ declare module 'vitest' {
     publicUrl: string;
     /** The simulators of the outside systems, shared by the suite (steer them per company or reference). */
     outside: OutsideSystems;
+    /** The test authority whose certificates DIAN's simulator trusts: tests issue companies' certificates from it. */
+    signingAuthority: SigningAuthority;
   }
 }
 
@@ -63,7 +66,10 @@ async function start(project: TestProject): Promise<void> {
   ]);
   orm = await initORM({ url: db.url, poolMax: 10, statementTimeoutMs: 30_000, debug: false });
   await migrateAndSeed(orm);
-  simulators = await startSimulators();
+  const signingAuthority = makeSigningAuthority(join(dataDir, 'signing-authority'));
+  simulators = await startSimulators({
+    dian: { software: { [TEST_DIAN_SOFTWARE.id]: TEST_DIAN_SOFTWARE.pin }, trustedCas: [signingAuthority.ca] },
+  });
   const workflowBundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     logger: new DefaultLogger('ERROR'),
@@ -94,6 +100,7 @@ async function start(project: TestProject): Promise<void> {
   project.provide('storageDir', join(dataDir, 'files'));
   project.provide('publicUrl', TEST_PUBLIC_URL);
   project.provide('outside', simulators.urls);
+  project.provide('signingAuthority', signingAuthority);
 }
 
 export async function teardown(): Promise<void> {

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { outsideSystemsEnv } from '../../platform/outside-systems.ts';
 import { TEST_WEBHOOK_SECRET_KEY } from './activity-deps.ts';
+import { TEST_DIAN_SOFTWARE } from '../harness/signing-certificates.ts';
 
 const exec = promisify(execFile);
 
@@ -45,6 +46,8 @@ export function suiteEnv(): NodeJS.ProcessEnv {
     WEBHOOK_RETRY_MAX_MS: '1000',
     PUBLIC_URL: inject('publicUrl'),
     ...outsideSystemsEnv(inject('outside')),
+    DIAN_SOFTWARE_ID: TEST_DIAN_SOFTWARE.id,
+    DIAN_SOFTWARE_PIN: TEST_DIAN_SOFTWARE.pin,
   };
 }
 

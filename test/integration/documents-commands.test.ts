@@ -216,7 +216,7 @@ describe('POST /documents/{reference}/notes', () => {
     const upload = (form: { file?: Blob; comment?: string }) =>
       sdk.addDocumentNote({ params: { reference: document.id }, form });
     const refusal = async (bytes: Buffer, name: string) =>
-      expectStatus(await upload({ file: new File([bytes], name) }), 400).error.details.file?.[0];
+      expectStatus(await upload({ file: new File([new Uint8Array(bytes)], name) }), 400).error.details.file?.[0];
     expect((await upload({ file: new File([PNG], 'foto.png') })).status).toBe(201);
     expect(await refusal(Buffer.from('MZ not really a pdf'), 'virus.pdf')).toContain('checked by content');
     expect(await refusal(PNG, 'foto.pdf')).toContain('png');

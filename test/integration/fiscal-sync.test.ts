@@ -127,6 +127,8 @@ describe('preconditions', () => {
       nit: '900123456',
       legal_representative: 'Ana Pérez',
       mailbox_folder: company.id,
+      test_set_id: null,
+      signing_certificate: null,
     });
     expect((await sync(apiKey)).status).toBe(202);
   });

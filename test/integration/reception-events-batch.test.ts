@@ -7,7 +7,12 @@ import { companyEm } from '../../db/orm.ts';
 import { ReceptionEvent } from '../../db/reception-events/reception-event.entity.ts';
 import { seedDocument } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
-import { dianSimulator, EVENT_PERSON, FAST_RECEPTION_EVENT_TIMING } from '../helpers/dian-simulator.ts';
+import {
+  dianSimulator,
+  EVENT_PERSON,
+  FAST_RECEPTION_EVENT_TIMING,
+  registerTestCertificate,
+} from '../helpers/dian-simulator.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 import { spawnWorker, type WorkerProcess } from '../helpers/processes.ts';
 
@@ -28,6 +33,7 @@ beforeAll(async () => {
   ]);
   ({ company, apiKey } = await makeCompany(api.orm, { country: 'COL' }));
   await setDianEventPerson(companyEm(api.orm, company.id), company, EVENT_PERSON);
+  await registerTestCertificate(api.orm, company);
 }, 120_000);
 afterAll(async () => {
   await worker?.kill('SIGTERM');

@@ -129,8 +129,12 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     if (!running || running.exitCode !== null || running.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       running.once('exit', () => resolve());
-      running.kill(name);
+      // A kill takes the whole server down at once, backends too, as a crashed machine would; a backend left
+      // behind would hold the shared memory and refuse the next start.
+      if (name === 'SIGKILL') process.kill(-running.pid!, name);
+      else running.kill(name);
     });
+    if (name === 'SIGKILL') await groupGone(running.pid!);
   };
   await start();
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
@@ -217,6 +221,18 @@ function launch(
         reject(new Error(`PostgreSQL exited before accepting connections (${signal ?? code}): ${output.trim()}`));
     });
   });
+}
+
+/** Resolves once no process of the group is left (the kernel reaps killed backends a moment after the postmaster). */
+async function groupGone(groupId: number): Promise<void> {
+  for (;;) {
+    try {
+      process.kill(-groupId, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 async function createDatabaseIfMissing(url: string): Promise<void> {

@@ -12,7 +12,7 @@ import type { ReceptionEventTiming } from '../../db/reception-events/reception-e
 /** Reception-event pacing for tests: short waits and retries, so that failing after every retry fits in a test. */
 export const FAST_RECEPTION_EVENT_TIMING: ReceptionEventTiming = {
   wait: { initialMs: 1_000, maxMs: 5_000, giveUpMs: 300_000 },
-  submit: { initialMs: 100, maxMs: 400, attempts: 3, timeoutMs: 10_000 },
+  submit: { initialMs: 100, maxMs: 400, attempts: 3, timeoutMs: 30_000 },
 };
 
 /** Who receives for a test company in 030 and 032 (`setDianEventPerson`): without it those events are not sent. */

@@ -65,7 +65,8 @@ export interface RouteDef<
   path: string;
   operationId: string;
   summary: string;
-  description?: string;
+  /** What the operation does, beyond its summary: every operation has one. */
+  description: string;
   tags: string[];
   auth: AuthMode;
   /** Scoped keys need this scope; unscoped keys always pass. */

@@ -263,6 +263,7 @@ const tables = () => ({
     ['paid_at', 'timestamptz'],
     ['is_expense', 'boolean'],
     ['gateway_reference', 'text'],
+    ['pay_date', 'date'],
     ['created_at', 'timestamptz'],
     ['updated_at', 'timestamptz'],
   ]),
@@ -528,6 +529,7 @@ function documents(
           payment.paidAt === null ? null : iso(payment.paidAt),
           rng.next() < 0.05,
           method === 'bank_transfer' ? `trf_${payment.id.slice(-12)}` : null,
+          iso(payment.createdAt).slice(0, 10),
           iso(payment.createdAt),
           iso(payment.paidAt ?? payment.createdAt),
         );

@@ -1,20 +1,31 @@
 import { z } from 'zod';
-import { APPROVAL_STATUSES, DOCUMENT_PAYMENT_STATUSES, DOCUMENT_TYPES } from '../db/documents/document.entity.ts';
 import { Currency, Reference } from '../platform/schema-atoms.ts';
 import { ErpDocumentBody } from './erp-document-schema.ts';
+import {
+  ApprovalStatus,
+  BeneficiaryType,
+  ContactType,
+  DocumentPaymentStatus,
+  DocumentType,
+  PayableStatus,
+  PayableType,
+  PaymentStatus,
+  ReceptionEventStatus,
+  ReceptionEventType,
+} from './enums.ts';
 
 // What a document looks like in answers and webhooks: the read model (document-json.ts) renders exactly this.
 
 const DateTime = z.iso.datetime({ offset: true });
 const DateOnly = z.iso.date();
 
-export const ContactInformation = z.strictObject({ type: z.enum(['email', 'phone']), value: z.string() });
+export const ContactInformation = z.strictObject({ type: ContactType, value: z.string() });
 
 export const BeneficiaryBody = z
   .strictObject({
     reference: Reference,
     name: z.string(),
-    type: z.enum(['supplier', 'employee']),
+    type: BeneficiaryType,
     email: z.string().nullable(),
     phone_number: z.string().nullable(),
     identifier_type: z.string().describe('NIT, CC, CE, RFC...'),
@@ -43,19 +54,15 @@ export const DocumentPayment = z
     amount_currency: Currency,
     payment_method: z.string().nullable(),
     payable_reference: Reference.describe('Group by this before summing: a document can have several payables'),
-    status: z.enum(['pending', 'in_process', 'processed', 'failed']),
+    status: PaymentStatus,
   })
   .meta({ id: 'DocumentPayment' });
 
 export const PayableBody = z
   .strictObject({
     reference: Reference,
-    type: z.enum(['supplier', 'payroll', 'advance']),
-    status: z
-      .enum(['pending', 'partial', 'paid', 'canceled'])
-      .describe(
-        '`pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays',
-      ),
+    type: PayableType,
+    status: PayableStatus,
     amount: z.number(),
     amount_currency: Currency,
     balance: z.number(),
@@ -132,9 +139,9 @@ export const ReceptionEventEntry = z.strictObject({
   event: z
     .string()
     .describe('acuse (030), reclamo (031), recibo (032), aceptacion_expresa (033), aceptacion_tacita (034)'),
-  event_type: z.enum(['030', '031', '032', '033', '034']),
+  event_type: ReceptionEventType,
   issue_date: DateTime.nullable().describe('When the tax authority registered the event'),
-  status: z.enum(['processing', 'accepted', 'rejected', 'failed']),
+  status: ReceptionEventStatus,
   reason: z.string().nullable(),
 });
 
@@ -152,19 +159,15 @@ export const PaymentReceiptComplementBody = z.strictObject({
 const DocumentBase = {
   reference: Reference,
   document_number: z.string(),
-  type: z.enum(DOCUMENT_TYPES),
+  type: DocumentType,
   amount: z.number().describe('Total of the document'),
   amount_currency: Currency,
-  approval_status: z
-    .enum(APPROVAL_STATUSES)
-    .describe(
-      '`in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state',
-    ),
-  payment_status: z
-    .enum(DOCUMENT_PAYMENT_STATUSES)
-    .describe(
-      'Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`',
-    ),
+  approval_status: ApprovalStatus.describe(
+    '`in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state',
+  ),
+  payment_status: DocumentPaymentStatus.describe(
+    'Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`',
+  ),
   is_archived: z.boolean(),
   created_at: DateTime,
   updated_at: DateTime,

@@ -1,10 +1,6 @@
 import { z } from 'zod';
-import { BENEFICIARY_TYPES } from '../db/beneficiaries/beneficiary.entity.ts';
-import { CONTACT_TYPES } from '../db/beneficiaries/contact.entity.ts';
-import { DOCUMENT_TYPES } from '../db/documents/document.entity.ts';
-import { PAYABLE_STATUSES, PAYABLE_TYPES } from '../db/payments/payable.entity.ts';
-import { PAYMENT_STATUSES } from '../db/payments/payment.entity.ts';
 import { Currency, Reference } from '../platform/schema-atoms.ts';
+import { BeneficiaryType, ContactType, DocumentType, PayableStatus, PayableType, PaymentStatus } from './enums.ts';
 
 // What a payment looks like in answers: the read model (payment-json.ts) renders exactly this.
 
@@ -24,7 +20,7 @@ const BeneficiaryBase = {
 const PaymentDocument = z
   .strictObject({
     reference: Reference,
-    type: z.enum(DOCUMENT_TYPES),
+    type: DocumentType,
     document_number: z.string(),
     fiscal_reference: z.string().nullable(),
     origin: z
@@ -38,12 +34,8 @@ const PaymentDocument = z
 
 const PayableBase = {
   reference: Reference,
-  type: z.enum(PAYABLE_TYPES),
-  status: z
-    .enum(PAYABLE_STATUSES)
-    .describe(
-      '`pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays',
-    ),
+  type: PayableType,
+  status: PayableStatus,
   amount: z.number(),
   amount_currency: Currency,
   file_path: z.string().nullable(),
@@ -65,13 +57,9 @@ const PaymentBase = {
   amount_currency: Currency,
   exchange_currency: Currency.nullable(),
   exchange_rate: z.number().nullable(),
-  status: z
-    .enum(PAYMENT_STATUSES)
-    .describe(
-      'pending (created; waiting for its pay date and a validated bank account), in_process (with the gateway), processed (credited), failed (refused by the gateway, or canceled by an operator with a reason)',
-    ),
-  pay_date: DateOnly.nullable().describe(
-    "The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another; null for payments made before pay dates were kept",
+  status: PaymentStatus,
+  pay_date: DateOnly.describe(
+    "The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another",
   ),
   file_path: z.string().nullable(),
   receipt_file_path: z.string().nullable(),
@@ -97,7 +85,7 @@ export const PaymentListItem = z
     ...PaymentBase,
     beneficiary: z.strictObject({
       ...BeneficiaryBase,
-      contact_information: z.array(z.strictObject({ type: z.enum(CONTACT_TYPES), value: z.string() })),
+      contact_information: z.array(z.strictObject({ type: ContactType, value: z.string() })),
     }),
     email: z.string().nullable().describe("The beneficiary's e-mail"),
     payable: z.strictObject(PayableBase),
@@ -109,10 +97,8 @@ export const PaymentDetail = z
     ...PaymentBase,
     beneficiary: z.strictObject({
       ...BeneficiaryBase,
-      type: z.enum(BENEFICIARY_TYPES).describe('`employee` for payroll payments'),
-      contact_information: z.array(
-        z.strictObject({ reference: Reference, type: z.enum(CONTACT_TYPES), value: z.string() }),
-      ),
+      type: BeneficiaryType.describe('`employee` for payroll payments'),
+      contact_information: z.array(z.strictObject({ reference: Reference, type: ContactType, value: z.string() })),
     }),
     payable: z.strictObject({
       ...PayableBase,

@@ -18,6 +18,8 @@ export const bankRoutes = [
     path: '/banks',
     operationId: 'listBanks',
     summary: "List the banks of the company's country",
+    description:
+      "The active banks of the company's country (Colombia or Mexico), sorted by name, each with its code and logo: the `bank_reference` a beneficiary's bank account names. Not paginated: a country has a few dozen.",
     tags: ['Banks'],
     auth: 'api-key',
     scope: 'beneficiaries:read',
@@ -34,6 +36,8 @@ export const bankRoutes = [
     path: '/banks/:reference',
     operationId: 'getBank',
     summary: 'Get one bank',
+    description:
+      "One bank of the company's country by its reference; a bank of another country answers `404 bank_not_found`, as an unknown one does.",
     tags: ['Banks'],
     auth: 'api-key',
     scope: 'beneficiaries:read',

@@ -92,6 +92,8 @@ export const documentRoutes = [
     path: '/documents/:reference',
     operationId: 'getDocument',
     summary: 'Get a document with everything it carries',
+    description:
+      "The document's detail: what the list shows, with its beneficiary, line items, payables, payments, notes, tags, reception events, ERP voucher and activity logs always included. A fiscal reference (CUFE or SAT UUID) is not a reference here: find it with GET /documents?fiscal_reference=.",
     tags: ['Documents'],
     auth: 'api-key',
     params: DocumentParams,
@@ -203,6 +205,8 @@ export const documentRoutes = [
     path: '/documents/:reference/notes',
     operationId: 'addDocumentNote',
     summary: 'Add a note (comment and/or attachment) to a document',
+    description:
+      'A comment, an attachment or both. As JSON, an attachment is a link (`file_path`, an http(s) URL, kept as given and never fetched); as multipart/form-data, a file (pdf, jpg, jpeg or png, checked by its content, at most 5 MB) stored with the document and served under `file_path`. The note is logged on the document.',
     tags: ['Documents'],
     auth: 'api-key',
     params: DocumentParams,

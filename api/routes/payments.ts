@@ -168,6 +168,8 @@ export const paymentRoutes = [
     path: '/payments/:reference',
     operationId: 'getPayment',
     summary: 'Get a payment with its detail-only fields',
+    description:
+      "The payment as the list shows it, plus the beneficiary's type and contacts with their references, the payable's cost center, where it stands with the gateway (`payment_gateway`: scheduled, waiting for a validated account with the reason, or the transfer), an advance's balance, and its ERP references.",
     tags: ['Payments'],
     auth: 'api-key',
     scope: 'payments:read',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ACCOUNT_TYPES, VALIDATION_STATUSES } from '../../db/beneficiaries/bank-account.entity.ts';
+import { VALIDATION_STATUSES } from '../../db/beneficiaries/bank-account.entity.ts';
+import { AccountType } from '../../read-models/enums.ts';
 import { PageQuery } from './common.ts';
 import { Reference, trimmedString } from '../../platform/schema-atoms.ts';
 
@@ -22,7 +23,7 @@ export const BankAccountBody = z
     bank_reference: Reference,
     bank_name: z.string(),
     account_number: z.string(),
-    account_type: z.enum(ACCOUNT_TYPES),
+    account_type: AccountType,
     validation_status: z
       .enum(VALIDATION_STATUSES)
       .describe('pending → processing → validated, rejected or validation_error; any change starts again at pending'),
@@ -46,7 +47,7 @@ export const UpdateBankAccountRequest = z
       .describe(
         'Colombia: 6 to 20 digits (Nequi and Daviplata: the 10-digit mobile number); Mexico: an 18-digit CLABE of the chosen bank. Spaces and hyphens are ignored',
       ),
-    account_type: z.enum(ACCOUNT_TYPES).optional(),
+    account_type: AccountType.optional(),
     account_recipient_name: Text.optional(),
     account_recipient_document_number: Text.optional(),
     account_recipient_document_type: trimmedString()

@@ -3,6 +3,7 @@ import type { AnyRoute, DocumentedError } from '../route.ts';
 import { FlatError, StepError, ValidationError } from './common.ts';
 import { TRIMMED } from '../../platform/schema-atoms.ts';
 import { WEBHOOKS, type WebhookDescription } from './webhooks.ts';
+import { PUBLIC_PREFIX } from '../../platform/api-paths.ts';
 
 export interface RouteGroup {
   prefix: string;
@@ -13,6 +14,32 @@ type JsonSchema = Record<string, unknown>;
 
 const SHAPE_SCHEMA = { flat: 'FlatError', step: 'StepError', validation: 'ValidationError' } as const;
 
+/** Every operation's tag, described once; a tag missing here fails the document's build. */
+const TAGS: Record<string, string> = {
+  Documents:
+    'Fiscal documents received from DIAN and SAT (invoices, credit and debit notes, expenses), with their beneficiary, line items, payables, payments, notes, tags and activity logs.',
+  'Workflow steps':
+    'The approval, classification and tagging steps of a document, decided through the API (feature `workflow_api`).',
+  Banks: "The banks of the company's country, for beneficiaries' bank accounts.",
+  'Tax-authority events': 'DIAN reception events 030 to 034 of received invoices (Colombia).',
+  Payments: "Payments of payables (manual ones, or documents' installments), their release to the gateway and outcome.",
+  Beneficiaries: 'Suppliers and employees the company pays, with their bank accounts and their validation.',
+  'Fiscal synchronisation': "Fetching the company's received documents from DIAN or SAT.",
+  'ERP catalogs':
+    "The ERP's side, with the ERP key: its catalogs (cost centers, vendors, products, taxes, book accounts, payment terms, purchase orders) and the balances of advances.",
+  Webhooks:
+    'What the service sends to subscribers: signed POSTs; `document.accounted` is answered synchronously with the ERP voucher.',
+};
+
+/** How the service signs each webhook, as a receiver checks it. */
+const WEBHOOK_SIGNATURE = {
+  type: 'apiKey',
+  in: 'header',
+  name: 'X-Service-Signature',
+  description:
+    "Not a key the receiver holds, but the service's signature of the delivery: the lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the subscription's secret (shown once when an operator creates the subscription). Compute it over the raw body before parsing and compare in constant time.",
+} as const;
+
 /** Builds the OpenAPI 3.1 document from the same route declarations that validate requests. */
 /** The contract's version ("interface description version 1.0.0"), not the release's: it moves when the contract does. */
 export const INTERFACE_VERSION = '1.0.0';
@@ -21,10 +48,20 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { s
   const components: Record<string, JsonSchema> = {};
   const convert = (schema: z.ZodType, io: 'input' | 'output') => toJsonSchema(schema, io, components);
   for (const errorBody of [FlatError, StepError, ValidationError]) convert(errorBody, 'output');
+  components.DocumentNoteUpload = {
+    type: 'object',
+    description: 'A note with an attachment, as multipart/form-data',
+    properties: {
+      file: { type: 'string', format: 'binary', description: 'pdf, jpg, jpeg or png, at most 5 MB' },
+      comment: { type: 'string' },
+    },
+  };
 
   const paths: Record<string, Record<string, unknown>> = {};
   for (const group of groups) {
     for (const route of group.routes) {
+      for (const tag of route.tags)
+        if (!(tag in TAGS)) throw new Error(`Route ${route.operationId} has tag ${tag}, which TAGS does not describe`);
       const path = `${group.prefix}${route.path}`.replace(/:([A-Za-z_]+)/g, '{$1}');
       (paths[path] ??= {})[route.method] = operation(route, convert);
     }
@@ -34,6 +71,8 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { s
     info: {
       title: 'Accounts-payable API',
       version: INTERFACE_VERSION,
+      license: { name: 'Apache License 2.0', identifier: 'Apache-2.0' },
+      contact: { name: 'The operator of this deployment', url: `${options.serverUrl}${PUBLIC_PREFIX}/docs` },
       ...(options.release ? { 'x-release': options.release } : {}),
       description: [
         'Accounts payable for companies in Colombia and Mexico: fiscal documents from DIAN and SAT, approval flows, payments, beneficiaries, banks, tax-authority events, fiscal synchronisation and ERP catalogs. Decisions on what the contract leaves open are recorded in docs/decisions.md.',
@@ -42,6 +81,7 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { s
       ].join('\n\n'),
     },
     servers: [{ url: options.serverUrl }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     webhooks: Object.fromEntries(WEBHOOKS.map((webhook) => [webhook.event, webhookOperation(webhook, convert)])),
     components: {
@@ -60,6 +100,7 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { s
           name: 'Authorization',
           description: 'The company API key as `ApiKey <key>` (ERP catalog endpoints).',
         },
+        WebhookSignature: WEBHOOK_SIGNATURE,
       },
     },
   };
@@ -95,10 +136,8 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
     );
   }
   for (const [status, errors] of groupErrors(implicitErrors(route).concat(route.errors ?? []))) {
-    const shapes = [...new Set(errors.map((error) => error.shape ?? 'flat'))];
-    const refs = shapes.map((shape) => ({ $ref: `#/components/schemas/${SHAPE_SCHEMA[shape]}` }));
     const description = errors.map((error) => `\`${error.code}\`: ${error.description}`).join('; ');
-    responses[String(status)] = response(description, refs.length === 1 ? refs[0]! : { oneOf: refs });
+    responses[String(status)] = response(description, errorSchema(errors));
   }
   const body = route.body ? convert(route.body, 'input') : null;
   return {
@@ -117,14 +156,7 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
             content: {
               'application/json': { schema: body },
               ...(route.multipart
-                ? {
-                    'multipart/form-data': {
-                      schema: {
-                        type: 'object',
-                        properties: { file: { type: 'string', format: 'binary' }, comment: { type: 'string' } },
-                      },
-                    },
-                  }
+                ? { 'multipart/form-data': { schema: { $ref: '#/components/schemas/DocumentNoteUpload' } } }
                 : {}),
             },
           },
@@ -133,6 +165,22 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
     responses,
   };
 }
+
+/** The headers of every delivery besides its signature. */
+const WEBHOOK_HEADERS = [
+  { name: 'X-Service-Event', description: 'The event name, as in the body', schema: { type: 'string' } },
+  {
+    name: 'X-Service-Timestamp',
+    description:
+      'ISO 8601 UTC time of this attempt (each retry has its own): reject one more than 5 minutes from your clock unless its delivery id was already seen',
+    schema: { type: 'string', format: 'date-time' },
+  },
+  {
+    name: 'X-Service-Delivery-Id',
+    description: 'Unique per event and subscription, the same on every retry of the delivery: deduplicate on it',
+    schema: { type: 'string', format: 'uuid' },
+  },
+].map((header) => ({ ...header, in: 'header', required: true }));
 
 /** A webhook as the receiver sees it: the POST it gets, and what its answers mean. */
 function webhookOperation(
@@ -145,6 +193,8 @@ function webhookOperation(
       summary: webhook.event,
       description: webhook.summary,
       tags: ['Webhooks'],
+      security: [{ WebhookSignature: [] }],
+      parameters: WEBHOOK_HEADERS,
       requestBody: { required: true, content: { 'application/json': { schema: convert(webhook.payload, 'output') } } },
       responses: Object.fromEntries(
         webhook.answers.map((answer) => [
@@ -213,6 +263,33 @@ function implicitErrors(route: AnyRoute): DocumentedError[] {
   return errors;
 }
 
+const schemaRef = (shape: NonNullable<DocumentedError['shape']>) => `#/components/schemas/${SHAPE_SCHEMA[shape]}`;
+
+/**
+ * The body of one status: its one shape, or, where errors of several shapes share a status, either of them. The flat
+ * and step shapes are told apart by `code` (each code has one shape), as a discriminator says; the validation
+ * envelope, which has no top-level `code`, by its own required fields.
+ */
+function errorSchema(errors: DocumentedError[]): JsonSchema {
+  const coded = errors.filter((error) => error.shape !== 'validation');
+  const shapes = [...new Set(coded.map((error) => error.shape ?? 'flat'))];
+  const codedSchema: JsonSchema | null =
+    shapes.length === 0
+      ? null
+      : shapes.length === 1
+        ? { $ref: schemaRef(shapes[0]!) }
+        : {
+            oneOf: shapes.map((shape) => ({ $ref: schemaRef(shape) })),
+            discriminator: {
+              propertyName: 'code',
+              mapping: Object.fromEntries(coded.map((error) => [error.code, schemaRef(error.shape ?? 'flat')])),
+            },
+          };
+  if (coded.length === errors.length) return codedSchema!;
+  const validation = { $ref: schemaRef('validation') };
+  return codedSchema ? { oneOf: [validation, codedSchema] } : validation;
+}
+
 function groupErrors(errors: DocumentedError[]): Map<number, DocumentedError[]> {
   const grouped = new Map<number, DocumentedError[]>();
   for (const error of errors) grouped.set(error.status, [...(grouped.get(error.status) ?? []), error]);
@@ -254,8 +331,8 @@ function toJsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Rec
   const { $defs, $schema, id, ...rest } = json as JsonSchema & { $defs?: Record<string, JsonSchema>; id?: string };
   void $schema;
   for (const [name, definition] of Object.entries($defs ?? {}))
-    components[name] = rewriteRefs(stripMeta(definition)) as JsonSchema;
-  const body = rewriteRefs(rest) as JsonSchema;
+    components[name] = nullableAsType(rewriteRefs(stripMeta(definition))) as JsonSchema;
+  const body = nullableAsType(rewriteRefs(rest)) as JsonSchema;
   if (typeof id === 'string') {
     components[id] = body;
     return { $ref: `#/components/schemas/${id}` };
@@ -292,6 +369,32 @@ function stripMeta(schema: JsonSchema): JsonSchema {
   void id;
   void $schema;
   return rest;
+}
+
+/**
+ * A nullable value of one simple type said as JSON Schema 2020-12 says it, `type: [T, "null"]`, rather than zod's
+ * `anyOf: [T, {type: null}]`: client generators make a plain optional field of the first, and some fail on the second.
+ * References and unions keep the `anyOf`.
+ */
+function nullableAsType(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(nullableAsType);
+  if (!value || typeof value !== 'object') return value;
+  const node = Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [key, nullableAsType(inner)]),
+  ) as JsonSchema;
+  const options = node.anyOf;
+  if (!Array.isArray(options) || options.length !== 2) return node;
+  const isNull = (option: JsonSchema) => option.type === 'null' && Object.keys(option).length === 1;
+  const [other, ...rest] = (options as JsonSchema[]).filter((option) => !isNull(option));
+  if (!other || rest.length > 0 || typeof other.type !== 'string' || other.anyOf || other.oneOf || other.allOf)
+    return node;
+  const { anyOf: _anyOf, ...siblings } = node;
+  return {
+    ...other,
+    ...siblings,
+    type: [other.type, 'null'],
+    ...(Array.isArray(other.enum) ? { enum: [...other.enum, null] } : {}),
+  };
 }
 
 function rewriteRefs(value: unknown): unknown {

@@ -42,17 +42,24 @@ const PaymentRescheduled = z
   })
   .meta({ id: 'PaymentRescheduledEvent' });
 
-const Registered = z.strictObject({
-  erp_invoice_id: z
-    .string()
-    .min(1)
-    .describe("The voucher's id in your ERP: stored and shown in the document's erp_document"),
-  invoice_reference: z
-    .string()
-    .nullable()
-    .describe('The consecutive your ERP assigned; null when it has not yet, which is not an error'),
-});
-const Refused = z.strictObject({ error: z.strictObject({ code: z.string().min(1).max(255), message: z.string() }) });
+const Registered = z
+  .strictObject({
+    erp_invoice_id: z
+      .string()
+      .min(1)
+      .describe("The voucher's id in your ERP: stored and shown in the document's erp_document"),
+    invoice_reference: z
+      .string()
+      .nullable()
+      .describe('The consecutive your ERP assigned; null when it has not yet, which is not an error'),
+  })
+  .meta({
+    id: 'VoucherRegistered',
+    description: 'Your ERP registered the voucher: its id, and its consecutive once assigned',
+  });
+const Refused = z
+  .strictObject({ error: z.strictObject({ code: z.string().min(1).max(255), message: z.string() }) })
+  .meta({ id: 'ReceiverError', description: 'Why your ERP refused the voucher: shown to the customer, who may retry' });
 
 export interface WebhookDescription {
   event: string;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Currency, Reference, trimmedString } from '../../platform/schema-atoms.ts';
+import { StepKind } from '../../read-models/enums.ts';
 
 const DateTime = z.iso.datetime({ offset: true });
 
@@ -28,7 +29,7 @@ export const PendingStep = z
     }),
     decision: z
       .strictObject({
-        kind: z.enum(['approval', 'classification', 'tagging']),
+        kind: StepKind,
         multiple: z.boolean(),
         field_name: z.string().nullable(),
         options: z.array(Option),
@@ -49,7 +50,7 @@ export const CompletedStep = z
     status: z.literal('completed'),
     completed_at: DateTime,
     decision: z.strictObject({
-      kind: z.enum(['approval', 'classification', 'tagging']).nullable(),
+      kind: StepKind.nullable(),
       values: z.array(z.string()),
       labels: z.array(z.string()),
     }),

@@ -54,7 +54,7 @@ export const Payment = defineEntity({
      * The day it is handed to the gateway (YYYY-MM-DD, in the company's country): the payable's due date unless the
      * request or the operator set another; today or earlier means at once.
      */
-    payDate: p.date().nullable(),
+    payDate: p.date(),
     failureReason: p.text().nullable(),
     filePath: p.string().length(2048).nullable(),
     receiptFilePath: p.string().length(2048).nullable(),

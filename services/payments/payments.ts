@@ -82,7 +82,7 @@ export async function createPayment(
         releaseAt: releaseAt(payDate, company.country, new Date(), deps.paymentDayMs),
       });
       const existing = await tx.findOne(Payment, { id: input.paymentId }, { fields: ['id', 'payDate'] });
-      if (existing) return { paymentId: input.paymentId, ...schedule(existing.payDate ?? todayIn(company.country)) };
+      if (existing) return { paymentId: input.paymentId, ...schedule(existing.payDate) };
       const amountCents = BigInt(input.amountCents);
       const { beneficiary, payable, payableType } = await resolveNewPayment(
         tx,

@@ -48,7 +48,7 @@ export async function reschedulePayment(
       payDate: input.dueDate,
       releaseAt: releaseAt(input.dueDate, country, new Date(), deps.paymentDayMs),
     };
-    const previousDueDate = isoDate(payment!.payDate) ?? isoDate(payable.expirationDate);
+    const previousDueDate = isoDate(payment!.payDate);
     if (previousDueDate === input.dueDate)
       return {
         ...schedule,

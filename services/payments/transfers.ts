@@ -63,7 +63,7 @@ export async function submitPayment(
     const waiting = waitingReason(payment.beneficiary.name, accounts);
     payment.paymentGateway = {
       status: 'waiting_for_validated_account',
-      pay_date: payment.payDate ?? null,
+      pay_date: payment.payDate,
       reason: waiting,
     };
     await em.flush();

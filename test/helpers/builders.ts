@@ -92,6 +92,7 @@ export async function seedDocument(orm: Orm, company: Company, seed: DocumentSee
         amountCents: 1_000_00n,
         currency: document.currency,
         status: 'processed',
+        payDate: '2026-10-31',
         paidAt: new Date(),
         paymentMethod: 'banking_correspondent',
       });

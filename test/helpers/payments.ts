@@ -101,6 +101,7 @@ export async function seedPayment(orm: Orm, company: Company, seed: PaymentSeed)
     amountCents: seed.amountCents,
     currency: seed.payable.currency,
     status: seed.status ?? 'pending',
+    payDate: seed.payable.expirationDate ?? new Date().toISOString().slice(0, 10),
     paidAt: seed.paidAt ?? null,
     paymentMethod: seed.paymentMethod ?? null,
     batch: seed.batch ?? null,

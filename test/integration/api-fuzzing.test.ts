@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../platform/temp-dir.ts';
 import { makeCompany } from '../helpers/companies.ts';
-import { locateSchemathesis } from '../helpers/schemathesis.ts';
+import { locatePythonTool, SCHEMATHESIS } from '../helpers/python-tools.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
 const exec = promisify(execFile);
@@ -13,7 +13,10 @@ const exec = promisify(execFile);
 let api: TestApi;
 let schemathesis: string;
 beforeAll(async () => {
-  [api, schemathesis] = await Promise.all([startTestApi(), locateSchemathesis()]);
+  [api, schemathesis] = await Promise.all([
+    startTestApi(),
+    locatePythonTool(SCHEMATHESIS).then((tool) => tool.command),
+  ]);
 }, 300_000);
 afterAll(() => api.close());
 

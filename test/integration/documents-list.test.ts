@@ -332,6 +332,7 @@ describe('GET /documents/{reference}', () => {
       amountCents: 500_000_00n,
       currency: 'COP',
       status: 'processed',
+      payDate: '2026-11-05',
       paidAt: at('05T14:30:00.250'),
       paymentMethod: 'banking_correspondent',
       createdAt: at('05T09:00:00.000'),
@@ -342,6 +343,7 @@ describe('GET /documents/{reference}', () => {
       beneficiary,
       amountCents: 1n,
       currency: 'COP',
+      payDate: '2026-11-06',
       createdAt: at('06T09:00:00.000'),
     });
     em.create(ReceptionEvent, {

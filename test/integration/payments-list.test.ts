@@ -187,7 +187,7 @@ describe('GET /payments', () => {
         exchange_currency: null,
         exchange_rate: null,
         status: 'processed',
-        pay_date: null,
+        pay_date: '2026-11-10',
         file_path: null,
         receipt_file_path: null,
         is_archived: false,

@@ -5,6 +5,8 @@ import type { JsonOrForm, OperationSpec } from './spec.ts';
 
 // Schemas named in the document.
 
+export type AccountType = 'savings' | 'checking';
+
 /** An advance payment's balance, as the ERP reports it */
 export interface AdvanceBalance {
   /** UUID reference */
@@ -23,6 +25,8 @@ export interface AdvanceBalanceRequest {
   outstanding_amount_cents: number;
 }
 
+export type ApprovalStatus = 'pending' | 'in_review' | 'approved' | 'rejected';
+
 export interface Bank {
   /** UUID reference */
   reference: string;
@@ -37,7 +41,7 @@ export interface Beneficiary {
   /** UUID reference */
   reference: string;
   name: string;
-  type: 'supplier' | 'employee';
+  type: BeneficiaryType;
   email: string | null;
   phone_number: string | null;
   /** NIT, CC, CE, RFC... */
@@ -47,7 +51,7 @@ export interface Beneficiary {
   payment_terms: number | null;
   fiscal_address: string | null;
   contact_information: {
-    type: 'email' | 'phone';
+    type: ContactType;
     value: string;
   }[];
   bank_accounts: {
@@ -69,7 +73,7 @@ export interface BeneficiaryBankAccount {
   bank_reference: string;
   bank_name: string;
   account_number: string;
-  account_type: 'savings' | 'checking';
+  account_type: AccountType;
   /** pending → processing → validated, rejected or validation_error; any change starts again at pending */
   validation_status: 'pending' | 'processing' | 'validated' | 'rejected' | 'validation_error';
   account_recipient_name: string;
@@ -88,6 +92,8 @@ export interface BeneficiaryList {
   total_pages: number;
 }
 
+export type BeneficiaryType = 'supplier' | 'employee';
+
 export interface CompletedWorkflowStep {
   /** UUID reference */
   reference: string;
@@ -95,7 +101,7 @@ export interface CompletedWorkflowStep {
   status: 'completed';
   completed_at: string;
   decision: {
-    kind: 'approval' | 'classification' | 'tagging' | null;
+    kind: StepKind | null;
     values: string[];
     labels: string[];
   };
@@ -105,6 +111,8 @@ export interface CompletedWorkflowStep {
   };
 }
 
+export type ContactType = 'email' | 'phone';
+
 export type Currency = 'USD' | 'COP' | 'MXN' | 'EUR';
 
 /** The full document, with every expansion, its line items, notes and payables. */
@@ -112,14 +120,14 @@ export interface Document {
   /** UUID reference */
   reference: string;
   document_number: string;
-  type: 'invoice' | 'debit_note' | 'credit_note' | 'expense';
+  type: DocumentType;
   /** Total of the document */
   amount: number;
   amount_currency: Currency;
   /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
-  approval_status: 'pending' | 'in_review' | 'approved' | 'rejected';
+  approval_status: ApprovalStatus;
   /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending` */
-  payment_status: 'pending' | 'partial' | 'paid';
+  payment_status: DocumentPaymentStatus;
   is_archived: boolean;
   created_at: string;
   updated_at: string;
@@ -151,10 +159,10 @@ export interface Document {
   invoice_reception_events: {
     /** acuse (030), reclamo (031), recibo (032), aceptacion_expresa (033), aceptacion_tacita (034) */
     event: string;
-    event_type: '030' | '031' | '032' | '033' | '034';
+    event_type: ReceptionEventType;
     /** When the tax authority registered the event */
     issue_date: string | null;
-    status: 'processing' | 'accepted' | 'rejected' | 'failed';
+    status: ReceptionEventStatus;
     reason: string | null;
   }[];
   payment_receipt_complements: {
@@ -221,14 +229,14 @@ export interface DocumentListItem {
   /** UUID reference */
   reference: string;
   document_number: string;
-  type: 'invoice' | 'debit_note' | 'credit_note' | 'expense';
+  type: DocumentType;
   /** Total of the document */
   amount: number;
   amount_currency: Currency;
   /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
-  approval_status: 'pending' | 'in_review' | 'approved' | 'rejected';
+  approval_status: ApprovalStatus;
   /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending` */
-  payment_status: 'pending' | 'partial' | 'paid';
+  payment_status: DocumentPaymentStatus;
   is_archived: boolean;
   created_at: string;
   updated_at: string;
@@ -260,10 +268,10 @@ export interface DocumentListItem {
   invoice_reception_events?: {
     /** acuse (030), reclamo (031), recibo (032), aceptacion_expresa (033), aceptacion_tacita (034) */
     event: string;
-    event_type: '030' | '031' | '032' | '033' | '034';
+    event_type: ReceptionEventType;
     /** When the tax authority registered the event */
     issue_date: string | null;
-    status: 'processing' | 'accepted' | 'rejected' | 'failed';
+    status: ReceptionEventStatus;
     reason: string | null;
   }[];
   payment_receipt_complements?: {
@@ -315,6 +323,13 @@ export interface DocumentNote {
   updated_at: string;
 }
 
+/** A note with an attachment, as multipart/form-data */
+export interface DocumentNoteUpload {
+  /** pdf, jpg, jpeg or png, at most 5 MB */
+  file?: string;
+  comment?: string;
+}
+
 export interface DocumentPayment {
   /** UUID reference */
   reference: string;
@@ -325,8 +340,13 @@ export interface DocumentPayment {
   payment_method: string | null;
   /** Group by this before summing: a document can have several payables */
   payable_reference: string;
-  status: 'pending' | 'in_process' | 'processed' | 'failed';
+  status: PaymentStatus;
 }
+
+/** How much of a document's payables processed payments cover */
+export type DocumentPaymentStatus = 'pending' | 'partial' | 'paid';
+
+export type DocumentType = 'invoice' | 'debit_note' | 'credit_note' | 'expense';
 
 export interface ErpBookAccount {
   external_id: string;
@@ -867,9 +887,8 @@ export interface LineItem {
 export interface Payable {
   /** UUID reference */
   reference: string;
-  type: 'supplier' | 'payroll' | 'advance';
-  /** `pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays */
-  status: 'pending' | 'partial' | 'paid' | 'canceled';
+  type: PayableType;
+  status: PayableStatus;
   amount: number;
   amount_currency: Currency;
   balance: number;
@@ -887,6 +906,11 @@ export interface Payable {
   cost_center: Record<string, unknown> | null;
 }
 
+/** `pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays */
+export type PayableStatus = 'pending' | 'partial' | 'paid' | 'canceled';
+
+export type PayableType = 'supplier' | 'payroll' | 'advance';
+
 export interface Payment {
   /** UUID reference */
   reference: string;
@@ -898,10 +922,9 @@ export interface Payment {
   amount_currency: Currency;
   exchange_currency: Currency | null;
   exchange_rate: number | null;
-  /** pending (created; waiting for its pay date and a validated bank account), in_process (with the gateway), processed (credited), failed (refused by the gateway, or canceled by an operator with a reason) */
-  status: 'pending' | 'in_process' | 'processed' | 'failed';
-  /** The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another; null for payments made before pay dates were kept */
-  pay_date: string | null;
+  status: PaymentStatus;
+  /** The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another */
+  pay_date: string;
   file_path: string | null;
   receipt_file_path: string | null;
   is_archived: boolean;
@@ -932,20 +955,19 @@ export interface Payment {
     is_deleted: boolean;
     deleted_at: string | null;
     /** `employee` for payroll payments */
-    type: 'supplier' | 'employee';
+    type: BeneficiaryType;
     contact_information: {
       /** UUID reference */
       reference: string;
-      type: 'email' | 'phone';
+      type: ContactType;
       value: string;
     }[];
   };
   payable: {
     /** UUID reference */
     reference: string;
-    type: 'supplier' | 'payroll' | 'advance';
-    /** `pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays */
-    status: 'pending' | 'partial' | 'paid' | 'canceled';
+    type: PayableType;
+    status: PayableStatus;
     amount: number;
     amount_currency: Currency;
     file_path: string | null;
@@ -987,7 +1009,7 @@ export interface Payment {
 export interface PaymentDocument {
   /** UUID reference */
   reference: string;
-  type: 'invoice' | 'debit_note' | 'credit_note' | 'expense';
+  type: DocumentType;
   document_number: string;
   fiscal_reference: string | null;
   /** `fiscal_entity` for documents received from the tax authority, else how it was created */
@@ -1016,10 +1038,9 @@ export interface PaymentListItem {
   amount_currency: Currency;
   exchange_currency: Currency | null;
   exchange_rate: number | null;
-  /** pending (created; waiting for its pay date and a validated bank account), in_process (with the gateway), processed (credited), failed (refused by the gateway, or canceled by an operator with a reason) */
-  status: 'pending' | 'in_process' | 'processed' | 'failed';
-  /** The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another; null for payments made before pay dates were kept */
-  pay_date: string | null;
+  status: PaymentStatus;
+  /** The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another */
+  pay_date: string;
   file_path: string | null;
   receipt_file_path: string | null;
   is_archived: boolean;
@@ -1050,7 +1071,7 @@ export interface PaymentListItem {
     is_deleted: boolean;
     deleted_at: string | null;
     contact_information: {
-      type: 'email' | 'phone';
+      type: ContactType;
       value: string;
     }[];
   };
@@ -1059,9 +1080,8 @@ export interface PaymentListItem {
   payable: {
     /** UUID reference */
     reference: string;
-    type: 'supplier' | 'payroll' | 'advance';
-    /** `pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays */
-    status: 'pending' | 'partial' | 'paid' | 'canceled';
+    type: PayableType;
+    status: PayableStatus;
     amount: number;
     amount_currency: Currency;
     file_path: string | null;
@@ -1087,12 +1107,30 @@ export interface PaymentRescheduledEvent {
   new_due_date: string;
 }
 
+/** pending (created; waiting for its pay date and a validated bank account), in_process (with the gateway), processed (credited), failed (refused by the gateway, or canceled by an operator with a reason) */
+export type PaymentStatus = 'pending' | 'in_process' | 'processed' | 'failed';
+
+/** Why your ERP refused the voucher: shown to the customer, who may retry */
+export interface ReceiverError {
+  error: {
+    code: string;
+    message: string;
+  };
+}
+
+export type ReceptionEventStatus = 'processing' | 'accepted' | 'rejected' | 'failed';
+
+/** DIAN event code: 030 acuse, 031 reclamo, 032 recibo, 033 aceptación expresa, 034 aceptación tácita */
+export type ReceptionEventType = '030' | '031' | '032' | '033' | '034';
+
 /** Error body of the workflow-step endpoints. */
 export interface StepError {
   status: number;
   code: string;
   message: string;
 }
+
+export type StepKind = 'approval' | 'classification' | 'tagging';
 
 /** Request validation failed (HTTP 400). */
 export interface ValidationError {
@@ -1103,6 +1141,14 @@ export interface ValidationError {
     /** Field path mapped to its messages */
     details: Record<string, string[]>;
   };
+}
+
+/** Your ERP registered the voucher: its id, and its consecutive once assigned */
+export interface VoucherRegistered {
+  /** The voucher's id in your ERP: stored and shown in the document's erp_document */
+  erp_invoice_id: string;
+  /** The consecutive your ERP assigned; null when it has not yet, which is not an error */
+  invoice_reference: string | null;
 }
 
 export interface WorkflowStep {
@@ -1133,7 +1179,7 @@ export interface WorkflowStep {
     }[];
   };
   decision: {
-    kind: 'approval' | 'classification' | 'tagging';
+    kind: StepKind;
     multiple: boolean;
     field_name: string | null;
     options: {
@@ -1361,10 +1407,7 @@ export interface AddDocumentNote {
     /** A pdf, jpg, jpeg or png at a public address (IPv4 or IPv6), or in a network the operator allows: private, loopback, link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming the rule. Stored as given, never fetched */
     file_path?: string;
     file_name?: string;
-  }, {
-    file?: Blob;
-    comment?: string;
-  }>;
+  }, {}>;
   responses: {
     /** Success */
     201: DocumentNote;
@@ -1757,7 +1800,7 @@ export interface UpdateBeneficiaryBankAccount {
       bank_reference?: string;
       /** Colombia: 6 to 20 digits (Nequi and Daviplata: the 10-digit mobile number); Mexico: an 18-digit CLABE of the chosen bank. Spaces and hyphens are ignored */
       account_number?: string;
-      account_type?: 'savings' | 'checking';
+      account_type?: AccountType;
       account_recipient_name?: string;
       account_recipient_document_number?: string;
       account_recipient_document_type?: string;

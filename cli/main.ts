@@ -6,6 +6,7 @@ import { bankAccountCommands } from './commands/bank-accounts.ts';
 import { companyCommands } from './commands/companies.ts';
 import { documentCommands } from './commands/documents.ts';
 import { fiscalCommands } from './commands/fiscal.ts';
+import { fiscalIntakeCommand } from './commands/fiscal-intake.ts';
 import { flowCommands } from './commands/flows.ts';
 import { paymentCommands } from './commands/payments.ts';
 import { webhookCommands } from './commands/webhooks.ts';
@@ -20,6 +21,7 @@ const COMMANDS: Command[] = [
   ...paymentCommands,
   ...bankAccountCommands,
   ...fiscalCommands,
+  fiscalIntakeCommand,
 ];
 
 function help(): string {

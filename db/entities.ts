@@ -20,6 +20,9 @@ import { ErpPurchaseOrder } from './erp/purchase-order.entity.ts';
 import { ErpTax } from './erp/tax.entity.ts';
 import { ErpVendor } from './erp/vendor.entity.ts';
 import { FiscalCredential } from './fiscal/fiscal-credential.entity.ts';
+import { FiscalMailboxMessage } from './fiscal/fiscal-mailbox-message.entity.ts';
+import { FiscalMailbox } from './fiscal/fiscal-mailbox.entity.ts';
+import { IntakeRefusal } from './fiscal/intake-refusal.entity.ts';
 import { SigningCertificate } from './fiscal/signing-certificate.entity.ts';
 import { FiscalSyncRun } from './fiscal/fiscal-sync-run.entity.ts';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity.ts';
@@ -74,6 +77,9 @@ export const TENANT_ENTITIES = [
   FiscalCredential,
   SigningCertificate,
   FiscalSyncRun,
+  IntakeRefusal,
+  FiscalMailbox,
+  FiscalMailboxMessage,
   IdempotencyKey,
 ];
 

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdirSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,8 +19,11 @@ export interface DevTemporal {
   kill: () => Promise<void>;
   /** Starts the server again on the same port (and state, with `dbFile`) after `stop` or `kill` (needs the CLI). */
   start: () => Promise<void>;
-  /** SIGSTOP: a hung server, its connections open and nothing answered, until `thaw` (needs the CLI). */
-  freeze(): void;
+  /**
+   * SIGSTOP: a hung server, its connections open and nothing answered, until `thaw` (needs the CLI). Resolves once
+   * every thread of it has stopped: a thread busy in the kernel (a disk write) stops only when it comes back.
+   */
+  freeze(): Promise<void>;
   /** SIGCONT after `freeze`. */
   thaw(): void;
 }
@@ -127,9 +131,29 @@ export async function startDevTemporal(options: DevTemporalOptions = {}): Promis
     start,
     stop: () => (child ? stopChild(child) : Promise.resolve()),
     kill: () => (child ? killChild(child) : Promise.resolve()),
-    freeze: () => child?.kill('SIGSTOP'),
+    freeze: async () => {
+      if (!child?.pid) return;
+      child.kill('SIGSTOP');
+      await allThreadsStopped(child.pid);
+    },
     thaw: () => child?.kill('SIGCONT'),
   };
+}
+
+/** Resolves once every thread of the process shows state T (stopped) in /proc. */
+async function allThreadsStopped(pid: number): Promise<void> {
+  const stopped = async () => {
+    const threads = await readdir(`/proc/${pid}/task`);
+    const states = await Promise.all(
+      threads.map(async (thread) => {
+        const stat = await readFile(`/proc/${pid}/task/${thread}/stat`, 'utf8');
+        // The state follows the command name, which is in parentheses and may hold spaces.
+        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      }),
+    );
+    return states.every((state) => state === 'T');
+  };
+  while (!(await stopped())) await sleep(10);
 }
 
 async function downloadAndStart(
@@ -162,7 +186,7 @@ async function downloadAndStart(
     stop: () => env.teardown(),
     kill: restartUnsupported,
     start: restartUnsupported,
-    freeze: signalUnsupported,
+    freeze: async () => signalUnsupported(),
     thaw: signalUnsupported,
   };
 }

@@ -3,9 +3,11 @@
 import { normalizeSatUuid } from './cufe.ts';
 import { mexicanDateTime, mexicanTimeZone } from './dates.ts';
 import { FiscalDocumentError } from './errors.ts';
+import { checkedExchangeRate, LOCAL_CURRENCY } from './exchange-rate.ts';
 import { centsAt, centsDistance, centsToDecimal, decimalAt, fractionToPercent, normalizeDecimal } from './money.ts';
 import type {
   FiscalAdjustment,
+  FiscalExchangeRate,
   FiscalLineItem,
   FiscalParty,
   FiscalReferenceToOther,
@@ -26,7 +28,10 @@ import {
 } from './xml.ts';
 
 export const CFDI_NAMESPACE = 'http://www.sat.gob.mx/cfd/4';
-const CFDI_33_NAMESPACE = 'http://www.sat.gob.mx/cfd/3';
+/** The namespace of CFDI 3.2 and 3.3. */
+const CFDI_3_NAMESPACE = 'http://www.sat.gob.mx/cfd/3';
+/** Earlier CFDI versions and the year since which SAT no longer accepts them. */
+const RETIRED_VERSIONS: Record<string, string> = { '3.2': '2018', '3.3': '2023' };
 const PAGOS_20_NAMESPACE = 'http://www.sat.gob.mx/Pagos20';
 
 /** SAT tax codes (c_Impuesto). */
@@ -48,14 +53,25 @@ interface Header {
 
 /** Reads a stamped CFDI 4.0: I (invoice) and E (credit note) as documents, P as a Pagos 2.0 payment complement. */
 export function parseCfdi(root: XmlElement, file: string): ParsedFiscalFile {
+  // CFDI 3.2 wrote its version in lower case.
+  const declared = attr(root, 'Version') ?? attr(root, 'version');
+  const retiredSince = declared === null ? undefined : RETIRED_VERSIONS[declared];
+  if (retiredSince !== undefined || root.namespace === CFDI_3_NAMESPACE) {
+    throw new FiscalDocumentError(
+      'unsupported_document',
+      file,
+      root.path,
+      retiredSince === undefined
+        ? `a Comprobante in the namespace ${CFDI_3_NAMESPACE} is CFDI 3.2 or 3.3, no longer accepted by SAT (since 2023); only CFDI 4.0 is read`
+        : `CFDI ${declared} is no longer accepted by SAT (since ${retiredSince}); only CFDI 4.0 is read`,
+    );
+  }
   if (root.namespace !== CFDI_NAMESPACE) {
     throw new FiscalDocumentError(
       'unsupported_document',
       file,
       root.path,
-      root.namespace === CFDI_33_NAMESPACE
-        ? 'CFDI 3.3 is no longer valid: only CFDI 4.0 (http://www.sat.gob.mx/cfd/4) is accepted'
-        : `a CFDI Comprobante must be in the namespace ${CFDI_NAMESPACE}, found ${root.namespace ?? 'no namespace'}`,
+      `a CFDI Comprobante must be in the namespace ${CFDI_NAMESPACE}, found ${root.namespace ?? 'no namespace'}`,
     );
   }
   const version = requireAttr(root, 'Version', file);
@@ -152,7 +168,6 @@ function parseInvoiceOrCreditNote(header: Header, type: 'invoice' | 'credit_note
   const lineItems = concepts.map((concept, index) => parseConcept(concept, index + 1, file));
   const totals = checkTotals(root, lineItems, file);
   const currency = requireAttr(root, 'Moneda', file);
-  const exchangeRate = attr(root, 'TipoCambio');
 
   return {
     country: 'MEX',
@@ -163,10 +178,9 @@ function parseInvoiceOrCreditNote(header: Header, type: 'invoice' | 'credit_note
     issueDate: header.issueDate,
     expirationDate: null,
     currency,
-    // Mexican pesos need no rate; SAT files often still write TipoCambio="1".
-    exchangeRate:
-      exchangeRate === null || currency === 'MXN' ? null : decimalAt(exchangeRate, attrPath(root, 'TipoCambio'), file),
+    exchangeRate: readExchangeRate(header, currency),
     totals,
+    prepaid: null,
     supplier: header.supplier,
     customer: header.customer,
     lineItems,
@@ -182,6 +196,28 @@ function parseInvoiceOrCreditNote(header: Header, type: 'invoice' | 'credit_note
       discount: attr(root, 'Descuento'),
     },
   };
+}
+
+/**
+ * TipoCambio is by definition the pesos one unit of Moneda is worth, on the issue day: it has no direction to get
+ * wrong, but a peso document must state 1 if it states one (SAT files often write TipoCambio="1").
+ */
+function readExchangeRate(header: Header, currency: string): FiscalExchangeRate | null {
+  const { root, file } = header;
+  const rate = attr(root, 'TipoCambio');
+  if (rate === null) return null;
+  return checkedExchangeRate(
+    {
+      rate,
+      sourceCurrency: currency,
+      targetCurrency: LOCAL_CURRENCY.MEX,
+      date: header.issueDate.slice(0, 10),
+      element: attrPath(root, 'TipoCambio'),
+    },
+    currency,
+    'MEX',
+    file,
+  );
 }
 
 function headerMetadata(header: Header): Record<string, unknown> {

@@ -4,6 +4,9 @@
 /** A CUFE or CUDE: SHA-384 as 96 hexadecimal characters. */
 export const CUFE_PATTERN = /^[a-fA-F0-9]{96}$/;
 
+/** A SHA-1 CUFE (40 hexadecimal characters): DIAN's formats before UBL 2.1 (2019), no longer accepted. */
+export const LEGACY_CUFE_PATTERN = /^[a-fA-F0-9]{40}$/;
+
 /** A SAT folio fiscal (TimbreFiscalDigital UUID). */
 export const SAT_UUID_PATTERN = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;
 

@@ -1,8 +1,9 @@
 // DIAN UBL 2.1 invoices, credit notes and debit notes (Colombia) → NormalizedDocument.
 
-import { normalizeCufe } from './cufe.ts';
+import { LEGACY_CUFE_PATTERN, normalizeCufe } from './cufe.ts';
 import { colombianDateTime, colombianStartOfDay, dateAt } from './dates.ts';
 import { FiscalDocumentError } from './errors.ts';
+import { checkedExchangeRate } from './exchange-rate.ts';
 import {
   centsAt,
   centsDistance,
@@ -12,13 +13,17 @@ import {
   normalizeDecimal,
   percentToFraction,
 } from './money.ts';
-import type {
-  FiscalAdjustment,
-  FiscalDocumentType,
-  FiscalLineItem,
-  FiscalParty,
-  FiscalReferenceToOther,
-  NormalizedDocument,
+import {
+  PREPAID_CONVENTIONS,
+  type FiscalAdjustment,
+  type FiscalDocumentType,
+  type FiscalExchangeRate,
+  type FiscalLineItem,
+  type FiscalParty,
+  type FiscalPrepaid,
+  type FiscalReferenceToOther,
+  type NormalizedDocument,
+  type PrepaidConvention,
 } from './normalized-document.ts';
 import {
   attr,
@@ -71,6 +76,9 @@ const UBL_KINDS: Record<string, UblKind> = {
   },
 };
 
+/** The root namespace of DIAN's 2017 electronic invoice (v1), which predates UBL 2.1. */
+const DIAN_V1_NAMESPACE = 'http://www.dian.gov.co/contratos/facturaelectronica/v1';
+
 /** DIAN identity document types (`schemeName` of CompanyID / PartyIdentification ID). */
 const DIAN_ID_TYPES: Record<string, string> = {
   '11': 'RC',
@@ -102,7 +110,9 @@ export function parseDianDocument(root: XmlElement, file: string): NormalizedDoc
       root.path,
       kind === undefined
         ? `${root.name} is not a UBL Invoice, CreditNote or DebitNote`
-        : `a UBL ${root.localName} must be in the namespace ${kind.namespace}, found ${root.namespace ?? 'no namespace'}`,
+        : root.namespace === DIAN_V1_NAMESPACE
+          ? `the 2017 DIAN v1 format (${DIAN_V1_NAMESPACE}) was replaced by DIAN UBL 2.1 in 2019 and is no longer accepted; only DIAN UBL 2.1 documents are read`
+          : `a UBL ${root.localName} must be in the namespace ${kind.namespace}, found ${root.namespace ?? 'no namespace'}`,
     );
   }
 
@@ -167,7 +177,7 @@ export function parseDianDocument(root: XmlElement, file: string): NormalizedDoc
   const withholdingTotalCents = sum(
     withholdingTotals.map((total) => requireAmount(total, 'TaxAmount', 'cbc:TaxAmount', file)),
   );
-  const withholdingsDeducted = checkTotals({
+  const { withholdingsDeducted, prepaid, owedCents } = checkTotals({
     root,
     monetaryTotal,
     lineItems,
@@ -179,7 +189,7 @@ export function parseDianDocument(root: XmlElement, file: string): NormalizedDoc
   });
 
   const dueDate = readDueDate(root, file);
-  const exchangeRate = readExchangeRate(root, file);
+  const exchangeRate = readExchangeRate(root, currency, file);
   const discrepancies = childrenNamed(root, 'DiscrepancyResponse').map((element) => ({
     referenceId: textAt(element, 'ReferenceID'),
     responseCode: textAt(element, 'ResponseCode'),
@@ -202,8 +212,9 @@ export function parseDianDocument(root: XmlElement, file: string): NormalizedDoc
       subtotalCents: requireAmount(monetaryTotal, 'LineExtensionAmount', 'cbc:LineExtensionAmount', file),
       taxTotalCents,
       withholdingTotalCents,
-      totalCents: amountOf(payableElement, file),
+      totalCents: owedCents,
     },
+    prepaid,
     supplier,
     customer,
     lineItems,
@@ -280,7 +291,9 @@ function readOwnFiscalReference(
       'invalid_fiscal_reference',
       file,
       element.path,
-      `the ${label} must be 96 hexadecimal characters (SHA-384), found ${value.length} characters`,
+      LEGACY_CUFE_PATTERN.test(value)
+        ? `a ${label} of 40 hexadecimal characters is a SHA-1 ${label} of DIAN's format before 2019, no longer accepted; only DIAN UBL 2.1 documents, whose ${label} is SHA-384 (96 hexadecimal characters), are read`
+        : `the ${label} must be 96 hexadecimal characters (SHA-384), found ${value.length} characters`,
     );
   }
   return { fiscalReference, scheme };
@@ -495,8 +508,16 @@ interface TotalsInput {
   file: string;
 }
 
-/** Refuses totals that do not add up (1 cent of rounding per line); tells whether PayableAmount had withholdings deducted. */
-function checkTotals(input: TotalsInput): boolean {
+interface TotalsReading {
+  /** Whether the issuer deducted the withholdings from PayableAmount. */
+  withholdingsDeducted: boolean;
+  prepaid: FiscalPrepaid | null;
+  /** What is left to pay: PayableAmount, less PrepaidAmount when the issuer did not subtract it. */
+  owedCents: bigint;
+}
+
+/** Refuses totals that do not add up (1 cent of rounding per line); tells how PayableAmount was written. */
+function checkTotals(input: TotalsInput): TotalsReading {
   const { root, monetaryTotal, lineItems, taxTotals, documentAllowances, taxTotalCents, withholdingTotalCents, file } =
     input;
   const tolerance = BigInt(Math.max(lineItems.length, 1));
@@ -573,21 +594,42 @@ function checkTotals(input: TotalsInput): boolean {
 
   const payable = requireChild(monetaryTotal, 'PayableAmount', 'cbc:PayableAmount', file);
   const payableCents = amountOf(payable, file);
-  const expected =
-    lineExtensionCents +
-    taxTotalCents -
-    allowances +
-    charges -
-    optional('PrepaidAmount') +
-    optional('PayableRoundingAmount');
-  if (centsDistance(payableCents, expected) <= tolerance) return false;
-  if (withholdingTotalCents > 0n && centsDistance(payableCents, expected - withholdingTotalCents) <= tolerance)
-    return true;
-  throw mismatch(
-    file,
-    payable,
-    `is ${centsToDecimal(payableCents)} but LineExtensionAmount + taxes − allowances + charges − prepaid is ${centsToDecimal(expected)}`,
-  );
+  const total = lineExtensionCents + taxTotalCents - allowances + charges + optional('PayableRoundingAmount');
+  const prepaidCents = optional('PrepaidAmount');
+  if (prepaidCents < 0n || prepaidCents > total) {
+    throw mismatch(
+      file,
+      child(monetaryTotal, 'PrepaidAmount') ?? payable,
+      `is ${centsToDecimal(prepaidCents)}, outside 0 to the total of ${centsToDecimal(total)}`,
+    );
+  }
+  // PayableAmount is the total less the prepaid amount (UBL's definition, tried first) or, when the issuer did not
+  // subtract it, the total; either may also have the withholdings deducted.
+  const conventions: readonly PrepaidConvention[] =
+    prepaidCents === 0n ? [PREPAID_CONVENTIONS[0]] : PREPAID_CONVENTIONS;
+  const deductions = withholdingTotalCents > 0n ? [false, true] : [false];
+  const reading = conventions
+    .flatMap((convention) => deductions.map((withholdingsDeducted) => ({ convention, withholdingsDeducted })))
+    .find(({ convention, withholdingsDeducted }) => {
+      const expected =
+        total -
+        (convention === 'payable_net_of_prepaid' ? prepaidCents : 0n) -
+        (withholdingsDeducted ? withholdingTotalCents : 0n);
+      return centsDistance(payableCents, expected) <= tolerance;
+    });
+  if (reading === undefined) {
+    const expected = `LineExtensionAmount + taxes − allowances + charges is ${centsToDecimal(total)}`;
+    throw mismatch(
+      file,
+      payable,
+      `is ${centsToDecimal(payableCents)} but ${expected}${prepaidCents === 0n ? '' : `, ${centsToDecimal(total - prepaidCents)} once PrepaidAmount is subtracted`}`,
+    );
+  }
+  return {
+    withholdingsDeducted: reading.withholdingsDeducted,
+    prepaid: prepaidCents === 0n ? null : { amountCents: prepaidCents, convention: reading.convention },
+    owedCents: payableCents - (reading.convention === 'payable_includes_prepaid' ? prepaidCents : 0n),
+  };
 }
 
 function mismatch(file: string, element: XmlElement, detail: string): FiscalDocumentError {
@@ -618,14 +660,24 @@ function readPaymentTermsDays(root: XmlElement): string | null {
   return duration !== undefined && attr(duration, 'unitCode') === 'DAY' ? textOf(duration) : null;
 }
 
-function readExchangeRate(root: XmlElement, file: string): string | null {
+function readExchangeRate(root: XmlElement, currency: string, file: string): FiscalExchangeRate | null {
   const rate = child(root, 'PaymentExchangeRate');
-  const calculation = child(rate, 'CalculationRate');
-  const value = textOf(calculation);
-  if (rate === undefined || calculation === undefined || value === null) return null;
-  // A COP → COP rate of 1.00 is no exchange rate.
-  if (textAt(rate, 'SourceCurrencyCode') === textAt(rate, 'TargetCurrencyCode')) return null;
-  return decimalAt(value, calculation.path, file);
+  if (rate === undefined) return null;
+  const calculation = requireText(rate, 'CalculationRate', 'cbc:CalculationRate', file);
+  const date = child(rate, 'Date');
+  const dateText = textOf(date);
+  return checkedExchangeRate(
+    {
+      rate: calculation.value,
+      sourceCurrency: requireText(rate, 'SourceCurrencyCode', 'cbc:SourceCurrencyCode', file).value,
+      targetCurrency: requireText(rate, 'TargetCurrencyCode', 'cbc:TargetCurrencyCode', file).value,
+      date: date === undefined || dateText === null ? null : dateAt(dateText, date.path, file),
+      element: rate.path,
+    },
+    currency,
+    'COL',
+    file,
+  );
 }
 
 function readReferences(

@@ -9,7 +9,8 @@ export type FiscalErrorCode =
   | 'invalid_value'
   | 'invalid_fiscal_reference'
   | 'unstamped_cfdi'
-  | 'totals_mismatch';
+  | 'totals_mismatch'
+  | 'exchange_rate_mismatch';
 
 /** Why a fiscal file was refused. `element` is a readable path such as `Invoice/cac:LegalMonetaryTotal/cbc:PayableAmount`. */
 export class FiscalDocumentError extends Error {

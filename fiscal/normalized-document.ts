@@ -63,6 +63,30 @@ export interface FiscalReferenceToOther {
   relation: string | null;
 }
 
+/** A stated exchange rate: one unit of `sourceCurrency` is worth `rate` units of `targetCurrency`. */
+export interface FiscalExchangeRate {
+  /** Exact decimal string, greater than zero. */
+  rate: string;
+  /** The document's currency. */
+  sourceCurrency: string;
+  /** The country's own currency: COP in Colombia, MXN in Mexico. */
+  targetCurrency: string;
+  /** YYYY-MM-DD: UBL PaymentExchangeRate/Date, or the CFDI's issue day; null when the file gives none. */
+  date: string | null;
+}
+
+/**
+ * How a DIAN PayableAmount treated PrepaidAmount: `payable_net_of_prepaid` when it is the total less the prepaid
+ * amount (UBL's definition), `payable_includes_prepaid` when it is the total and the prepaid amount was not subtracted.
+ */
+export const PREPAID_CONVENTIONS = ['payable_net_of_prepaid', 'payable_includes_prepaid'] as const;
+export type PrepaidConvention = (typeof PREPAID_CONVENTIONS)[number];
+
+export interface FiscalPrepaid {
+  amountCents: bigint;
+  convention: PrepaidConvention;
+}
+
 export interface NormalizedDocument {
   country: FiscalCountry;
   /** Which format it came from. */
@@ -78,16 +102,18 @@ export interface NormalizedDocument {
   expirationDate: string | null;
   /** ISO 4217 code as in the XML (COP, USD, MXN, EUR...). */
   currency: string;
-  /** Exchange rate to the local currency when the XML gives one, as a decimal string. */
-  exchangeRate: string | null;
+  /** The rate from `currency` to the country's own currency, when the document is in another one and states it. */
+  exchangeRate: FiscalExchangeRate | null;
   totals: {
     /** Sum of line subtotals (UBL LineExtensionAmount, CFDI SubTotal minus Descuento). */
     subtotalCents: bigint;
     taxTotalCents: bigint;
     withholdingTotalCents: bigint;
-    /** What is owed: UBL PayableAmount, CFDI Total. */
+    /** What is left to pay: UBL PayableAmount less PrepaidAmount when the issuer did not subtract it; CFDI Total. */
     totalCents: bigint;
   };
+  /** UBL PrepaidAmount (advances paid before the invoice) and how PayableAmount treated it; null when none. */
+  prepaid: FiscalPrepaid | null;
   supplier: FiscalParty;
   customer: FiscalParty;
   lineItems: FiscalLineItem[];

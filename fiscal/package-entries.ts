@@ -1,19 +1,29 @@
 // Which entries of a downloaded package (SAT bulk download) or an e-mailed ZIP (DIAN AttachedDocument) are XML files
 // worth parsing. Packages carry junk: macOS resource forks, empty files, text files, ".xml" files that are not XML.
-// Everything passed over is counted with its reason, so a sync can say what it skipped.
-import type { ZipEntry } from './zip.ts';
+// Everything passed over is counted with its reason, so a sync can say what it skipped. The package itself is read by
+// `zip-reader.ts`, within the intake caps.
+import type { IntakeLimits } from './intake-limits.ts';
+import { zipEntries } from './zip-reader.ts';
 
 export const SKIP_REASONS = [
   'macos_metadata',
   'unreadable',
+  'too_large',
+  'unsafe_name',
   'empty',
   'not_xml',
   'invalid_document',
   'refused',
+  'import_failed',
+  'no_fiscal_document',
 ] as const;
 /**
+ * `unreadable`: damaged, truncated, encrypted, or compressed with a method other than deflate;
+ * `too_large`: past one of the intake caps, which `detail` names; `unsafe_name`: an absolute path or one with `..`;
  * `invalid_document`: XML that does not parse as a fiscal document (e.g. a CFDI 3.3, a CFDI without stamp);
- * `refused`: a fiscal document this company cannot take (another country, a currency outside the service's).
+ * `refused`: a fiscal document this company cannot take (another country, a currency outside the service's);
+ * `import_failed`: a file whose import failed on every attempt for a reason not foreseen (`detail` says which);
+ * `no_fiscal_document`: a message with no XML or ZIP to read (only a PDF, a broken MIME structure), its parts named.
  */
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
@@ -27,6 +37,9 @@ export interface SkippedEntry {
   reason: SkipReason;
   detail?: string;
 }
+
+/** Why one file was refused, for the reader that refused it to name. */
+export type Refusal = Omit<SkippedEntry, 'name'> & { detail: string };
 
 export type SkipCounts = Partial<Record<SkipReason, number>>;
 
@@ -50,9 +63,8 @@ function firstSignificantByte(bytes: Uint8Array): number | null {
 }
 
 /** Sorts a file into an XML file to parse or a skipped entry with its reason. */
-export function classifyFile(name: string, bytes: Uint8Array | null): XmlFile | SkippedEntry {
+export function classifyFile(name: string, bytes: Uint8Array): XmlFile | SkippedEntry {
   if (isMacMetadata(name)) return { name, reason: 'macos_metadata' };
-  if (bytes === null) return { name, reason: 'unreadable' };
   const first = firstSignificantByte(bytes);
   if (first === null) return { name, reason: 'empty' };
   if (!/\.xml$/i.test(name)) return { name, reason: 'not_xml' };
@@ -60,15 +72,26 @@ export function classifyFile(name: string, bytes: Uint8Array | null): XmlFile | 
   return { name, bytes };
 }
 
-/** The XML files of a package and the entries skipped; directories are not entries. */
-export function xmlFilesOf(entries: ZipEntry[]): { files: XmlFile[]; skipped: SkippedEntry[] } {
+/**
+ * The XML files of a package (a ZIP) and the entries skipped; directories are not entries. Throws ArchiveRefused when
+ * the package as a whole cannot be read.
+ */
+export async function xmlFilesOfPackage(
+  bytes: Uint8Array,
+  limits: IntakeLimits,
+): Promise<{ files: XmlFile[]; skipped: SkippedEntry[] }> {
   const files: XmlFile[] = [];
   const skipped: SkippedEntry[] = [];
-  for (const entry of entries) {
+  for await (const entry of zipEntries(bytes, limits)) {
     if (entry.directory) continue;
-    const sorted = classifyFile(entry.name, entry.problem ? null : entry.data);
+    if (isMacMetadata(entry.name)) {
+      skipped.push({ name: entry.name, reason: 'macos_metadata' });
+      continue;
+    }
+    const read = await entry.read();
+    const sorted = 'bytes' in read ? classifyFile(entry.name, read.bytes) : { name: entry.name, ...read };
     if ('bytes' in sorted) files.push(sorted);
-    else skipped.push(entry.problem ? { ...sorted, detail: entry.problem } : sorted);
+    else skipped.push(sorted);
   }
   return { files, skipped };
 }

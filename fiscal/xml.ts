@@ -172,7 +172,7 @@ function buildElement(
   const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
   let scope = parentScope;
   for (const [key, raw] of Object.entries(rawAttributes)) {
-    const value = decodeEntities(String(raw), file, `${path}/@${key}`);
+    const value = allowedCharacters(decodeEntities(String(raw), file, `${path}/@${key}`), file, `${path}/@${key}`);
     attributes[key] = value;
     if (key === 'xmlns' || key.startsWith('xmlns:')) {
       if (scope === parentScope) scope = new Map(parentScope);
@@ -193,11 +193,11 @@ function buildElement(
   let text = '';
   for (const item of items) {
     if ('#text' in item) {
-      text += decodeEntities(String(item['#text']), file, path);
+      text += allowedCharacters(decodeEntities(String(item['#text']), file, path), file, path);
     } else if ('#cdata' in item) {
       // CDATA is literal: no entity decoding.
       for (const part of (item['#cdata'] ?? []) as Record<string, unknown>[])
-        text += String((part['#text'] as string | number | undefined) ?? '');
+        text += allowedCharacters(String((part['#text'] as string | number | undefined) ?? ''), file, path);
     } else {
       elementNodes.push(item);
     }
@@ -216,6 +216,17 @@ function buildElement(
     return buildElement(item, scope, path, file, label);
   });
   return { name, localName, namespace, attributes, children, text, path };
+}
+
+// XML 1.0's Char production: tab, line feed, carriage return and Unicode outside the C0 controls, the surrogates and
+// U+FFFE/U+FFFF. Anything else (U+0000 among them, which PostgreSQL cannot store) is not XML, written raw or as `&#1;`.
+const FORBIDDEN_CHARACTER = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+function allowedCharacters(value: string, file: string, path: string): string {
+  const forbidden = FORBIDDEN_CHARACTER.exec(value)?.[0];
+  if (forbidden === undefined) return value;
+  const codePoint = `U+${forbidden.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  throw new FiscalDocumentError('malformed_xml', file, path, `the character ${codePoint} is not allowed in XML`);
 }
 
 const NAMED_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };

@@ -6,7 +6,7 @@ import { ADMITTED_TAG } from '../db/tags/tag.entity.ts';
 import { EXPANSIONS, type DocumentDetail, type DocumentListItem, type Expansion } from './document-schema.ts';
 import { fileUrl } from './files.ts';
 import { PAYABLE as PAYMENT_PAYABLE } from './payment-json.ts';
-import { array, json, money, object, owned, timestamp } from './sql-json.ts';
+import { array, date, json, money, object, owned, timestamp } from './sql-json.ts';
 
 type ListItem = z.input<typeof DocumentListItem>;
 type Detail = z.input<typeof DocumentDetail>;
@@ -36,6 +36,16 @@ const BASE = {
   type: 'd.type',
   amount: money('d.amount_cents'),
   amount_currency: 'd.currency',
+  prepaid: `case when d.prepaid_cents is not null then ${object({
+    amount: money('d.prepaid_cents'),
+    convention: 'd.prepaid_convention',
+  })} end`,
+  exchange_rate: `case when d.exchange_rate is not null then ${object({
+    rate: 'd.exchange_rate',
+    source_currency: 'd.exchange_rate_source_currency',
+    target_currency: 'd.exchange_rate_target_currency',
+    date: date('d.exchange_rate_date'),
+  })} end`,
   approval_status: 'd.approval_status',
   payment_status: 'd.payment_status',
   is_archived: 'd.is_archived',

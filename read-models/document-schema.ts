@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PREPAID_CONVENTIONS } from '../db/documents/document.entity.ts';
 import { Currency, Reference } from '../platform/schema-atoms.ts';
 import { ErpDocumentBody } from './erp-document-schema.ts';
 import {
@@ -156,12 +157,42 @@ export const PaymentReceiptComplementBody = z.strictObject({
   outstanding_balance: z.number(),
 });
 
+export const Prepaid = z
+  .strictObject({
+    amount: z.number().describe('PrepaidAmount, in amount_currency'),
+    convention: z
+      .enum(PREPAID_CONVENTIONS)
+      .describe(
+        "How the file's PayableAmount treated it: `payable_net_of_prepaid` when PayableAmount was already the total less the prepaid amount, `payable_includes_prepaid` when it was the total and the service subtracted the prepaid amount. Either way `amount` and the payables are what is left to pay",
+      ),
+  })
+  .meta({ id: 'DocumentPrepaid' });
+
+export const DocumentExchangeRate = z
+  .strictObject({
+    rate: z.number().positive().describe('Units of target_currency one unit of source_currency is worth'),
+    source_currency: Currency.describe("The document's currency (amount_currency)"),
+    target_currency: Currency.describe("The company's local currency: COP in Colombia, MXN in Mexico"),
+    date: DateOnly.nullable().describe(
+      'The day of the rate: DIAN `cbc:Date` (null when the file gives none), the issue day for a CFDI',
+    ),
+  })
+  .meta({ id: 'DocumentExchangeRate' });
+
 const DocumentBase = {
   reference: Reference,
   document_number: z.string(),
   type: DocumentType,
-  amount: z.number().describe('Total of the document'),
+  amount: z
+    .number()
+    .describe('Total of the document: what it asks to be paid, less any amount paid in advance (see `prepaid`)'),
   amount_currency: Currency,
+  prepaid: Prepaid.nullable().describe(
+    'What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when nothing was',
+  ),
+  exchange_rate: DocumentExchangeRate.nullable().describe(
+    "The rate the fiscal document states from `amount_currency` to the company's local currency (DIAN `cac:PaymentExchangeRate`, CFDI `TipoCambio`): local amount = amount × rate. Null for a document in the local currency, or when the file states none",
+  ),
   approval_status: ApprovalStatus.describe(
     '`in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state',
   ),

@@ -127,8 +127,12 @@ export async function fiscalSync(input: FiscalSyncInput): Promise<'finished' | '
 
   // Started by update-with-start, the update is always there; a bare start (by hand) gives up.
   if (!(await condition(() => begun !== null || refused, '10 minutes')) || !begun) return 'not_started';
+  // What the Mexican packages imported so far, for a run that fails at a later one (Colombia's import writes its own).
+  const imported: { counts?: ImportCounts } = {};
   try {
-    return input.country === 'MEX' ? await mexicanSync(input, begun.extractionId!) : await colombianSync(input);
+    return input.country === 'MEX'
+      ? await mexicanSync(input, begun.extractionId!, imported)
+      : await colombianSync(input);
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     // The API withdrew the run (its wait for the first step ran out): there is nothing left to record.
@@ -138,12 +142,17 @@ export async function fiscalSync(input: FiscalSyncInput): Promise<'finished' | '
       status: 'failed',
       errorCode: failureCode(error, 'sync_failed'),
       message: error.cause?.message ?? error.message,
+      ...imported,
     });
     return 'failed';
   }
 }
 
-async function mexicanSync(input: FiscalSyncInput, extractionId: string): Promise<'finished' | 'failed'> {
+async function mexicanSync(
+  input: FiscalSyncInput,
+  extractionId: string,
+  imported: { counts?: ImportCounts },
+): Promise<'finished' | 'failed'> {
   const subject = { companyId: input.companyId, runId: input.runId, extractionId };
   const giveUpAt = Date.parse(input.startedAt) + input.timing.giveUpAfterMs;
   let polls = input.polls ?? 0;
@@ -178,8 +187,10 @@ async function mexicanSync(input: FiscalSyncInput, extractionId: string): Promis
       return 'finished';
     }
     let total: ImportCounts = { created: 0, existing: 0, complements: 0, skipped: {} };
-    for (const [index, packageId] of step.packageIds.entries())
+    for (const [index, packageId] of step.packageIds.entries()) {
       total = add(total, await importSatPackage({ ...subject, packageId, index }));
+      imported.counts = total;
+    }
     await recordSyncOutcome({
       ...subject,
       status: 'finished',

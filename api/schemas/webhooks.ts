@@ -16,7 +16,9 @@ const DocumentCreated = z
     timestamp: DateTime,
     data: z
       .record(z.string(), z.unknown())
-      .describe('The document as GET /documents?fields=beneficiaries lists it, with `amount` in integer cents'),
+      .describe(
+        'The document as GET /documents?fields=beneficiaries lists it, with `amount` and `prepaid.amount` in integer cents',
+      ),
   })
   .meta({ id: 'DocumentCreatedEvent' });
 

@@ -42,7 +42,10 @@ const LINE_ITEMS = `coalesce((select json_agg(json_build_object('reference', li.
     'position', li.position, 'metadata', li.metadata, 'adjustments', li.adjustments, 'created_at', li.created_at, 'updated_at', li.updated_at) order by li.position)
     from line_items li where li.document_id = d.id), '[]') as line_items`;
 const DOCUMENT_COLUMNS = `d.id, d.document_number, d.type, ${money('d.amount_cents')} as amount, d.currency, d.approval_status, d.payment_status, d.is_archived, d.created_at, d.updated_at,
-  d.issue_date, d.expiration_date, d.fiscal_reference, d.fiscal_metadata, d.source_xml_path, d.purchase_order, d.created_by, d.document_support, d.expenses, ${TAGS} as tags`;
+  d.issue_date, d.expiration_date, d.fiscal_reference, d.fiscal_metadata, d.source_xml_path, d.purchase_order, d.created_by, d.document_support, d.expenses, ${TAGS} as tags,
+  case when d.prepaid_cents is not null then json_build_object('amount', ${money('d.prepaid_cents')}, 'convention', d.prepaid_convention) end as prepaid,
+  case when d.exchange_rate is not null then json_build_object('rate', d.exchange_rate, 'source_currency', d.exchange_rate_source_currency,
+    'target_currency', d.exchange_rate_target_currency, 'date', d.exchange_rate_date) end as exchange_rate`;
 
 interface Caller {
   companyId: string;

@@ -34,9 +34,9 @@ export const documentCommands: Command[] = [
         processes: await context.processes(),
         publicUrl: context.publicUrl(),
       };
-      const files = input.positionals;
-      const documents: Record<string, unknown>[] = [];
-      const errors: { file: string; code: string; message: string; element?: string | null }[] = [];
+      // A file named twice is read once; the outcome of each name is reported in `files`, in the order given.
+      const files = [...new Set(input.positionals)];
+      const outcomes: FileOutcome[] = [];
       let done = 0;
       const progress = (file: string) => {
         done += 1;
@@ -44,36 +44,64 @@ export const documentCommands: Command[] = [
           process.stderr.write(`\r\u001b[2Kimporting ${done}/${files.length} ${basename(file)}`);
       };
       const importOne = async (file: string) => {
-        const xml = await readFile(file, 'utf8');
+        const xml = await readFile(file);
         return importFiscalDocument(deps, { companyId, fileName: basename(file), xml, source: 'fiscal' });
       };
       // Payment receipts may come before the invoices they pay: those are applied again once every file is in.
       const receiptsToRetry: [number, string][] = [];
       const queue = [...files.entries()];
+      const take = async (index: number, file: string) => {
+        try {
+          const result = await importOne(file);
+          outcomes[index] = { file, document: present(result) };
+          return result;
+        } catch (error) {
+          // A file that cannot be taken (even for a reason not foreseen) never stops the others: it is reported.
+          outcomes[index] = { file, error: describe(file, error) };
+          return null;
+        }
+      };
       await Promise.all(
         Array.from({ length: Math.min(PARALLEL_IMPORTS, files.length) }, async () => {
           for (let next = queue.shift(); next; next = queue.shift()) {
-            const [index, file] = next;
-            try {
-              const result = await importOne(file);
-              if (result.kind === 'payment_complement' && result.unknownDocuments.length) receiptsToRetry.push(next);
-              documents[index] = present(result);
-            } catch (error) {
-              errors.push(describe(file, error));
-            } finally {
-              progress(file);
-            }
+            const result = await take(...next);
+            if (result?.kind === 'payment_complement' && result.unknownDocuments.length) receiptsToRetry.push(next);
+            progress(next[1]);
           }
         }),
       );
-      for (const [index, file] of receiptsToRetry) documents[index] = present(await importOne(file));
-      const imported = documents.filter(Boolean);
+      for (const [index, file] of receiptsToRetry) await take(index, file);
+
+      // Two files may hold the same document: it is one document, created once, listed once.
+      const documents = new Map<unknown, Record<string, unknown>>();
+      for (const outcome of outcomes) {
+        if (!outcome.document) continue;
+        const key = outcome.document.reference ?? outcome.document.fiscal_reference;
+        const seen = documents.get(key);
+        if (seen) seen.created = seen.created === true || outcome.document.created === true;
+        else documents.set(key, { ...outcome.document });
+      }
+      const imported = [...documents.values()];
+      const errors = outcomes.flatMap((outcome) => (outcome.error ? [outcome.error] : []));
       const created = imported.filter((document) => document.created).length;
       process.stderr.write(
-        `${process.stderr.isTTY ? '\r\u001b[2K' : ''}imported ${imported.length} of ${files.length} files (${created} new, ${imported.length - created} already known, ${errors.length} refused)\n`,
+        `${process.stderr.isTTY ? '\r\u001b[2K' : ''}${files.length} files: ${imported.length} documents (${created} new, ${imported.length - created} already known), ${errors.length} not imported\n`,
       );
       if (imported.length === 0) throw new CliError('import_failed', errors.map((error) => error.message).join('; '));
-      return { documents: imported, errors };
+      return {
+        documents: imported,
+        errors,
+        files: outcomes.map(({ file, document, error }) =>
+          document
+            ? { file, outcome: 'imported', reference: document.reference ?? null, created: document.created }
+            : {
+                file,
+                outcome: error!.code === 'import_failed' ? 'failed' : 'refused',
+                code: error!.code,
+                message: error!.message,
+              },
+        ),
+      };
     },
   },
 ];
@@ -144,11 +172,24 @@ function present(result: ImportFiscalDocumentResult): Record<string, unknown> {
   };
 }
 
-function describe(file: string, error: unknown) {
+interface FileError {
+  file: string;
+  code: string;
+  message: string;
+  element?: string | null;
+}
+
+interface FileOutcome {
+  file: string;
+  document?: Record<string, unknown>;
+  error?: FileError;
+}
+
+function describe(file: string, error: unknown): FileError {
   if (error instanceof FiscalDocumentError)
     return { file, code: error.code, element: error.element, message: error.message };
   if (error instanceof ImportRejected) return { file, code: error.code, message: error.message };
   if ((error as NodeJS.ErrnoException).code === 'ENOENT')
     return { file, code: 'file_not_found', message: `${file}: no such file` };
-  throw error;
+  return { file, code: 'import_failed', message: `${file}: ${(error as Error).message}` };
 }

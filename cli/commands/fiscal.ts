@@ -7,6 +7,8 @@ import {
   type CredentialChanges,
 } from '../../db/fiscal/fiscal-sync.repository.ts';
 import type { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
+import type { FiscalMailbox } from '../../db/fiscal/fiscal-mailbox.entity.ts';
+import { findFiscalMailbox, setFiscalMailbox } from '../../db/fiscal/fiscal-mailbox.repository.ts';
 import { companyEm, systemEm, type Orm } from '../../db/orm.ts';
 import { oneOf, optional, reference, required } from '../arguments.ts';
 import { readBounded } from '../files.ts';
@@ -72,7 +74,46 @@ function changesFrom(input: CommandInput, company: Company): CredentialChanges {
   return changes;
 }
 
-function present(company: Company, credential: FiscalCredential | null, certificate: CertificateDescription | null) {
+/** The mailbox as operators see it: never the password. */
+function presentMailbox(mailbox: FiscalMailbox | null) {
+  return mailbox
+    ? {
+        host: mailbox.host,
+        port: mailbox.port,
+        tls: mailbox.tls,
+        user: mailbox.username,
+        folder: mailbox.folder,
+        imported_folder: mailbox.importedFolder,
+        updated_at: mailbox.updatedAt.toISOString(),
+      }
+    : null;
+}
+
+/** The IMAP mailbox the flags describe: every flag but the folders is required, so a mailbox is set as a whole. */
+async function mailboxFrom(input: CommandInput) {
+  const host = required(input, 'host');
+  if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) throw usage('--host must be a host name or an IP address');
+  const port = Number(required(input, 'port'));
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw usage('--port must be a TCP port (1 to 65535)');
+  const tls = oneOf(required(input, 'tls'), ['true', 'false'] as const, 'tls') === 'true';
+  const username = required(input, 'user');
+  // From a file, as certificate passwords are: a flag would show in the shell history and the process list.
+  const password = (await readBounded(required(input, 'password-file'), 4096, 'password_file_too_large'))
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+  if (password === '') throw usage('--password-file must hold the password (an app password for Gmail)');
+  const folder = optional(input, 'folder') || 'INBOX';
+  const importedFolder = optional(input, 'imported-folder') || 'Imported';
+  if (folder === importedFolder) throw usage('--imported-folder must differ from --folder');
+  return { host, port, tls, username, password, folder, importedFolder };
+}
+
+function present(
+  company: Company,
+  credential: FiscalCredential | null,
+  certificate: CertificateDescription | null,
+  mailbox: FiscalMailbox | null,
+) {
   const base = {
     company: company.id,
     country: company.country,
@@ -91,10 +132,14 @@ function present(company: Company, credential: FiscalCredential | null, certific
       signing_certificate: certificate ? presentCertificate(certificate, new Date()) : null,
     },
     last_sync_at: credential?.lastSyncAt?.toISOString() ?? null,
+    mailbox: presentMailbox(mailbox),
   };
 }
 
-/** Fiscal synchronisation set-up (SAT CIEC status, DIAN forwarding and credentials) and the syncs a company ran. */
+/**
+ * Fiscal synchronisation set-up (SAT CIEC status, DIAN forwarding and credentials, the IMAP mailbox of DIAN e-mail)
+ * and the syncs a company ran.
+ */
 export const fiscalCommands: Command[] = [
   {
     group: 'fiscal',
@@ -116,12 +161,14 @@ export const fiscalCommands: Command[] = [
       const changes = changesFrom(input, company);
       const em = companyEm(orm, company.id);
       const certificate = await registeredCertificate(em);
+      const mailbox = await findFiscalMailbox(em);
       // Without flags the command shows what is registered.
-      if (Object.keys(changes).length === 0) return present(company, await findFiscalCredentials(em), certificate);
+      if (Object.keys(changes).length === 0)
+        return present(company, await findFiscalCredentials(em), certificate, mailbox);
       // An RFC defaults to the company's tax id when that is one.
       const taxId = company.taxId?.toUpperCase() ?? '';
       if (changes.ciecStatus && !changes.rfc && RFC.test(taxId)) changes.rfc = taxId;
-      return present(company, await setFiscalCredentials(em, company, changes), certificate);
+      return present(company, await setFiscalCredentials(em, company, changes), certificate, mailbox);
     },
   },
   {
@@ -152,6 +199,34 @@ export const fiscalCommands: Command[] = [
           throw new CliError(error.code, error.message);
         throw error;
       }
+    },
+  },
+  {
+    group: 'fiscal',
+    action: 'mailbox',
+    usage:
+      'fiscal mailbox --company REF --host HOST --port PORT --tls true|false --user USER --password-file FILE [--folder INBOX] [--imported-folder Imported]',
+    options: {
+      company: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      tls: { type: 'string' },
+      user: { type: 'string' },
+      'password-file': { type: 'string' },
+      folder: { type: 'string' },
+      'imported-folder': { type: 'string' },
+    },
+    async run(input, context) {
+      const orm = await context.orm();
+      const company = await findCompany(orm, reference(input, 'company'));
+      if (company.country !== 'COL')
+        throw new CliError('country_mismatch', 'An IMAP mailbox of DIAN e-mail is for Colombian companies');
+      const { password, ...settings } = await mailboxFrom(input);
+      const mailbox = await setFiscalMailbox(companyEm(orm, company.id), company, {
+        ...settings,
+        sealedPassword: context.secrets().seal(password),
+      });
+      return { company: company.id, mailbox: presentMailbox(mailbox) };
     },
   },
   {

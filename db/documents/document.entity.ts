@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Beneficiary } from '../beneficiaries/beneficiary.entity.ts';
 import { COUNTRIES, Company } from '../companies/company.entity.ts';
+import { PREPAID_CONVENTIONS } from '../../fiscal/normalized-document.ts';
 import { uuidv7 } from '../ids.ts';
 import { currencyProperty } from '../money.ts';
 import { Payable } from '../payments/payable.entity.ts';
@@ -14,6 +15,9 @@ import { PaymentReceiptComplement } from './payment-receipt-complement.entity.ts
 
 export const DOCUMENT_TYPES = ['invoice', 'debit_note', 'credit_note', 'expense'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+/** How a DIAN PayableAmount treated its PrepaidAmount (rule in fiscal/). */
+export { PREPAID_CONVENTIONS };
 
 export const APPROVAL_STATUSES = ['pending', 'in_review', 'approved', 'rejected'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
@@ -64,6 +68,15 @@ export const Document = defineEntity({
     subtotalCents: p.bigint('bigint').nullable(),
     taxTotalCents: p.bigint('bigint').nullable(),
     withholdingTotalCents: p.bigint('bigint').nullable(),
+    /** DIAN PrepaidAmount: paid before the invoice, already left out of `amountCents`. */
+    prepaidCents: p.bigint('bigint').nullable(),
+    /** How the file's PayableAmount treated `prepaidCents`; null when there is none. */
+    prepaidConvention: p.enum(PREPAID_CONVENTIONS).nativeEnumName('prepaid_convention').nullable(),
+    /** The rate the fiscal document states from `currency` to the local currency; null when it needs or gives none. */
+    exchangeRate: p.decimal().columnType('numeric').nullable(),
+    exchangeRateSourceCurrency: currencyProperty().nullable(),
+    exchangeRateTargetCurrency: currencyProperty().nullable(),
+    exchangeRateDate: p.date().nullable(),
     approvalStatus: p.enum(APPROVAL_STATUSES).nativeEnumName('approval_status').default('pending'),
     paymentStatus: p.enum(DOCUMENT_PAYMENT_STATUSES).nativeEnumName('document_payment_status').default('pending'),
     isArchived: p.boolean().default(false),

@@ -17,6 +17,7 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(`create type "currency" as enum ('USD', 'COP', 'MXN', 'EUR');`);
     this.addSql(`create type "approval_status" as enum ('pending', 'in_review', 'approved', 'rejected');`);
     this.addSql(`create type "document_payment_status" as enum ('pending', 'partial', 'paid');`);
+    this.addSql(`create type "prepaid_convention" as enum ('payable_net_of_prepaid', 'payable_includes_prepaid');`);
     this.addSql(`create type "accounting_entry_status" as enum ('posted', 'cancelled');`);
     this.addSql(`create type "registration_state" as enum ('pending', 'registering', 'registered', 'failed');`);
     this.addSql(`create type "account_nature" as enum ('debit', 'credit');`);
@@ -77,7 +78,7 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(`alter table "api_keys" add constraint "api_keys_prefix_unique" unique ("prefix");`);
 
     this.addSql(
-      `create table "documents" ("id" uuid not null, "company_id" uuid not null, "beneficiary_id" uuid null, "country" "country" not null, "document_number" varchar(255) not null, "type" "document_type" not null, "amount_cents" bigint not null, "currency" "currency" not null, "subtotal_cents" bigint null, "tax_total_cents" bigint null, "withholding_total_cents" bigint null, "approval_status" "approval_status" not null default 'pending', "payment_status" "document_payment_status" not null default 'pending', "is_archived" boolean not null default false, "issue_date" timestamptz null, "expiration_date" timestamptz null, "fiscal_reference" varchar(255) null, "fiscal_metadata" jsonb null, "file_path" varchar(2048) null, "source_xml_path" varchar(2048) null, "purchase_order" varchar(255) null, "is_canceled" boolean not null default false, "canceled_at" timestamptz null, "created_by" jsonb null, "document_support" jsonb null, "expenses" jsonb null, "approval_erp_reference" varchar(255) null, "approved_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+      `create table "documents" ("id" uuid not null, "company_id" uuid not null, "beneficiary_id" uuid null, "country" "country" not null, "document_number" varchar(255) not null, "type" "document_type" not null, "amount_cents" bigint not null, "currency" "currency" not null, "subtotal_cents" bigint null, "tax_total_cents" bigint null, "withholding_total_cents" bigint null, "prepaid_cents" bigint null, "prepaid_convention" "prepaid_convention" null, "exchange_rate" numeric null, "exchange_rate_source_currency" "currency" null, "exchange_rate_target_currency" "currency" null, "exchange_rate_date" date null, "approval_status" "approval_status" not null default 'pending', "payment_status" "document_payment_status" not null default 'pending', "is_archived" boolean not null default false, "issue_date" timestamptz null, "expiration_date" timestamptz null, "fiscal_reference" varchar(255) null, "fiscal_metadata" jsonb null, "file_path" varchar(2048) null, "source_xml_path" varchar(2048) null, "purchase_order" varchar(255) null, "is_canceled" boolean not null default false, "canceled_at" timestamptz null, "created_by" jsonb null, "document_support" jsonb null, "expenses" jsonb null, "approval_erp_reference" varchar(255) null, "approved_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(
       `create index "documents_company_id_is_archived_created_at_index" on "documents" ("company_id", "is_archived", "created_at");`,
@@ -220,6 +221,30 @@ export class Migration20261125191000_initial extends Migration {
     );
     this.addSql(
       `alter table "fiscal_sync_runs" add constraint "fiscal_sync_runs_company_id_started_at_unique" unique ("company_id", "started_at");`,
+    );
+
+    this.addSql(
+      `create table "intake_refusals" ("id" uuid not null, "company_id" uuid not null, "name" text not null, "fingerprint" varchar(64) not null, "reason" varchar(255) not null, "detail" text null, "recorded_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `create index "intake_refusals_company_id_recorded_at_index" on "intake_refusals" ("company_id", "recorded_at");`,
+    );
+    this.addSql(
+      `alter table "intake_refusals" add constraint "intake_refusals_company_id_name_fingerprint_unique" unique ("company_id", "name", "fingerprint");`,
+    );
+
+    this.addSql(
+      `create table "fiscal_mailboxes" ("id" uuid not null, "company_id" uuid not null, "host" varchar(255) not null, "port" int not null, "tls" boolean not null, "username" varchar(255) not null, "sealed_password" text not null, "folder" varchar(255) not null default 'INBOX', "imported_folder" varchar(255) not null default 'Imported', "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "fiscal_mailboxes" add constraint "fiscal_mailboxes_company_id_unique" unique ("company_id");`,
+    );
+
+    this.addSql(
+      `create table "fiscal_mailbox_messages" ("id" uuid not null, "company_id" uuid not null, "message_id" text not null, "sha256" varchar(255) not null, "run_id" uuid not null, "imported_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "fiscal_mailbox_messages" add constraint "fiscal_mailbox_messages_company_id_message_id_sha256_unique" unique ("company_id", "message_id", "sha256");`,
     );
 
     this.addSql(
@@ -472,6 +497,17 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(
       `alter table "fiscal_sync_runs" add constraint "fiscal_sync_runs_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
     );
+    this.addSql(
+      `alter table "intake_refusals" add constraint "intake_refusals_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+
+    this.addSql(
+      `alter table "fiscal_mailboxes" add constraint "fiscal_mailboxes_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
+
+    this.addSql(
+      `alter table "fiscal_mailbox_messages" add constraint "fiscal_mailbox_messages_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
 
     this.addSql(
       `alter table "idempotency_keys" add constraint "idempotency_keys_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
@@ -607,6 +643,9 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(`alter table "fiscal_credentials" drop constraint "fiscal_credentials_company_id_foreign";`);
     this.addSql(`alter table "signing_certificates" drop constraint "signing_certificates_company_id_foreign";`);
     this.addSql(`alter table "fiscal_sync_runs" drop constraint "fiscal_sync_runs_company_id_foreign";`);
+    this.addSql(`alter table "intake_refusals" drop constraint "intake_refusals_company_id_foreign";`);
+    this.addSql(`alter table "fiscal_mailboxes" drop constraint "fiscal_mailboxes_company_id_foreign";`);
+    this.addSql(`alter table "fiscal_mailbox_messages" drop constraint "fiscal_mailbox_messages_company_id_foreign";`);
     this.addSql(`alter table "idempotency_keys" drop constraint "idempotency_keys_company_id_foreign";`);
     this.addSql(`alter table "line_items" drop constraint "line_items_company_id_foreign";`);
     this.addSql(`alter table "members" drop constraint "members_company_id_foreign";`);
@@ -677,6 +716,9 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(`drop table if exists "fiscal_credentials" cascade;`);
     this.addSql(`drop table if exists "signing_certificates" cascade;`);
     this.addSql(`drop table if exists "fiscal_sync_runs" cascade;`);
+    this.addSql(`drop table if exists "intake_refusals" cascade;`);
+    this.addSql(`drop table if exists "fiscal_mailboxes" cascade;`);
+    this.addSql(`drop table if exists "fiscal_mailbox_messages" cascade;`);
     this.addSql(`drop table if exists "idempotency_keys" cascade;`);
     this.addSql(`drop table if exists "line_items" cascade;`);
     this.addSql(`drop table if exists "members" cascade;`);
@@ -704,6 +746,7 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(`drop type "currency";`);
     this.addSql(`drop type "approval_status";`);
     this.addSql(`drop type "document_payment_status";`);
+    this.addSql(`drop type "prepaid_convention";`);
     this.addSql(`drop type "accounting_entry_status";`);
     this.addSql(`drop type "registration_state";`);
     this.addSql(`drop type "account_nature";`);

@@ -8,6 +8,7 @@ import { PaymentReceiptComplement } from '../../db/documents/payment-receipt-com
 import { CURRENCIES, type Currency } from '../../db/money.ts';
 import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
 import type { NormalizedDocument, NormalizedPaymentComplement } from '../../fiscal/normalized-document.ts';
+import { centsToDecimal } from '../../fiscal/money.ts';
 import { parseFiscalDocument } from '../../fiscal/parse.ts';
 import type { FileStorage } from '../../platform/storage/file-storage.ts';
 import { recordEvent, undeliveredEventsOf } from '../webhooks/events.ts';
@@ -18,7 +19,8 @@ import { upsertSupplier } from '../beneficiaries/beneficiaries.ts';
 export interface ImportFiscalDocumentInput {
   companyId: string;
   fileName: string;
-  xml: string;
+  /** The file as received: its encoding is read from its BOM or XML declaration, and it is stored byte for byte. */
+  xml: string | Uint8Array;
   /** `fiscal` for tax-authority documents (CLI import, fiscal sync). */
   source: string;
 }
@@ -48,7 +50,8 @@ export interface ImportDeps {
 /**
  * Imports one fiscal XML for a company: the document, its supplier as beneficiary, its line items and a
  * `document.created` log, in one transaction; then makes sure its lifecycle workflow runs. Importing the same
- * fiscal reference again returns the existing document, so the call is safe to retry.
+ * file again returns the existing document, so the call is safe to retry; a known fiscal reference with other content
+ * is refused (`fiscal_reference_conflict`).
  */
 export async function importFiscalDocument(
   deps: ImportDeps,
@@ -66,13 +69,21 @@ export async function importFiscalDocument(
       `${input.fileName}: a ${normalized.country} document cannot be imported for a ${company.country} company`,
     );
   }
-  const currency = knownCurrency(normalized, input.fileName);
-  const existing = await em.findOne(Document, { fiscalReference: normalized.fiscalReference });
-  const document =
-    existing ??
-    (await createDocument(deps, em, company, normalized, currency, input).catch((error) =>
-      raceLost(error, () => createDocument(deps, em, company, normalized, currency, input), em, normalized),
-    ));
+  const currency = knownCurrency(normalized.currency, input.fileName);
+  const existing = await em.findOne(
+    Document,
+    { fiscalReference: normalized.fiscalReference },
+    { populate: ['beneficiary'] },
+  );
+  if (existing) refuseConflict(existing, normalized, input.fileName);
+  // Whether this call made the document: an import that lost a race to the same file finds it made.
+  let created = false;
+  const create = async () => {
+    const made = await createDocument(deps, em, company, normalized, currency, input);
+    created = true;
+    return made;
+  };
+  const document = existing ?? (await create().catch((error) => raceLost(error, create, em, normalized, input)));
   // The event was recorded with the document; on a retried import, start what a crash may have left unstarted.
   const undelivered = await undeliveredEventsOf(em.fork(), document.id, 'document.created');
   await Promise.all([
@@ -87,7 +98,7 @@ export async function importFiscalDocument(
   ]);
   return {
     kind: 'document',
-    created: !existing,
+    created,
     reference: document.id,
     documentNumber: document.documentNumber,
     fiscalReference: normalized.fiscalReference,
@@ -115,6 +126,9 @@ async function createDocument(
       subtotalCents: normalized.totals.subtotalCents,
       taxTotalCents: normalized.totals.taxTotalCents,
       withholdingTotalCents: normalized.totals.withholdingTotalCents,
+      prepaidCents: normalized.prepaid?.amountCents ?? null,
+      prepaidConvention: normalized.prepaid?.convention ?? null,
+      ...storedExchangeRate(normalized, input.fileName),
       issueDate: new Date(normalized.issueDate),
       expirationDate: normalized.expirationDate ? new Date(normalized.expirationDate) : null,
       fiscalReference: normalized.fiscalReference,
@@ -172,7 +186,8 @@ async function createDocument(
     });
     // The XML is stored before the commit: a rolled-back import leaves at most an unreferenced file, never a
     // document without its XML.
-    await deps.storage.put(key, new TextEncoder().encode(input.xml), 'application/xml');
+    const bytes = typeof input.xml === 'string' ? new TextEncoder().encode(input.xml) : input.xml;
+    await deps.storage.put(key, bytes, 'application/xml');
     return document;
   });
 }
@@ -186,16 +201,58 @@ async function raceLost(
   retry: () => Promise<Document>,
   em: EntityManager,
   normalized: NormalizedDocument,
+  input: ImportFiscalDocumentInput,
 ): Promise<Document> {
   if (!(error instanceof UniqueConstraintViolationException)) throw error;
-  return (await em.fork().findOne(Document, { fiscalReference: normalized.fiscalReference })) ?? retry();
+  const winner = await em
+    .fork()
+    .findOne(Document, { fiscalReference: normalized.fiscalReference }, { populate: ['beneficiary'] });
+  if (!winner) return retry();
+  refuseConflict(winner, normalized, input.fileName);
+  return winner;
 }
 
-function knownCurrency(normalized: NormalizedDocument, fileName: string): Currency {
-  if ((CURRENCIES as readonly string[]).includes(normalized.currency)) return normalized.currency as Currency;
+/** The exchange-rate columns of a new document: the parser checked the rate leads from its currency to the local one. */
+function storedExchangeRate(normalized: NormalizedDocument, fileName: string) {
+  const rate = normalized.exchangeRate;
+  return {
+    exchangeRate: rate?.rate ?? null,
+    exchangeRateSourceCurrency: rate ? knownCurrency(rate.sourceCurrency, fileName) : null,
+    exchangeRateTargetCurrency: rate ? knownCurrency(rate.targetCurrency, fileName) : null,
+    exchangeRateDate: rate?.date ?? null,
+  };
+}
+
+function knownCurrency(code: string, fileName: string): Currency {
+  if ((CURRENCIES as readonly string[]).includes(code)) return code as Currency;
   throw new ImportRejected(
     'unsupported_currency',
-    `${fileName}: currency ${normalized.currency} is not one of ${CURRENCIES.join(', ')}`,
+    `${fileName}: currency ${code} is not one of ${CURRENCIES.join(', ')}`,
+  );
+}
+
+/**
+ * A fiscal reference names one document: a file that carries a known CUFE or UUID with another number, issuer or
+ * total is not a re-import but a conflict (a forged or corrupted file, or a supplier's error), and is refused.
+ */
+function refuseConflict(stored: Document, normalized: NormalizedDocument, fileName: string): void {
+  const storedIssuer = stored.beneficiary
+    ? `${stored.beneficiary.identifierType} ${stored.beneficiary.identifierNumber}`
+    : null;
+  const incomingIssuer = `${normalized.supplier.identifierType} ${normalized.supplier.identifierNumber}`;
+  const storedTotal = `${centsToDecimal(stored.amountCents)} ${stored.currency}`;
+  const incomingTotal = `${centsToDecimal(normalized.totals.totalCents)} ${normalized.currency}`;
+  const same =
+    stored.documentNumber === normalized.documentNumber &&
+    (storedIssuer === null || storedIssuer === incomingIssuer) &&
+    stored.amountCents === normalized.totals.totalCents &&
+    stored.currency === normalized.currency;
+  if (same) return;
+  throw new ImportRejected(
+    'fiscal_reference_conflict',
+    `${fileName}: fiscal reference ${normalized.fiscalReference} is already document ${stored.id} ` +
+      `(number ${stored.documentNumber}, issuer ${storedIssuer ?? 'unknown'}, total ${storedTotal}), ` +
+      `but this file has number ${normalized.documentNumber}, issuer ${incomingIssuer}, total ${incomingTotal}`,
   );
 }
 

@@ -1,20 +1,39 @@
 // Colombia: the activities of a fiscal sync through DIAN e-mail: request DIAN's access token with the company's
-// credentials, then import the AttachedDocument e-mails that arrived in the company's mailbox within the window.
+// credentials, then import the AttachedDocument e-mails that arrived in the company's mailbox within the window: its
+// IMAP mailbox, where each message is taken once and moved out once imported, or else its Maildir folder.
+import { createHash } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import type { Logger } from 'pino';
 import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
+import type { FiscalMailbox } from '../../db/fiscal/fiscal-mailbox.entity.ts';
+import { findFiscalMailbox, recordMessageTaken, wasMessageTaken } from '../../db/fiscal/fiscal-mailbox.repository.ts';
+import { companyEm, type EntityManager } from '../../db/orm.ts';
+import { intakeLimitsFromEnv, pastCap, type IntakeLimits } from '../../fiscal/intake-limits.ts';
 import { documentsInMailboxItem } from '../../fiscal/mail-documents.ts';
-import { countSkips } from '../../fiscal/package-entries.ts';
 import { colombianWindowInstants } from '../../fiscal/sync-window.ts';
+import type { SecretBox } from '../../platform/secret-box.ts';
 import type { ImportDeps } from '../documents/import-fiscal-document.ts';
 import { requestDianAccessToken } from './dian-access-client.ts';
-import { importFiles, keepHeartbeating, resumedProgress, type ImportProgress } from './import-files.ts';
+import { openMailbox, type MailboxSession, type MailboxSettings, type WindowMessage } from './imap-mailbox.ts';
+import { importFound, keepHeartbeating, passOver, resumedProgress, type ImportProgress } from './import-files.ts';
 import { mailboxItems, readMailboxItem } from './maildir.ts';
-import { loadRun, noCounts, recordSyncProgress, type ImportCounts, type SyncSubject } from './runs.ts';
+import {
+  loadRun,
+  noCounts,
+  recordImportCounts,
+  recordSyncProgress,
+  type ImportCounts,
+  type SyncSubject,
+} from './runs.ts';
 
 export interface DianSyncDeps extends ImportDeps {
   dianAuthUrl: string;
-  /** Empty when no mailbox is configured. */
+  /** The Maildir of companies without an IMAP mailbox; empty when there is none. */
   mailboxDir: string;
+  /** Opens the sealed passwords of companies' IMAP mailboxes. */
+  secrets: SecretBox;
+  logger: Logger;
 }
 
 /** Requests DIAN's access token with the company's NIT and legal representative, and records that the window is ready. */
@@ -37,34 +56,143 @@ export async function requestDianAccess(deps: DianSyncDeps, subject: SyncSubject
   return { requestId: token.requestId };
 }
 
-/** Imports every fiscal XML of the e-mails that arrived in the run's window, heartbeating its progress. */
-export async function importMailboxWindow(
-  deps: DianSyncDeps,
-  subject: SyncSubject,
-): Promise<ImportCounts & { messages: number }> {
+/**
+ * Imports every fiscal XML of the e-mails that arrived in the run's window, heartbeating its progress: from the
+ * company's IMAP mailbox when it registered one, else from its folder of the Maildir (`DIAN_MAILBOX_DIR`).
+ */
+export async function importMailboxWindow(deps: DianSyncDeps, subject: SyncSubject): Promise<MailboxWindowCounts> {
+  const { em, run } = await loadRun(deps.orm, subject);
+  const window = colombianWindowInstants({ from: run.syncFrom, to: run.syncTo });
+  const mailbox = await findFiscalMailbox(em, true);
+  if (mailbox) return importImapWindow(deps, subject, mailbox, window);
   if (!deps.mailboxDir)
-    throw ApplicationFailure.nonRetryable('DIAN_MAILBOX_DIR is not configured', 'MailboxNotConfigured', {
-      code: 'mailbox_not_configured',
-    });
+    throw ApplicationFailure.nonRetryable(
+      'The company has no IMAP mailbox (ops fiscal mailbox) and DIAN_MAILBOX_DIR is not configured',
+      'MailboxNotConfigured',
+      { code: 'mailbox_not_configured' },
+    );
+  return importMaildirWindow(deps, subject, window);
+}
+
+type MailboxWindowCounts = ImportCounts & { messages: number };
+type Window = { fromInstant: Date; untilInstant: Date };
+
+async function importMaildirWindow(deps: DianSyncDeps, subject: SyncSubject, window: Window) {
   const progress: ImportProgress = resumedProgress() ?? { unit: 0, file: 0, counts: noCounts() };
   const stop = keepHeartbeating(() => progress);
   try {
-    const { run } = await loadRun(deps.orm, subject);
-    const items = await mailboxItems(
-      deps.mailboxDir,
-      subject.companyId,
-      colombianWindowInstants({ from: run.syncFrom, to: run.syncTo }),
-    );
+    const items = await mailboxItems(deps.mailboxDir, subject.companyId, window);
     for (; progress.unit < items.length; progress.unit++, progress.file = 0) {
       const item = items[progress.unit]!;
-      const { files, skipped } = documentsInMailboxItem(item.name, await readMailboxItem(item));
-      if (progress.file === 0) countSkips(progress.counts.skipped, skipped);
-      await importFiles(deps, subject.companyId, files, progress.counts, progress.file, (next) => {
-        progress.file = next;
-      });
+      const found = await documentsInMailboxItem(item.name, await readMailboxItem(item));
+      await importFound(deps, subject.companyId, found, progress);
+      await recordImportCounts(deps.orm, subject, progress.counts);
     }
     return { ...progress.counts, messages: items.length };
   } finally {
     stop();
   }
+}
+
+/**
+ * Where an IMAP import stands: `unit` is the UID from which messages are still to do (within `uidValidity`), `file`
+ * how far into that message's files; moved messages leave the folder, so a position by index would not hold.
+ */
+interface ImapProgress extends ImportProgress {
+  uidValidity: string;
+  messages: number;
+}
+
+async function importImapWindow(
+  deps: DianSyncDeps,
+  subject: SyncSubject,
+  mailbox: FiscalMailbox,
+  window: Window,
+): Promise<MailboxWindowCounts> {
+  const resumed = resumedProgress() as ImapProgress | null;
+  const progress: ImapProgress = {
+    unit: 0,
+    file: 0,
+    counts: noCounts(),
+    messages: 0,
+    uidValidity: '',
+    ...resumed,
+  };
+  const stop = keepHeartbeating(() => progress);
+  const em = companyEm(deps.orm, subject.companyId);
+  const limits = intakeLimitsFromEnv();
+  try {
+    const session = await openMailbox(mailboxSettings(mailbox, deps.secrets), Context.current().info.attempt);
+    try {
+      // Another UIDVALIDITY renumbered the folder: start over; what was imported is passed over by its record.
+      if (progress.uidValidity !== session.uidValidity)
+        Object.assign(progress, { uidValidity: session.uidValidity, unit: 0, file: 0 });
+      for (const message of await session.messagesIn(window)) {
+        if (message.uid < progress.unit) continue;
+        if (message.uid > progress.unit) Object.assign(progress, { unit: message.uid, file: 0 });
+        await importImapMessage(deps, em, subject, session, message, progress, limits);
+        Object.assign(progress, { unit: message.uid + 1, file: 0 });
+      }
+      return { ...progress.counts, messages: progress.messages };
+    } finally {
+      await session.close();
+    }
+  } finally {
+    stop();
+  }
+}
+
+/** One message: refused past the size cap, passed over when already taken, else imported, recorded and moved. */
+async function importImapMessage(
+  deps: DianSyncDeps,
+  em: EntityManager,
+  subject: SyncSubject,
+  session: MailboxSession,
+  message: WindowMessage,
+  progress: ImapProgress,
+  limits: IntakeLimits,
+): Promise<void> {
+  const name = `${message.uid}.eml`;
+  const source = message.size > limits.messageBytes ? null : await session.source(message.uid, limits.messageBytes);
+  if (!source) {
+    // Left where it is for a person to read: it is not downloaded, so it cannot be recorded as taken.
+    const detail = `${message.size} bytes, ${pastCap('messageBytes', limits)}`;
+    deps.logger.warn({ companyId: subject.companyId, uid: message.uid, messageId: message.messageId }, detail);
+    await passOver(deps.orm, subject.companyId, progress.counts, [{ name, reason: 'too_large', detail }]);
+    await recordImportCounts(deps.orm, subject, progress.counts);
+    progress.messages += 1;
+    return;
+  }
+  const key = { messageId: message.messageId, sha256: createHash('sha256').update(source).digest('hex') };
+  if (!(await wasMessageTaken(em, key))) {
+    await importFound(deps, subject.companyId, await documentsInMailboxItem(name, source), progress);
+    await recordMessageTaken(em, { companyId: subject.companyId, runId: subject.runId, ...key });
+    await recordImportCounts(deps.orm, subject, progress.counts);
+    progress.messages += 1;
+  }
+  // Also a message taken before whose move did not happen (the worker stopped in between).
+  await session.moveToImported(message.uid);
+}
+
+function mailboxSettings(mailbox: FiscalMailbox, secrets: SecretBox): MailboxSettings {
+  let password: string;
+  try {
+    password = secrets.open(mailbox.sealedPassword);
+  } catch {
+    // Sealed under another WEBHOOK_SECRET_KEY: no retry will open it.
+    throw ApplicationFailure.nonRetryable(
+      "The mailbox password cannot be opened with this deployment's WEBHOOK_SECRET_KEY: register the mailbox again (ops fiscal mailbox)",
+      'MailboxPasswordUnreadable',
+      { code: 'mailbox_password_unreadable' },
+    );
+  }
+  return {
+    host: mailbox.host,
+    port: mailbox.port,
+    tls: mailbox.tls,
+    username: mailbox.username,
+    password,
+    folder: mailbox.folder,
+    importedFolder: mailbox.importedFolder,
+  };
 }

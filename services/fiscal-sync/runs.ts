@@ -56,6 +56,28 @@ export async function recordSyncProgress(
   await em.flush();
 }
 
+/**
+ * Records what an import has done so far, after each package or e-mail: a run that fails later (its outcome carries no
+ * counts) still says what it imported.
+ */
+export async function recordImportCounts(orm: Orm, subject: SyncSubject, counts: ImportCounts): Promise<void> {
+  const { em, run } = await loadRun(orm, subject);
+  if (TERMINAL.includes(run.status)) return;
+  applyCounts(run, counts);
+  await em.flush();
+}
+
+function applyCounts(run: FiscalSyncRun, counts: ImportCounts): void {
+  run.documentsImported = counts.created;
+  run.entriesSkipped = skippedTotal(counts);
+  run.details = {
+    documents_created: counts.created,
+    documents_existing: counts.existing,
+    payment_complements: counts.complements,
+    skipped: counts.skipped,
+  };
+}
+
 export interface SyncOutcome extends SyncSubject {
   status: 'finished' | 'failed';
   fetchingStatus?: FetchingStatus | null;
@@ -90,16 +112,7 @@ export async function recordSyncOutcome(orm: Orm, input: SyncOutcome): Promise<R
     current.errorCode = input.errorCode ?? null;
     current.message = input.message;
     current.finishedAt = new Date();
-    if (input.counts) {
-      current.documentsImported = input.counts.created;
-      current.entriesSkipped = skippedTotal(input.counts);
-      current.details = {
-        documents_created: input.counts.created,
-        documents_existing: input.counts.existing,
-        payment_complements: input.counts.complements,
-        skipped: input.counts.skipped,
-      };
-    }
+    if (input.counts) applyCounts(current, input.counts);
     if (input.advanceLastSync && input.status === 'finished') {
       const credential = await tx.findOne(FiscalCredential, { company: input.companyId });
       if (credential && (!credential.lastSyncAt || credential.lastSyncAt < current.startedAt))
@@ -109,7 +122,7 @@ export async function recordSyncOutcome(orm: Orm, input: SyncOutcome): Promise<R
       country: current.country,
       status: input.status,
       errorCode: current.errorCode,
-      documentsImported: input.counts?.created ?? 0,
+      documentsImported: current.documentsImported,
       seconds: (current.finishedAt.getTime() - current.startedAt.getTime()) / 1000,
     };
   });

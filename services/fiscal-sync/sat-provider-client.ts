@@ -2,6 +2,7 @@
 // download). Three calls: create an extraction of received CFDI for an RFC and a period (idempotent by key), read it
 // (SAT's EstadoSolicitud and CodigoEstadoSolicitud, the package ids), and download one package as ZIP bytes.
 import { ApplicationFailure } from '@temporalio/common';
+import { intakeLimitsFromEnv, pastCap } from '../../fiscal/intake-limits.ts';
 import type { SatExtractionView } from '../../fiscal/sat-request-state.ts';
 
 export interface SatExtraction extends SatExtractionView {
@@ -17,8 +18,6 @@ export interface SatProviderClient {
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
-/** Packages hold up to 200,000 CFDI; refuse anything absurdly larger than that. */
-const MAX_PACKAGE_BYTES = 512 * 1024 * 1024;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -28,7 +27,11 @@ const unavailable = (message: string) => ApplicationFailure.retryable(message, '
 export const providerRefused = (code: string, message: string) =>
   ApplicationFailure.nonRetryable(message, 'SatProviderRefused', { code });
 
-export function satProviderClient(baseUrl: string): SatProviderClient {
+/** A client of the provider at `baseUrl`; packages are read up to `maxPackageBytes` (INTAKE_MAX_PACKAGE_BYTES). */
+export function satProviderClient(
+  baseUrl: string,
+  maxPackageBytes = intakeLimitsFromEnv().packageBytes,
+): SatProviderClient {
   const url = (path: string) => {
     if (!baseUrl)
       throw ApplicationFailure.nonRetryable('SAT_PROVIDER_URL is not configured', 'SatProviderRefused', {
@@ -124,13 +127,34 @@ export function satProviderClient(baseUrl: string): SatProviderClient {
           `Package ${packageId} is no longer available (HTTP ${response.status})`,
         );
       if (!response.ok) return failure(response, `package ${packageId}`);
-      const length = Number(response.headers.get('content-length') ?? 0);
-      if (length > MAX_PACKAGE_BYTES)
-        throw providerRefused(
-          'package_too_large',
-          `Package ${packageId} is ${length} bytes; at most ${MAX_PACKAGE_BYTES} are read`,
-        );
-      return new Uint8Array(await response.arrayBuffer());
+      return readPackage(response, packageId, maxPackageBytes);
     },
   };
+}
+
+/**
+ * The package's bytes, counted as they arrive: a Content-Length past the cap is refused before reading, and a body
+ * that runs past it (chunked, or longer than announced) is cut off there.
+ */
+async function readPackage(response: Response, packageId: string, maxBytes: number): Promise<Uint8Array> {
+  const tooLarge = (what: string) =>
+    providerRefused(
+      'package_too_large',
+      `Package ${packageId} ${what} ${pastCap('packageBytes', { packageBytes: maxBytes })}`,
+    );
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge(`is ${declared} bytes,`);
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (response.body)
+    for await (const chunk of response.body) {
+      total += chunk.byteLength;
+      // Leaving the loop cancels the download.
+      if (total > maxBytes) throw tooLarge('runs');
+      chunks.push(chunk);
+    }
+  return new Uint8Array(Buffer.concat(chunks, total));
 }

@@ -2,16 +2,19 @@
 // download and import each package of CFDI.
 import { ApplicationFailure } from '@temporalio/common';
 import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
-import { countSkips, xmlFilesOf } from '../../fiscal/package-entries.ts';
+import { intakeLimitsFromEnv, type IntakeLimits } from '../../fiscal/intake-limits.ts';
+import { xmlFilesOfPackage } from '../../fiscal/package-entries.ts';
 import { extractionStep, type ExtractionStep } from '../../fiscal/sat-request-state.ts';
-import { readZip, ZipFormatError } from '../../fiscal/zip.ts';
+import { ArchiveRefused } from '../../fiscal/zip-reader.ts';
 import type { ImportDeps } from '../documents/import-fiscal-document.ts';
-import { importFiles, keepHeartbeating, resumedProgress, type ImportProgress } from './import-files.ts';
+import { importFound, keepHeartbeating, resumedProgress, type ImportProgress } from './import-files.ts';
 import { loadRun, noCounts, recordSyncProgress, type ImportCounts, type SyncSubject } from './runs.ts';
-import type { SatProviderClient } from './sat-provider-client.ts';
+import { providerRefused, type SatProviderClient } from './sat-provider-client.ts';
 
 export interface SatSyncDeps extends ImportDeps {
   provider: SatProviderClient;
+  /** The caps on reading packages; default from the environment. */
+  limits?: IntakeLimits;
 }
 
 /**
@@ -91,24 +94,23 @@ export async function importSatPackage(
   try {
     await recordSyncProgress(deps.orm, { ...input, fetchingStatus: 'running' });
     const bytes = await deps.provider.downloadPackage(input.extractionId, input.packageId);
-    let entries;
-    try {
-      entries = readZip(bytes);
-    } catch (error) {
-      // A truncated download reads as a broken archive: retried like any failed download.
-      if (error instanceof ZipFormatError)
-        throw ApplicationFailure.retryable(`Package ${input.packageId}: ${error.message}`, 'PackageUnreadable', {
-          code: 'package_unreadable',
-        });
-      throw error;
-    }
-    const { files, skipped } = xmlFilesOf(entries);
-    if (progress.file === 0) countSkips(progress.counts.skipped, skipped);
-    await importFiles(deps, input.companyId, files, progress.counts, progress.file, (next) => {
-      progress.file = next;
-    });
+    const found = await packageFiles(bytes, input.packageId, deps.limits ?? intakeLimitsFromEnv());
+    await importFound(deps, input.companyId, found, progress);
     return progress.counts;
   } finally {
     stop();
+  }
+}
+
+/** The XML files of a downloaded package; a package that cannot be opened fails the attempt. */
+async function packageFiles(bytes: Uint8Array, packageId: string, limits: IntakeLimits) {
+  try {
+    return await xmlFilesOfPackage(bytes, limits);
+  } catch (error) {
+    if (!(error instanceof ArchiveRefused)) throw error;
+    const message = `Package ${packageId}: ${error.message}`;
+    // Past a cap it will not shrink; a truncated download reads as a broken archive, retried like any failed download.
+    if (error.refusal.reason === 'too_large') throw providerRefused('package_too_large', message);
+    throw ApplicationFailure.retryable(message, 'PackageUnreadable', { code: 'package_unreadable' });
   }
 }

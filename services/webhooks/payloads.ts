@@ -18,7 +18,11 @@ export async function documentCreatedPayload(
   return {
     event: 'document.created',
     timestamp: new Date().toISOString(),
-    data: { ...data, amount: Number(document.amountCents) },
+    data: {
+      ...data,
+      amount: Number(document.amountCents),
+      prepaid: data.prepaid ? { ...data.prepaid, amount: Number(document.prepaidCents) } : null,
+    },
   };
 }
 

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 export interface OutgoingMail {
   from?: string;
@@ -53,7 +53,10 @@ export function buildMail(mail: OutgoingMail): Uint8Array {
 
 /** Delivers a message to a company's Maildir (`<dir>/<companyRef>/new/`); returns the file's path. */
 export function deliverMail(mailboxDir: string, companyId: string, mail: OutgoingMail): string {
-  const root = join(mailboxDir, companyId.toLowerCase());
+  // The reference comes from a URL: it must name one folder directly inside the mailbox, never a path out of it.
+  const root = resolve(mailboxDir, companyId.toLowerCase());
+  if (dirname(root) !== resolve(mailboxDir) || basename(root) !== companyId.toLowerCase())
+    throw new RangeError(`Not a company folder of the mailbox: ${JSON.stringify(companyId)}`);
   for (const folder of ['tmp', 'new', 'cur']) mkdirSync(join(root, folder), { recursive: true });
   const receivedAt = mail.receivedAt ?? new Date();
   const name = `${Math.floor(receivedAt.getTime() / 1000)}.M${randomBytes(6).toString('hex')}P${process.pid}.${hostname().replace(/[/:]/g, '_')}`;

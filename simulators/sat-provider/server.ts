@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readZip, writeZip } from '../../fiscal/zip.ts';
+import { unzipSync, zipSync } from 'fflate';
 
 export const SAT_PROVIDER_OUTCOMES = [
   'finished',
@@ -149,13 +149,15 @@ function toScenario(input: Record<string, unknown>): SatScenario {
   };
 }
 
+// Fixed, so the same package is the same bytes.
+const PACKAGE_TIME = new Date('2026-01-01T00:00:00Z');
+
 let junkEntries: { name: string; data: Uint8Array }[] | undefined;
 /** The entries of SAT's sample package (phpcfdi fixture), junk and CFDI 3.2 alike. */
 function junk(): { name: string; data: Uint8Array }[] {
-  junkEntries ??= readZip(readFileSync(new URL('sat-descarga-masiva/cfdi.zip', FIXTURES))).map((entry) => ({
-    name: entry.name,
-    data: entry.data ?? new Uint8Array(),
-  }));
+  junkEntries ??= Object.entries(unzipSync(readFileSync(new URL('sat-descarga-masiva/cfdi.zip', FIXTURES)))).map(
+    ([name, data]) => ({ name, data }),
+  );
   return junkEntries;
 }
 
@@ -165,7 +167,8 @@ export function buildSatPackage(spec: SatPackageSpec): Uint8Array {
     name: file,
     data: new Uint8Array(readFileSync(new URL(`cfdi/${file}`, FIXTURES))),
   }));
-  return writeZip([...files, ...(spec.junk === false ? [] : junk())]);
+  const entries = [...files, ...(spec.junk === false ? [] : junk())];
+  return zipSync(Object.fromEntries(entries.map(({ name, data }) => [name, data])), { mtime: PACKAGE_TIME });
 }
 
 /** Starts the simulator on 127.0.0.1 unless told otherwise (a free port unless one is given). */

@@ -179,7 +179,7 @@ describe('with the Temporal server down', () => {
 describe('with the Temporal server hung', () => {
   it('answers 503 at the command deadline instead of waiting on, queues reception events at once, and serves again once the server does', async () => {
     const [first, second] = documents as [{ reference: string; cufe: string }, { reference: string; cufe: string }];
-    stack.temporal.freeze();
+    await stack.temporal.freeze();
     try {
       const readiness = await call('GET', '/readyz');
       expect(readiness.body).toEqual({ status: 'unavailable', checks: { database: 'up', temporal: 'down' } });

@@ -98,6 +98,55 @@ describe('documents import (operator CLI)', () => {
     expect(await companyEm(api.orm, company.id).count(Document, {})).toBe(1);
   });
 
+  it("names each file's outcome: one invoice given twice and in a copy is one new document, and a file that cannot be read does not stop the others", async () => {
+    const { company } = await makeCompany(api.orm, { country: 'COL' });
+    const dir = tempDir('ap-import-outcomes-');
+    const copy = join(dir, 'copia-factura.xml');
+    writeFileSync(copy, readFileSync(DIAN_INVOICE));
+    const result = await ops('documents', 'import', '--company', company.id, DIAN_INVOICE, dir, copy, DIAN_INVOICE);
+    expect(result.code).toBe(0);
+    expect(result.stdout.documents).toEqual([
+      {
+        reference: expect.any(String),
+        document_number: 'SETP990000008',
+        fiscal_reference: INVOICE_CUFE,
+        created: true,
+      },
+    ]);
+    const reference = result.stdout.documents[0].reference;
+    expect(result.stdout.files).toEqual([
+      { file: DIAN_INVOICE, outcome: 'imported', reference, created: expect.any(Boolean) },
+      { file: dir, outcome: 'failed', code: 'import_failed', message: expect.stringContaining(dir) },
+      { file: copy, outcome: 'imported', reference, created: expect.any(Boolean) },
+    ]);
+    expect(result.stdout.files.filter((file: { created?: boolean }) => file.created === true)).toHaveLength(1);
+    expect(result.stderr).toContain('3 files: 1 documents (1 new, 0 already known), 1 not imported');
+    expect(await companyEm(api.orm, company.id).count(Document, {})).toBe(1);
+  });
+
+  it('reads a file in the encoding its declaration names, and keeps it byte for byte', async () => {
+    const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
+    const latin1 = Buffer.from(
+      readFileSync(DIAN_INVOICE, 'utf8')
+        .replace('encoding="UTF-8"', 'encoding="ISO-8859-1"')
+        .replaceAll('FACTURADOR DE EJEMPLO', 'FACTURACIÓN ÑANDÚ'),
+      'latin1',
+    );
+    const file = join(tempDir('ap-import-latin1-'), 'factura-latin1.xml');
+    writeFileSync(file, latin1);
+    const result = await ops('documents', 'import', '--company', company.id, file);
+    expect(result.code).toBe(0);
+    const body = expectStatus(
+      await api.sdk(apiKey).getDocument({ params: { reference: result.stdout.documents[0].reference } }),
+      200,
+    );
+    expect(body.beneficiary?.name).toBe('FACTURACIÓN ÑANDÚ');
+    const stored = await fetch(body.file_path!.replace(/^https?:\/\/[^/]+/, api.url), {
+      headers: { 'api-key': apiKey },
+    });
+    expect(Buffer.from(await stored.arrayBuffer()).equals(latin1)).toBe(true);
+  });
+
   it('imports a credit note, keeping the invoice it refers to apart from its own CUDE', async () => {
     const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
     const imported = await ops('documents', 'import', '--company', company.id, DIAN_CREDIT_NOTE);

@@ -457,6 +457,8 @@ describe('GET /documents/{reference}', () => {
       type: 'invoice',
       amount: 1_190_000.05,
       amount_currency: 'COP',
+      prepaid: null,
+      exchange_rate: null,
       approval_status: 'approved',
       payment_status: 'partial',
       is_archived: false,

@@ -121,9 +121,13 @@ export interface Document {
   reference: string;
   document_number: string;
   type: DocumentType;
-  /** Total of the document */
+  /** Total of the document: what it asks to be paid, less any amount paid in advance (see `prepaid`) */
   amount: number;
   amount_currency: Currency;
+  /** What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when nothing was */
+  prepaid: DocumentPrepaid | null;
+  /** The rate the fiscal document states from `amount_currency` to the company's local currency (DIAN `cac:PaymentExchangeRate`, CFDI `TipoCambio`): local amount = amount × rate. Null for a document in the local currency, or when the file states none */
+  exchange_rate: DocumentExchangeRate | null;
   /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
   approval_status: ApprovalStatus;
   /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending` */
@@ -212,8 +216,19 @@ export interface DocumentAccountedEvent {
 export interface DocumentCreatedEvent {
   event: 'document.created';
   timestamp: string;
-  /** The document as GET /documents?fields=beneficiaries lists it, with `amount` in integer cents */
+  /** The document as GET /documents?fields=beneficiaries lists it, with `amount` and `prepaid.amount` in integer cents */
   data: Record<string, unknown>;
+}
+
+export interface DocumentExchangeRate {
+  /** Units of target_currency one unit of source_currency is worth */
+  rate: number;
+  /** The document's currency (amount_currency) */
+  source_currency: Currency;
+  /** The company's local currency: COP in Colombia, MXN in Mexico */
+  target_currency: Currency;
+  /** The day of the rate: DIAN `cbc:Date` (null when the file gives none), the issue day for a CFDI */
+  date: string | null;
 }
 
 export interface DocumentList {
@@ -230,9 +245,13 @@ export interface DocumentListItem {
   reference: string;
   document_number: string;
   type: DocumentType;
-  /** Total of the document */
+  /** Total of the document: what it asks to be paid, less any amount paid in advance (see `prepaid`) */
   amount: number;
   amount_currency: Currency;
+  /** What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when nothing was */
+  prepaid: DocumentPrepaid | null;
+  /** The rate the fiscal document states from `amount_currency` to the company's local currency (DIAN `cac:PaymentExchangeRate`, CFDI `TipoCambio`): local amount = amount × rate. Null for a document in the local currency, or when the file states none */
+  exchange_rate: DocumentExchangeRate | null;
   /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
   approval_status: ApprovalStatus;
   /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending` */
@@ -345,6 +364,13 @@ export interface DocumentPayment {
 
 /** How much of a document's payables processed payments cover */
 export type DocumentPaymentStatus = 'pending' | 'partial' | 'paid';
+
+export interface DocumentPrepaid {
+  /** PrepaidAmount, in amount_currency */
+  amount: number;
+  /** How the file's PayableAmount treated it: `payable_net_of_prepaid` when PayableAmount was already the total less the prepaid amount, `payable_includes_prepaid` when it was the total and the service subtracted the prepaid amount. Either way `amount` and the payables are what is left to pay */
+  convention: 'payable_net_of_prepaid' | 'payable_includes_prepaid';
+}
 
 export type DocumentType = 'invoice' | 'debit_note' | 'credit_note' | 'expense';
 

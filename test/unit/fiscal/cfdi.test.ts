@@ -406,3 +406,57 @@ describe('CFDI files that are refused', () => {
     });
   });
 });
+
+describe('CFDI TipoCambio: pesos per unit of Moneda', () => {
+  const invoice = fixtureText(SATCFDI_INGRESO);
+  const inCurrency = (attributes: string) => replaceOnce(invoice, 'Moneda="MXN"', attributes);
+
+  it('keeps the rate of a dollar invoice, dated on its issue day', () => {
+    expect(parseDocument(inCurrency('Moneda="USD" TipoCambio="17.123400"'), 'usd.xml')).toMatchObject({
+      currency: 'USD',
+      exchangeRate: { rate: '17.1234', sourceCurrency: 'USD', targetCurrency: 'MXN', date: '2020-01-01' },
+    });
+  });
+
+  it('has no rate when a foreign-currency CFDI states none', () => {
+    expect(parseDocument(inCurrency('Moneda="USD"'), 'usd.xml').exchangeRate).toBeNull();
+  });
+
+  it('drops TipoCambio="1" on a peso invoice and refuses another rate there', () => {
+    expect(parseDocument(inCurrency('Moneda="MXN" TipoCambio="1"'), 'mxn.xml').exchangeRate).toBeNull();
+    const error = refusal(inCurrency('Moneda="MXN" TipoCambio="17.5"'), 'mxn.xml');
+    expect(error).toMatchObject({ code: 'exchange_rate_mismatch', element: 'cfdi:Comprobante/@TipoCambio' });
+    expect(error.message).toContain('needs no exchange rate');
+  });
+
+  it('refuses a rate of zero', () => {
+    expect(refusal(inCurrency('Moneda="USD" TipoCambio="0"'), 'usd.xml')).toMatchObject({
+      code: 'invalid_value',
+      element: 'cfdi:Comprobante/@TipoCambio',
+    });
+  });
+});
+
+describe('CFDI versions SAT no longer accepts are named when refused', () => {
+  const invoice = fixtureText(SATCFDI_INGRESO);
+
+  it('says CFDI 3.3 is no longer accepted since 2023', () => {
+    const cfdi33 = replaceOnce(
+      replaceOnce(invoice, 'xmlns:cfdi="http://www.sat.gob.mx/cfd/4"', 'xmlns:cfdi="http://www.sat.gob.mx/cfd/3"'),
+      'Version="4.0" Serie',
+      'Version="3.3" Serie',
+    );
+    const error = refusal(cfdi33, '33.xml');
+    expect(error).toMatchObject({ code: 'unsupported_document', element: 'cfdi:Comprobante' });
+    expect(error.message).toContain('CFDI 3.3 is no longer accepted by SAT (since 2023); only CFDI 4.0 is read');
+  });
+
+  it('names CFDI 3.2 by its lower-case version attribute', () => {
+    const cfdi32 = replaceOnce(
+      replaceOnce(invoice, 'xmlns:cfdi="http://www.sat.gob.mx/cfd/4"', 'xmlns:cfdi="http://www.sat.gob.mx/cfd/3"'),
+      'Version="4.0" Serie',
+      'version="3.2" Serie',
+    );
+    expect(refusal(cfdi32, '32.xml').message).toContain('CFDI 3.2 is no longer accepted by SAT (since 2018)');
+  });
+});

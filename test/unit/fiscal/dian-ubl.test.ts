@@ -158,7 +158,7 @@ describe('DIAN UBL 2.1 credit note (real fixture)', () => {
       issueDate: '2019-06-21T09:15:23-05:00',
       expirationDate: '2019-06-30T00:00:00-05:00',
       currency: 'USD',
-      exchangeRate: '3100',
+      exchangeRate: { rate: '3100', sourceCurrency: 'USD', targetCurrency: 'COP', date: '2019-06-21' },
       purchaseOrder: '13.09.2018--GMO',
       payment: { form: '2', method: '41', dueDate: '2019-06-30' },
       metadata: { fiscalReferenceScheme: 'CUDE-SHA384', signed: true, documentTypeCode: '91' },
@@ -422,5 +422,149 @@ describe('DIAN UBL 2.1 files that are refused', () => {
     const error = refusal(xxe, 'xxe.xml');
     expect(error).toMatchObject({ code: 'dtd_not_allowed', file: 'xxe.xml', element: '!DOCTYPE' });
     expect(error.message).not.toContain('root:');
+  });
+});
+
+describe('DIAN PrepaidAmount: both ways issuers write PayableAmount', () => {
+  const invoice = fixtureText(INVOICE);
+  /** The real invoice (total 2023060.00) with a PrepaidAmount and the given PayableAmount. */
+  const withPrepaid = (prepaid: string, payable: string) =>
+    replaceOnce(
+      invoice,
+      '<cbc:PayableAmount currencyID="COP">2023060.00</cbc:PayableAmount>',
+      `<cbc:PrepaidAmount currencyID="COP">${prepaid}</cbc:PrepaidAmount><cbc:PayableAmount currencyID="COP">${payable}</cbc:PayableAmount>`,
+    );
+
+  it('has no prepaid amount in the real invoice', () => {
+    expect(parseDocument(invoice, 'f.xml').prepaid).toBeNull();
+  });
+
+  it('reads PayableAmount = total − prepaid as the amount left to pay', () => {
+    const document = parseDocument(withPrepaid('500000.00', '1523060.00'), 'f.xml');
+    expect(document.prepaid).toEqual({ amountCents: 50_000_000n, convention: 'payable_net_of_prepaid' });
+    expect(document.totals.totalCents).toBe(152_306_000n);
+  });
+
+  it('subtracts the prepaid amount when PayableAmount is the total', () => {
+    const document = parseDocument(withPrepaid('500000.00', '2023060.00'), 'f.xml');
+    expect(document.prepaid).toEqual({ amountCents: 50_000_000n, convention: 'payable_includes_prepaid' });
+    expect(document.totals.totalCents).toBe(152_306_000n);
+  });
+
+  it('still refuses a PayableAmount that matches neither convention, naming both', () => {
+    const error = refusal(withPrepaid('500000.00', '1800000.00'), 'f.xml');
+    expect(error).toMatchObject({
+      code: 'totals_mismatch',
+      element: 'Invoice/cac:LegalMonetaryTotal/cbc:PayableAmount',
+    });
+    expect(error.message).toContain('2023060.00');
+    expect(error.message).toContain('1523060.00 once PrepaidAmount is subtracted');
+  });
+
+  it('refuses a prepaid amount larger than the total', () => {
+    expect(refusal(withPrepaid('2500000.00', '2023060.00'), 'f.xml')).toMatchObject({
+      code: 'totals_mismatch',
+      element: 'Invoice/cac:LegalMonetaryTotal/cbc:PrepaidAmount',
+    });
+  });
+
+  it('combines with withholdings the issuer deducted', () => {
+    const withholding =
+      '<cac:WithholdingTaxTotal><cbc:TaxAmount currencyID="COP">43000.00</cbc:TaxAmount></cac:WithholdingTaxTotal>';
+    const xml = replaceOnce(
+      withPrepaid('500000.00', '1480060.00'),
+      '<cac:LegalMonetaryTotal>',
+      `${withholding}<cac:LegalMonetaryTotal>`,
+    );
+    const document = parseDocument(xml, 'f.xml');
+    expect(document.prepaid?.convention).toBe('payable_net_of_prepaid');
+    expect(document.metadata['withholdingsDeductedFromPayable']).toBe(true);
+    expect(document.totals.totalCents).toBe(148_006_000n);
+  });
+});
+
+describe('DIAN PaymentExchangeRate: from the document currency to COP', () => {
+  const creditNote = fixtureText(CREDIT_NOTE);
+  const invoice = fixtureText(INVOICE);
+  const codes = (source: string, target: string) =>
+    replaceOnce(
+      replaceOnce(creditNote, '<cbc:SourceCurrencyCode>USD<', `<cbc:SourceCurrencyCode>${source}<`),
+      '<cbc:TargetCurrencyCode>COP<',
+      `<cbc:TargetCurrencyCode>${target}<`,
+    );
+
+  it('refuses a rate stated the other way round (COP → USD on a USD note)', () => {
+    const error = refusal(codes('COP', 'USD'), 'nc.xml');
+    expect(error).toMatchObject({
+      code: 'exchange_rate_mismatch',
+      file: 'nc.xml',
+      element: 'CreditNote/cac:PaymentExchangeRate',
+    });
+    expect(error.message).toContain('other way round (COP → USD)');
+    expect(error.message).toContain('USD → COP');
+  });
+
+  it('refuses a rate between other currencies', () => {
+    const error = refusal(codes('USD', 'EUR'), 'nc.xml');
+    expect(error.code).toBe('exchange_rate_mismatch');
+    expect(error.message).toContain('between other currencies (USD → EUR)');
+  });
+
+  it('refuses a rate that is zero or not a number', () => {
+    for (const bad of ['0.00', '-3100', 'tres mil']) {
+      const xml = replaceOnce(creditNote, '<cbc:CalculationRate>3100<', `<cbc:CalculationRate>${bad}<`);
+      expect(refusal(xml, 'nc.xml')).toMatchObject({
+        code: 'invalid_value',
+        element: 'CreditNote/cac:PaymentExchangeRate',
+      });
+    }
+  });
+
+  it('keeps a rate without its date', () => {
+    const xml = replaceOnce(
+      creditNote,
+      /<cbc:Date>2019-06-21<\/cbc:Date>\s*<\/cac:PaymentExchangeRate>/,
+      '</cac:PaymentExchangeRate>',
+    );
+    expect(parseDocument(xml, 'nc.xml').exchangeRate).toEqual({
+      rate: '3100',
+      sourceCurrency: 'USD',
+      targetCurrency: 'COP',
+      date: null,
+    });
+  });
+
+  it('drops the identity rate of a COP invoice (the real one states COP → COP 1.00) and refuses any other', () => {
+    expect(parseDocument(invoice, 'f.xml').exchangeRate).toBeNull();
+    const toDollars = replaceOnce(
+      replaceOnce(invoice, '<cbc:TargetCurrencyCode>COP<', '<cbc:TargetCurrencyCode>USD<'),
+      '<cbc:CalculationRate>1.00<',
+      '<cbc:CalculationRate>0.00025<',
+    );
+    const error = refusal(toDollars, 'f.xml');
+    expect(error).toMatchObject({ code: 'exchange_rate_mismatch', element: 'Invoice/cac:PaymentExchangeRate' });
+    expect(error.message).toContain('needs no exchange rate');
+  });
+});
+
+describe('DIAN formats older than UBL 2.1 are named when refused', () => {
+  const invoice = fixtureText(INVOICE);
+
+  it('names a 40-character SHA-1 CUFE as the pre-2019 format', () => {
+    const error = refusal(replaceOnce(invoice, `>${INVOICE_CUFE}<`, `>${'a1b2c3d4e5'.repeat(4)}<`), 'viejo.xml');
+    expect(error).toMatchObject({ code: 'invalid_fiscal_reference', element: 'Invoice/cbc:UUID' });
+    expect(error.message).toContain('SHA-1 CUFE');
+    expect(error.message).toContain('before 2019');
+  });
+
+  it('names the 2017 DIAN v1 namespace', () => {
+    const v1 = replaceOnce(
+      invoice,
+      'xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"',
+      'xmlns="http://www.dian.gov.co/contratos/facturaelectronica/v1"',
+    );
+    const error = refusal(v1, 'v1.xml');
+    expect(error).toMatchObject({ code: 'unsupported_document', element: 'Invoice' });
+    expect(error.message).toContain('2017 DIAN v1 format (http://www.dian.gov.co/contratos/facturaelectronica/v1)');
   });
 });

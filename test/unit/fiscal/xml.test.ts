@@ -71,6 +71,23 @@ describe('XML reading layer', () => {
     });
   });
 
+  it('refuses characters XML forbids, raw or as references, naming the element', () => {
+    const cases: [string, string, string][] = [
+      ['<R><Name>AB\u0000C</Name></R>', 'R/Name', 'U+0000'],
+      ['<R><Name>A&#1;B</Name></R>', 'R/Name', 'U+0001'],
+      ['<R><Name v="x&#x1F;"/></R>', 'R/Name/@v', 'U+001F'],
+      ['<R><L/><L>\u0007</L></R>', 'R/L[2]', 'U+0007'],
+      ['<R><Raw><![CDATA[\uFFFF]]></Raw></R>', 'R/Raw', 'U+FFFF'],
+    ];
+    for (const [xml, element, character] of cases) {
+      const refused = refusal(xml, 'a.xml');
+      expect(refused).toMatchObject({ code: 'malformed_xml', element });
+      expect(refused.message).toContain(`the character ${character} is not allowed in XML`);
+    }
+    // Allowed: tab, line feed, carriage return (read as a line end, as XML says) and characters beyond the BMP.
+    expect(parseXml('<R>tab\tline\ncr\r😀</R>', 'a.xml').text).toBe('tab\tline\ncr\n😀');
+  });
+
   it('refuses any DOCTYPE, even without entities', () => {
     expect(refusal('<!DOCTYPE Invoice><Invoice/>', 'a.xml')).toMatchObject({
       code: 'dtd_not_allowed',

@@ -1,0 +1,34 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Company } from '../companies/company.entity.ts';
+import { uuidv7 } from '../ids.ts';
+
+/**
+ * The IMAP mailbox a Colombian company's DIAN e-mail arrives in: where it is, how to log in (the password sealed under
+ * the service's secret key), which folder to read, and the folder imported messages are moved to.
+ */
+export const FiscalMailbox = defineEntity({
+  name: 'FiscalMailbox',
+  tableName: 'fiscal_mailboxes',
+  properties: {
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
+    company: () => p.manyToOne(Company).unique(),
+    host: p.string(),
+    port: p.integer(),
+    /** Implicit TLS (993); false is a plain connection that still upgrades with STARTTLS when the server offers it. */
+    tls: p.boolean(),
+    username: p.string(),
+    sealedPassword: p.text().lazy(),
+    folder: p.string().default('INBOX'),
+    /** Where a message goes once its documents are imported (created when missing). */
+    importedFolder: p.string().default('Imported'),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export type FiscalMailbox = InferEntity<typeof FiscalMailbox>;

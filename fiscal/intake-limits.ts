@@ -1,0 +1,69 @@
+// The caps on what fiscal intake reads: e-mailed messages and their attachments, ZIP archives (nested ones too) and
+// SAT packages. Every size is counted as the bytes are read or inflated, never taken from what a header declares, so a
+// small input cannot make the worker hold or inflate more than these. Each cap has an environment variable.
+
+export interface IntakeLimits {
+  /** Largest mailbox item (an `.eml` message, a dropped `.zip` or `.xml`), as stored. */
+  messageBytes: number;
+  /** Largest attachment of a message, decoded. */
+  attachmentBytes: number;
+  /** Largest archive entry, inflated. */
+  entryBytes: number;
+  /** Most an archive may inflate to, its entries and the archives nested in it together. */
+  archiveBytes: number;
+  /** Most entries an archive may list. */
+  archiveEntries: number;
+  /** How deep messages and archives may nest (a message's attachment is one level, a ZIP in it another). */
+  nestingDepth: number;
+  /** Largest SAT package download. */
+  packageBytes: number;
+}
+
+type Limit = keyof IntakeLimits;
+
+const MB = 1024 * 1024;
+
+/** Each cap's default, environment variable and name in refusals. */
+export const INTAKE_LIMITS: Record<Limit, { default: number; variable: string; label: string }> = {
+  // Also what bounds a quoted-printable part, which mailparser's decoder (libqp) holds whole before decoding.
+  messageBytes: { default: 32 * MB, variable: 'INTAKE_MAX_MESSAGE_BYTES', label: 'per-message' },
+  attachmentBytes: { default: 25 * MB, variable: 'INTAKE_MAX_ATTACHMENT_BYTES', label: 'per-attachment' },
+  // A CFDI or an AttachedDocument is a few KB; an invoice PDF a few hundred.
+  entryBytes: { default: 20 * MB, variable: 'INTAKE_MAX_ENTRY_BYTES', label: 'per-entry' },
+  // A SAT package of 200,000 CFDI inflates to about 1 GB.
+  archiveBytes: { default: 2048 * MB, variable: 'INTAKE_MAX_ARCHIVE_BYTES', label: 'per-archive' },
+  archiveEntries: { default: 250_000, variable: 'INTAKE_MAX_ARCHIVE_ENTRIES', label: 'per-archive entry' },
+  nestingDepth: { default: 4, variable: 'INTAKE_MAX_NESTING_DEPTH', label: 'nesting' },
+  packageBytes: { default: 512 * MB, variable: 'INTAKE_MAX_PACKAGE_BYTES', label: 'per-package' },
+};
+
+export const DEFAULT_INTAKE_LIMITS = Object.fromEntries(
+  Object.entries(INTAKE_LIMITS).map(([limit, { default: value }]) => [limit, value]),
+) as unknown as IntakeLimits;
+
+/** The caps as the environment sets them; a value that is not a positive whole number is refused at once. */
+export function intakeLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): IntakeLimits {
+  const limits = { ...DEFAULT_INTAKE_LIMITS };
+  for (const [limit, { variable }] of Object.entries(INTAKE_LIMITS) as [Limit, { variable: string }][]) {
+    const raw = env[variable];
+    if (raw === undefined || raw === '') continue;
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${variable} must be a positive whole number`);
+    limits[limit] = value;
+  }
+  return limits;
+}
+
+/** How a refusal names the cap it hit: `past the 20 MB per-entry cap (INTAKE_MAX_ENTRY_BYTES)`. */
+export function pastCap<L extends Limit>(limit: L, limits: Pick<IntakeLimits, L>): string {
+  const { variable, label } = INTAKE_LIMITS[limit];
+  const value = limits[limit];
+  const amount = limit.endsWith('Bytes') ? formatBytes(value) : String(value);
+  return `past the ${amount} ${label} cap (${variable})`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes % MB === 0) return `${bytes / MB} MB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${bytes} bytes`;
+}

@@ -1,0 +1,213 @@
+// Reads ZIP archives held in memory with yauzl: the central directory names the entries (ZIP64 and data descriptors
+// included), and each entry is inflated through a stream whose bytes are counted against the caps as they come, so an
+// archive's declared sizes are never what stops a bomb. What one entry cannot give (an unsafe name, encryption, a
+// method other than stored or deflate, damage, a cap) refuses that entry alone.
+import type { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { pastCap, type IntakeLimits } from './intake-limits.ts';
+import type { Refusal } from './package-entries.ts';
+
+/** The inflation left to an archive and the archives nested in it (they share their outermost archive's cap). */
+export interface InflateBudget {
+  bytesLeft: number;
+}
+
+export const newBudget = (limits: IntakeLimits): InflateBudget => ({ bytesLeft: limits.archiveBytes });
+
+export interface ZipEntryHandle {
+  name: string;
+  directory: boolean;
+  /** Inflates the entry, or says why it is refused. */
+  read(): Promise<{ bytes: Uint8Array } | Refusal>;
+}
+
+/** Why a whole archive cannot be read: not a ZIP, truncated, too many entries, a damaged central directory. */
+export class ArchiveRefused extends Error {
+  readonly refusal: Refusal;
+
+  constructor(refusal: Refusal, options?: ErrorOptions) {
+    super(refusal.detail, options);
+    this.name = 'ArchiveRefused';
+    this.refusal = refusal;
+  }
+}
+
+const STORED = 0;
+const DEFLATED = 8;
+
+/**
+ * The entries of a ZIP archive, in central-directory order. Throws ArchiveRefused when the archive cannot be opened
+ * or its directory breaks off (the entries yielded before that stand).
+ */
+export async function* zipEntries(
+  bytes: Uint8Array,
+  limits: IntakeLimits,
+  budget: InflateBudget = newBudget(limits),
+): AsyncGenerator<ZipEntryHandle> {
+  const zip = await openZip(bytes);
+  try {
+    if (zip.entryCount > limits.archiveEntries)
+      throw new ArchiveRefused({
+        reason: 'too_large',
+        detail: `lists ${zip.entryCount} entries, ${pastCap('archiveEntries', limits)}`,
+      });
+    const spans = new DataSpans();
+    const entries = zip.eachEntry();
+    for (;;) {
+      let next: IteratorResult<Entry>;
+      try {
+        next = await entries.next();
+      } catch (error) {
+        const detail = `damaged archive: ${(error as Error).message}`;
+        throw new ArchiveRefused({ reason: 'unreadable', detail }, { cause: error });
+      }
+      if (next.done) return;
+      const entry = next.value;
+      const name = entryName(entry);
+      const directory = name.endsWith('/');
+      yield { name, directory, read: () => readEntry(zip, entry, name, spans, limits, budget) };
+    }
+  } finally {
+    zip.close();
+  }
+}
+
+const UTF8_FLAG = 0x800;
+const UNICODE_PATH_FIELD = 0x7075;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Decoded here rather than by yauzl, so that an unsafe name refuses its entry instead of the whole archive. A name
+ * that declares neither UTF-8 nor a Unicode path is CP437 by the specification, but Info-ZIP and others on Linux and
+ * macOS write their UTF-8 names that way: bytes that are valid UTF-8 are taken as UTF-8.
+ */
+function entryName(entry: Entry): string {
+  const declared =
+    (entry.generalPurposeBitFlag & UTF8_FLAG) !== 0 ||
+    entry.extraFields.some((field) => field.id === UNICODE_PATH_FIELD);
+  if (!declared) {
+    try {
+      return strictUtf8.decode(entry.fileNameRaw).replace(/\\/g, '/');
+    } catch {
+      // not UTF-8: CP437 below
+    }
+  }
+  return yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, false);
+}
+
+async function openZip(bytes: Uint8Array): Promise<ZipFile> {
+  try {
+    return await yauzl.fromBufferPromise(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+      lazyEntries: true,
+      decodeStrings: false,
+      // Sizes are checked per entry below: yauzl's own check of a stored entry would end the whole archive.
+      validateEntrySizes: false,
+      autoClose: false,
+    });
+  } catch (error) {
+    throw new ArchiveRefused(
+      { reason: 'unreadable', detail: `not a ZIP archive, or a truncated one: ${(error as Error).message}` },
+      { cause: error },
+    );
+  }
+}
+
+async function readEntry(
+  zip: ZipFile,
+  entry: Entry,
+  name: string,
+  spans: DataSpans,
+  limits: IntakeLimits,
+  budget: InflateBudget,
+): Promise<{ bytes: Uint8Array } | Refusal> {
+  const unsafe = yauzl.validateFileName(name);
+  if (unsafe !== null) return { reason: 'unsafe_name', detail: `refused name (${unsafe.replace(/:.*$/, '')})` };
+  if (entry.isEncrypted()) return { reason: 'unreadable', detail: 'encrypted' };
+  if (entry.compressionMethod !== STORED && entry.compressionMethod !== DEFLATED)
+    return { reason: 'unreadable', detail: `compression method ${entry.compressionMethod} is not supported` };
+  // A declared size past a cap is refused without inflating; a smaller one is checked as the bytes come.
+  if (entry.uncompressedSize > limits.entryBytes)
+    return {
+      reason: 'too_large',
+      detail: `declares ${entry.uncompressedSize} bytes, ${pastCap('entryBytes', limits)}`,
+    };
+  let stream: Readable;
+  try {
+    const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, { minimal: true });
+    // Entries sharing their bytes are how the smallest bombs multiply a deflate stream.
+    if (!spans.add(entry.relativeOffsetOfLocalHeader, fileDataStart + entry.compressedSize))
+      return { reason: 'unreadable', detail: "overlaps another entry's data" };
+    stream = await zip.openReadStreamPromise(entry);
+  } catch (error) {
+    return { reason: 'unreadable', detail: `damaged entry: ${(error as Error).message}` };
+  }
+  const read = await readCapped(stream, entry.uncompressedSize, limits, budget);
+  // yauzl leaves the CRC to its caller; a flipped bit that still inflates is caught here.
+  if ('bytes' in read && crc32(read.bytes) !== entry.crc32)
+    return { reason: 'unreadable', detail: 'damaged entry: its CRC-32 does not match' };
+  return read;
+}
+
+/** Collects a stream's bytes, stopping as soon as they pass the entry's cap or the archive's budget. */
+async function readCapped(
+  stream: Readable,
+  declared: number,
+  limits: IntakeLimits,
+  budget: InflateBudget,
+): Promise<{ bytes: Uint8Array } | Refusal> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      total += chunk.byteLength;
+      budget.bytesLeft -= chunk.byteLength;
+      if (total > limits.entryBytes)
+        return { reason: 'too_large', detail: `inflates ${pastCap('entryBytes', limits)}` };
+      if (budget.bytesLeft < 0)
+        return { reason: 'too_large', detail: `the archive inflates ${pastCap('archiveBytes', limits)}` };
+      // Past the size it declares, the archive lies: stopped there rather than at the cap.
+      if (total > declared) return { reason: 'unreadable', detail: `inflates past the ${declared} bytes it declares` };
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    return { reason: 'unreadable', detail: `damaged entry: ${(error as Error).message}` };
+  } finally {
+    stream.destroy();
+  }
+  if (total !== declared)
+    return { reason: 'unreadable', detail: `damaged entry: ${total} bytes where it declares ${declared}` };
+  return { bytes: new Uint8Array(Buffer.concat(chunks, total)) };
+}
+
+/** The byte ranges entries occupy, kept sorted; archives list them in order, so adding is an append. */
+class DataSpans {
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+
+  /** Adds [start, end); false when it overlaps a span already added. */
+  add(start: number, end: number): boolean {
+    let low = 0;
+    let high = this.starts.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.starts[middle]! < start) low = middle + 1;
+      else high = middle;
+    }
+    if (low > 0 && this.ends[low - 1]! > start) return false;
+    if (low < this.starts.length && this.starts[low]! < end) return false;
+    this.starts.splice(low, 0, start);
+    this.ends.splice(low, 0, end);
+    return true;
+  }
+}
+
+/** Whether bytes start like a ZIP archive (a local file header, or the end record of an empty one). */
+export function looksLikeZip(bytes: Uint8Array): boolean {
+  return (
+    bytes.byteLength >= 4 &&
+    bytes[0] === 0x50 &&
+    bytes[1] === 0x4b &&
+    ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6))
+  );
+}

@@ -26,8 +26,8 @@ const MB = 1024 * 1024;
 /** Each cap's default, environment variable and name in refusals. */
 export const INTAKE_LIMITS: Record<Limit, { default: number; variable: string; label: string }> = {
   // Also what bounds a quoted-printable part, which mailparser's decoder (libqp) holds whole before decoding.
-  messageBytes: { default: 32 * MB, variable: 'INTAKE_MAX_MESSAGE_BYTES', label: 'per-message' },
-  attachmentBytes: { default: 25 * MB, variable: 'INTAKE_MAX_ATTACHMENT_BYTES', label: 'per-attachment' },
+  messageBytes: { default: 16 * MB, variable: 'INTAKE_MAX_MESSAGE_BYTES', label: 'per-message' },
+  attachmentBytes: { default: 12 * MB, variable: 'INTAKE_MAX_ATTACHMENT_BYTES', label: 'per-attachment' },
   // A CFDI or an AttachedDocument is a few KB; an invoice PDF a few hundred.
   entryBytes: { default: 20 * MB, variable: 'INTAKE_MAX_ENTRY_BYTES', label: 'per-entry' },
   // A SAT package of 200,000 CFDI inflates to about 1 GB.

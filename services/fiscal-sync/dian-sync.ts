@@ -79,13 +79,21 @@ type Window = { fromInstant: Date; untilInstant: Date };
 
 async function importMaildirWindow(deps: DianSyncDeps, subject: SyncSubject, window: Window) {
   const progress: ImportProgress = resumedProgress() ?? { unit: 0, file: 0, counts: noCounts() };
+  const limits = intakeLimitsFromEnv();
   const stop = keepHeartbeating(() => progress);
   try {
     const items = await mailboxItems(deps.mailboxDir, subject.companyId, window);
     for (; progress.unit < items.length; progress.unit++, progress.file = 0) {
       const item = items[progress.unit]!;
-      const found = await documentsInMailboxItem(item.name, await readMailboxItem(item));
-      await importFound(deps, subject.companyId, found, progress);
+      if (item.size > limits.messageBytes) {
+        const detail = `${item.size} bytes, ${pastCap('messageBytes', limits)}`;
+        await passOver(deps.orm, subject.companyId, progress.counts, [
+          { name: item.name, reason: 'too_large', detail },
+        ]);
+      } else {
+        const found = await documentsInMailboxItem(item.name, await readMailboxItem(item), limits);
+        await importFound(deps, subject.companyId, found, progress);
+      }
       await recordImportCounts(deps.orm, subject, progress.counts);
     }
     return { ...progress.counts, messages: items.length };

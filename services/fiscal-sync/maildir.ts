@@ -12,6 +12,8 @@ export interface MailboxItem {
   /** Relative to the company's mailbox, e.g. `new/1700000000.M1P2.host`. */
   name: string;
   receivedAt: Date;
+  /** As stored, so that one past the message cap is refused without being read. */
+  size: number;
 }
 
 /** The items delivered to a company's mailbox in [from, until), oldest first; none when it has no mailbox yet. */
@@ -38,9 +40,9 @@ export async function mailboxItems(
       // Files in the company folder itself are documents dropped by hand; messages there must be in new/ or cur/.
       if (folder === '' && !/\.(zip|xml|eml)$/i.test(name)) continue;
       const path = join(root, folder, name);
-      const receivedAt = (await stat(path)).mtime;
+      const { mtime: receivedAt, size } = await stat(path);
       if (receivedAt >= window.fromInstant && receivedAt < window.untilInstant)
-        items.push({ path, name: folder ? `${folder}/${name}` : name, receivedAt });
+        items.push({ path, name: folder ? `${folder}/${name}` : name, receivedAt, size });
     }
   }
   return items.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime() || a.name.localeCompare(b.name));

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import { setFiscalCredentials, type CredentialChanges } from '../../db/fiscal/fiscal-sync.repository.ts';
@@ -69,6 +70,8 @@ export const dianMailbox = {
   },
   /** Delivers an e-mail to the company's Maildir, as the company's forwarding would. */
   deliver: (companyId: string, mail: OutgoingMail) => deliverMail(inject('outside').dianMailboxDir!, companyId, mail),
+  /** A company's own folder of the Maildir, for files a test places by hand. */
+  folder: (companyId: string) => join(inject('outside').dianMailboxDir!, companyId.toLowerCase()),
 };
 
 /** Registers fiscal credentials directly (what `ops fiscal credentials` writes), for tests about something else. */

@@ -116,11 +116,11 @@ describe('a batch of 200 CUFEs × 4 event types', () => {
       const sample = await dianSimulator.events(cufes[0]!);
       expect(sample.received.map((event) => event.eventType)).toEqual(['030', '032', '033']);
       expect(sample.registered).toEqual(['030', '032', '033']);
-      expect((await dianSimulator.events(broken)).received.map((event) => event.eventType)).toEqual([
-        '030',
-        '030',
-        '030',
-      ]);
+      // Only its 030 was sent, on each of its 3 attempts; a workflow task retried on a busy machine runs its local
+      // activities again (they are at-least-once), so DIAN may see a few more.
+      const sent = (await dianSimulator.events(broken)).received.map((event) => event.eventType);
+      expect(new Set(sent)).toEqual(new Set(['030']));
+      expect(sent.length).toBeGreaterThanOrEqual(3);
     },
   );
 });

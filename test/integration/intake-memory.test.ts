@@ -1,0 +1,210 @@
+// Hostile mail against a worker run as production runs it (its own process, production heap flags, default caps):
+// bombs, lying sizes, nested archives, overlapping entries, a huge quoted-printable attachment and a 600 MB XML, between
+// two good invoices. The sync finishes with both invoices imported, each hostile file is in the intake log with its
+// reason, and the worker's peak resident memory stays under its 400 MB budget. Every input is built here.
+import { execFile } from 'node:child_process';
+import { readFileSync, rmSync, truncateSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expectStatus } from '@accounts-payable/client';
+import { zipSync } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../platform/temp-dir.ts';
+import { makeCompany } from '../helpers/companies.ts';
+import { dianMailbox, FAST_FISCAL_SYNC_TIMING, registerCredentials, uniqueNit } from '../helpers/fiscal-sync.ts';
+import { ops } from '../helpers/ops.ts';
+import { spawnWorker, type WorkerProcess } from '../helpers/processes.ts';
+import { startTestApi, type TestApi } from '../helpers/stack.ts';
+
+const exec = promisify(execFile);
+const TASK_QUEUE = `intake-memory-${process.pid}`;
+const MB = 1024 * 1024;
+const WORKER_BUDGET = 400 * MB;
+const DAY = 86_400_000;
+const FIXTURES = new URL('../fixtures/', import.meta.url);
+const ATTACHED = readFileSync(new URL('dian/constructed-attached-document-invoice.xml', FIXTURES));
+const CREDIT_NOTE = readFileSync(new URL('dian/stenfrank-creditnote_signed_dian_v2.xml', FIXTURES));
+
+let work: string;
+let worker: WorkerProcess;
+let api: TestApi;
+
+beforeAll(async () => {
+  work = tempDir('ap-intake-memory-');
+  worker = spawnWorker(TASK_QUEUE);
+  api = await startTestApi({ taskQueue: TASK_QUEUE, config: { fiscalSync: FAST_FISCAL_SYNC_TIMING } });
+  await worker.ready;
+});
+afterAll(async () => {
+  await worker?.kill();
+  await api?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** Runs a Python script in the work directory; answers what it wrote on stdout. */
+async function python(script: string, ...args: string[]): Promise<Buffer> {
+  const { stdout } = await exec('python3', ['-c', script, ...args], {
+    cwd: work,
+    encoding: 'buffer',
+    maxBuffer: 64 * MB,
+  });
+  return stdout;
+}
+
+/** The worker's peak resident memory so far (VmHWM), in bytes. */
+function peakResidentBytes(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((candidate) => candidate.startsWith('VmHWM:'));
+  return Number(/(\d+)/.exec(line!)![1]) * 1024;
+}
+
+const HOSTILE = {
+  // 1 GB of zeros in one entry, deflated to about 1 MB; then the same archive declaring 2,000 bytes.
+  bomb: String.raw`
+import struct, sys, zipfile
+with zipfile.ZipFile('bomb.zip', 'w', zipfile.ZIP_DEFLATED) as z:
+    with z.open('bomb.xml', 'w', force_zip64=True) as entry:
+        chunk = bytes(1 << 20)
+        for _ in range(1024):
+            entry.write(chunk)
+data = bytearray(open('bomb.zip', 'rb').read())
+struct.pack_into('<I', data, 22, 2000)
+directory = struct.unpack_from('<I', data, data.rfind(b'PK\x05\x06') + 16)[0]
+struct.pack_into('<I', data, directory + 24, 2000)
+open('liar.zip', 'wb').write(data)`,
+  // 16 archives of 16 entries of 8 MB of zeros each, in one archive: 2 GB once inflated.
+  nested: String.raw`
+import io, zipfile
+chunk = bytes(8 << 20)
+with zipfile.ZipFile('nested.zip', 'w', zipfile.ZIP_DEFLATED) as outer:
+    for n in range(16):
+        inner = io.BytesIO()
+        with zipfile.ZipFile(inner, 'w', zipfile.ZIP_DEFLATED) as z:
+            for m in range(16):
+                z.writestr('ceros-%02d.xml' % m, chunk)
+        outer.writestr('interno-%02d.zip' % n, inner.getvalue())`,
+  // One 16 MB entry of zeros, and 99 more directory records pointing at its data.
+  overlapping: String.raw`
+import io, struct, zipfile
+buffer = io.BytesIO()
+with zipfile.ZipFile(buffer, 'w', zipfile.ZIP_DEFLATED) as z:
+    z.writestr('ceros.xml', bytes(16 << 20))
+data = buffer.getvalue()
+end = data.rfind(b'PK\x05\x06')
+size, offset = struct.unpack_from('<II', data, end + 12)
+record = data[offset:offset + size]
+name_length = struct.unpack_from('<H', record, 28)[0]
+records = [record]
+for n in range(1, 100):
+    name = ('copia-%02d.xml' % n).encode()
+    records.append(record[:28] + struct.pack('<H', len(name)) + record[30:46] + name + record[46 + name_length:])
+directory = b''.join(records)
+tail = bytearray(data[end:])
+struct.pack_into('<HHII', tail, 8, len(records), len(records), len(directory), offset)
+open('overlapping.zip', 'wb').write(data[:offset] + directory + bytes(tail))`,
+  // A message of quoted-printable lines (argv[1] of them): under the 16 MB message cap with 200,000, its attachment
+  // decoding past the 12 MB one; past the message cap with 420,000 (over 30 MB).
+  quotedPrintable: String.raw`
+import sys
+line = b'x' * 72 + b'=3D=\r\n'
+sys.stdout.buffer.write(b'\r\n'.join([
+    b'From: facturacion@proveedor.example.co',
+    b'To: facturas@empresa.example.co',
+    b'Subject: Factura con anexo',
+    b'MIME-Version: 1.0',
+    b'Content-Type: multipart/mixed; boundary="limite"',
+    b'',
+    b'--limite',
+    b'Content-Type: text/xml; name="anexo.xml"',
+    b'Content-Disposition: attachment; filename="anexo.xml"',
+    b'Content-Transfer-Encoding: quoted-printable',
+    b'',
+    line * int(sys.argv[1]),
+    b'--limite--',
+    b'',
+]))`,
+};
+
+describe('hostile intake against a worker held to its budget', () => {
+  it('refuses each hostile file with its reason, imports the invoices around them, and stays under 400 MB', async () => {
+    const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
+    await registerCredentials(api.orm, company, {
+      dianForwarding: true,
+      dian: { nit: uniqueNit(), legalRepresentative: 'Ana Pérez' },
+    });
+    await python(HOSTILE.bomb);
+    await python(HOSTILE.nested);
+    await python(HOSTILE.overlapping);
+    const quotedPrintable = await python(HOSTILE.quotedPrintable, '200000');
+    expect(quotedPrintable.byteLength).toBeLessThan(16 * MB);
+    const quotedPrintableHuge = await python(HOSTILE.quotedPrintable, '420000');
+    expect(quotedPrintableHuge.byteLength).toBeGreaterThan(30 * MB);
+
+    // Oldest first: a good invoice, the hostile mails, a good credit note.
+    let minutes = 0;
+    const deliver = (name: string, data: Uint8Array) =>
+      dianMailbox.deliver(company.id, {
+        attachments: [{ name, data }],
+        receivedAt: new Date(Date.now() - 2 * DAY + ++minutes * 60_000),
+      });
+    deliver('z-buena.zip', zipSync({ 'ad-buena.xml': ATTACHED }));
+    for (const archive of ['bomb.zip', 'liar.zip', 'nested.zip', 'overlapping.zip'])
+      deliver(archive, readFileSync(join(work, archive)));
+    const companyFolder = dianMailbox.folder(company.id);
+    mkdirSync(join(companyFolder, 'new'), { recursive: true });
+    const qpMessage = join(companyFolder, 'new', '1.M1P1.anexo-qp');
+    writeFileSync(qpMessage, quotedPrintable);
+    const qpHuge = join(companyFolder, 'new', '2.M1P1.anexo-qp-enorme');
+    writeFileSync(qpHuge, quotedPrintableHuge);
+    // 600 MB of nothing on disk (a sparse file): refused on its size, never read.
+    const huge = join(companyFolder, 'enorme.xml');
+    writeFileSync(huge, '<?xml version="1.0"?><Invoice>');
+    truncateSync(huge, 600 * MB);
+    for (const file of [qpMessage, qpHuge, huge]) {
+      const at = new Date(Date.now() - 2 * DAY + ++minutes * 60_000);
+      utimesSync(file, at, at);
+    }
+    deliver('nc.xml', CREDIT_NOTE);
+
+    const started = expectStatus(await api.sdk(apiKey).startFiscalSync(), 202);
+    await expect
+      .poll(
+        async () =>
+          expectStatus(await api.sdk(apiKey).getFiscalSyncStatus({ query: { started_at: started.started_at } }), 200)
+            .status,
+        { timeout: 240_000, interval: 500 },
+      )
+      .toBe('finished');
+    const documents = expectStatus(await api.sdk(apiKey).listDocuments(), 200).items;
+    expect(documents.map((document) => document.document_number).sort()).toEqual(['NC3', 'SETP990000008']);
+
+    const refused = (await ops('fiscal', 'intake', '--company', company.id, '--limit', '1000')).stdout.refused as {
+      file: string;
+      reason: string;
+      detail: string;
+    }[];
+    const about = (file: RegExp) => refused.filter((refusal) => file.test(refusal.file));
+    expect(about(/bomb\.zip\/bomb\.xml$/)).toEqual([
+      expect.objectContaining({ reason: 'too_large', detail: expect.stringContaining('INTAKE_MAX_ENTRY_BYTES') }),
+    ]);
+    expect(about(/liar\.zip\/bomb\.xml$/)).toEqual([
+      expect.objectContaining({ reason: 'unreadable', detail: 'inflates past the 2000 bytes it declares' }),
+    ]);
+    expect(about(/nested\.zip\//).length).toBeGreaterThan(0);
+    expect(about(/overlapping\.zip\/copia-/)).toHaveLength(99);
+    expect(about(/anexo-qp\/anexo\.xml$/)).toEqual([
+      expect.objectContaining({ reason: 'too_large', detail: expect.stringContaining('INTAKE_MAX_ATTACHMENT_BYTES') }),
+    ]);
+    expect(about(/anexo-qp-enorme$/)).toEqual([
+      expect.objectContaining({ reason: 'too_large', detail: expect.stringContaining('INTAKE_MAX_MESSAGE_BYTES') }),
+    ]);
+    expect(about(/enorme\.xml$/)).toEqual([
+      expect.objectContaining({ reason: 'too_large', detail: expect.stringContaining('INTAKE_MAX_MESSAGE_BYTES') }),
+    ]);
+
+    const peak = peakResidentBytes(worker.process.pid!);
+    console.info(`[intake-memory] worker peak resident memory: ${(peak / MB).toFixed(0)} MB`);
+    expect(peak).toBeLessThan(WORKER_BUDGET);
+  }, 300_000);
+});

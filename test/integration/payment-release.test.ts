@@ -45,7 +45,10 @@ type NewPayment = CreatePayment['request']['body'];
 const create = async (body: NewPayment) => expectStatus(await sdk.createPayment({ body }), 201);
 const detail = async (reference: string) => expectStatus(await sdk.getPayment({ params: { reference } }), 200);
 
-/** A day counted from today in Bogotá. */
+/**
+ * A day in Bogotá, `offset` days from today. Days ahead of a pay date last 100 ms in the suite (`PAYMENT_DAY_MS`), so a
+ * date that must not come during a test is thousands of days away: 3,000 is five minutes.
+ */
 function day(offset: number): string {
   const date = new Date(`${todayIn('COL')}T00:00:00Z`);
   date.setUTCDate(date.getUTCDate() + offset);
@@ -198,10 +201,10 @@ describe('ops payments reschedule', () => {
       beneficiary_reference: beneficiary.id,
       amount: 410_000,
       amount_currency: 'COP',
-      payable_payload: { expiration_date: day(300) },
+      payable_payload: { expiration_date: day(3000) },
     });
     const moved = await ops('payments', 'reschedule', '--payment', reference, '--due-date', day(0));
-    expect(moved.stdout).toEqual({ payment: reference, previous_due_date: day(300), new_due_date: day(0) });
+    expect(moved.stdout).toEqual({ payment: reference, previous_due_date: day(3000), new_due_date: day(0) });
     const paid = await until(reference, (payment) => payment.status === 'processed');
     expect(paid).toMatchObject({ pay_date: day(0), payable: { expiration_date: day(0) } });
   });
@@ -213,7 +216,7 @@ describe('ops payments reschedule', () => {
       beneficiary_reference: beneficiary.id,
       amount: 420_420.42,
       amount_currency: 'COP',
-      payable_payload: { expiration_date: day(200) },
+      payable_payload: { expiration_date: day(2000) },
     });
     const past = await ops('payments', 'reschedule', '--payment', reference, '--due-date', day(-1));
     expect(past.code).toBe(1);
@@ -221,7 +224,7 @@ describe('ops payments reschedule', () => {
     const malformed = await ops('payments', 'reschedule', '--payment', reference, '--due-date', '2026-13-01');
     expect(malformed.code).toBe(2);
     expect(malformed.stderr.error.code).toBe('invalid_date');
-    expect(await detail(reference)).toMatchObject({ pay_date: day(200), payable: { expiration_date: day(200) } });
+    expect(await detail(reference)).toMatchObject({ pay_date: day(2000), payable: { expiration_date: day(2000) } });
 
     await ops('payments', 'reschedule', '--payment', reference, '--due-date', day(0));
     await until(reference, (payment) => payment.status === 'in_process');
@@ -246,7 +249,7 @@ describe('ops payments cancel', () => {
       beneficiary,
       document,
       amountCents: 530_000_00n,
-      expirationDate: day(300),
+      expirationDate: day(3000),
     });
     const { reference } = await create({ payable_reference: payable.id, amount: 530_000, amount_currency: 'COP' });
     // The whole balance is taken by the pending payment.
@@ -303,7 +306,7 @@ describe('ops payments batch create', () => {
         beneficiary_reference: beneficiary.id,
         amount: 100_000 + index,
         amount_currency: 'COP',
-        payable_payload: { expiration_date: day(300) },
+        payable_payload: { expiration_date: day(3000) },
       });
       payments.push(created.reference);
     }
@@ -345,7 +348,7 @@ describe('ops payments batch create', () => {
           beneficiary_reference: beneficiary.id,
           amount: 5_000,
           amount_currency: currency,
-          payable_payload: { expiration_date: day(300) },
+          payable_payload: { expiration_date: day(3000) },
         })
       ).reference;
     const peso = await pending(await supplier('Moneda Local S.A.S.'), 'COP');
@@ -360,7 +363,7 @@ describe('ops payments batch create', () => {
           beneficiary_reference: foreign.id,
           amount: 5_000,
           amount_currency: 'COP',
-          payable_payload: { expiration_date: day(300) },
+          payable_payload: { expiration_date: day(3000) },
         },
       }),
       201,
@@ -517,7 +520,7 @@ describe('PUT /api/v1/erp/advances/{reference}', () => {
       beneficiary_reference: beneficiary.id,
       amount: 8_000,
       amount_currency: 'COP',
-      payable_payload: { expiration_date: day(300), type: 'advance' },
+      payable_payload: { expiration_date: day(3000), type: 'advance' },
     });
     expect(await putBalance(unpaid.reference, { outstanding_amount_cents: 0 })).toMatchObject({
       status: 409,

@@ -56,7 +56,8 @@ export const documentCommands: Command[] = [
           outcomes[index] = { file, document: present(result) };
           return result;
         } catch (error) {
-          // A file that cannot be taken (even for a reason not foreseen) never stops the others: it is reported.
+          // A file that cannot be taken never stops the others: it is reported. A dependency that does not answer
+          // fails the command (internal_error), which is safe to run again.
           outcomes[index] = { file, error: describe(file, error) };
           return null;
         }
@@ -96,7 +97,7 @@ export const documentCommands: Command[] = [
             ? { file, outcome: 'imported', reference: document.reference ?? null, created: document.created }
             : {
                 file,
-                outcome: error!.code === 'import_failed' ? 'failed' : 'refused',
+                outcome: 'refused',
                 code: error!.code,
                 message: error!.message,
               },
@@ -191,5 +192,8 @@ function describe(file: string, error: unknown): FileError {
   if (error instanceof ImportRejected) return { file, code: error.code, message: error.message };
   if ((error as NodeJS.ErrnoException).code === 'ENOENT')
     return { file, code: 'file_not_found', message: `${file}: no such file` };
-  return { file, code: 'import_failed', message: `${file}: ${(error as Error).message}` };
+  // The file itself cannot be read (a directory, no permission): that file's outcome.
+  if (['open', 'read'].includes((error as NodeJS.ErrnoException).syscall ?? ''))
+    return { file, code: 'file_unreadable', message: `${file}: ${(error as Error).message}` };
+  throw error;
 }

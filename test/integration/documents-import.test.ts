@@ -116,7 +116,7 @@ describe('documents import (operator CLI)', () => {
     const reference = result.stdout.documents[0].reference;
     expect(result.stdout.files).toEqual([
       { file: DIAN_INVOICE, outcome: 'imported', reference, created: expect.any(Boolean) },
-      { file: dir, outcome: 'failed', code: 'import_failed', message: expect.stringContaining(dir) },
+      { file: dir, outcome: 'refused', code: 'file_unreadable', message: expect.stringContaining(dir) },
       { file: copy, outcome: 'imported', reference, created: expect.any(Boolean) },
     ]);
     expect(result.stdout.files.filter((file: { created?: boolean }) => file.created === true)).toHaveLength(1);

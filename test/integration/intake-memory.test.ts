@@ -13,6 +13,7 @@ import { tempDir } from '../../platform/temp-dir.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { dianMailbox, FAST_FISCAL_SYNC_TIMING, registerCredentials, uniqueNit } from '../helpers/fiscal-sync.ts';
 import { ops } from '../helpers/ops.ts';
+import { OVERLAPPING_ZIP_SCRIPT } from '../helpers/overlapping-zip.ts';
 import { spawnWorker, type WorkerProcess } from '../helpers/processes.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
@@ -84,25 +85,11 @@ with zipfile.ZipFile('nested.zip', 'w', zipfile.ZIP_DEFLATED) as outer:
             for m in range(16):
                 z.writestr('ceros-%02d.xml' % m, chunk)
         outer.writestr('interno-%02d.zip' % n, inner.getvalue())`,
-  // One 16 MB entry of zeros, and 99 more directory records pointing at its data.
-  overlapping: String.raw`
-import io, struct, zipfile
-buffer = io.BytesIO()
-with zipfile.ZipFile(buffer, 'w', zipfile.ZIP_DEFLATED) as z:
-    z.writestr('ceros.xml', bytes(16 << 20))
-data = buffer.getvalue()
-end = data.rfind(b'PK\x05\x06')
-size, offset = struct.unpack_from('<II', data, end + 12)
-record = data[offset:offset + size]
-name_length = struct.unpack_from('<H', record, 28)[0]
-records = [record]
-for n in range(1, 100):
-    name = ('copia-%02d.xml' % n).encode()
-    records.append(record[:28] + struct.pack('<H', len(name)) + record[30:46] + name + record[46 + name_length:])
-directory = b''.join(records)
-tail = bytearray(data[end:])
-struct.pack_into('<HHII', tail, 8, len(records), len(records), len(directory), offset)
-open('overlapping.zip', 'wb').write(data[:offset] + directory + bytes(tail))`,
+  // One 16 MB entry of zeros (made overlapping by OVERLAPPING_ZIP_SCRIPT).
+  zeros: String.raw`
+import zipfile
+with zipfile.ZipFile('zeros.zip', 'w', zipfile.ZIP_DEFLATED) as z:
+    z.writestr('ceros.xml', bytes(16 << 20))`,
   // A message of quoted-printable lines (argv[1] of them): under the 16 MB message cap with 200,000, its attachment
   // decoding past the 12 MB one; past the message cap with 420,000 (over 30 MB).
   quotedPrintable: String.raw`
@@ -135,7 +122,8 @@ describe('hostile intake against a worker held to its budget', () => {
     });
     await python(HOSTILE.bomb);
     await python(HOSTILE.nested);
-    await python(HOSTILE.overlapping);
+    await python(HOSTILE.zeros);
+    writeFileSync(join(work, 'overlapping.zip'), await python(OVERLAPPING_ZIP_SCRIPT, 'zeros.zip'));
     const quotedPrintable = await python(HOSTILE.quotedPrintable, '200000');
     expect(quotedPrintable.byteLength).toBeLessThan(16 * MB);
     const quotedPrintableHuge = await python(HOSTILE.quotedPrintable, '420000');

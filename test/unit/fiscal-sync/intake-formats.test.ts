@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_INTAKE_LIMITS, type IntakeLimits } from '../../../fiscal/intake-limits.ts';
 import { documentsInMailboxItem, type MailDocuments } from '../../../fiscal/mail-documents.ts';
 import { xmlFilesOfPackage } from '../../../fiscal/package-entries.ts';
+import { OVERLAPPING_ZIP_SCRIPT } from '../../helpers/overlapping-zip.ts';
 
 const exec = promisify(execFile);
 const FIXTURES = new URL('../../fixtures/', import.meta.url);
@@ -500,27 +501,8 @@ sys.stdout.buffer.write(outer.getvalue())`);
     });
 
     it("overlapping entries: copies that point at one entry's data are refused", async () => {
-      const zip = await python(
-        String.raw`
-import io, struct, sys, zipfile
-buffer = io.BytesIO()
-with zipfile.ZipFile(buffer, 'w', zipfile.ZIP_DEFLATED) as z:
-    z.write(sys.argv[1])
-data = buffer.getvalue()
-end = data.rfind(b'PK\x05\x06')
-size, offset = struct.unpack_from('<II', data, end + 12)
-record = data[offset:offset + size]
-name_length = struct.unpack_from('<H', record, 28)[0]
-records = [record]
-for n in range(1, 100):
-    name = ('copia-%02d.xml' % n).encode()
-    records.append(record[:28] + struct.pack('<H', len(name)) + record[30:46] + name + record[46 + name_length:])
-directory = b''.join(records)
-tail = bytearray(data[end:])
-struct.pack_into('<HHII', tail, 8, len(records), len(records), len(directory), offset)
-sys.stdout.buffer.write(data[:offset] + directory + bytes(tail))`,
-        XML,
-      );
+      await made('one-entry.zip', 'zip', ['-q', 'one-entry.zip', XML]);
+      const zip = await python(OVERLAPPING_ZIP_SCRIPT, 'one-entry.zip');
       const found = await documentsInMailboxItem('solapado.zip', zip);
       expect(found.files.map((file) => file.name)).toEqual([`solapado.zip/${XML}`]);
       expect(found.skipped).toHaveLength(99);

@@ -4,7 +4,7 @@
 // passed over without reading; other mail parts (signatures, logos) are not looked at. A refusal skips that one file.
 import { intakeLimitsFromEnv, pastCap, type IntakeLimits } from './intake-limits.ts';
 import { mailAttachments } from './mail-reader.ts';
-import { classifyFile, type SkippedEntry, type XmlFile } from './package-entries.ts';
+import { classifyFile, isXmlName, type SkippedEntry, type XmlFile } from './package-entries.ts';
 import { ArchiveRefused, looksLikeZip, newBudget, zipEntries, type InflateBudget } from './zip-reader.ts';
 
 export interface MailDocuments {
@@ -76,7 +76,7 @@ async function walkFile(walk: Walk, file: Found, budget: InflateBudget | null): 
   }
   if (/\.pdf$/i.test(name)) return;
   // Mail parts that are neither ZIP nor XML (a signature, a logo) are not the supplier's document: not counted.
-  if (!file.counted && !/\.xml$/i.test(name)) return;
+  if (!file.counted && !isXmlName(name)) return;
   const sorted = classifyFile(name, bytes);
   if ('bytes' in sorted) walk.found.files.push(sorted);
   else walk.found.skipped.push(sorted);

@@ -3,7 +3,7 @@
 // Everything passed over is counted with its reason, so a sync can say what it skipped. The package itself is read by
 // `zip-reader.ts`, within the intake caps.
 import type { IntakeLimits } from './intake-limits.ts';
-import { zipEntries } from './zip-reader.ts';
+import { zipEntries, type ZipSource } from './zip-reader.ts';
 
 export const SKIP_REASONS = [
   'macos_metadata',
@@ -51,6 +51,9 @@ export function isMacMetadata(name: string): boolean {
   return name.startsWith('__MACOSX/') || name.includes('/__MACOSX/') || base.startsWith('._');
 }
 
+/** Whether a file's name says XML, the one thing that makes a package entry or an attachment worth parsing. */
+export const isXmlName = (name: string): boolean => /\.xml$/i.test(name);
+
 /** The first byte after a UTF-8 BOM and whitespace, or null when there is none. */
 function firstSignificantByte(bytes: Uint8Array): number | null {
   let at = bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2] ? 3 : 0;
@@ -67,33 +70,43 @@ export function classifyFile(name: string, bytes: Uint8Array): XmlFile | Skipped
   if (isMacMetadata(name)) return { name, reason: 'macos_metadata' };
   const first = firstSignificantByte(bytes);
   if (first === null) return { name, reason: 'empty' };
-  if (!/\.xml$/i.test(name)) return { name, reason: 'not_xml' };
+  if (!isXmlName(name)) return { name, reason: 'not_xml' };
   if (first !== 0x3c) return { name, reason: 'not_xml', detail: 'the content is not XML' };
   return { name, bytes };
 }
 
+/** One entry of a package: inflated and sorted only when taken. */
+export interface PackageEntry {
+  name: string;
+  take(): Promise<XmlFile | SkippedEntry>;
+}
+
 /**
- * The XML files of a package (a ZIP) and the entries skipped; directories are not entries. Throws ArchiveRefused when
- * the package as a whole cannot be read.
+ * The entries of a package (a ZIP, in memory or on disk), in its order; directories are not entries. Each must be
+ * taken, or passed, before the next is asked for. Throws ArchiveRefused when the package as a whole cannot be read.
  */
-export async function xmlFilesOfPackage(
-  bytes: Uint8Array,
-  limits: IntakeLimits,
-): Promise<{ files: XmlFile[]; skipped: SkippedEntry[] }> {
-  const files: XmlFile[] = [];
-  const skipped: SkippedEntry[] = [];
-  for await (const entry of zipEntries(bytes, limits)) {
+export async function* packageEntries(source: ZipSource, limits: IntakeLimits): AsyncGenerator<PackageEntry> {
+  for await (const entry of zipEntries(source, limits)) {
     if (entry.directory) continue;
-    if (isMacMetadata(entry.name)) {
-      skipped.push({ name: entry.name, reason: 'macos_metadata' });
+    const { name } = entry;
+    if (isMacMetadata(name)) {
+      yield { name, take: async () => ({ name, reason: 'macos_metadata' }) };
       continue;
     }
-    const read = await entry.read();
-    const sorted = 'bytes' in read ? classifyFile(entry.name, read.bytes) : { name: entry.name, ...read };
-    if ('bytes' in sorted) files.push(sorted);
-    else skipped.push(sorted);
+    // Named as something else (a PDF, say): passed over without inflating it.
+    if (!isXmlName(name)) {
+      const reason = entry.declaredSize === 0 ? 'empty' : 'not_xml';
+      yield { name, take: async () => ({ name, reason }) };
+      continue;
+    }
+    yield {
+      name,
+      take: async () => {
+        const read = await entry.read();
+        return 'bytes' in read ? classifyFile(name, read.bytes) : { name, ...read };
+      },
+    };
   }
-  return { files, skipped };
 }
 
 /** Adds skipped entries to counts by reason. */

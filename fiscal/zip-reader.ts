@@ -1,5 +1,5 @@
-// Reads ZIP archives held in memory with yauzl: the central directory names the entries (ZIP64 and data descriptors
-// included), and each entry is inflated through a stream whose bytes are counted against the caps as they come, so an
+// Reads ZIP archives, held in memory or on disk, with yauzl: the central directory names the entries (ZIP64 and data
+// descriptors included), and each entry is inflated through a stream whose bytes are counted against the caps as they come, so an
 // archive's declared sizes are never what stops a bomb. What one entry cannot give (an unsafe name, encryption, a
 // method other than stored or deflate, damage, a cap) refuses that entry alone.
 import type { Readable } from 'node:stream';
@@ -15,9 +15,14 @@ export interface InflateBudget {
 
 export const newBudget = (limits: IntakeLimits): InflateBudget => ({ bytesLeft: limits.archiveBytes });
 
+/** An archive's bytes, or the path of a file holding them (a downloaded package, read without loading it). */
+export type ZipSource = Uint8Array | { path: string };
+
 export interface ZipEntryHandle {
   name: string;
   directory: boolean;
+  /** The size the archive declares, inflated: what the entry is, not what reading it may take. */
+  declaredSize: number;
   /** Inflates the entry, or says why it is refused. */
   read(): Promise<{ bytes: Uint8Array } | Refusal>;
 }
@@ -41,11 +46,11 @@ const DEFLATED = 8;
  * or its directory breaks off (the entries yielded before that stand).
  */
 export async function* zipEntries(
-  bytes: Uint8Array,
+  source: ZipSource,
   limits: IntakeLimits,
   budget: InflateBudget = newBudget(limits),
 ): AsyncGenerator<ZipEntryHandle> {
-  const zip = await openZip(bytes);
+  const zip = await openZip(source);
   try {
     if (zip.entryCount > limits.archiveEntries)
       throw new ArchiveRefused({
@@ -66,7 +71,12 @@ export async function* zipEntries(
       const entry = next.value;
       const name = entryName(entry);
       const directory = name.endsWith('/');
-      yield { name, directory, read: () => readEntry(zip, entry, name, spans, limits, budget) };
+      yield {
+        name,
+        directory,
+        declaredSize: entry.uncompressedSize,
+        read: () => readEntry(zip, entry, name, spans, limits, budget),
+      };
     }
   } finally {
     zip.close();
@@ -96,15 +106,17 @@ function entryName(entry: Entry): string {
   return yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, false);
 }
 
-async function openZip(bytes: Uint8Array): Promise<ZipFile> {
+async function openZip(source: ZipSource): Promise<ZipFile> {
+  const options = {
+    lazyEntries: true,
+    decodeStrings: false,
+    // Sizes are checked per entry below: yauzl's own check of a stored entry would end the whole archive.
+    validateEntrySizes: false,
+    autoClose: false,
+  };
   try {
-    return await yauzl.fromBufferPromise(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
-      lazyEntries: true,
-      decodeStrings: false,
-      // Sizes are checked per entry below: yauzl's own check of a stored entry would end the whole archive.
-      validateEntrySizes: false,
-      autoClose: false,
-    });
+    if ('path' in source) return await yauzl.openPromise(source.path, options);
+    return await yauzl.fromBufferPromise(Buffer.from(source.buffer, source.byteOffset, source.byteLength), options);
   } catch (error) {
     throw new ArchiveRefused(
       { reason: 'unreadable', detail: `not a ZIP archive, or a truncated one: ${(error as Error).message}` },

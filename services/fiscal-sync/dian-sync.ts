@@ -16,16 +16,18 @@ import type { SecretBox } from '../../platform/secret-box.ts';
 import type { ImportDeps } from '../documents/import-fiscal-document.ts';
 import { requestDianAccessToken } from './dian-access-client.ts';
 import { openMailbox, type MailboxSession, type MailboxSettings, type WindowMessage } from './imap-mailbox.ts';
-import { importFound, keepHeartbeating, passOver, resumedProgress, type ImportProgress } from './import-files.ts';
-import { mailboxItems, readMailboxItem } from './maildir.ts';
 import {
-  loadRun,
-  noCounts,
-  recordImportCounts,
-  recordSyncProgress,
-  type ImportCounts,
-  type SyncSubject,
-} from './runs.ts';
+  foundEntries,
+  importEntries,
+  keepHeartbeating,
+  newProgress,
+  passOver,
+  resumedProgress,
+  startUnit,
+  type ImportProgress,
+} from './import-files.ts';
+import { mailboxItems, readMailboxItem } from './maildir.ts';
+import { loadRun, recordImportCounts, recordSyncProgress, type ImportCounts, type SyncSubject } from './runs.ts';
 
 export interface DianSyncDeps extends ImportDeps {
   dianAuthUrl: string;
@@ -78,12 +80,12 @@ type MailboxWindowCounts = ImportCounts & { messages: number };
 type Window = { fromInstant: Date; untilInstant: Date };
 
 async function importMaildirWindow(deps: DianSyncDeps, subject: SyncSubject, window: Window) {
-  const progress: ImportProgress = resumedProgress() ?? { unit: 0, file: 0, counts: noCounts() };
+  const progress: ImportProgress = resumedProgress() ?? newProgress();
   const limits = intakeLimitsFromEnv();
   const stop = keepHeartbeating(() => progress);
   try {
     const items = await mailboxItems(deps.mailboxDir, subject.companyId, window);
-    for (; progress.unit < items.length; progress.unit++, progress.file = 0) {
+    for (; progress.unit < items.length; startUnit(progress, progress.unit + 1)) {
       const item = items[progress.unit]!;
       if (item.size > limits.messageBytes) {
         const detail = `${item.size} bytes, ${pastCap('messageBytes', limits)}`;
@@ -92,7 +94,7 @@ async function importMaildirWindow(deps: DianSyncDeps, subject: SyncSubject, win
         ]);
       } else {
         const found = await documentsInMailboxItem(item.name, await readMailboxItem(item), limits);
-        await importFound(deps, subject.companyId, found, progress);
+        await importEntries(deps, subject.companyId, () => foundEntries(found), progress);
       }
       await recordImportCounts(deps.orm, subject, progress.counts);
     }
@@ -119,9 +121,7 @@ async function importImapWindow(
 ): Promise<MailboxWindowCounts> {
   const resumed = resumedProgress() as ImapProgress | null;
   const progress: ImapProgress = {
-    unit: 0,
-    file: 0,
-    counts: noCounts(),
+    ...newProgress(),
     messages: 0,
     uidValidity: '',
     ...resumed,
@@ -133,13 +133,15 @@ async function importImapWindow(
     const session = await openMailbox(mailboxSettings(mailbox, deps.secrets), Context.current().info.attempt);
     try {
       // Another UIDVALIDITY renumbered the folder: start over; what was imported is passed over by its record.
-      if (progress.uidValidity !== session.uidValidity)
-        Object.assign(progress, { uidValidity: session.uidValidity, unit: 0, file: 0 });
+      if (progress.uidValidity !== session.uidValidity) {
+        progress.uidValidity = session.uidValidity;
+        startUnit(progress, 0);
+      }
       for (const message of await session.messagesIn(window)) {
         if (message.uid < progress.unit) continue;
-        if (message.uid > progress.unit) Object.assign(progress, { unit: message.uid, file: 0 });
+        if (message.uid > progress.unit) startUnit(progress, message.uid);
         await importImapMessage(deps, em, subject, session, message, progress, limits);
-        Object.assign(progress, { unit: message.uid + 1, file: 0 });
+        startUnit(progress, message.uid + 1);
       }
       return { ...progress.counts, messages: progress.messages };
     } finally {
@@ -173,7 +175,8 @@ async function importImapMessage(
   }
   const key = { messageId: message.messageId, sha256: createHash('sha256').update(source).digest('hex') };
   if (!(await wasMessageTaken(em, key))) {
-    await importFound(deps, subject.companyId, await documentsInMailboxItem(name, source), progress);
+    const found = await documentsInMailboxItem(name, source, limits);
+    await importEntries(deps, subject.companyId, () => foundEntries(found), progress);
     await recordMessageTaken(em, { companyId: subject.companyId, runId: subject.runId, ...key });
     await recordImportCounts(deps.orm, subject, progress.counts);
     progress.messages += 1;

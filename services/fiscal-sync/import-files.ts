@@ -9,7 +9,7 @@ import { countSkips, type SkippedEntry, type XmlFile } from '../../fiscal/packag
 import type { Orm } from '../../db/orm.ts';
 import { ImportRejected, importFiscalDocument, type ImportDeps } from '../documents/import-fiscal-document.ts';
 import { recordRefusals } from './intake-refusals.ts';
-import type { ImportCounts } from './runs.ts';
+import { noCounts, type ImportCounts } from './runs.ts';
 
 /**
  * From this attempt of the activity on (of 10, a few minutes of back-off in), a file failing for a reason not foreseen
@@ -19,10 +19,20 @@ export const PASS_OVER_FROM_ATTEMPT = 8;
 
 /** Where a long import stands, heartbeated so that a retry on another worker resumes instead of recounting. */
 export interface ImportProgress {
-  /** Which unit of work (a package, a mailbox item) and how far into its files. */
+  /** Which unit of work (a package, a mailbox item). */
   unit: number;
+  /** How many of the unit's entries are done. */
   file: number;
+  /** The unit's entries (by position) holding payment receipts whose paid documents were not known yet. */
+  pending: number[];
   counts: ImportCounts;
+}
+
+export const newProgress = (unit = 0): ImportProgress => ({ unit, file: 0, pending: [], counts: noCounts() });
+
+/** Moves `progress` to the start of another unit, its counts kept. */
+export function startUnit(progress: ImportProgress, unit: number): void {
+  Object.assign(progress, { unit, file: 0, pending: [] });
 }
 
 /**
@@ -52,21 +62,47 @@ export function resumedProgress(): ImportProgress | null {
   return details && typeof details.unit === 'number' ? details : null;
 }
 
+/** One entry of a unit of work: read (inflated, decoded) only when taken, so an entry already done is not read again. */
+export interface IntakeEntry {
+  take(): Promise<XmlFile | SkippedEntry>;
+}
+
 /**
- * Takes what one e-mail or package holds: its skipped entries counted and logged (on the unit's first pass only, so a
- * resumed attempt does not count them twice), then its files imported from where `progress` stands.
+ * Takes a unit's entries in order from where `progress` stands: each XML file is read, imported and let go before the
+ * next, so a unit of any size holds one entry at a time, and each entry passed over is counted and logged as it comes.
+ * Payment receipts whose paid documents were not known yet are tried again once the others are in (a package lists
+ * files in no particular order); `entries` is called again for them.
  */
-export async function importFound(
+export async function importEntries(
   deps: ImportDeps,
   companyId: string,
-  found: { files: readonly XmlFile[]; skipped: readonly SkippedEntry[] },
+  entries: () => AsyncIterable<IntakeEntry> | Iterable<IntakeEntry>,
   progress: ImportProgress,
 ): Promise<void> {
-  if (progress.file === 0) await passOver(deps.orm, companyId, progress.counts, found.skipped);
-  await importFiles(deps, companyId, found.files, progress.counts, progress.file, (next) => {
-    progress.file = next;
-  });
+  let position = 0;
+  for await (const entry of entries()) {
+    if (position++ < progress.file) continue;
+    const taken = await entry.take();
+    if ('bytes' in taken) {
+      if ((await importOne(deps, companyId, taken, progress.counts)) === 'complement_pending')
+        progress.pending.push(position - 1);
+    } else await passOver(deps.orm, companyId, progress.counts, [taken]);
+    progress.file = position;
+  }
+  if (progress.pending.length === 0) return;
+  const pending = new Set(progress.pending);
+  position = 0;
+  for await (const entry of entries()) {
+    if (!pending.has(position++)) continue;
+    const taken = await entry.take();
+    if ('bytes' in taken) await importOne(deps, companyId, taken, noCounts());
+  }
+  progress.pending = [];
 }
+
+/** What one e-mail holds, as entries: the parts passed over first, then the files to import. */
+export const foundEntries = (found: { files: readonly XmlFile[]; skipped: readonly SkippedEntry[] }): IntakeEntry[] =>
+  [...found.skipped, ...found.files].map((taken) => ({ take: async () => taken }));
 
 /** Counts entries passed over and records them in the intake log; macOS metadata is packaging, not a refused file. */
 export async function passOver(
@@ -82,30 +118,6 @@ export async function passOver(
     skipped.filter((entry) => entry.reason !== 'macos_metadata'),
   );
 }
-
-/**
- * Imports files for a company, adding to `counts`; payment receipts whose paid documents were not known yet are tried
- * again once the others are in (a package lists files in no particular order). `onFile` runs after each file.
- */
-export async function importFiles(
-  deps: ImportDeps,
-  companyId: string,
-  files: readonly XmlFile[],
-  counts: ImportCounts,
-  from: number,
-  onFile: (next: number) => void,
-): Promise<void> {
-  const pendingComplements: XmlFile[] = [];
-  for (let index = from; index < files.length; index++) {
-    const file = files[index]!;
-    const outcome = await importOne(deps, companyId, file, counts);
-    if (outcome === 'complement_pending') pendingComplements.push(file);
-    onFile(index + 1);
-  }
-  for (const file of pendingComplements) await importOne(deps, companyId, file, noCount());
-}
-
-const noCount = (): ImportCounts => ({ created: 0, existing: 0, complements: 0, skipped: {} });
 
 async function importOne(
   deps: ImportDeps,

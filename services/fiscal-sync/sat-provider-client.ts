@@ -1,6 +1,9 @@
 // The adapter to the SAT extraction provider: a third-party REST API in front of SAT's bulk download (request, verify,
 // download). Three calls: create an extraction of received CFDI for an RFC and a period (idempotent by key), read it
-// (SAT's EstadoSolicitud and CodigoEstadoSolicitud, the package ids), and download one package as ZIP bytes.
+// (SAT's EstadoSolicitud and CodigoEstadoSolicitud, the package ids), and download one package (a ZIP) to a file.
+import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { intakeLimitsFromEnv, pastCap } from '../../fiscal/intake-limits.ts';
 import type { SatExtractionView } from '../../fiscal/sat-request-state.ts';
@@ -14,7 +17,8 @@ export interface SatExtraction extends SatExtractionView {
 export interface SatProviderClient {
   createExtraction(input: { rfc: string; from: string; to: string; idempotencyKey: string }): Promise<SatExtraction>;
   getExtraction(id: string): Promise<SatExtraction>;
-  downloadPackage(extractionId: string, packageId: string): Promise<Uint8Array>;
+  /** Writes the package to `destination`, streamed: a package is far larger than what a worker may hold. */
+  downloadPackage(extractionId: string, packageId: string, destination: string): Promise<void>;
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -115,7 +119,7 @@ export function satProviderClient(
         `extraction ${id}`,
       );
     },
-    async downloadPackage(extractionId, packageId) {
+    async downloadPackage(extractionId, packageId, destination) {
       const response = await send(
         url(`v1/extractions/${encodeURIComponent(extractionId)}/packages/${encodeURIComponent(packageId)}`),
         { method: 'GET', headers: { accept: 'application/zip' } },
@@ -127,16 +131,16 @@ export function satProviderClient(
           `Package ${packageId} is no longer available (HTTP ${response.status})`,
         );
       if (!response.ok) return failure(response, `package ${packageId}`);
-      return readPackage(response, packageId, maxPackageBytes);
+      await savePackage(response, packageId, maxPackageBytes, destination);
     },
   };
 }
 
 /**
- * The package's bytes, counted as they arrive: a Content-Length past the cap is refused before reading, and a body
- * that runs past it (chunked, or longer than announced) is cut off there.
+ * Writes the package's bytes to `destination`, counted as they arrive: a Content-Length past the cap is refused before
+ * reading, and a body that runs past it (chunked, or longer than announced) is cut off there.
  */
-async function readPackage(response: Response, packageId: string, maxBytes: number): Promise<Uint8Array> {
+async function savePackage(response: Response, packageId: string, maxBytes: number, destination: string) {
   const tooLarge = (what: string) =>
     providerRefused(
       'package_too_large',
@@ -147,14 +151,19 @@ async function readPackage(response: Response, packageId: string, maxBytes: numb
     await response.body?.cancel();
     throw tooLarge(`is ${declared} bytes,`);
   }
-  const chunks: Uint8Array[] = [];
   let total = 0;
-  if (response.body)
-    for await (const chunk of response.body) {
+  async function* capped(body: AsyncIterable<Uint8Array>) {
+    for await (const chunk of body) {
       total += chunk.byteLength;
-      // Leaving the loop cancels the download.
+      // Throwing here ends the pipeline, which cancels the download.
       if (total > maxBytes) throw tooLarge('runs');
-      chunks.push(chunk);
+      yield chunk;
     }
-  return new Uint8Array(Buffer.concat(chunks, total));
+  }
+  try {
+    await pipeline(Readable.from(response.body ?? []), capped, createWriteStream(destination));
+  } catch (error) {
+    if (error instanceof ApplicationFailure) throw error;
+    throw unavailable(`The download of package ${packageId} broke off: ${(error as Error).message}`);
+  }
 }

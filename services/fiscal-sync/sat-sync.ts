@@ -1,14 +1,17 @@
 // Mexico: the activities of a fiscal sync with the SAT extraction provider: create the extraction, verify it, and
 // download and import each package of CFDI.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
 import { intakeLimitsFromEnv, type IntakeLimits } from '../../fiscal/intake-limits.ts';
-import { xmlFilesOfPackage } from '../../fiscal/package-entries.ts';
+import { packageEntries } from '../../fiscal/package-entries.ts';
 import { extractionStep, type ExtractionStep } from '../../fiscal/sat-request-state.ts';
 import { ArchiveRefused } from '../../fiscal/zip-reader.ts';
 import type { ImportDeps } from '../documents/import-fiscal-document.ts';
-import { importFound, keepHeartbeating, resumedProgress, type ImportProgress } from './import-files.ts';
-import { loadRun, noCounts, recordSyncProgress, type ImportCounts, type SyncSubject } from './runs.ts';
+import { importEntries, keepHeartbeating, newProgress, resumedProgress } from './import-files.ts';
+import { loadRun, recordSyncProgress, type ImportCounts, type SyncSubject } from './runs.ts';
 import { providerRefused, type SatProviderClient } from './sat-provider-client.ts';
 
 export interface SatSyncDeps extends ImportDeps {
@@ -80,32 +83,37 @@ export async function checkSatExtraction(
 }
 
 /**
- * Downloads one package and imports its CFDI; junk entries (macOS metadata, empty files, non-XML, XML that is not a
- * stamped CFDI 4.0) are skipped and counted. Heartbeats its progress, so a retry resumes where a dead worker stopped.
+ * Downloads one package to a file and imports its CFDI entry by entry, so that a package of any size takes the memory
+ * of one entry; junk entries (macOS metadata, empty files, non-XML, XML that is not a stamped CFDI 4.0) are skipped and
+ * counted. Heartbeats its progress, so a retry resumes at the entry where a dead worker stopped.
  */
 export async function importSatPackage(
   deps: SatSyncDeps,
   input: SyncSubject & { extractionId: string; packageId: string; index: number },
 ): Promise<ImportCounts> {
   const resumed = resumedProgress();
-  const progress: ImportProgress =
-    resumed?.unit === input.index ? resumed : { unit: input.index, file: 0, counts: noCounts() };
+  const progress = resumed?.unit === input.index ? resumed : newProgress(input.index);
   const stop = keepHeartbeating(() => progress);
+  const folder = await mkdtemp(join(tmpdir(), 'ap-sat-package-'));
   try {
     await recordSyncProgress(deps.orm, { ...input, fetchingStatus: 'running' });
-    const bytes = await deps.provider.downloadPackage(input.extractionId, input.packageId);
-    const found = await packageFiles(bytes, input.packageId, deps.limits ?? intakeLimitsFromEnv());
-    await importFound(deps, input.companyId, found, progress);
+    const path = join(folder, 'package.zip');
+    await deps.provider.downloadPackage(input.extractionId, input.packageId, path);
+    const limits = deps.limits ?? intakeLimitsFromEnv();
+    await packageRead(input.packageId, () =>
+      importEntries(deps, input.companyId, () => packageEntries({ path }, limits), progress),
+    );
     return progress.counts;
   } finally {
     stop();
+    await rm(folder, { recursive: true, force: true });
   }
 }
 
-/** The XML files of a downloaded package; a package that cannot be opened fails the attempt. */
-async function packageFiles(bytes: Uint8Array, packageId: string, limits: IntakeLimits) {
+/** Runs the reading of a package; a package that cannot be opened, or whose directory breaks off, fails the attempt. */
+async function packageRead(packageId: string, read: () => Promise<void>): Promise<void> {
   try {
-    return await xmlFilesOfPackage(bytes, limits);
+    await read();
   } catch (error) {
     if (!(error instanceof ArchiveRefused)) throw error;
     const message = `Package ${packageId}: ${error.message}`;

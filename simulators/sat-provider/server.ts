@@ -7,9 +7,10 @@
 // (`__MACOSX/`, an empty file, a `.xml` that is not XML, CFDI 3.2 files, `other.txt`). Steered per RFC or per
 // extraction, from code or over `/_control/...`, since one instance serves a whole test suite.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isAbsolute } from 'node:path';
 import { unzipSync, zipSync } from 'fflate';
 
 export const SAT_PROVIDER_OUTCOMES = [
@@ -22,12 +23,15 @@ export const SAT_PROVIDER_OUTCOMES = [
 ] as const;
 export type SatProviderOutcome = (typeof SAT_PROVIDER_OUTCOMES)[number];
 
-export interface SatPackageSpec {
-  /** File names under test/fixtures/cfdi/. */
-  files: string[];
-  /** Adds the junk entries of SAT's sample package (default true). */
-  junk?: boolean;
-}
+/** A package built from fixtures, or a ZIP a test made on disk (served as it is, streamed: it may be huge). */
+export type SatPackageSpec =
+  | {
+      /** File names under test/fixtures/cfdi/. */
+      files: string[];
+      /** Adds the junk entries of SAT's sample package (default true). */
+      junk?: boolean;
+    }
+  | { path: string };
 
 export interface SatScenario {
   outcome?: SatProviderOutcome;
@@ -92,7 +96,7 @@ interface ExtractionView {
 
 interface Reply {
   status: number;
-  body: Uint8Array | string;
+  body: Uint8Array | string | { path: string };
   contentType: string;
 }
 
@@ -124,12 +128,15 @@ function toScenario(input: Record<string, unknown>): SatScenario {
       packages.every(
         (spec) =>
           isObject(spec) &&
-          Array.isArray(spec.files) &&
-          spec.files.every((file) => typeof file === 'string' && /^[\w.-]+\.xml$/.test(file)),
+          ((Array.isArray(spec.files) &&
+            spec.files.every((file) => typeof file === 'string' && /^[\w.-]+\.xml$/.test(file))) ||
+            (typeof spec.path === 'string' && isAbsolute(spec.path) && spec.path.endsWith('.zip'))),
       )
     )
   ) {
-    throw new RangeError('packages must be a list of { files: [fixture names], junk? }');
+    throw new RangeError(
+      'packages must be a list of { files: [fixture names], junk? } or { path: absolute .zip path }',
+    );
   }
   for (const [name, value] of [
     ['satStatusCode', satStatusCode],
@@ -162,7 +169,7 @@ function junk(): { name: string; data: Uint8Array }[] {
 }
 
 /** Builds a package: the named fixtures, then (unless told otherwise) the junk. */
-export function buildSatPackage(spec: SatPackageSpec): Uint8Array {
+export function buildSatPackage(spec: { files: string[]; junk?: boolean }): Uint8Array {
   const files = spec.files.map((file) => ({
     name: file,
     data: new Uint8Array(readFileSync(new URL(`cfdi/${file}`, FIXTURES))),
@@ -219,7 +226,10 @@ export async function startSatProviderSimulator(
         return {
           ...running,
           sat_request_status: 3,
-          cfdi_count: specs.reduce((sum, spec) => sum + spec.files.length, 0),
+          // A package on disk is not read to count its CFDI.
+          cfdi_count: specs.every((spec) => 'files' in spec)
+            ? specs.reduce((sum, spec) => sum + ('files' in spec ? spec.files.length : 0), 0)
+            : null,
           package_ids: ids,
         };
       }
@@ -293,13 +303,14 @@ export async function startSatProviderSimulator(
       const index = current.package_ids.indexOf(packageId);
       if (current.sat_request_status !== 3 || index === -1)
         return error(404, 'package_not_found', 'No package has this id');
+      const spec = (extraction.scenario.packages ?? [{ files: STAMPED_CFDI_FIXTURES }])[index]!;
       let bytes = packages.get(packageId);
-      if (!bytes) {
-        bytes = buildSatPackage((extraction.scenario.packages ?? [{ files: STAMPED_CFDI_FIXTURES }])[index]!);
+      if (!bytes && 'files' in spec) {
+        bytes = buildSatPackage(spec);
         packages.set(packageId, bytes);
       }
       extraction.downloads.push(packageId);
-      return { status: 200, body: bytes, contentType: 'application/zip' };
+      return { status: 200, body: bytes ?? { path: (spec as { path: string }).path }, contentType: 'application/zip' };
     }
     return error(
       404,
@@ -368,11 +379,20 @@ export async function startSatProviderSimulator(
     } catch (cause) {
       reply = error(500, 'simulator_error', (cause as Error).message);
     }
+    const sent = reply.body;
+    if (typeof sent === 'object' && 'path' in sent) {
+      response.writeHead(reply.status, {
+        'content-type': reply.contentType,
+        'content-length': statSync(sent.path).size,
+      });
+      createReadStream(sent.path).pipe(response);
+      return;
+    }
     response.writeHead(reply.status, {
       'content-type': reply.contentType,
-      'content-length': String(Buffer.byteLength(reply.body)),
+      'content-length': String(Buffer.byteLength(sent)),
     });
-    response.end(reply.body);
+    response.end(sent);
   };
 
   const server = createServer((request, response) => {

@@ -1,7 +1,9 @@
-// Hostile mail against a worker run as production runs it (its own process, production heap flags, default caps):
-// bombs, lying sizes, nested archives, overlapping entries, a huge quoted-printable attachment and a 600 MB XML, between
-// two good invoices. The sync finishes with both invoices imported, each hostile file is in the intake log with its
-// reason, and the worker's peak resident memory stays under its 400 MB budget. Every input is built here.
+// Hostile mail and a huge SAT package against a worker run as production runs it (its own process, production heap
+// flags, default caps). The mail: bombs, lying sizes, nested archives, overlapping entries, a huge quoted-printable
+// attachment and a 600 MB XML, between two good invoices. The package: 240 MB around two CFDI, which a worker holding
+// the download whole (with its concatenation) would pass its budget on.
+// Each sync finishes with its good documents imported, each hostile file is in the intake log with its reason, and the
+// worker's peak resident memory stays under its 400 MB budget. Every input is built here.
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, truncateSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +13,14 @@ import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../platform/temp-dir.ts';
 import { makeCompany } from '../helpers/companies.ts';
-import { dianMailbox, FAST_FISCAL_SYNC_TIMING, registerCredentials, uniqueNit } from '../helpers/fiscal-sync.ts';
+import {
+  dianMailbox,
+  FAST_FISCAL_SYNC_TIMING,
+  registerCredentials,
+  satProvider,
+  uniqueNit,
+  uniqueRfc,
+} from '../helpers/fiscal-sync.ts';
 import { ops } from '../helpers/ops.ts';
 import { OVERLAPPING_ZIP_SCRIPT } from '../helpers/overlapping-zip.ts';
 import { spawnWorker, type WorkerProcess } from '../helpers/processes.ts';
@@ -60,6 +69,19 @@ function peakResidentBytes(pid: number): number {
   return Number(/(\d+)/.exec(line!)![1]) * 1024;
 }
 
+/** Runs a fiscal sync for the company of `apiKey` and waits until it is finished. */
+async function syncToTheEnd(apiKey: string): Promise<void> {
+  const started = expectStatus(await api.sdk(apiKey).startFiscalSync(), 202);
+  await expect
+    .poll(
+      async () =>
+        expectStatus(await api.sdk(apiKey).getFiscalSyncStatus({ query: { started_at: started.started_at } }), 200)
+          .status,
+      { timeout: 240_000, interval: 500 },
+    )
+    .toBe('finished');
+}
+
 const HOSTILE = {
   // 1 GB of zeros in one entry, deflated to about 1 MB; then the same archive declaring 2,000 bytes.
   bomb: String.raw`
@@ -85,6 +107,16 @@ with zipfile.ZipFile('nested.zip', 'w', zipfile.ZIP_DEFLATED) as outer:
             for m in range(16):
                 z.writestr('ceros-%02d.xml' % m, chunk)
         outer.writestr('interno-%02d.zip' % n, inner.getvalue())`,
+  // A SAT package of 240 MB: a CFDI, 20 stored (uncompressed) entries of 12 MB, a CFDI. Its runs of zeros are made
+  // holes of the file, so that it takes little disk here; the worker downloads every byte.
+  satPackage: String.raw`
+import subprocess, sys, zipfile
+with zipfile.ZipFile('paquete.zip', 'w', zipfile.ZIP_STORED) as z:
+    z.write(sys.argv[1], 'primero.xml')
+    for n in range(20):
+        z.writestr('anexo-%02d.pdf' % n, bytes(12 << 20))
+    z.write(sys.argv[2], 'ultimo.xml')
+subprocess.run(['fallocate', '--dig-holes', 'paquete.zip'], check=True)`,
   // One 16 MB entry of zeros (made overlapping by OVERLAPPING_ZIP_SCRIPT).
   zeros: String.raw`
 import zipfile
@@ -155,15 +187,7 @@ describe('hostile intake against a worker held to its budget', () => {
     }
     deliver('nc.xml', CREDIT_NOTE);
 
-    const started = expectStatus(await api.sdk(apiKey).startFiscalSync(), 202);
-    await expect
-      .poll(
-        async () =>
-          expectStatus(await api.sdk(apiKey).getFiscalSyncStatus({ query: { started_at: started.started_at } }), 200)
-            .status,
-        { timeout: 240_000, interval: 500 },
-      )
-      .toBe('finished');
+    await syncToTheEnd(apiKey);
     const documents = expectStatus(await api.sdk(apiKey).listDocuments(), 200).items;
     expect(documents.map((document) => document.document_number).sort()).toEqual(['NC3', 'SETP990000008']);
 
@@ -193,6 +217,37 @@ describe('hostile intake against a worker held to its budget', () => {
 
     const peak = peakResidentBytes(worker.process.pid!);
     console.info(`[intake-memory] worker peak resident memory: ${(peak / MB).toFixed(0)} MB`);
+    expect(peak).toBeLessThan(WORKER_BUDGET);
+  }, 300_000);
+
+  it('imports a 240 MB SAT package entry by entry, within the same budget', async () => {
+    const { company, apiKey } = await makeCompany(api.orm, { country: 'MEX' });
+    const rfc = uniqueRfc();
+    await registerCredentials(api.orm, company, { ciecStatus: 'valid', rfc });
+    const cfdi = (name: string) => new URL(`cfdi/${name}`, FIXTURES).pathname;
+    await python(
+      HOSTILE.satPackage,
+      cfdi('satcfdi-he951128469_ingreso_iva16_stamped.xml'),
+      cfdi('cfdiutils-cfdi40-valid-ingreso.xml'),
+    );
+    await satProvider.behave(rfc, { polls: 1, packages: [{ path: join(work, 'paquete.zip') }] });
+    // A fresh worker, so that its peak is the package's alone.
+    await worker.kill();
+    worker = spawnWorker(TASK_QUEUE);
+    await worker.ready;
+
+    await syncToTheEnd(apiKey);
+    const documents = expectStatus(await api.sdk(apiKey).listDocuments(), 200).items;
+    expect(documents).toHaveLength(2);
+    const refused = (await ops('fiscal', 'intake', '--company', company.id, '--limit', '100')).stdout.refused as {
+      file: string;
+      reason: string;
+    }[];
+    expect(refused).toHaveLength(20);
+    expect(new Set(refused.map((refusal) => refusal.reason))).toEqual(new Set(['not_xml']));
+
+    const peak = peakResidentBytes(worker.process.pid!);
+    console.info(`[intake-memory] worker peak resident memory on the package: ${(peak / MB).toFixed(0)} MB`);
     expect(peak).toBeLessThan(WORKER_BUDGET);
   }, 300_000);
 });

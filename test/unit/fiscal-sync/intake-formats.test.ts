@@ -13,7 +13,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_INTAKE_LIMITS, type IntakeLimits } from '../../../fiscal/intake-limits.ts';
 import { documentsInMailboxItem, type MailDocuments } from '../../../fiscal/mail-documents.ts';
-import { xmlFilesOfPackage } from '../../../fiscal/package-entries.ts';
+import { xmlFilesOfPackage } from '../../helpers/package-files.ts';
 import { OVERLAPPING_ZIP_SCRIPT } from '../../helpers/overlapping-zip.ts';
 
 const exec = promisify(execFile);

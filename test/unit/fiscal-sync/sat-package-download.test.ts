@@ -1,8 +1,11 @@
 import { once } from 'node:events';
+import { rmSync, statSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../../platform/temp-dir.ts';
 import { satProviderClient } from '../../../services/fiscal-sync/sat-provider-client.ts';
 
 const MB = 1024 * 1024;
@@ -24,6 +27,7 @@ describe('SAT package download cap (INTAKE_MAX_PACKAGE_BYTES)', () => {
   let server: Server;
   let base: string;
   let streamed: Promise<number> | undefined;
+  let folder: string;
 
   beforeAll(async () => {
     server = createServer((request, response) => {
@@ -33,22 +37,37 @@ describe('SAT package download cap (INTAKE_MAX_PACKAGE_BYTES)', () => {
         response.setHeader('content-length', String(64 * MB));
         response.end();
       } else if (packageId === 'chunked') streamed = stream(response, 64 * MB);
-      else response.end(Buffer.alloc(CAP, 0x50));
+      else if (packageId === 'cut') {
+        response.setHeader('content-length', String(CAP));
+        response.write(Buffer.alloc(CAP / 2, 0x50), () => response.destroy());
+      } else response.end(Buffer.alloc(CAP, 0x50));
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    folder = tempDir('ap-sat-download-');
   });
 
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
+    rmSync(folder, { recursive: true, force: true });
   });
 
-  const download = (packageId: string) => satProviderClient(base, CAP).downloadPackage('e1', packageId);
+  const download = (packageId: string) =>
+    satProviderClient(base, CAP).downloadPackage('e1', packageId, join(folder, `${packageId}.zip`));
 
-  it('reads a package up to the cap', async () => {
-    expect((await download('within')).byteLength).toBe(CAP);
+  it('writes a package up to the cap to its file', async () => {
+    await download('within');
+    expect(statSync(join(folder, 'within.zip')).size).toBe(CAP);
+  });
+
+  it('answers a download that breaks off as a failure to retry', async () => {
+    await expect(download('cut')).rejects.toMatchObject({
+      nonRetryable: false,
+      type: 'SatProviderUnavailable',
+      message: expect.stringContaining('The download of package cut broke off'),
+    });
   });
 
   it('refuses a Content-Length past the cap before reading', async () => {

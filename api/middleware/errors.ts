@@ -49,7 +49,11 @@ const DATABASE_ERRORS = new Set([
   '08006',
   '08001',
   '08003',
+  // too_many_connections: every connection slot is taken, for now.
+  '53300',
 ]);
+
+const TEMPORAL_UNAVAILABLE = new Set([4, 8, 14]);
 
 /** Names the dependency behind an error that means "down", not "wrong". */
 export function unavailableDependency(thrown: unknown): 'database' | 'temporal' | null {
@@ -63,11 +67,12 @@ export function unavailableDependency(thrown: unknown): 'database' | 'temporal' 
       /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)
     )
       return 'database';
-    // gRPC UNAVAILABLE (14) and DEADLINE_EXCEEDED (4) from the Temporal client.
+    // gRPC UNAVAILABLE (14), DEADLINE_EXCEEDED (4) and RESOURCE_EXHAUSTED (8, the server's rate limits) from the
+    // Temporal client.
     if (error.name === 'ServiceError' || error.name === 'ConnectionError') return 'temporal';
     // A workflow command that no worker completed before its deadline (workers down or restarting).
     if (error.name === 'WorkflowUpdateRPCTimeoutOrCancelledError') return 'temporal';
-    if ((error.code === 14 || error.code === 4) && error.name !== 'DriverException') return 'temporal';
+    if (TEMPORAL_UNAVAILABLE.has(error.code as number) && error.name !== 'DriverException') return 'temporal';
     current = error.cause;
   }
   return null;

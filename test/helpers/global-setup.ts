@@ -17,6 +17,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev/postgres
 import { startDevTemporal, type DevTemporal } from '../../dev/temporal.ts';
 import { scheduleHousekeeping } from '../../temporal/housekeeping.ts';
 import { WORKFLOWS_PATH, createWorker } from '../../worker/worker.ts';
+import { watchSuiteHealth } from './suite-health.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -44,6 +45,7 @@ let running: Promise<void>;
 let clientConnection: Connection | undefined;
 let client: Client | undefined;
 let simulators: RunningSimulators | undefined;
+let health: ReturnType<typeof watchSuiteHealth> | undefined;
 
 /** Links stored by the worker point here; tests compare paths, not hosts. */
 const TEST_PUBLIC_URL = 'http://api.test';
@@ -62,7 +64,10 @@ async function start(project: TestProject): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   [db, temporal] = await Promise.all([
     startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') }),
-    startDevTemporal({ build: (line) => process.stdout.write(`${line}\n`) }),
+    startDevTemporal({
+      build: (line) => process.stdout.write(`${line}\n`),
+      onLog: (chunk) => chunk.split('\n').forEach((line) => health?.serverLogged(line)),
+    }),
   ]);
   orm = await initORM({ url: db.url, poolMax: 10, statementTimeoutMs: 30_000, debug: false });
   await migrateAndSeed(orm);
@@ -77,6 +82,7 @@ async function start(project: TestProject): Promise<void> {
   const connection = await NativeConnection.connect({ address: temporal.address });
   clientConnection = await Connection.connect({ address: temporal.address });
   client = new Client({ connection: clientConnection, namespace: 'default' });
+  health = watchSuiteHealth({ orm, temporal: clientConnection, dataDir });
   worker = await createWorker({
     config: { address: temporal.address, namespace: 'default', taskQueue: TASK_QUEUE, security: {} },
     deps: testActivityDeps({
@@ -108,6 +114,7 @@ export async function teardown(): Promise<void> {
     const written = await recordHistories(client, Object.keys(await import('../../workflows/index.ts')));
     process.stdout.write(`recorded ${written} workflow histories in ${HISTORIES_DIR}\n`);
   }
+  health?.stop();
   worker?.shutdown();
   await running?.catch(() => {});
   await clientConnection?.close();

@@ -14,7 +14,10 @@ import {
 
 /** Fiscal synchronisation: the SAT extraction provider (Mexico), DIAN's token and the e-mail mailbox (Colombia), and the run's read state. */
 export function fiscalSyncActivities(deps: ActivityDeps) {
-  const sat = (): SatSyncDeps => ({ ...deps, provider: satProviderClient(deps.outside.satProviderUrl) });
+  const sat = (): SatSyncDeps => ({
+    ...deps,
+    provider: satProviderClient(deps.outside.satProviderUrl, deps.intake.packageBytes),
+  });
   const dian = (): DianSyncDeps => ({
     ...deps,
     dianAuthUrl: deps.outside.dianAuthUrl || deps.outside.dianUrl,

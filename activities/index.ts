@@ -28,6 +28,7 @@ import { attemptDelivery, giveUpDelivery } from '../services/webhooks/deliver.ts
 import type { Processes } from '../services/processes.ts';
 import type { SecretBox } from '../platform/secret-box.ts';
 import type { DianSettings } from '../services/dian/settings.ts';
+import type { IntakeLimits } from '../fiscal/intake-limits.ts';
 
 /** What activities are built from: injected, so tests and processes wire them their own way. */
 export interface ActivityDeps {
@@ -45,6 +46,8 @@ export interface ActivityDeps {
   outside: OutsideSystems;
   /** Which DIAN reception events go to, and as which software. */
   dian: DianSettings;
+  /** The caps on what fiscal intake reads. */
+  intake: IntakeLimits;
   /** Tests shorten the days ahead of a payment's pay date (`PAYMENT_DAY_MS`); null: real days. */
   paymentDayMs: number | null;
 }

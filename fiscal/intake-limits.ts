@@ -1,6 +1,7 @@
 // The caps on what fiscal intake reads: e-mailed messages and their attachments, ZIP archives (nested ones too) and
 // SAT packages. Every size is counted as the bytes are read or inflated, never taken from what a header declares, so a
-// small input cannot make the worker hold or inflate more than these. Each cap has an environment variable.
+// small input cannot make the worker hold or inflate more than these. Each cap has an environment variable, which the
+// worker reads at startup (`services/fiscal-sync/intake-settings.ts`).
 
 export interface IntakeLimits {
   /** Largest mailbox item (an `.eml` message, a dropped `.zip` or `.xml`), as stored. */
@@ -40,19 +41,6 @@ export const INTAKE_LIMITS: Record<Limit, { default: number; variable: string; l
 export const DEFAULT_INTAKE_LIMITS = Object.fromEntries(
   Object.entries(INTAKE_LIMITS).map(([limit, { default: value }]) => [limit, value]),
 ) as unknown as IntakeLimits;
-
-/** The caps as the environment sets them; a value that is not a positive whole number is refused at once. */
-export function intakeLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): IntakeLimits {
-  const limits = { ...DEFAULT_INTAKE_LIMITS };
-  for (const [limit, { variable }] of Object.entries(INTAKE_LIMITS) as [Limit, { variable: string }][]) {
-    const raw = env[variable];
-    if (raw === undefined || raw === '') continue;
-    const value = Number(raw);
-    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${variable} must be a positive whole number`);
-    limits[limit] = value;
-  }
-  return limits;
-}
 
 /** How a refusal names the cap it hit: `past the 20 MB per-entry cap (INTAKE_MAX_ENTRY_BYTES)`. */
 export function pastCap<L extends Limit>(limit: L, limits: Pick<IntakeLimits, L>): string {

@@ -2,7 +2,7 @@
 // and its PDF. ZIPs may be nested and may hold `.eml` messages in turn, and a message may carry the one it forwards;
 // nesting is capped, like every size read on the way (`intake-limits.ts`). PDFs are the graphic representation and are
 // passed over without reading; other mail parts (signatures, logos) are not looked at. A refusal skips that one file.
-import { intakeLimitsFromEnv, pastCap, type IntakeLimits } from './intake-limits.ts';
+import { DEFAULT_INTAKE_LIMITS, pastCap, type IntakeLimits } from './intake-limits.ts';
 import { mailAttachments } from './mail-reader.ts';
 import { classifyFile, isXmlName, type SkippedEntry, type XmlFile } from './package-entries.ts';
 import { ArchiveRefused, looksLikeZip, newBudget, zipEntries, type InflateBudget } from './zip-reader.ts';
@@ -22,14 +22,14 @@ interface Walk {
 // Outlook's rich-text wrapper: the files inside are not MIME parts, and nothing here unpacks it.
 const TNEF = { type: 'application/ms-tnef', name: /^winmail\.dat$/i };
 
-// Read once, on the first item: the caps are the process's configuration.
-let limitsFromEnv: IntakeLimits | undefined;
-
-/** The XML files in one mailbox item: an `.eml` message, or a bare `.zip` or `.xml` dropped in the mailbox. */
+/**
+ * The XML files in one mailbox item: an `.eml` message, or a bare `.zip` or `.xml` dropped in the mailbox. The worker
+ * passes the caps its environment sets; without them, the defaults.
+ */
 export async function documentsInMailboxItem(
   name: string,
   bytes: Uint8Array,
-  limits: IntakeLimits = (limitsFromEnv ??= intakeLimitsFromEnv()),
+  limits: IntakeLimits = DEFAULT_INTAKE_LIMITS,
 ): Promise<MailDocuments> {
   const walk: Walk = { found: { files: [], skipped: [] }, limits, parts: [] };
   const message = !/\.(zip|xml)$/i.test(name);

@@ -7,6 +7,7 @@ import { retryScheduleFromEnv } from '../temporal/webhooks.ts';
 import { temporalProcesses } from '../temporal/processes.ts';
 import { secretBoxFromEnv } from '../platform/secret-box.ts';
 import { dianSettingsFromEnv } from '../services/dian/settings.ts';
+import { intakeLimitsFromEnv } from '../services/fiscal-sync/intake-settings.ts';
 import { deploymentFromEnv } from '../platform/deployment.ts';
 import { createLogger } from '../platform/logger.ts';
 import { startTracing } from '../platform/tracing.ts';
@@ -58,6 +59,7 @@ const settings = settingsOrExit('worker', logger, () => ({
   outbound: outboundPolicyFromEnv(),
   outside: outsideSystemsFromEnv(),
   dian: dianSettingsFromEnv(),
+  intake: intakeLimitsFromEnv(),
   sweepMs: receptionEventSweepMsFromEnv(),
   paymentDayMs: paymentDayMsFromEnv(),
 }));
@@ -98,6 +100,7 @@ const worker = await createWorker({
     paymentDayMs: settings.paymentDayMs,
     outside: settings.outside,
     dian: settings.dian,
+    intake: settings.intake,
   },
 });
 logger.info({ taskQueue: config.taskQueue, namespace: config.namespace, tracing: tracing !== null }, 'worker running');

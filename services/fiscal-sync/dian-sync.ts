@@ -9,7 +9,7 @@ import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
 import type { FiscalMailbox } from '../../db/fiscal/fiscal-mailbox.entity.ts';
 import { findFiscalMailbox, recordMessageTaken, wasMessageTaken } from '../../db/fiscal/fiscal-mailbox.repository.ts';
 import { companyEm, type EntityManager } from '../../db/orm.ts';
-import { intakeLimitsFromEnv, pastCap, type IntakeLimits } from '../../fiscal/intake-limits.ts';
+import { pastCap, type IntakeLimits } from '../../fiscal/intake-limits.ts';
 import { documentsInMailboxItem } from '../../fiscal/mail-documents.ts';
 import { colombianWindowInstants } from '../../fiscal/sync-window.ts';
 import type { SecretBox } from '../../platform/secret-box.ts';
@@ -36,6 +36,8 @@ export interface DianSyncDeps extends ImportDeps {
   /** Opens the sealed passwords of companies' IMAP mailboxes. */
   secrets: SecretBox;
   logger: Logger;
+  /** The caps on reading the mailbox's messages. */
+  intake: IntakeLimits;
 }
 
 /** Requests DIAN's access token with the company's NIT and legal representative, and records that the window is ready. */
@@ -81,7 +83,7 @@ type Window = { fromInstant: Date; untilInstant: Date };
 
 async function importMaildirWindow(deps: DianSyncDeps, subject: SyncSubject, window: Window) {
   const progress: ImportProgress = resumedProgress() ?? newProgress();
-  const limits = intakeLimitsFromEnv();
+  const limits = deps.intake;
   const stop = keepHeartbeating(() => progress);
   try {
     const items = await mailboxItems(deps.mailboxDir, subject.companyId, window);
@@ -128,7 +130,7 @@ async function importImapWindow(
   };
   const stop = keepHeartbeating(() => progress);
   const em = companyEm(deps.orm, subject.companyId);
-  const limits = intakeLimitsFromEnv();
+  const limits = deps.intake;
   try {
     const session = await openMailbox(mailboxSettings(mailbox, deps.secrets), Context.current().info.attempt);
     try {

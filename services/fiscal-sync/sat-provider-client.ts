@@ -5,7 +5,7 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApplicationFailure } from '@temporalio/common';
-import { intakeLimitsFromEnv, pastCap } from '../../fiscal/intake-limits.ts';
+import { pastCap } from '../../fiscal/intake-limits.ts';
 import type { SatExtractionView } from '../../fiscal/sat-request-state.ts';
 
 export interface SatExtraction extends SatExtractionView {
@@ -32,10 +32,7 @@ export const providerRefused = (code: string, message: string) =>
   ApplicationFailure.nonRetryable(message, 'SatProviderRefused', { code });
 
 /** A client of the provider at `baseUrl`; packages are read up to `maxPackageBytes` (INTAKE_MAX_PACKAGE_BYTES). */
-export function satProviderClient(
-  baseUrl: string,
-  maxPackageBytes = intakeLimitsFromEnv().packageBytes,
-): SatProviderClient {
+export function satProviderClient(baseUrl: string, maxPackageBytes: number): SatProviderClient {
   const url = (path: string) => {
     if (!baseUrl)
       throw ApplicationFailure.nonRetryable('SAT_PROVIDER_URL is not configured', 'SatProviderRefused', {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
-import { intakeLimitsFromEnv, type IntakeLimits } from '../../fiscal/intake-limits.ts';
+import type { IntakeLimits } from '../../fiscal/intake-limits.ts';
 import { packageEntries } from '../../fiscal/package-entries.ts';
 import { extractionStep, type ExtractionStep } from '../../fiscal/sat-request-state.ts';
 import { ArchiveRefused } from '../../fiscal/zip-reader.ts';
@@ -16,8 +16,8 @@ import { providerRefused, type SatProviderClient } from './sat-provider-client.t
 
 export interface SatSyncDeps extends ImportDeps {
   provider: SatProviderClient;
-  /** The caps on reading packages; default from the environment. */
-  limits?: IntakeLimits;
+  /** The caps on reading packages. */
+  intake: IntakeLimits;
 }
 
 /**
@@ -99,9 +99,8 @@ export async function importSatPackage(
     await recordSyncProgress(deps.orm, { ...input, fetchingStatus: 'running' });
     const path = join(folder, 'package.zip');
     await deps.provider.downloadPackage(input.extractionId, input.packageId, path);
-    const limits = deps.limits ?? intakeLimitsFromEnv();
     await packageRead(input.packageId, () =>
-      importEntries(deps, input.companyId, () => packageEntries({ path }, limits), progress),
+      importEntries(deps, input.companyId, () => packageEntries({ path }, deps.intake), progress),
     );
     return progress.counts;
   } finally {

@@ -8,6 +8,7 @@ import { temporalProcesses } from '../../temporal/processes.ts';
 import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import type { OutsideSystems } from '../../platform/outside-systems.ts';
 import { dianSettingsFromEnv } from '../../services/dian/settings.ts';
+import { intakeLimitsFromEnv } from '../../services/fiscal-sync/intake-settings.ts';
 import { TEST_DIAN_SOFTWARE } from '../harness/signing-certificates.ts';
 
 /** The key sealing webhook secrets in the suite: the worker, the CLI and the tests share it. */
@@ -41,5 +42,7 @@ export function testActivityDeps(options: {
       DIAN_SOFTWARE_ID: TEST_DIAN_SOFTWARE.id,
       DIAN_SOFTWARE_PIN: TEST_DIAN_SOFTWARE.pin,
     }),
+    // As the worker processes a test spawns read them (they inherit this environment): both hold to the same caps.
+    intake: intakeLimitsFromEnv(),
   };
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_INTAKE_LIMITS, intakeLimitsFromEnv } from '../../../fiscal/intake-limits.ts';
+import { DEFAULT_INTAKE_LIMITS } from '../../../fiscal/intake-limits.ts';
+import { intakeLimitsFromEnv } from '../../../services/fiscal-sync/intake-settings.ts';
 import { documentsInMailboxItem } from '../../../fiscal/mail-documents.ts';
 import { mailAttachments } from '../../../fiscal/mail-reader.ts';
 import { countSkips } from '../../../fiscal/package-entries.ts';

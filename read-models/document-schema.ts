@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PREPAID_CONVENTIONS } from '../db/documents/document.entity.ts';
 import { Currency, Reference } from '../platform/schema-atoms.ts';
 import { ErpDocumentBody } from './erp-document-schema.ts';
+import { DocumentExchangeRate } from './exchange-rate-schema.ts';
 import {
   ApprovalStatus,
   BeneficiaryType,
@@ -168,17 +169,6 @@ export const Prepaid = z
   })
   .meta({ id: 'DocumentPrepaid' });
 
-export const DocumentExchangeRate = z
-  .strictObject({
-    rate: z.number().positive().describe('Units of target_currency one unit of source_currency is worth'),
-    source_currency: Currency.describe("The document's currency (amount_currency)"),
-    target_currency: Currency.describe("The company's local currency: COP in Colombia, MXN in Mexico"),
-    date: DateOnly.nullable().describe(
-      'The day of the rate: DIAN `cbc:Date` (null when the file gives none), the issue day for a CFDI',
-    ),
-  })
-  .meta({ id: 'DocumentExchangeRate' });
-
 const DocumentBase = {
   reference: Reference,
   document_number: z.string(),
@@ -197,7 +187,7 @@ const DocumentBase = {
     '`in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state',
   ),
   payment_status: DocumentPaymentStatus.describe(
-    'Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`',
+    'Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` 0: prepaid in full) has no payable and is `paid` once approved',
   ),
   is_archived: z.boolean(),
   created_at: DateTime,

@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import { Currency } from '../platform/schema-atoms.ts';
+import { DocumentExchangeRate } from './exchange-rate-schema.ts';
 
 // `erp_document`: the document's registration in the integrator's ERP, as `document.accounted` was answered.
 // `data` is in the ERP's own shape: ids are the ERP's external_ids, amounts are decimal numbers in the document's
-// currency except the `*_cents` fields (integer cents; the lines' debit_cents and credit_cents are strings).
+// currency except the `*_cents` fields (integer cents; the lines' debit_cents and credit_cents are strings), and the
+// `local_*` ones, in the company's local currency.
 
 const DateOnly = z.iso.date();
 const Amount = z.number();
@@ -49,11 +52,16 @@ const Item = z.strictObject({
   cost_centers: z.array(z.strictObject({ id: z.string(), value: z.number().describe('Percentage of the line') })),
 });
 
+const LOCAL_CENTS = (field: string) =>
+  `\`${field}\` in the company's local currency (COP, MXN), in cents: converted at \`exchange_rate\`, rounded half up, the rounding difference going to the largest line of the side that falls short, so that local debits and credits balance when the voucher does. Equal to \`${field}\` for a document in the local currency; null when \`${field}\` is, or when a document in another currency states no rate`;
+
 const JournalEntryLine = z.strictObject({
   source: z.enum(['document', 'agent', 'front', 'purchase_order', 'goods_receipt', 'payable_line']),
   description: z.string().nullable(),
   debit_cents: CentsText.nullable(),
   credit_cents: CentsText.nullable(),
+  local_debit_cents: CentsText.nullable().describe(LOCAL_CENTS('debit_cents')),
+  local_credit_cents: CentsText.nullable().describe(LOCAL_CENTS('credit_cents')),
   quantity: z.number().nullable(),
   book_account_id: z.string(),
   book_account: BookAccountRecord.nullable().describe('Null when the ERP catalog has no book account with this id'),
@@ -85,6 +93,10 @@ export const ErpDocumentData = z
     expiration_date: DateOnly.nullable(),
     accounting_date: DateOnly,
     observation: z.string().nullable(),
+    currency: Currency.describe("The document's currency (amount_currency): every amount not named `local_*` is in it"),
+    exchange_rate: DocumentExchangeRate.nullable().describe(
+      "The document's rate to the local currency, which the `local_*` amounts were converted at; null for a document in the local currency, or in another one that states no rate",
+    ),
     items: z
       .array(Item)
       .describe(
@@ -98,7 +110,16 @@ export const ErpDocumentData = z
       iva_8: Amount,
       iva_16: Amount,
     }),
-    payment_lines: z.array(z.strictObject({ amount: Amount, due_date: DateOnly, book_account_id: z.string() })),
+    payment_lines: z.array(
+      z.strictObject({
+        amount: Amount,
+        local_amount: Amount.nullable().describe(
+          '`amount` in the local currency: converted like the lines (a payment line is a credit), the same as `amount` for a document in the local currency, null without a rate',
+        ),
+        due_date: DateOnly,
+        book_account_id: z.string(),
+      }),
+    ),
     erp_journal: z
       .strictObject({ id: z.string() })
       .nullable()

@@ -18,11 +18,20 @@ const addDays = (day: string, days: number) =>
   new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
 
 /**
+ * An invoice or debit note whose amount left to pay is 0 (prepaid in full, say): nothing will ever be paid on it, so it
+ * gets no installment and no payable, and is `paid` once approved. Credit notes owe nothing too, but are never paid.
+ */
+export const nothingLeftToPay = (document: Pick<Document, 'type' | 'amountCents'>): boolean =>
+  document.type !== 'credit_note' && document.amountCents === 0n;
+
+/**
  * The installments a document is paid in: the supplier's ERP payment term (days and percentages from the issue
  * date) when the ERP catalogs know the supplier, else one installment due on the document's expiration date, or
  * after the beneficiary's payment term, or on the issue date. Cents are split exactly; the last takes the rest.
+ * None when nothing is left to pay.
  */
 export async function installmentsOf(em: EntityManager, document: Document): Promise<Installment[]> {
+  if (nothingLeftToPay(document)) return [];
   const issueDate = document.issueDate ?? document.createdAt;
   const issueDay = documentDate(issueDate, document);
   const identifier = document.beneficiary?.identifierNumber;
@@ -48,9 +57,12 @@ export async function installmentsOf(em: EntityManager, document: Document): Pro
   return [{ number: 1, amountCents: document.amountCents, dueDate }];
 }
 
-/** Creates the document's payables, once: credit notes owe nothing, and a document that has payables keeps them. */
+/**
+ * Creates the document's payables, once: credit notes and documents with nothing left to pay owe nothing, and a
+ * document that has payables keeps them.
+ */
 export async function generatePayables(em: EntityManager, document: Document): Promise<Payable[]> {
-  if (document.type === 'credit_note' || !document.beneficiary) return [];
+  if (document.type === 'credit_note' || nothingLeftToPay(document) || !document.beneficiary) return [];
   const existing = await em.find(Payable, { document });
   if (existing.length) return existing;
   const issueDay = documentDate(document.issueDate ?? document.createdAt, document);

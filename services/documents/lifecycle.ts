@@ -6,7 +6,7 @@ import { ActivityLog, type Actor } from '../../db/documents/activity-log.entity.
 import { Document, type ApprovalStatus } from '../../db/documents/document.entity.ts';
 import { catalogOptions } from '../../db/erp/classification-options.ts';
 import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
-import { generatePayables } from '../../db/payments/payable-schedule.ts';
+import { generatePayables, nothingLeftToPay } from '../../db/payments/payable-schedule.ts';
 import { Tag } from '../../db/tags/tag.entity.ts';
 import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
 import { WorkflowFlow, type FlowStepDefinition } from '../../db/workflow-steps/workflow-flow.entity.ts';
@@ -305,6 +305,17 @@ async function decideApproval(
       actor,
       metadata:
         status === 'approved' ? { erp_reference: document.approvalErpReference ?? null } : { change: 'rejected' },
+    });
+  }
+  // Payments settle payment_status, but this document has no payable to pay: it is settled here, once and for good.
+  if (status === 'approved' && nothingLeftToPay(document) && document.paymentStatus !== 'paid') {
+    document.paymentStatus = 'paid';
+    em.create(ActivityLog, {
+      company: document.company,
+      document,
+      event: 'document.updated',
+      actor,
+      metadata: { change: 'payment_status', payment_status: 'paid', reason: 'nothing_left_to_pay' },
     });
   }
 }

@@ -10,9 +10,11 @@ import { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { ErpDocumentData as ErpDocumentDataSchema } from '../../read-models/erp-document-schema.ts';
 import type { ErpRegistration } from './erp-answer.ts';
+import { localVoucher } from '../accounting/local-amounts.ts';
 
 // Amounts not named `*_cents` are decimal numbers in the document's currency, as the API shows amounts; the
 // `*_cents` ones are integer cents, and the lines' debit_cents and credit_cents strings, as the contract lists them.
+// The `local_*` amounts are the same in the company's local currency (local-amounts.ts).
 
 /** `erp_document.data`: the document as the ERP registered it, as its schema publishes it. */
 export type ErpDocumentData = z.output<typeof ErpDocumentDataSchema>;
@@ -107,8 +109,9 @@ const isItem = (line: JournalEntryLine) =>
 const lineCents = (line: JournalEntryLine) => line.debit_cents ?? line.credit_cents ?? 0;
 // Discounts are amounts in cents, but the voucher accepts any number: round to whole cents.
 const discountCents = (line: JournalEntryLine) => Math.round(line.discount ?? 0);
+const nullableAmount = (cents: bigint | null) => (cents === null ? null : centsToAmount(cents));
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-const centsString = (cents: number | null | undefined) =>
+const centsString = (cents: bigint | number | null | undefined) =>
   cents === null || cents === undefined ? null : String(cents);
 
 /**
@@ -142,6 +145,7 @@ export function erpDocumentData(
         .map((tax) => tax.amount_cents),
     );
   const dueDates = journal.payment_lines.map((line) => line.due_date).sort();
+  const local = localVoucher(document, journal);
 
   return {
     document_id: document.id,
@@ -157,6 +161,8 @@ export function erpDocumentData(
     expiration_date: journal.expiration_date ?? isoDate(document.expirationDate ?? null),
     accounting_date: journal.posting_date ?? isoDate(entry.accountedAt)!,
     observation: journal.description ?? null,
+    currency: local.currency,
+    exchange_rate: local.exchangeRate,
     items: items.map((line) => ({
       description: line.description ?? null,
       product_id: line.product_external_id ?? null,
@@ -181,18 +187,21 @@ export function erpDocumentData(
       iva_8: centsToAmount(ivaAt(0.08)),
       iva_16: centsToAmount(ivaAt(0.16)),
     },
-    payment_lines: journal.payment_lines.map((line) => ({
+    payment_lines: journal.payment_lines.map((line, index) => ({
       amount: centsToAmount(line.amount_cents),
+      local_amount: nullableAmount(local.paymentLines[index] ?? null),
       due_date: line.due_date,
       book_account_id: line.book_account_external_id,
     })),
     erp_journal: journal.document_type_external_id ? { id: journal.document_type_external_id } : null,
     erp_vendor: catalog.vendor,
-    erp_journal_entry_lines: lines.map((line) => ({
+    erp_journal_entry_lines: lines.map((line, index) => ({
       source: line.source,
       description: line.description ?? null,
       debit_cents: centsString(line.debit_cents),
       credit_cents: centsString(line.credit_cents),
+      local_debit_cents: centsString(local.lines[index]?.debit),
+      local_credit_cents: centsString(local.lines[index]?.credit),
       quantity: line.quantity ?? null,
       book_account_id: line.book_account_external_id,
       book_account: catalog.bookAccounts.get(line.book_account_external_id) ?? null,

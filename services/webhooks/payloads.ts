@@ -1,9 +1,10 @@
 import { renderDocuments } from '../../read-models/document-json.ts';
-import type { AccountingEntry } from '../../db/accounting/accounting-entry.entity.ts';
+import type { AccountingEntry, JournalEntry } from '../../db/accounting/accounting-entry.entity.ts';
 import type { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { documentDate } from '../../fiscal/country-dates.ts';
+import { localVoucher } from '../accounting/local-amounts.ts';
 
 // Webhook amounts are integer cents (the API shows decimal amounts; receivers get minor units).
 
@@ -26,7 +27,7 @@ export async function documentCreatedPayload(
   };
 }
 
-/** `document.accounted`: the document and its posted voucher, exactly the fields the contract lists. */
+/** `document.accounted`: the document and its posted voucher, exactly the fields the contract lists, and local amounts. */
 export function documentAccountedPayload(
   document: Document,
   beneficiary: Beneficiary | null,
@@ -64,11 +65,35 @@ export function documentAccountedPayload(
         // A crossed voucher (purchase order or goods receipt lines) is registered against that document.
         is_crossed: entry.isCrossed,
         summary: entry.summary,
-        journal_entry: entry.journalEntry,
+        journal_entry: withLocalAmounts(document, entry.journalEntry),
         advance_crossings: entry.advanceCrossings,
         registration_payload: entry.registrationPayload ?? null,
       },
     },
+  };
+}
+
+const cents = (value: bigint | null) => (value === null ? null : Number(value));
+
+/**
+ * The voucher as stored, with what an ERP keeping its books in the local currency needs: the document's currency and
+ * exchange rate, and each line's amounts in the local currency (integer cents, like the lines' own).
+ */
+function withLocalAmounts(document: Document, journal: JournalEntry): Record<string, unknown> {
+  const local = localVoucher(document, journal);
+  return {
+    ...journal,
+    currency: local.currency,
+    exchange_rate: local.exchangeRate,
+    erp_journal_entry_lines: (journal.erp_journal_entry_lines ?? []).map((line, index) => ({
+      ...line,
+      local_debit_cents: cents(local.lines[index]?.debit ?? null),
+      local_credit_cents: cents(local.lines[index]?.credit ?? null),
+    })),
+    payment_lines: (journal.payment_lines ?? []).map((line, index) => ({
+      ...line,
+      local_amount_cents: cents(local.paymentLines[index] ?? null),
+    })),
   };
 }
 

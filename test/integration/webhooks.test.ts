@@ -280,17 +280,27 @@ describe('document.accounted', () => {
       quota_number: 1,
       due_date: expect.any(String),
     });
-    // Every key the contract lists, null or empty where the agent cannot tell.
+    // Every key the contract lists, null or empty where the agent cannot tell, and the amounts in the local currency.
     const journal = data.accounting_entry.journal_entry as Record<string, any>;
-    expect(keysOf(journal)).toEqual(JOURNAL_ENTRY_KEYS);
+    expect(keysOf(journal)).toEqual([...JOURNAL_ENTRY_KEYS, 'currency', 'exchange_rate'].sort());
     expect(journal).toMatchObject({
       issue_date: '2019-06-12',
       expiration_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
       document_type_external_id: null,
       cost_center_external_id: null,
+      currency: 'COP',
+      exchange_rate: null,
     });
-    for (const line of journal.erp_journal_entry_lines) expect(keysOf(line)).toEqual(JOURNAL_LINE_KEYS);
-    for (const line of journal.payment_lines) expect(keysOf(line)).toEqual(PAYMENT_LINE_KEYS);
+    const localKeys = [...JOURNAL_LINE_KEYS, 'local_credit_cents', 'local_debit_cents'].sort();
+    for (const line of journal.erp_journal_entry_lines) {
+      expect(keysOf(line)).toEqual(localKeys);
+      // A document in the local currency: its amounts are already local.
+      expect([line.local_debit_cents, line.local_credit_cents]).toEqual([line.debit_cents, line.credit_cents]);
+    }
+    for (const line of journal.payment_lines) {
+      expect(keysOf(line)).toEqual([...PAYMENT_LINE_KEYS, 'local_amount_cents'].sort());
+      expect(line.local_amount_cents).toBe(line.amount_cents);
+    }
 
     await expect
       .poll(
@@ -614,9 +624,10 @@ describe('document.accounted', () => {
       iva_16: 160,
     });
     expect(data.payment_lines).toEqual([
-      { amount: 560, due_date: '2026-02-10', book_account_id: 'BA-2205' },
-      { amount: 560, due_date: '2026-03-10', book_account_id: 'BA-2205' },
+      { amount: 560, local_amount: 560, due_date: '2026-02-10', book_account_id: 'BA-2205' },
+      { amount: 560, local_amount: 560, due_date: '2026-03-10', book_account_id: 'BA-2205' },
     ]);
+    expect(data).toMatchObject({ currency: 'COP', exchange_rate: null });
     const [item, tax, withholding] = data.erp_journal_entry_lines;
     expect(item).toMatchObject({
       debit_cents: '100000',
@@ -644,7 +655,13 @@ describe('document.accounted', () => {
       book_account: null,
       product: null,
     });
-    expect(withholding).toMatchObject({ debit_cents: null, credit_cents: '4000', book_account: { id: 'BA-2205' } });
+    expect(withholding).toMatchObject({
+      debit_cents: null,
+      credit_cents: '4000',
+      local_debit_cents: null,
+      local_credit_cents: '4000',
+      book_account: { id: 'BA-2205' },
+    });
   });
 
   it("retries a 200 without erp_invoice_id (the simulator's missing-id mode), then shows the ids of the registration", async () => {

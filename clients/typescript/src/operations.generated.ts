@@ -130,7 +130,7 @@ export interface Document {
   exchange_rate: DocumentExchangeRate | null;
   /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
   approval_status: ApprovalStatus;
-  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending` */
+  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` 0: prepaid in full) has no payable and is `paid` once approved */
   payment_status: DocumentPaymentStatus;
   is_archived: boolean;
   created_at: string;
@@ -209,7 +209,7 @@ export interface Document {
 export interface DocumentAccountedEvent {
   event: 'document.accounted';
   timestamp: string;
-  /** reference (deduplicate on it), document_number, type, issue_date (YYYY-MM-DD, the day where it was issued), expiration_date, amount (integer cents), amount_currency, status, payment_status, fiscal_reference, fiscal_metadata, file_path, purchase_order, beneficiary, accounting_entry (reference, accounted_at, is_crossed, summary, journal_entry, advance_crossings, registration_payload); catalog references are ERP external ids */
+  /** reference (deduplicate on it), document_number, type, issue_date (YYYY-MM-DD, the day where it was issued), expiration_date, amount (integer cents), amount_currency, status, payment_status, fiscal_reference, fiscal_metadata, file_path, purchase_order, beneficiary, accounting_entry (reference, accounted_at, is_crossed, summary, journal_entry, advance_crossings, registration_payload); catalog references are ERP external ids. Besides the voucher's own keys, journal_entry has currency (the document's), exchange_rate (as the document shows it; null for a document in the local currency or without a rate), on each line local_debit_cents / local_credit_cents and on each payment line local_amount_cents: integer cents in the company's local currency, converted at the rate half up line by line, with the rounding difference on the largest line of the side that falls short so that local debits and credits balance whenever the voucher does; the line's own amounts for a document in the local currency, null for one in another currency without a rate */
   data: Record<string, unknown>;
 }
 
@@ -254,7 +254,7 @@ export interface DocumentListItem {
   exchange_rate: DocumentExchangeRate | null;
   /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
   approval_status: ApprovalStatus;
-  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending` */
+  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` 0: prepaid in full) has no payable and is `paid` once approved */
   payment_status: DocumentPaymentStatus;
   is_archived: boolean;
   created_at: string;
@@ -485,6 +485,10 @@ export interface ErpDocumentData {
   expiration_date: string | null;
   accounting_date: string;
   observation: string | null;
+  /** The document's currency (amount_currency): every amount not named `local_*` is in it */
+  currency: Currency;
+  /** The document's rate to the local currency, which the `local_*` amounts were converted at; null for a document in the local currency, or in another one that states no rate */
+  exchange_rate: DocumentExchangeRate | null;
   /** Lines of goods or services (with a product or a quantity); tax and withholding lines are only in erp_journal_entry_lines */
   items: {
     description: string | null;
@@ -514,6 +518,8 @@ export interface ErpDocumentData {
   };
   payment_lines: {
     amount: number;
+    /** `amount` in the local currency: converted like the lines (a payment line is a credit), the same as `amount` for a document in the local currency, null without a rate */
+    local_amount: number | null;
     due_date: string;
     book_account_id: string;
   }[];
@@ -533,6 +539,10 @@ export interface ErpDocumentData {
     description: string | null;
     debit_cents: string | null;
     credit_cents: string | null;
+    /** `debit_cents` in the company's local currency (COP, MXN), in cents: converted at `exchange_rate`, rounded half up, the rounding difference going to the largest line of the side that falls short, so that local debits and credits balance when the voucher does. Equal to `debit_cents` for a document in the local currency; null when `debit_cents` is, or when a document in another currency states no rate */
+    local_debit_cents: string | null;
+    /** `credit_cents` in the company's local currency (COP, MXN), in cents: converted at `exchange_rate`, rounded half up, the rounding difference going to the largest line of the side that falls short, so that local debits and credits balance when the voucher does. Equal to `credit_cents` for a document in the local currency; null when `credit_cents` is, or when a document in another currency states no rate */
+    local_credit_cents: string | null;
     quantity: number | null;
     book_account_id: string;
     /** Null when the ERP catalog has no book account with this id */

@@ -64,7 +64,9 @@ export function unavailableDependency(thrown: unknown): 'database' | 'temporal' 
       return 'database';
     if (
       typeof error.message === 'string' &&
-      /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)
+      /timeout exceeded when trying to connect|Connection terminated|connection error and is not queryable/i.test(
+        error.message,
+      )
     )
       return 'database';
     // gRPC UNAVAILABLE (14), DEADLINE_EXCEEDED (4) and RESOURCE_EXHAUSTED (8, the server's rate limits) from the

@@ -14,9 +14,11 @@ import { startTestApi, type TestApi } from '../helpers/stack.ts';
 const TASK_QUEUE = `restart-${process.pid}`;
 let api: TestApi;
 let connection: NativeConnection;
+// Bundled once: a worker then starts in a moment, well within the deadline of the command that waits for it.
+let workflowBundle: { code: string };
 
 beforeAll(async () => {
-  api = await startTestApi();
+  [api, workflowBundle] = await Promise.all([startTestApi(), bundleInChildProcess()]);
   connection = await NativeConnection.connect({ address: inject('temporalAddress') });
 });
 afterAll(async () => {
@@ -39,6 +41,7 @@ async function runWorker(): Promise<{ worker: Worker; stopped: Promise<void> }> 
     config: { address: inject('temporalAddress'), namespace: 'default', taskQueue: TASK_QUEUE, security: {} },
     connection,
     deps: activityDeps(),
+    workflowBundle,
   });
   return { worker, stopped: worker.run() };
 }
@@ -60,7 +63,7 @@ async function runWorkerHoldingFirstOpening() {
     connection,
     namespace: 'default',
     taskQueue: TASK_QUEUE,
-    workflowBundle: await bundleInChildProcess(),
+    workflowBundle,
     activities: { ...activities, openStep },
   });
   return { worker, stopped: worker.run(), opened, release };

@@ -21,6 +21,11 @@ describe('which dependency is down, answered 503 rather than 500', () => {
   it('PostgreSQL: unreachable, shutting down, or with every connection slot taken', () => {
     for (const code of ['ECONNREFUSED', '57P01', '57P03', '53300'])
       expect(unavailableDependency(Object.assign(new Error('database'), { code }))).toBe('database');
+    // What the driver says of a pooled connection whose server died under it: no code, only this message.
+    const dead = Object.assign(new Error('Client has encountered a connection error and is not queryable'), {
+      name: 'DriverException',
+    });
+    expect(unavailableDependency(dead)).toBe('database');
   });
 
   it('an error that means the request or the code is wrong is neither', () => {

@@ -5,6 +5,7 @@ import {
   type FiscalSyncTiming,
   type ReceptionEventTiming,
 } from '../temporal/timings.ts';
+import { retryScheduleFromEnv, type RetrySchedule } from '../temporal/webhooks.ts';
 import { deploymentFromEnv } from '../platform/deployment.ts';
 import { outboundPolicyFromEnv, type OutboundPolicy } from '../platform/outbound-policy.ts';
 import type { RateLimit } from './middleware/rate-limit.ts';
@@ -40,6 +41,8 @@ export interface ApiConfig {
   bankValidationPollIntervalMs: number;
   /** Pacing of fiscal-sync workflows (SAT extraction polling); tests shorten it. */
   fiscalSync?: FiscalSyncTiming;
+  /** The webhook retry schedule, for the deliveries a request starts (an accounting retry), as the worker has it. */
+  webhookRetry: RetrySchedule;
 }
 
 export function apiConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -61,6 +64,7 @@ export function apiConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ApiConfi
     paymentPollIntervalMs: pollIntervalsFromEnv(env).paymentMs,
     bankValidationPollIntervalMs: pollIntervalsFromEnv(env).bankValidationMs,
     fiscalSync: fiscalSyncTimingFromEnv(env),
+    webhookRetry: retryScheduleFromEnv(env),
   };
 }
 

@@ -175,6 +175,18 @@ const EXPANDED: Record<Expansion, Record<string, string>> = {
   erp_document: {
     erp_document: `(select ${object({ registered: 'x.registered', erp_invoice_id: 'x.erp_invoice_id', invoice_reference: 'x.invoice_reference', data: json('x.data') })} from erp_documents x where x.document_id = d.id and ${owned('x')})`,
   },
+  accounting: {
+    // The posted voucher, else the latest one (cancelled).
+    accounting: `(select ${object({
+      reference: 'e.id',
+      status: 'e.status',
+      accounted_at: timestamp('e.accounted_at'),
+      registration_state: 'e.registration_state',
+      failure: `case when e.failure_code is null then null else ${object({ code: 'e.failure_code', message: 'e.failure_message' })} end`,
+      retry_allowed: `e.status = 'posted' and e.registration_state in ('failed', 'pending')`,
+    })} from accounting_entries e where e.document_id = d.id and ${owned('e')}
+      order by e.status = 'posted' desc, e.created_at desc limit 1)`,
+  },
   notes: {
     notes: array(
       object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PREPAID_CONVENTIONS } from '../db/documents/document.entity.ts';
 import { Currency, Reference } from '../platform/schema-atoms.ts';
+import { ACCOUNTING_ENTRY_STATUSES, REGISTRATION_STATES } from '../db/accounting/accounting-entry.entity.ts';
 import { ErpDocumentBody } from './erp-document-schema.ts';
 import { DocumentExchangeRate } from './exchange-rate-schema.ts';
 import {
@@ -203,6 +204,28 @@ const DocumentBase = {
   created_by: z.strictObject({ source: z.string(), user: z.string().nullable() }).nullable(),
 };
 
+export const AccountingBody = z
+  .strictObject({
+    reference: z.uuid().describe("The voucher's reference (`accounting_entry.reference` in `document.accounted`)"),
+    status: z.enum(ACCOUNTING_ENTRY_STATUSES),
+    accounted_at: DateTime,
+    registration_state: z
+      .enum(REGISTRATION_STATES)
+      .describe(
+        '`registering` while the hand-off runs, `registered` once the ERP answered 200, `failed` once it answered 422 (or gave up), `pending` when no receiver is subscribed',
+      ),
+    failure: z
+      .strictObject({ code: z.string(), message: z.string().nullable() })
+      .nullable()
+      .describe("The ERP's 422 `error` (its code and message, as it answered them) or why the hand-off gave up"),
+    retry_allowed: z
+      .boolean()
+      .describe(
+        'True when POST /documents/{reference}/accounting/retry may hand the voucher over again: it is posted and neither registered nor on its way (a receiver of document.accounted must be subscribed)',
+      ),
+  })
+  .meta({ id: 'DocumentAccounting' });
+
 /** What `fields=` can add to each document of the list. */
 export const EXPANSIONS = [
   'beneficiaries',
@@ -214,6 +237,7 @@ export const EXPANSIONS = [
   'expenses',
   'logs',
   'erp_document',
+  'accounting',
   'notes',
 ] as const;
 export type Expansion = (typeof EXPANSIONS)[number];
@@ -231,6 +255,9 @@ const Expanded = {
   expenses: z.record(z.string(), z.unknown()).nullable().describe('Kept as received; no field is guaranteed'),
   logs: z.array(LogBody),
   erp_document: ErpDocumentBody.nullable(),
+  accounting: AccountingBody.nullable().describe(
+    'Where the voucher stands in the ERP hand-off (`document.accounted`); null while the document is not accounted',
+  ),
   notes: z.array(NoteBody),
 };
 

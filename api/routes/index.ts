@@ -2,6 +2,7 @@ import type { RouteGroup } from '../schemas/openapi.ts';
 import { advanceRoutes } from './advances.ts';
 import { bankRoutes } from './banks.ts';
 import { beneficiaryRoutes } from './beneficiaries.ts';
+import { documentAccountingRoutes } from './document-accounting.ts';
 import { documentRoutes } from './documents.ts';
 import { erpRoutes } from './erp.ts';
 import { paymentRoutes } from './payments.ts';
@@ -19,6 +20,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
     prefix: PUBLIC_PREFIX,
     routes: [
       ...documentRoutes,
+      ...documentAccountingRoutes,
       ...workflowStepRoutes,
       ...bankRoutes,
       ...eventRoutes,

@@ -107,14 +107,16 @@ const CROSSING_SOURCES = new Set(['purchase_order', 'goods_receipt']);
 /**
  * Accounts a document: records its posted voucher (from a file, or proposed by the agent from its line items and the
  * company's ERP catalogs), and hands it to the integrator's ERP through `document.accounted`. With `retry`, the
- * posted voucher is handed over again (after the ERP refused it).
+ * posted voucher is handed over again (after the ERP refused it). With `companyId`, another company's document is
+ * not found.
  */
 export async function accountDocument(
   deps: AccountingDeps,
-  input: { documentId: string; entry?: unknown; retry?: boolean },
+  input: { documentId: string; companyId?: string; entry?: unknown; retry?: boolean },
 ) {
   const found = await systemEm(deps.orm).findOne(Document, { id: input.documentId });
-  if (!found) throw new AccountingRefused('document_not_found', `No document with reference ${input.documentId}`);
+  if (!found || (input.companyId !== undefined && found.company.id !== input.companyId))
+    throw new AccountingRefused('document_not_found', `No document with reference ${input.documentId}`);
   const em = companyEm(deps.orm, found.company.id);
   // A run that stopped between its commit and starting the hand-off (Temporal down, a crash) left the delivery
   // unstarted: any later run starts it (a no-op when it runs), before saying what it thinks of its own request.

@@ -1,6 +1,7 @@
 import { expectStatus, type DocumentList, type ListDocuments } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPANSIONS } from '../../read-models/document-schema.ts';
+import { AccountingEntry, type JournalEntry } from '../../db/accounting/accounting-entry.entity.ts';
 import { ErpDocument } from '../../db/accounting/erp-document.entity.ts';
 import { bankReference } from '../../db/banks/bank-catalog.ts';
 import { Bank } from '../../db/banks/bank.entity.ts';
@@ -160,6 +161,7 @@ describe('GET /documents', () => {
       document_support: null,
       expenses: null,
       erp_document: null,
+      accounting: null,
       invoice_reception_events: [],
       payment_receipt_complements: [],
     });
@@ -394,6 +396,17 @@ describe('GET /documents/{reference}', () => {
       invoiceReference: null,
       data: null,
     });
+    // A refused hand-off: its voucher waits for the customer's retry.
+    const voucher = em.create(AccountingEntry, {
+      company: own,
+      document,
+      status: 'posted',
+      registrationState: 'failed',
+      failureCode: 'period_closed',
+      failureMessage: 'El periodo contable está cerrado',
+      accountedAt: new Date('2026-10-13T00:00:00Z'),
+      journalEntry: {} as JournalEntry,
+    });
     const uploaded = em.create(DocumentNote, {
       company: own,
       document,
@@ -607,6 +620,14 @@ describe('GET /documents/{reference}', () => {
         erp_invoice_id: 'INV-1',
         invoice_reference: null,
         data: null,
+      },
+      accounting: {
+        reference: voucher.id,
+        status: 'posted',
+        accounted_at: '2026-10-13T00:00:00.000Z',
+        registration_state: 'failed',
+        failure: { code: 'period_closed', message: 'El periodo contable está cerrado' },
+        retry_allowed: true,
       },
       notes: [
         {

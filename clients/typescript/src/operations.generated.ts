@@ -202,6 +202,8 @@ export interface Document {
     invoice_reference: string | null;
     data: ErpDocumentData | null;
   } | null;
+  /** Where the voucher stands in the ERP hand-off (`document.accounted`); null while the document is not accounted */
+  accounting: DocumentAccounting | null;
   notes: DocumentNote[];
   line_items: LineItem[];
 }
@@ -211,6 +213,22 @@ export interface DocumentAccountedEvent {
   timestamp: string;
   /** reference (deduplicate on it), document_number, type, issue_date (YYYY-MM-DD, the day where it was issued), expiration_date, amount (integer cents), amount_currency, status, payment_status, fiscal_reference, fiscal_metadata, file_path, purchase_order, beneficiary, accounting_entry (reference, accounted_at, is_crossed, summary, journal_entry, advance_crossings, registration_payload); catalog references are ERP external ids. Besides the voucher's own keys, journal_entry has currency (the document's), exchange_rate (as the document shows it; null for a document in the local currency or without a rate), on each line local_debit_cents / local_credit_cents and on each payment line local_amount_cents: integer cents in the company's local currency, converted at the rate half up line by line, with the rounding difference on the largest line of the side that falls short so that local debits and credits balance whenever the voucher does; the line's own amounts for a document in the local currency, null for one in another currency without a rate */
   data: Record<string, unknown>;
+}
+
+export interface DocumentAccounting {
+  /** The voucher's reference (`accounting_entry.reference` in `document.accounted`) */
+  reference: string;
+  status: 'posted' | 'cancelled';
+  accounted_at: string;
+  /** `registering` while the hand-off runs, `registered` once the ERP answered 200, `failed` once it answered 422 (or gave up), `pending` when no receiver is subscribed */
+  registration_state: 'pending' | 'registering' | 'registered' | 'failed';
+  /** The ERP's 422 `error` (its code and message, as it answered them) or why the hand-off gave up */
+  failure: {
+    code: string;
+    message: string | null;
+  } | null;
+  /** True when POST /documents/{reference}/accounting/retry may hand the voucher over again: it is posted and neither registered nor on its way (a receiver of document.accounted must be subscribed) */
+  retry_allowed: boolean;
 }
 
 export interface DocumentCreatedEvent {
@@ -326,6 +344,8 @@ export interface DocumentListItem {
     invoice_reference: string | null;
     data: ErpDocumentData | null;
   } | null;
+  /** Where the voucher stands in the ERP hand-off (`document.accounted`); null while the document is not accounted */
+  accounting?: DocumentAccounting | null;
   notes?: DocumentNote[];
 }
 
@@ -1248,7 +1268,7 @@ export interface ListDocuments {
       page?: number;
       /** Items per page (1 to 100) */
       page_size?: number;
-      /** Comma-separated expansions: beneficiaries, payments, payables, document_support, invoice_reception_events, payment_receipt_complements, expenses, logs, erp_document, notes */
+      /** Comma-separated expansions: beneficiaries, payments, payables, document_support, invoice_reception_events, payment_receipt_complements, expenses, logs, erp_document, accounting, notes */
       fields?: string;
       /** true: only documents with the tag admitido; false: only without */
       is_admited?: 'true' | 'false';
@@ -1456,6 +1476,38 @@ export interface AddDocumentNote {
     /** `document_not_found`: no document of the company has this reference */
     404: FlatError;
     /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
+    409: FlatError;
+    /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
+    422: FlatError;
+    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
+  };
+}
+
+/** `POST /public/api/v1/documents/{reference}/accounting/retry`: Hand the voucher over to the ERP again */
+export interface RetryDocumentAccounting {
+  request: {
+    params: {
+      /** UUID reference */
+      reference: string;
+    };
+    /** Replays the first answer to this key (same body) for 24 hours. */
+    idempotencyKey?: string;
+  };
+  responses: {
+    /** Accepted: the voucher is being handed over (`registration_state` `registering`) */
+    202: DocumentAccounting;
+    /** `VALIDATION_ERROR`: the request is not valid */
+    400: ValidationError;
+    /** `unauthorized`: missing or invalid API key */
+    401: FlatError;
+    /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
+    403: FlatError;
+    /** `document_not_found`: no document of the company has this reference */
+    404: FlatError;
+    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running; `not_accounted`: the document has no posted voucher to hand over; `already_registered`: the ERP has already registered the voucher; `registration_in_progress`: the voucher is being handed over right now; `no_receiver`: no webhook subscription of the company receives document.accounted */
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
@@ -2367,6 +2419,7 @@ export interface Operations {
   acknowledgeDocument: AcknowledgeDocument;
   tagDocument: TagDocument;
   addDocumentNote: AddDocumentNote;
+  retryDocumentAccounting: RetryDocumentAccounting;
   getCurrentWorkflowStep: GetCurrentWorkflowStep;
   completeWorkflowStep: CompleteWorkflowStep;
   listBanks: ListBanks;
@@ -2407,6 +2460,7 @@ export const operations = {
   acknowledgeDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/acknowledge', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
   tagDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/tags', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
   addDocumentNote: { method: 'POST', path: '/public/api/v1/documents/{reference}/notes', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429, 503], multipart: true },
+  retryDocumentAccounting: { method: 'POST', path: '/public/api/v1/documents/{reference}/accounting/retry', auth: 'api-key', statuses: [202, 400, 401, 403, 404, 409, 422, 429, 503] },
   getCurrentWorkflowStep: { method: 'GET', path: '/public/api/v1/workflow-steps/current', auth: 'api-key', statuses: [200, 204, 400, 401, 403, 404, 429, 503] },
   completeWorkflowStep: { method: 'POST', path: '/public/api/v1/workflow-steps/{reference}/complete', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
   listBanks: { method: 'GET', path: '/public/api/v1/banks', auth: 'api-key', statuses: [200, 401, 403, 429, 503] },

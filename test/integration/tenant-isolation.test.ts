@@ -53,6 +53,9 @@ const PROBES: Record<string, (a: Owned) => Probe[]> = {
   'POST /public/api/v1/documents/:reference/acknowledge': (a) => [
     { method: 'POST', path: `/public/api/v1/documents/${a.document.id}/acknowledge` },
   ],
+  'POST /public/api/v1/documents/:reference/accounting/retry': (a) => [
+    { method: 'POST', path: `/public/api/v1/documents/${a.document.id}/accounting/retry` },
+  ],
   'POST /public/api/v1/documents/:reference/tags': (a) => [
     { method: 'POST', path: `/public/api/v1/documents/${a.document.id}/tags`, body: { tags_text: ['intruso'] } },
   ],

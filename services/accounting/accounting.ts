@@ -19,76 +19,87 @@ import { proposeJournal } from './journal-proposal.ts';
 import { proposedCrossings } from '../payments/advances.ts';
 
 const Cents = z.number().int();
+// A key the file leaves out is sent as the contract lists it anyway: `null`, `[]` or `{}`.
+const orNull = <T extends z.ZodType>(schema: T) => schema.nullable().default(null);
 const Line = z
   .object({
     source: z.enum(['document', 'agent', 'front', 'purchase_order', 'goods_receipt']),
-    description: z.string().nullable().optional(),
+    description: orNull(z.string()),
     book_account_external_id: z.string().min(1),
-    debit_cents: Cents.min(0).nullable().optional(),
-    credit_cents: Cents.min(0).nullable().optional(),
-    quantity: z.number().nullable().optional(),
-    unit_price_cents: Cents.nullable().optional(),
-    discount: z.number().nullable().optional(),
-    discount_rate: z.number().nullable().optional(),
-    product_external_id: z.string().nullable().optional(),
-    vendor_external_id: z.string().nullable().optional(),
-    cost_centers: z.array(z.object({ cost_center_external_id: z.string(), percentage: z.number() })).optional(),
-    warehouses: z.array(z.object({ warehouse_external_id: z.string() })).optional(),
+    debit_cents: orNull(Cents.min(0)),
+    credit_cents: orNull(Cents.min(0)),
+    quantity: orNull(z.number()),
+    unit_price_cents: orNull(Cents),
+    discount: orNull(z.number()),
+    discount_rate: orNull(z.number()),
+    product_external_id: orNull(z.string()),
+    vendor_external_id: orNull(z.string()),
+    cost_centers: z.array(z.object({ cost_center_external_id: z.string(), percentage: z.number() })).default([]),
+    warehouses: z.array(z.object({ warehouse_external_id: z.string() })).default([]),
     taxes: z
       .array(
-        z.object({ tax_external_id: z.string(), base_cents: Cents, amount_cents: Cents, type: z.string().optional() }),
+        z.object({
+          tax_external_id: z.string(),
+          base_cents: Cents,
+          amount_cents: Cents,
+          type: orNull(z.string()),
+        }),
       )
-      .optional(),
-    purchase_order_line_external_id: z.string().nullable().optional(),
-    goods_receipt_line_external_id: z.string().nullable().optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+      .default([]),
+    purchase_order_line_external_id: orNull(z.string()),
+    goods_receipt_line_external_id: orNull(z.string()),
+    metadata: z.record(z.string(), z.unknown()).default({}),
   })
   .refine(
-    (line) => (line.debit_cents == null) !== (line.credit_cents == null),
+    (line) => (line.debit_cents === null) !== (line.credit_cents === null),
     'Exactly one of debit_cents and credit_cents',
   );
 
-/** The voucher an operator (or the integrator's tooling) gives to `ops documents account --file`: the wire shape of `accounting_entry`. */
+/**
+ * The voucher an operator (or the integrator's tooling) gives to `ops documents account --file`: the wire shape of
+ * `accounting_entry`. Every key the contract lists for the voucher, its lines and payment lines is sent, whether the
+ * file has it or not.
+ */
 export const EntryFile = z.object({
   summary: z.record(z.string(), z.unknown()).optional(),
   journal_entry: z.object({
     status: z.enum(['posted', 'cancelled']).default('posted'),
     document_number: z.string().optional(),
-    document_type_external_id: z.string().nullable().optional(),
-    vendor_external_id: z.string().nullable().optional(),
+    document_type_external_id: orNull(z.string()),
+    vendor_external_id: orNull(z.string()),
     issue_date: z.iso.date().optional(),
-    posting_date: z.iso.date().nullable().optional(),
-    expiration_date: z.iso.date().nullable().optional(),
-    cost_center_external_id: z.string().nullable().optional(),
-    description: z.string().nullable().optional(),
+    posting_date: orNull(z.iso.date()),
+    expiration_date: orNull(z.iso.date()),
+    cost_center_external_id: orNull(z.string()),
+    description: orNull(z.string()),
     erp_journal_entry_lines: z.array(Line).min(1),
     payment_lines: z.array(
       z.object({
         book_account_external_id: z.string(),
-        book_account_code: z.string().nullable().optional(),
-        book_account_name: z.string().nullable().optional(),
+        book_account_code: orNull(z.string()),
+        book_account_name: orNull(z.string()),
         amount_cents: Cents,
         due_date: z.iso.date(),
         quota_number: z.number().int().min(1),
-        payment_method_external_id: z.string().nullable().optional(),
-        cost_center_external_id: z.string().nullable().optional(),
+        payment_method_external_id: orNull(z.string()),
+        cost_center_external_id: orNull(z.string()),
       }),
     ),
-    erp_journal_entry_taxes: z.array(z.record(z.string(), z.unknown())).optional(),
+    erp_journal_entry_taxes: z.array(z.record(z.string(), z.unknown())).default([]),
   }),
   advance_crossings: z
     .array(
       z.object({
         external_move_line_id: z.string(),
-        external_move_id: z.string().nullable().optional(),
-        external_payment_id: z.string().nullable().optional(),
+        external_move_id: orNull(z.string()),
+        external_payment_id: orNull(z.string()),
         amount_cents: Cents,
         original_amount_cents: Cents,
         outstanding_amount_cents: Cents,
         currency: z.string(),
         advance_date: z.iso.date(),
-        status: z.string().nullable().optional(),
-        reference: z.string().nullable().optional(),
+        status: orNull(z.string()),
+        reference: orNull(z.string()),
       }),
     )
     .default([]),

@@ -405,7 +405,7 @@ describe('document.accounted', () => {
     expect(hooks('document.accounted').at(-1)!.answer?.body).toContain(first);
   });
 
-  it('sends a voucher given as a file as it is, flagging a crossed one, and refuses an unbalanced line', async () => {
+  it('sends a voucher given as a file with every key the contract lists, flagging a crossed one, and refuses an unbalanced line', async () => {
     const { reference } = await accountedCompany();
     const dir = tempDir('ap-entry-');
     const entry = {
@@ -457,6 +457,25 @@ describe('document.accounted', () => {
       source: 'purchase_order',
       debit_cents: 172000000,
       purchase_order_line_external_id: 'po-1-line-1',
+    });
+    // What the file leaves out is sent as null, [] or {}, as for a voucher the agent proposes.
+    expect(keysOf(sent.journal_entry)).toEqual([...JOURNAL_ENTRY_KEYS, 'currency', 'exchange_rate'].sort());
+    expect(sent.journal_entry).toMatchObject({ posting_date: null, description: null, erp_journal_entry_taxes: [] });
+    for (const line of sent.journal_entry.erp_journal_entry_lines)
+      expect(keysOf(line)).toEqual([...JOURNAL_LINE_KEYS, 'local_credit_cents', 'local_debit_cents'].sort());
+    expect(sent.journal_entry.erp_journal_entry_lines[1]).toMatchObject({
+      credit_cents: null,
+      quantity: null,
+      cost_centers: [],
+      warehouses: [],
+      taxes: [],
+      metadata: {},
+    });
+    for (const line of sent.journal_entry.payment_lines)
+      expect(keysOf(line)).toEqual([...PAYMENT_LINE_KEYS, 'local_amount_cents'].sort());
+    expect(sent.journal_entry.payment_lines[0]).toMatchObject({
+      book_account_code: null,
+      cost_center_external_id: null,
     });
     expect(sent.registration_payload).toEqual(entry);
   });

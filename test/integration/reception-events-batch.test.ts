@@ -56,7 +56,7 @@ async function allReceptionEvents(): Promise<Map<string | null, DocumentListItem
 describe('a batch of 200 CUFEs × 4 event types', () => {
   it(
     'queues 800 events in one request and brings each to a final state, one failing CUFE not stopping the others',
-    { timeout: 300_000 },
+    { timeout: 600_000 },
     async () => {
       const documents: Document[] = [];
       for (let chunk = 0; chunk < 10; chunk++) {
@@ -88,9 +88,11 @@ describe('a batch of 200 CUFEs × 4 event types', () => {
       const em = companyEm(api.orm, company.id);
       expect(await em.count(ReceptionEvent, {})).toBe(800);
 
-      // Polled in the read state (a cheap count), then checked through the API once.
+      // Polled in the read state (a cheap count), then checked through the API once. 800 signed events, each
+      // verified by the simulator with xmlsec1, take 3 to 4 minutes beside the rest of the suite: the bound is what
+      // a busy machine needs, not a target (the bench measures speed).
       await expect
-        .poll(() => em.fork().count(ReceptionEvent, { status: 'processing' }), { timeout: 240_000, interval: 1_000 })
+        .poll(() => em.fork().count(ReceptionEvent, { status: 'processing' }), { timeout: 480_000, interval: 1_000 })
         .toBe(0);
       const events = await allReceptionEvents();
       expect(events.size).toBe(200);

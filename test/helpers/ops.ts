@@ -19,6 +19,24 @@ export async function ops(...args: string[]): Promise<OpsResult> {
 }
 
 /** The operator CLI with some environment of its own (another task queue, say). */
+/** Subscribes a company's receiver to an event (`ops webhooks add`); answers the subscription's reference. */
+export async function subscribeWebhook(companyId: string, event: string, url: string, secret: string): Promise<string> {
+  const added = await ops(
+    'webhooks',
+    'add',
+    '--company',
+    companyId,
+    '--event',
+    event,
+    '--url',
+    url,
+    '--secret',
+    secret,
+  );
+  if (added.code !== 0) throw new Error(`ops webhooks add failed: ${JSON.stringify(added.stderr)}`);
+  return added.stdout.reference as string;
+}
+
 export async function opsWith(overrides: Record<string, string>, ...args: string[]): Promise<OpsResult> {
   const env = {
     ...suiteEnv(),

@@ -5,7 +5,7 @@ import { expectStatus } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
 import { makeCompany } from '../helpers/companies.ts';
-import { ops } from '../helpers/ops.ts';
+import { ops, subscribeWebhook } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
 const DIAN_INVOICE = join(
@@ -27,21 +27,7 @@ afterAll(async () => {
 
 async function companyWithInvoice(subscribed: boolean) {
   const made = await makeCompany(api.orm, { country: 'COL' });
-  if (subscribed) {
-    const added = await ops(
-      'webhooks',
-      'add',
-      '--company',
-      made.company.id,
-      '--event',
-      'document.accounted',
-      '--url',
-      `${receiver.url}/hooks`,
-      '--secret',
-      SECRET,
-    );
-    expect(added.code).toBe(0);
-  }
+  if (subscribed) await subscribeWebhook(made.company.id, 'document.accounted', `${receiver.url}/hooks`, SECRET);
   const imported = await ops('documents', 'import', '--company', made.company.id, DIAN_INVOICE);
   return { ...made, reference: imported.stdout.documents[0].reference as string };
 }

@@ -6,7 +6,7 @@ import { convertCents } from '../../services/accounting/local-amounts.ts';
 import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
 import { tempDir } from '../../platform/temp-dir.ts';
 import { makeCompany } from '../helpers/companies.ts';
-import { ops } from '../helpers/ops.ts';
+import { ops, subscribeWebhook } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 import { replaceOnce } from '../unit/fiscal/fixtures.ts';
 
@@ -51,19 +51,7 @@ function dollarInvoice(): string {
 
 async function dollarDocument() {
   const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
-  const added = await ops(
-    'webhooks',
-    'add',
-    '--company',
-    company.id,
-    '--event',
-    'document.accounted',
-    '--url',
-    `${receiver.url}/hooks`,
-    '--secret',
-    SECRET,
-  );
-  expect(added.code).toBe(0);
+  await subscribeWebhook(company.id, 'document.accounted', `${receiver.url}/hooks`, SECRET);
   const imported = await ops('documents', 'import', '--company', company.id, dollarInvoice());
   expect(imported.stdout.errors).toEqual([]);
   return { apiKey, reference: imported.stdout.documents[0].reference as string };

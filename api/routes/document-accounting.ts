@@ -1,6 +1,6 @@
 import { AccountingRefused, accountDocument } from '../../services/accounting/accounting.ts';
 import { temporalProcesses } from '../../temporal/processes.ts';
-import { renderDocument } from '../../read-models/document-json.ts';
+import { renderDocuments } from '../../read-models/document-json.ts';
 import { AccountingBody } from '../../read-models/document-schema.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { defineRoute, Reply } from '../route.ts';
@@ -54,7 +54,14 @@ export const documentAccountingRoutes = [
       }
       if (deliveries === 0)
         throw new ApiError(409, 'no_receiver', 'No webhook subscription of the company receives document.accounted');
-      const document = await renderDocument(em, caller.company.id, documentId, deps.config.publicUrl);
+      // Only the accounting expansion: the rest of the document is not part of the answer.
+      const [document] = await renderDocuments(
+        em,
+        caller.company.id,
+        [documentId],
+        ['accounting'],
+        deps.config.publicUrl,
+      );
       return new Reply(202, document!.accounting);
     },
   }),

@@ -64,13 +64,4 @@ export function readMultipart(
   });
 }
 
-const SIGNATURES: { type: 'pdf' | 'png' | 'jpeg'; magic: number[] }[] = [
-  { type: 'pdf', magic: [0x25, 0x50, 0x44, 0x46, 0x2d] },
-  { type: 'png', magic: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] },
-  { type: 'jpeg', magic: [0xff, 0xd8, 0xff] },
-];
-
-/** What a file is by its first bytes, not by its name. */
-export function sniffFileType(bytes: Uint8Array): 'pdf' | 'png' | 'jpeg' | null {
-  return SIGNATURES.find(({ magic }) => magic.every((byte, index) => bytes[index] === byte))?.type ?? null;
-}
+export { sniffFileType } from '../platform/file-types.ts';

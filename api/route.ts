@@ -43,6 +43,14 @@ export class Reply {
 
 export const noContent = (): Reply => new Reply(204);
 
+/** A multipart/form-data body as the OpenAPI document describes it (JSON Schema of its fields), under `id`. */
+export interface MultipartForm {
+  id: string;
+  description: string;
+  properties: Record<string, Record<string, unknown>>;
+  required?: string[];
+}
+
 /** An error the route may answer, for the OpenAPI document. */
 export interface DocumentedError {
   status: number;
@@ -76,8 +84,11 @@ export interface RouteDef<
   params?: P;
   query?: Q;
   body?: B;
-  /** Whether the body may also come as multipart/form-data (validated by the handler). */
-  multipart?: boolean;
+  /**
+   * Whether the body may also come as multipart/form-data (validated by the handler): `true` for a note's upload, or
+   * the form's own description for the OpenAPI document.
+   */
+  multipart?: boolean | MultipartForm;
   /** Success status of the default response. */
   status?: number;
   response: R;

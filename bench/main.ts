@@ -1,8 +1,9 @@
 // `npm run bench`: starts the product on the embedded default (production settings), seeds a realistic data set,
 // measures each path against a baseline in the same run, and writes bench/results/latest.{md,json}.
 // BENCH_RUNS, BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_DOCUMENTS change the run; BENCH_ONLY=reads,commands,events,
-// import,webhooks runs only those scenarios; BENCH_PROFILE=1 writes CPU profiles of the API and the worker; BENCH_KEEP=1
-// keeps the temporary directory (data, logs, profiles).
+// import,webhooks,recommendations runs only those scenarios (BENCH_DECIDED_STEPS and BENCH_STEP_OPENINGS size the
+// last one); BENCH_PROFILE=1 writes CPU profiles of the API and the worker; BENCH_KEEP=1 keeps the temporary directory
+// (data, logs, profiles).
 import { companyEm } from '../db/orm.ts';
 import { registerSigningCertificate } from '../services/dian/certificates.ts';
 import { issueSigningCertificate } from '../test/harness/signing-certificates.ts';
@@ -21,6 +22,7 @@ import { commandScenarios } from './scenarios/commands.ts';
 import { eventScenario } from './scenarios/events.ts';
 import { importScenarios, webhookScenarios } from './scenarios/ingestion.ts';
 import { readScenarios } from './scenarios/reads.ts';
+import { recommendationScenario } from './scenarios/recommendations.ts';
 import { seed } from './seed.ts';
 import { spawnProcess, startStack, type BenchProcess } from './stack.ts';
 
@@ -29,7 +31,7 @@ const settings = {
   seconds: Number(process.env.BENCH_SECONDS ?? 8),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
   documentsPerCompany: Number(process.env.BENCH_DOCUMENTS ?? 20_000),
-  only: new Set((process.env.BENCH_ONLY ?? 'reads,commands,events,import,webhooks').split(',')),
+  only: new Set((process.env.BENCH_ONLY ?? 'reads,commands,events,import,webhooks,recommendations').split(',')),
 };
 const startedAt = new Date();
 const loadAtStart = loadavg();
@@ -126,6 +128,10 @@ try {
   }
   if (settings.only.has('import')) rows.push(...(await importScenarios(context)));
   if (settings.only.has('webhooks')) rows.push(...(await webhookScenarios(context, forWebhooks)));
+  if (settings.only.has('recommendations')) {
+    context.log('opening a step with the recommendation agent on and off');
+    rows.push(...(await recommendationScenario(context)));
+  }
   memory.stop();
 
   const memoryFigures = (

@@ -2,9 +2,11 @@
 // Prints one JSON object on stdout (exit 0), or `{ "error": { code, message } }` on stderr (exit non-zero).
 import { parseArgs } from 'node:util';
 import type { Command } from './command.ts';
+import { agentCommands } from './commands/agents.ts';
 import { bankAccountCommands } from './commands/bank-accounts.ts';
 import { companyCommands } from './commands/companies.ts';
 import { documentCommands } from './commands/documents.ts';
+import { expenseCommands } from './commands/expenses.ts';
 import { fiscalCommands } from './commands/fiscal.ts';
 import { fiscalIntakeCommand } from './commands/fiscal-intake.ts';
 import { flowCommands } from './commands/flows.ts';
@@ -16,7 +18,9 @@ import { CliError, usage } from './errors.ts';
 const COMMANDS: Command[] = [
   ...companyCommands,
   ...documentCommands,
+  ...expenseCommands,
   ...flowCommands,
+  ...agentCommands,
   ...webhookCommands,
   ...paymentCommands,
   ...bankAccountCommands,

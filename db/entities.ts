@@ -29,6 +29,7 @@ import { IdempotencyKey } from './idempotency/idempotency-key.entity.ts';
 import { Payable } from './payments/payable.entity.ts';
 import { PaymentBatch } from './payments/payment-batch.entity.ts';
 import { Payment } from './payments/payment.entity.ts';
+import { AgentSetting } from './recommendations/agent-setting.entity.ts';
 import { ReceptionEventBatch } from './reception-events/reception-event-batch.entity.ts';
 import { ReceptionEvent } from './reception-events/reception-event.entity.ts';
 import { DocumentTag } from './tags/document-tag.entity.ts';
@@ -62,6 +63,7 @@ export const TENANT_ENTITIES = [
   ReceptionEventBatch,
   WorkflowStep,
   WorkflowFlow,
+  AgentSetting,
   AccountingEntry,
   ErpDocument,
   ErpCostCenter,

@@ -4,13 +4,17 @@
 import { normalizeCufe } from './cufe.ts';
 import { isUblDocumentRoot, parseDianDocument } from './dian-ubl.ts';
 import { FiscalDocumentError } from './errors.ts';
-import type { NormalizedDocument } from './normalized-document.ts';
+import type { FiscalParseContext, NormalizedDocument } from './normalized-document.ts';
 import { child, childrenNamed, find, parseXml, textAt, textOf, type XmlElement } from './xml.ts';
 
 export const ATTACHED_DOCUMENT_NAMESPACE = 'urn:oasis:names:specification:ubl:schema:xsd:AttachedDocument-2';
 
 /** Reads the invoice or note inside a DIAN AttachedDocument; the envelope's facts go to `metadata.attachedDocument`. */
-export function parseAttachedDocument(root: XmlElement, file: string): NormalizedDocument {
+export function parseAttachedDocument(
+  root: XmlElement,
+  file: string,
+  context: FiscalParseContext = {},
+): NormalizedDocument {
   if (root.namespace !== ATTACHED_DOCUMENT_NAMESPACE) {
     throw new FiscalDocumentError(
       'unsupported_document',
@@ -46,7 +50,7 @@ export function parseAttachedDocument(root: XmlElement, file: string): Normalize
       `an AttachedDocument must wrap an Invoice, CreditNote or DebitNote, found ${inner.name}`,
     );
   }
-  const document = parseDianDocument(inner, file);
+  const document = parseDianDocument(inner, file, context);
 
   const parentReference = find(root, 'ParentDocumentLineReference', 'DocumentReference');
   const declaredUuid = textAt(parentReference, 'UUID');

@@ -195,6 +195,7 @@ function parseInvoiceOrCreditNote(header: Header, type: 'invoice' | 'credit_note
       subTotal: attr(root, 'SubTotal'),
       discount: attr(root, 'Descuento'),
     },
+    supportDocument: null,
   };
 }
 

@@ -1,4 +1,4 @@
-// DIAN UBL 2.1 invoices, credit notes and debit notes (Colombia) → NormalizedDocument.
+// DIAN UBL 2.1 invoices, credit notes, debit notes and documentos soporte (Colombia) → NormalizedDocument.
 
 import { LEGACY_CUFE_PATTERN, normalizeCufe } from './cufe.ts';
 import { colombianDateTime, colombianStartOfDay, dateAt } from './dates.ts';
@@ -19,12 +19,14 @@ import {
   type FiscalDocumentType,
   type FiscalExchangeRate,
   type FiscalLineItem,
+  type FiscalParseContext,
   type FiscalParty,
   type FiscalPrepaid,
   type FiscalReferenceToOther,
   type NormalizedDocument,
   type PrepaidConvention,
 } from './normalized-document.ts';
+import { isSupportDocument, readSupportDocument } from './support-document.ts';
 import {
   attr,
   child,
@@ -100,8 +102,15 @@ export function isUblDocumentRoot(root: XmlElement): boolean {
   return Object.hasOwn(UBL_KINDS, root.localName);
 }
 
-/** Reads a DIAN UBL 2.1 Invoice, CreditNote or DebitNote into the normalized shape, checking its CUFE/CUDE and totals. */
-export function parseDianDocument(root: XmlElement, file: string): NormalizedDocument {
+/**
+ * Reads a DIAN UBL 2.1 Invoice, CreditNote or DebitNote into the normalized shape, checking its CUFE/CUDE and totals.
+ * An Invoice of type 05 is a documento soporte: an `expense`, whose CUDS is checked and whose seller is the supplier.
+ */
+export function parseDianDocument(
+  root: XmlElement,
+  file: string,
+  context: FiscalParseContext = {},
+): NormalizedDocument {
   const kind = UBL_KINDS[root.localName];
   if (kind === undefined || root.namespace !== kind.namespace) {
     throw new FiscalDocumentError(
@@ -117,7 +126,12 @@ export function parseDianDocument(root: XmlElement, file: string): NormalizedDoc
   }
 
   const documentNumber = requireText(root, 'ID', 'cbc:ID', file).value;
-  const { fiscalReference, scheme } = readOwnFiscalReference(root, kind, file);
+  const supportDocument = isSupportDocument(root);
+  const { fiscalReference, scheme } = readOwnFiscalReference(
+    root,
+    supportDocument ? 'CUDS' : kind.type === 'invoice' ? 'CUFE' : 'CUDE',
+    file,
+  );
   const issueDateElement = requireText(root, 'IssueDate', 'cbc:IssueDate', file);
   const issueTimeElement = child(root, 'IssueTime');
   const issueDate = colombianDateTime(
@@ -197,11 +211,24 @@ export function parseDianDocument(root: XmlElement, file: string): NormalizedDoc
   }));
   const profileExecutionId = textAt(root, 'ProfileExecutionID');
   const dianExtensions = findAll(root, 'UBLExtensions', 'UBLExtension', 'ExtensionContent', 'DianExtensions')[0];
+  const support = supportDocument
+    ? readSupportDocument({
+        root,
+        file,
+        documentNumber,
+        cuds: fiscalReference,
+        cudsElement: child(root, 'UUID')!,
+        supplierParty: supplier,
+        customerParty: customer,
+        monetaryTotal,
+        context,
+      })
+    : null;
 
   return {
     country: 'COL',
     format: 'dian-ubl-2.1',
-    type: kind.type,
+    type: support ? 'expense' : kind.type,
     documentNumber,
     fiscalReference,
     issueDate,
@@ -215,8 +242,8 @@ export function parseDianDocument(root: XmlElement, file: string): NormalizedDoc
       totalCents: owedCents,
     },
     prepaid,
-    supplier,
-    customer,
+    supplier: support?.seller ?? supplier,
+    customer: support?.buyer ?? customer,
     lineItems,
     purchaseOrder: textAt(root, 'OrderReference', 'ID'),
     finalNotes: childrenNamed(root, 'Note').flatMap((note) => textOf(note) ?? []),
@@ -256,17 +283,17 @@ export function parseDianDocument(root: XmlElement, file: string): NormalizedDoc
       dueDateInHeader: textAt(root, 'DueDate'),
       paymentTermsDays: readPaymentTermsDays(root),
     },
+    supportDocument: support,
   };
 }
 
 function readOwnFiscalReference(
   root: XmlElement,
-  kind: UblKind,
+  label: 'CUFE' | 'CUDE' | 'CUDS',
   file: string,
 ): { fiscalReference: string; scheme: string | null } {
   // Only the UUID directly under the root is this document's key; UUIDs deeper down (BillingReference…) belong to others.
   const element = child(root, 'UUID');
-  const label = kind.type === 'invoice' ? 'CUFE' : 'CUDE';
   if (element === undefined) {
     throw new FiscalDocumentError(
       'missing_element',

@@ -64,6 +64,19 @@ export function centsToDecimal(cents: bigint): string {
   return `${negative ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`;
 }
 
+/** A decimal with exactly two decimals, the rest cut off rather than rounded, as DIAN's hash compositions write amounts. */
+export function twoDecimalsTruncated(value: string): string {
+  const decimal = parse(value);
+  if (decimal === null) throw new RangeError(`not a decimal number: ${JSON.stringify(value)}`);
+  const digits = decimal.digits.padStart(decimal.scale + 1, '0');
+  const integer = digits.slice(0, digits.length - decimal.scale).replace(/^0+(?=\d)/, '');
+  const fraction = digits
+    .slice(digits.length - decimal.scale)
+    .padEnd(2, '0')
+    .slice(0, 2);
+  return `${decimal.negative && /[1-9]/.test(integer + fraction) ? '-' : ''}${integer}.${fraction}`;
+}
+
 /** The same decimal without sign noise, leading or trailing zeros ("019.00" → "19"). */
 export function normalizeDecimal(value: string): string {
   const decimal = parse(value);

@@ -2,7 +2,8 @@
 // Pure data: no I/O, no ORM. Amounts are bigint minor units (cents); rates and quantities are exact decimal strings.
 
 export type FiscalCountry = 'COL' | 'MEX';
-export type FiscalDocumentType = 'invoice' | 'credit_note' | 'debit_note';
+/** `expense`: a DIAN documento soporte, the company's own record of a purchase from someone not obliged to invoice. */
+export type FiscalDocumentType = 'invoice' | 'credit_note' | 'debit_note' | 'expense';
 
 export interface FiscalParty {
   name: string;
@@ -87,6 +88,49 @@ export interface FiscalPrepaid {
   convention: PrepaidConvention;
 }
 
+/** A DIAN numbering resolution (`sts:InvoiceControl`) as the document states it. */
+export interface FiscalResolution {
+  number: string | null;
+  /** YYYY-MM-DD */
+  validFrom: string | null;
+  validTo: string | null;
+  prefix: string | null;
+  rangeFrom: string | null;
+  rangeTo: string | null;
+}
+
+/**
+ * What a DIAN documento soporte (Invoice, InvoiceTypeCode 05) says beyond an invoice. The acquirer issues it for a
+ * purchase from someone not obliged to invoice: the seller is the one paid, the acquirer is the company.
+ */
+export interface SupportDocumentFacts {
+  /** `cbc:ID`. */
+  documentNumber: string;
+  /** `cbc:IssueDate`, YYYY-MM-DD. */
+  issueDate: string;
+  /** The CUDS (`cbc:UUID`), 96 lowercase hexadecimal characters. */
+  cuds: string;
+  /** `recomputed`: it equals its composition with the PIN of the software that issued it; `format`: only its shape could be checked. */
+  cudsCheck: 'recomputed' | 'format';
+  /** The seller who does not invoice (NumSNO): the beneficiary. */
+  seller: FiscalParty;
+  /** The acquirer who issued the document (NITABS): the company. */
+  buyer: FiscalParty;
+  /** True when the file put the acquirer in AccountingSupplierParty and the seller in AccountingCustomerParty. */
+  partiesReversed: boolean;
+  resolution: FiscalResolution | null;
+  /** `ProfileExecutionID` read: production (1) or test (2). */
+  environment: 'production' | 'test' | null;
+}
+
+/** What the parser is told about who reads the file: the company it is for, the software the service issues with. */
+export interface FiscalParseContext {
+  /** The company's tax identifier (NIT in Colombia), to tell its own party in a documento soporte. */
+  ownTaxId?: string | null;
+  /** The DIAN software the service issues with: a documento soporte of this software has its CUDS recomputed. */
+  dianSoftware?: { id: string; pin: string } | null;
+}
+
 export interface NormalizedDocument {
   country: FiscalCountry;
   /** Which format it came from. */
@@ -114,7 +158,9 @@ export interface NormalizedDocument {
   };
   /** UBL PrepaidAmount (advances paid before the invoice) and how PayableAmount treated it; null when none. */
   prepaid: FiscalPrepaid | null;
+  /** Who is paid: the issuer of an invoice or note, the seller of a documento soporte. */
   supplier: FiscalParty;
+  /** Who pays: the company. */
   customer: FiscalParty;
   lineItems: FiscalLineItem[];
   /** The buyer's purchase-order reference (UBL OrderReference/ID; CFDI has no standard field: null). */
@@ -127,6 +173,8 @@ export interface NormalizedDocument {
   payment: { form: string | null; method: string | null; dueDate: string | null };
   /** Format-specific facts kept for traceability (profile, environment, stamp date, certificate numbers...). */
   metadata: Record<string, unknown>;
+  /** The documento soporte's own facts when the file is one (type `expense`); null for every other document. */
+  supportDocument: SupportDocumentFacts | null;
 }
 
 /** A Mexican payment receipt (CFDI type P, Pagos 2.0): each related document it pays. */

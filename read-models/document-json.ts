@@ -95,6 +95,54 @@ const PAYABLE = object({
   cost_center: json('pa.cost_center'),
 });
 
+/** A stored JSON object (camelCase keys, as the services write it) shown with the API's keys; null when absent. */
+const storedObject = (column: string, fields: Record<string, string>) =>
+  `case when ${json(column)} is not null then ${object(
+    Object.fromEntries(Object.entries(fields).map(([key, stored]) => [key, `${column} -> '${stored}'`])),
+  )} end`;
+
+const DOCUMENT_SUPPORT = `case when ${json('d.document_support')} is not null then ${object({
+  issue_date: `d.document_support -> 'issueDate'`,
+  document_number: `d.document_support -> 'documentNumber'`,
+  cuds: `d.document_support -> 'cuds'`,
+  cuds_check: `d.document_support -> 'cudsCheck'`,
+  seller: storedObject(`(d.document_support -> 'seller')`, {
+    name: 'name',
+    identifier_type: 'identifierType',
+    identifier_number: 'identifierNumber',
+    check_digit: 'checkDigit',
+    email: 'email',
+    address: 'address',
+  }),
+  parties_reversed: `coalesce(d.document_support -> 'partiesReversed', 'false'::jsonb)`,
+  resolution: storedObject(`(d.document_support -> 'resolution')`, {
+    number: 'number',
+    valid_from: 'validFrom',
+    valid_to: 'validTo',
+    prefix: 'prefix',
+    range_from: 'rangeFrom',
+    range_to: 'rangeTo',
+  }),
+  environment: `d.document_support -> 'environment'`,
+})} end`;
+
+// A receipt is a link kept as given, or a file the service stored and serves.
+const EXPENSES = `case when ${json('d.expenses')} is not null then ${object({
+  origin: `d.expenses -> 'origin'`,
+  category: `d.expenses -> 'category'`,
+  cost_center: `d.expenses -> 'costCenter'`,
+  description: `d.expenses -> 'description'`,
+  spent_on: `d.expenses -> 'spentOn'`,
+  receipt_file_path: `coalesce(d.expenses ->> 'receiptUrl', ${served(`nullif(d.expenses ->> 'receiptStorageKey', '')`)})`,
+  receipt_file_name: `d.expenses -> 'receiptFileName'`,
+  reimbursed_person: storedObject(`(d.expenses -> 'reimbursedPerson')`, {
+    name: 'name',
+    identifier_type: 'identifierType',
+    identifier_number: 'identifierNumber',
+    email: 'email',
+  }),
+})} end`;
+
 /** What each `fields` expansion adds to a document, keyed as the response names it. */
 const EXPANDED: Record<Expansion, Record<string, string>> = {
   beneficiaries: {
@@ -122,12 +170,7 @@ const EXPANDED: Record<Expansion, Record<string, string>> = {
       'pa.installment_number, pa.created_at, pa.id',
     ),
   },
-  document_support: {
-    document_support: `case when ${json('d.document_support')} is not null then ${object({
-      issue_date: `d.document_support -> 'issueDate'`,
-      document_number: `d.document_support -> 'documentNumber'`,
-    })} end`,
-  },
+  document_support: { document_support: DOCUMENT_SUPPORT },
   invoice_reception_events: {
     invoice_reception_events: array(
       object({
@@ -159,7 +202,7 @@ const EXPANDED: Record<Expansion, Record<string, string>> = {
       'r.payment_date, r.id',
     ),
   },
-  expenses: { expenses: json('d.expenses') },
+  expenses: { expenses: EXPENSES },
   logs: {
     logs: array(
       object({
@@ -182,6 +225,7 @@ const EXPANDED: Record<Expansion, Record<string, string>> = {
       status: 'e.status',
       accounted_at: timestamp('e.accounted_at'),
       registration_state: 'e.registration_state',
+      missing_catalog_entries: json('e.missing_catalog_entries'),
       failure: `case when e.failure_code is null then null else ${object({ code: 'e.failure_code', message: 'e.failure_message' })} end`,
       retry_allowed: `e.status = 'posted' and e.registration_state in ('failed', 'pending')`,
     })} from accounting_entries e where e.document_id = d.id and ${owned('e')}

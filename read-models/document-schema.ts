@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PREPAID_CONVENTIONS } from '../db/documents/document.entity.ts';
+import { EXPENSE_ORIGINS, PREPAID_CONVENTIONS } from '../db/documents/document.entity.ts';
 import { Currency, Reference } from '../platform/schema-atoms.ts';
 import { ACCOUNTING_ENTRY_STATUSES, REGISTRATION_STATES } from '../db/accounting/accounting-entry.entity.ts';
 import { ErpDocumentBody } from './erp-document-schema.ts';
@@ -159,6 +159,95 @@ export const PaymentReceiptComplementBody = z.strictObject({
   outstanding_balance: z.number(),
 });
 
+export const DocumentSupportBody = z
+  .strictObject({
+    issue_date: DateOnly.describe('`cbc:IssueDate` of the documento soporte'),
+    document_number: z.string().describe('`cbc:ID`: its prefix and consecutive number'),
+    cuds: z
+      .string()
+      .nullable()
+      .describe(
+        'The CUDS (`cbc:UUID schemeName="CUDS-SHA384"`), 96 hexadecimal characters; also the `fiscal_reference`',
+      ),
+    cuds_check: z
+      .enum(['recomputed', 'format'])
+      .nullable()
+      .describe(
+        '`recomputed`: issued with the DIAN software this service holds the PIN of, and the CUDS equals SHA-384 of its composition (NumDS + FecDS + HorDS + ValDS + 01 + ValImp1 + ValTot + NumSNO + NITABS + PIN + TipoAmbiente); `format`: issued with other software, so only its shape (96 hex) could be checked, as for a CUFE',
+      ),
+    seller: z
+      .strictObject({
+        name: z.string(),
+        identifier_type: z.string().describe('CC, NIT, CE, PA...'),
+        identifier_number: z.string().describe('Without check digit'),
+        check_digit: z.string().nullable().describe('The NIT check digit (DV), when given'),
+        email: z.string().nullable(),
+        address: z.string().nullable(),
+      })
+      .nullable()
+      .describe('The seller not obliged to invoice (NumSNO): the beneficiary of the expense'),
+    parties_reversed: z
+      .boolean()
+      .describe(
+        "True when the file put the company in AccountingSupplierParty and the seller in AccountingCustomerParty, the other way round from DIAN's annex; the seller is the beneficiary either way",
+      ),
+    resolution: z
+      .strictObject({
+        number: z.string().nullable().describe('`sts:InvoiceAuthorization`'),
+        valid_from: z.string().nullable(),
+        valid_to: z.string().nullable(),
+        prefix: z.string().nullable(),
+        range_from: z.string().nullable(),
+        range_to: z.string().nullable(),
+      })
+      .nullable()
+      .describe('The DIAN numbering resolution the document states (`sts:InvoiceControl`); null when it states none'),
+    environment: z
+      .enum(['production', 'test'])
+      .nullable()
+      .describe('`ProfileExecutionID` 1 (production) or 2 (test, habilitación)'),
+  })
+  .meta({
+    id: 'DocumentSupport',
+    description:
+      "The documento soporte behind an expense: the company's own DIAN record of a purchase from someone not obliged to invoice (UBL Invoice, InvoiceTypeCode 05)",
+  });
+
+export const ReimbursedPersonBody = z
+  .strictObject({
+    name: z.string(),
+    identifier_type: z.string().describe('CC, CE, NIT, PA, RFC, CURP...'),
+    identifier_number: z.string(),
+    email: z.string().nullable(),
+  })
+  .meta({ id: 'ReimbursedPerson', description: 'Who paid the cost out of pocket and is paid back' });
+
+export const ExpenseBody = z
+  .strictObject({
+    origin: z
+      .enum(EXPENSE_ORIGINS)
+      .describe(
+        '`support_document`: imported from a DIAN documento soporte (see `document_support`); `manual`: recorded by an operator or integrator with its receipt (POST /documents/expenses)',
+      ),
+    category: z.string().nullable().describe('Free text: travel, meals, transport...'),
+    cost_center: z.string().nullable().describe('The cost center it is charged to (an ERP external_id, or free text)'),
+    description: z.string().nullable(),
+    spent_on: DateOnly.nullable().describe('The day the cost was incurred'),
+    receipt_file_path: z
+      .string()
+      .nullable()
+      .describe(
+        'URL of the receipt: the link given, or the API URL of an uploaded one (served to the company only); for a documento soporte, its XML',
+      ),
+    receipt_file_name: z.string().nullable(),
+    reimbursed_person: ReimbursedPersonBody.nullable().describe('Null when nobody is paid back'),
+  })
+  .meta({
+    id: 'DocumentExpense',
+    description:
+      'What an `expense` document adds: its category, cost center, receipt and who is reimbursed. Null on every other type',
+  });
+
 export const Prepaid = z
   .strictObject({
     amount: z.number().describe('PrepaidAmount, in amount_currency'),
@@ -195,7 +284,12 @@ const DocumentBase = {
   updated_at: DateTime,
   issue_date: DateTime.nullable(),
   expiration_date: DateTime.nullable(),
-  fiscal_reference: z.string().nullable().describe('CUFE (96 hex characters) in Colombia, fiscal UUID in Mexico'),
+  fiscal_reference: z
+    .string()
+    .nullable()
+    .describe(
+      'CUFE (96 hex characters) in Colombia (the CUDS of a documento soporte), fiscal UUID in Mexico; null for an expense recorded without a fiscal document',
+    ),
   fiscal_metadata: z.strictObject({ final_notes: z.array(z.string()) }).nullable(),
   file_path: z.string().nullable().describe('URL of the fiscal XML (or PDF)'),
   purchase_order: z.string().nullable(),
@@ -212,8 +306,23 @@ export const AccountingBody = z
     registration_state: z
       .enum(REGISTRATION_STATES)
       .describe(
-        '`registering` while the hand-off runs, `registered` once the ERP answered 200, `failed` once it answered 422 (or gave up), `pending` when no receiver is subscribed',
+        '`awaiting_catalog` while the ERP catalog lacks a book account the voucher needs (named in `missing_catalog_entries`; it is handed over once the ERP syncs them), `registering` while the hand-off runs, `registered` once the ERP answered 200, `failed` once it answered 422 (or gave up), `pending` when no receiver is subscribed',
       ),
+    missing_catalog_entries: z
+      .array(
+        z
+          .strictObject({
+            catalog: z.literal('book_accounts').describe('The ERP catalog to sync (POST /erp/book-accounts)'),
+            role: z
+              .enum(['expense', 'supplier_payable'])
+              .describe(
+                '`expense`: an active book account of debit nature; `supplier_payable`: an active book account of credit nature (a code starting with 22 preferred)',
+              ),
+            description: z.string(),
+          })
+          .meta({ id: 'MissingCatalogEntry' }),
+      )
+      .describe('What the ERP catalog must sync before the voucher can be proposed; empty unless `awaiting_catalog`'),
     failure: z
       .strictObject({ code: z.string(), message: z.string().nullable() })
       .nullable()
@@ -246,13 +355,12 @@ const Expanded = {
   beneficiary: BeneficiaryBody.nullable(),
   payments: z.array(DocumentPayment),
   payables: z.array(PayableBody),
-  document_support: z
-    .strictObject({ issue_date: DateOnly, document_number: z.string() })
-    .nullable()
-    .describe('Only issue_date and document_number'),
+  document_support: DocumentSupportBody.nullable().describe(
+    'The documento soporte of an expense imported from DIAN; null otherwise',
+  ),
   invoice_reception_events: z.array(ReceptionEventEntry),
   payment_receipt_complements: z.array(PaymentReceiptComplementBody),
-  expenses: z.record(z.string(), z.unknown()).nullable().describe('Kept as received; no field is guaranteed'),
+  expenses: ExpenseBody.nullable().describe('Set on `expense` documents; null on invoices and notes'),
   logs: z.array(LogBody),
   erp_document: ErpDocumentBody.nullable(),
   accounting: AccountingBody.nullable().describe(

@@ -185,14 +185,17 @@ export class DocumentLifecycle {
       if (this.approval === 'rejected') break;
       if (!this.current || this.current.position !== position) {
         this.opening = true;
-        this.current = await this.exclusive(() => openStep({ ...this.input, position, definition }));
+        const opened = await this.exclusive(() => openStep({ ...this.input, position, definition }));
+        this.current = opened.step;
         this.opening = false;
-        if (this.current.kind === 'approval' && this.approval !== 'approved') this.setApproval('in_review');
+        // `in_review` while an approval step is open; or what the agent decided, when it decided the step as it opened.
+        this.setApproval(opened.approvalStatus);
       }
       const step = this.current;
       if (this.accountingRegistered && isAccounting(step))
         await this.resolveElsewhere(isAccounting, 'ERP registration');
-      // A step may wait for weeks: a long history carries on in a fresh run, still waiting on it.
+      // A step may wait for weeks: a long history carries on in a fresh run, still waiting on it. One the agent decided
+      // as it opened is completed already: the flow goes straight on.
       await condition(() => step.status === 'completed' || (workflowInfo().continueAsNewSuggested && !this.busy));
       if (step.status !== 'completed') return this.carried([...done]);
       done.add(position);

@@ -14,6 +14,12 @@ const RETRY_REFUSALS = [
   { status: 409, code: 'registration_in_progress', description: 'the voucher is being handed over right now' },
   {
     status: 409,
+    code: 'awaiting_catalog',
+    description:
+      'the ERP catalog still lacks a book account the voucher needs (`accounting.missing_catalog_entries`); it is handed over once the ERP syncs it',
+  },
+  {
+    status: 409,
     code: 'no_receiver',
     description: 'no webhook subscription of the company receives document.accounted',
   },

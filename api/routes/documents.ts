@@ -22,13 +22,13 @@ import { DocumentListQuery, DocumentParams } from '../schemas/documents.ts';
 import { DocumentDetail, DocumentListItem, NoteBody } from '../../read-models/document-schema.ts';
 import { ApproveParams, ApproveRequest } from '../schemas/workflow-steps.ts';
 import { linkRefusal, type OutboundPolicy } from '../../platform/outbound-policy.ts';
+import { ATTACHMENT_EXTENSIONS, MAX_ATTACHMENT_BYTES } from '../../platform/file-types.ts';
 
 export const DOCUMENT_NOT_FOUND = {
   status: 404,
   code: 'document_not_found',
   description: 'no document of the company has this reference',
 };
-const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
 
 /** The document, found or rendered; a reference the company does not have is 404. */
 function found<T>(document: T | null): T {
@@ -271,7 +271,7 @@ function fileNameOf(url: URL): string | null {
   return characters(decoded).slice(0, MAX_FILE_NAME).join('') || null;
 }
 
-const EXTENSIONS = { pdf: ['pdf'], png: ['png'], jpeg: ['jpg', 'jpeg'] } as const;
+const EXTENSIONS = ATTACHMENT_EXTENSIONS;
 
 async function uploadedNote(
   ctx: Context,

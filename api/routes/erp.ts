@@ -15,6 +15,9 @@ import { ErpPurchaseOrder } from '../../db/erp/purchase-order.entity.ts';
 import { ErpTax } from '../../db/erp/tax.entity.ts';
 import { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
+import type { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
+import { resumeVouchersAwaitingCatalog } from '../../services/accounting/accounting.ts';
+import { temporalProcesses } from '../../temporal/processes.ts';
 import * as present from '../presenters/erp.ts';
 import { defineRoute, type AnyRoute, type Caller } from '../route.ts';
 import { fieldErrors } from '../router.ts';
@@ -45,6 +48,8 @@ interface Catalog<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodT
   order: QueryOrderMap<E>[];
   equals?: (query: z.output<Q>) => Record<string, string | undefined>;
   present: (em: EntityManager, records: E[]) => Promise<unknown[]>;
+  /** Runs in the sync's transaction; the webhook deliveries it records start once that commits. */
+  afterSync?: (em: EntityManager, companyId: string, publicUrl: string) => Promise<WebhookDelivery[]>;
 }
 
 const defineCatalog = <R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>>(
@@ -142,11 +147,16 @@ function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z
       body: erp.syncRequest(catalog.record, `Erp${catalog.noun}`),
       response: erp.SyncResult,
       responseDescription: 'The batch was processed: how many records were synced and which were refused',
-      handler: async ({ em, caller, body, ctx }) => {
+      handler: async ({ em, caller, body, ctx, deps }) => {
         const items = (typeof body === 'object' && body !== null && 'items' in body ? body.items : [body]) as (
           z.output<R> | erp.InvalidRecord
         )[];
-        return syncRecords(catalog, em, caller, items, submittedRecords(ctx.request.body));
+        const { result, deliveries } = await em.transactional(async (tx) => ({
+          result: await syncRecords(catalog, tx, caller, items, submittedRecords(ctx.request.body)),
+          deliveries: (await catalog.afterSync?.(tx, caller.company.id, deps.config.publicUrl)) ?? [],
+        }));
+        await temporalProcesses(deps.temporal, deps.config.webhookRetry).startDeliveries(deliveries);
+        return result;
       },
     }),
     defineRoute({
@@ -261,6 +271,8 @@ const CATALOGS = [
       const ancestry = await loadAncestry(em, ErpBookAccount, records);
       return records.map((record) => present.presentBookAccount(record, ancestry.get(record.externalId)!));
     },
+    // Vouchers that waited for a book account are proposed again, and handed over when the catalog now maps them.
+    afterSync: resumeVouchersAwaitingCatalog,
   }),
   defineCatalog({
     path: 'payment-terms',

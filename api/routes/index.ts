@@ -5,6 +5,7 @@ import { beneficiaryRoutes } from './beneficiaries.ts';
 import { documentAccountingRoutes } from './document-accounting.ts';
 import { documentRoutes } from './documents.ts';
 import { erpRoutes } from './erp.ts';
+import { expenseRoutes } from './expenses.ts';
 import { paymentRoutes } from './payments.ts';
 import { eventRoutes } from './events.ts';
 import { fiscalSyncRoutes } from './fiscal-sync.ts';
@@ -20,6 +21,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
     prefix: PUBLIC_PREFIX,
     routes: [
       ...documentRoutes,
+      ...expenseRoutes,
       ...documentAccountingRoutes,
       ...workflowStepRoutes,
       ...bankRoutes,

@@ -62,6 +62,10 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { s
     for (const route of group.routes) {
       for (const tag of route.tags)
         if (!(tag in TAGS)) throw new Error(`Route ${route.operationId} has tag ${tag}, which TAGS does not describe`);
+      if (typeof route.multipart === 'object') {
+        const { id, description, properties, required } = route.multipart;
+        components[id] = { type: 'object', description, properties, ...(required ? { required } : {}) };
+      }
       const path = `${group.prefix}${route.path}`.replace(/:([A-Za-z_]+)/g, '{$1}');
       (paths[path] ??= {})[route.method] = operation(route, convert);
     }
@@ -156,7 +160,7 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
             content: {
               'application/json': { schema: body },
               ...(route.multipart
-                ? { 'multipart/form-data': { schema: { $ref: '#/components/schemas/DocumentNoteUpload' } } }
+                ? { 'multipart/form-data': { schema: { $ref: `#/components/schemas/${multipartFormId(route)}` } } }
                 : {}),
             },
           },
@@ -165,6 +169,10 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
     responses,
   };
 }
+
+/** The component a route's multipart body refers to: a note's upload, or the form the route describes. */
+const multipartFormId = (route: AnyRoute): string =>
+  typeof route.multipart === 'object' ? route.multipart.id : 'DocumentNoteUpload';
 
 /** The headers of every delivery besides its signature. */
 const WEBHOOK_HEADERS = [

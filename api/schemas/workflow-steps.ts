@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { Currency, Reference, trimmedString } from '../../platform/schema-atoms.ts';
+import { CONFIDENCE_LEVELS } from '../../db/workflow-steps/workflow-step.entity.ts';
 import { StepKind } from '../../read-models/enums.ts';
+import { RECOMMENDATION_RULES as RULES } from '../../services/recommendations/scoring.ts';
 
 const DateTime = z.iso.datetime({ offset: true });
 
@@ -37,9 +39,25 @@ export const PendingStep = z
       })
       .nullable(),
     assignees: z.array(z.strictObject({ email: z.string(), name: z.string(), acted: z.boolean() })),
-    recommendations: z.array(
-      z.strictObject({ value: z.string(), confidence_level: z.string(), rationale: z.string() }),
-    ),
+    recommendations: z
+      .array(
+        z.strictObject({
+          value: z.string().describe("One of the decision's option values (for tagging, a tag of the company)"),
+          confidence_level: z
+            .enum(CONFIDENCE_LEVELS)
+            .describe(
+              `How strongly the evidence backs the value, by its score (the lower bound of the 95% Wilson interval of the share of decisions that chose it): \`high\` at ${RULES.highScore} or more, \`medium\` at ${RULES.mediumScore} or more, else \`low\``,
+            ),
+          rationale: z
+            .string()
+            .describe(
+              'The counts behind it, for a person, e.g. "approve: 24 approved and 0 rejected for ACME S.A.S. at amounts within 10% of this one"',
+            ),
+        }),
+      )
+      .describe(
+        `Filled only when the company's recommendation agent for this kind of step is on (\`ops agents set\`), from the decisions people took on the same supplier's documents in the company: its last ${RULES.windowDecisions} completed steps of this kind (and, for a classification, of this field_name) within ${RULES.windowDays} days, and for approvals only those at amounts within ${RULES.amountTolerancePercent}% in the same currency. Empty with fewer than ${RULES.minDecisions} such decisions. Approval and classification: the value a majority chose; tagging: each tag chosen for more than half of them. When the company lets the agent decide above a score, a step whose best score is above it is completed by the agent as it opens (logged with actor type \`agent\`) and never shows as pending`,
+      ),
   })
   .meta({ id: 'WorkflowStep' });
 

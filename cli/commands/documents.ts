@@ -9,6 +9,7 @@ import { AccountingRefused, accountDocument } from '../../services/accounting/ac
 import { Company } from '../../db/companies/company.entity.ts';
 import { systemEm } from '../../db/orm.ts';
 import { FiscalDocumentError } from '../../fiscal/errors.ts';
+import { dianSettingsFromEnv } from '../../services/dian/settings.ts';
 import { reference } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { CliError, notFound, usage } from '../errors.ts';
@@ -33,6 +34,8 @@ export const documentCommands: Command[] = [
         storage: context.storage(),
         processes: await context.processes(),
         publicUrl: context.publicUrl(),
+        // A documento soporte issued with the service's DIAN software has its CUDS recomputed, as the worker does.
+        dian: dianSettingsFromEnv(),
       };
       // A file named twice is read once; the outcome of each name is reported in `files`, in the order given.
       const files = [...new Set(input.positionals)];
@@ -142,8 +145,9 @@ documentCommands.push({
           registration_state: accounted.registrationState,
           is_crossed: accounted.isCrossed,
           proposed_by_agent: entry === undefined && input.values.retry !== true,
-          lines: accounted.journalEntry.erp_journal_entry_lines.length,
-          payment_lines: accounted.journalEntry.payment_lines.length,
+          lines: accounted.journalEntry?.erp_journal_entry_lines.length ?? 0,
+          payment_lines: accounted.journalEntry?.payment_lines.length ?? 0,
+          missing_catalog_entries: accounted.missingCatalogEntries,
         },
         deliveries,
       };

@@ -6,8 +6,11 @@ import { uuidv7 } from '../ids.ts';
 export const ACCOUNTING_ENTRY_STATUSES = ['posted', 'cancelled'] as const;
 export type AccountingEntryStatus = (typeof ACCOUNTING_ENTRY_STATUSES)[number];
 
-/** Registration of the voucher in the integrator's ERP, through the `document.accounted` webhook. */
-export const REGISTRATION_STATES = ['pending', 'registering', 'registered', 'failed'] as const;
+/**
+ * Registration of the voucher in the integrator's ERP, through the `document.accounted` webhook. `awaiting_catalog`:
+ * the ERP catalog lacks a book account the voucher needs, so there is no voucher to hand over yet.
+ */
+export const REGISTRATION_STATES = ['awaiting_catalog', 'pending', 'registering', 'registered', 'failed'] as const;
 export type RegistrationState = (typeof REGISTRATION_STATES)[number];
 
 // The JSON below keeps the snake_case wire shape of `document.accounted`, because it is sent as stored.
@@ -62,6 +65,14 @@ export type JournalEntry = {
   erp_journal_entry_taxes?: Record<string, unknown>[];
 };
 
+/** A book account a voucher needs and the company's ERP catalog does not have yet. */
+export type MissingCatalogEntry = {
+  catalog: 'book_accounts';
+  /** `expense` (debit nature) or `supplier_payable` (credit nature). */
+  role: 'expense' | 'supplier_payable';
+  description: string;
+};
+
 export type AdvanceCrossing = {
   external_move_line_id: string;
   external_move_id?: string | null;
@@ -83,7 +94,15 @@ export const AccountingEntry = defineEntity({
     // A document has at most one live voucher; cancelled ones stay for history.
     { name: 'accounting_entries_one_posted_per_document', properties: ['document'], where: { status: 'posted' } },
   ],
-  indexes: [{ properties: ['document', 'createdAt'] }],
+  indexes: [
+    { properties: ['document', 'createdAt'] },
+    // Vouchers a book-account sync may let through.
+    {
+      name: 'accounting_entries_awaiting_catalog',
+      properties: ['company'],
+      where: { registrationState: 'awaiting_catalog' },
+    },
+  ],
   properties: {
     id: p
       .uuid()
@@ -98,7 +117,10 @@ export const AccountingEntry = defineEntity({
     failureMessage: p.text().nullable(),
     accountedAt: p.datetime(),
     summary: p.json<Record<string, unknown>>().onCreate(() => ({})),
-    journalEntry: p.json<JournalEntry>(),
+    /** Null while `awaiting_catalog`: the agent proposes it once the ERP has synced what it names as missing. */
+    journalEntry: p.json<JournalEntry>().nullable(),
+    /** What the ERP catalog must sync before the voucher can be proposed; empty once it is. */
+    missingCatalogEntries: p.json<MissingCatalogEntry[]>().onCreate(() => []),
     advanceCrossings: p.json<AdvanceCrossing[]>().onCreate(() => []),
     /** The original input, for traceability only. */
     registrationPayload: p.json<Record<string, unknown>>().nullable(),
@@ -112,3 +134,10 @@ export const AccountingEntry = defineEntity({
   },
 });
 export type AccountingEntry = InferEntity<typeof AccountingEntry>;
+
+/** The voucher of an entry that is handed over: only one awaiting its catalog has none, and it is never sent. */
+export function handedOverJournal(entry: Pick<AccountingEntry, 'id' | 'journalEntry'>): JournalEntry {
+  if (!entry.journalEntry)
+    throw new Error(`Accounting entry ${entry.id} awaits its ERP catalog and has no voucher yet`);
+  return entry.journalEntry;
+}

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Beneficiary } from '../beneficiaries/beneficiary.entity.ts';
 import { COUNTRIES, Company } from '../companies/company.entity.ts';
-import { PREPAID_CONVENTIONS } from '../../fiscal/normalized-document.ts';
+import { PREPAID_CONVENTIONS, type FiscalResolution } from '../../fiscal/normalized-document.ts';
 import { uuidv7 } from '../ids.ts';
 import { currencyProperty } from '../money.ts';
 import { Payable } from '../payments/payable.entity.ts';
@@ -29,10 +29,59 @@ export type DocumentPaymentStatus = (typeof DOCUMENT_PAYMENT_STATUSES)[number];
 export type FiscalMetadata = { finalNotes?: string[] } & Record<string, unknown>;
 /** Where the document came from (e.g. `fiscal`) and who created it (null when automatic). */
 export type DocumentCreatedBy = { source: string; user: string | null };
+/** The seller of a documento soporte: someone not obliged to invoice, as the document names them. */
+export interface SupportSeller {
+  name: string;
+  identifierType: string;
+  identifierNumber: string;
+  checkDigit: string | null;
+  email: string | null;
+  address: string | null;
+}
+
 /** The support document (documento soporte) of a purchase from someone not obliged to invoice. */
-export type DocumentSupport = { issueDate: string; documentNumber: string } & Record<string, unknown>;
-/** The spec does not show the fields of `expenses`; kept as received. */
-export type DocumentExpenses = Record<string, unknown>;
+export interface DocumentSupport {
+  /** YYYY-MM-DD */
+  issueDate: string;
+  documentNumber: string;
+  /** The CUDS (also the document's fiscal reference). */
+  cuds?: string | null;
+  /** `recomputed` with the issuing software's PIN, or only its `format` checked. */
+  cudsCheck?: 'recomputed' | 'format' | null;
+  seller?: SupportSeller | null;
+  /** The file named the acquirer as supplier and the seller as customer. */
+  partiesReversed?: boolean;
+  resolution?: FiscalResolution | null;
+  environment?: 'production' | 'test' | null;
+}
+
+/** How an expense came in: from a documento soporte, or recorded by an operator or integrator. */
+export const EXPENSE_ORIGINS = ['support_document', 'manual'] as const;
+export type ExpenseOrigin = (typeof EXPENSE_ORIGINS)[number];
+
+/** Whoever paid the cost out of pocket and is paid back. */
+export interface ReimbursedPerson {
+  name: string;
+  identifierType: string;
+  identifierNumber: string;
+  email: string | null;
+}
+
+/** What an expense document adds to a document (the `expenses` expansion). */
+export interface DocumentExpenses {
+  origin: ExpenseOrigin;
+  category: string | null;
+  costCenter: string | null;
+  description: string | null;
+  /** YYYY-MM-DD: the day the cost was incurred. */
+  spentOn: string | null;
+  /** A receipt linked by URL (kept as given, never fetched)... */
+  receiptUrl: string | null;
+  /** ...or stored by the service (its storage key), served under the API's files URL. */
+  receiptStorageKey: string | null;
+  receiptFileName: string | null;
+  reimbursedPerson: ReimbursedPerson | null;
+}
 
 /** A fiscal document received by the company: invoice, debit or credit note, or expense. */
 export const Document = defineEntity({

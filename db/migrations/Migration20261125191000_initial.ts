@@ -19,7 +19,9 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(`create type "document_payment_status" as enum ('pending', 'partial', 'paid');`);
     this.addSql(`create type "prepaid_convention" as enum ('payable_net_of_prepaid', 'payable_includes_prepaid');`);
     this.addSql(`create type "accounting_entry_status" as enum ('posted', 'cancelled');`);
-    this.addSql(`create type "registration_state" as enum ('pending', 'registering', 'registered', 'failed');`);
+    this.addSql(
+      `create type "registration_state" as enum ('awaiting_catalog', 'pending', 'registering', 'registered', 'failed');`,
+    );
     this.addSql(`create type "account_nature" as enum ('debit', 'credit');`);
     this.addSql(`create type "ciec_status" as enum ('pending', 'valid', 'invalid');`);
     this.addSql(`create type "sync_status" as enum ('pending', 'waiting', 'running', 'finished', 'failed');`);
@@ -116,13 +118,16 @@ export class Migration20261125191000_initial extends Migration {
     );
 
     this.addSql(
-      `create table "accounting_entries" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "status" "accounting_entry_status" not null default 'posted', "registration_state" "registration_state" not null default 'pending', "failure_code" varchar(255) null, "failure_message" text null, "accounted_at" timestamptz not null, "summary" jsonb not null, "journal_entry" jsonb not null, "advance_crossings" jsonb not null, "registration_payload" jsonb null, "is_crossed" boolean not null default false, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+      `create table "accounting_entries" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "status" "accounting_entry_status" not null default 'posted', "registration_state" "registration_state" not null default 'pending', "failure_code" varchar(255) null, "failure_message" text null, "accounted_at" timestamptz not null, "summary" jsonb not null, "journal_entry" jsonb null, "missing_catalog_entries" jsonb not null, "advance_crossings" jsonb not null, "registration_payload" jsonb null, "is_crossed" boolean not null default false, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(
       `create index "accounting_entries_document_id_created_at_index" on "accounting_entries" ("document_id", "created_at");`,
     );
     this.addSql(
       `create unique index "accounting_entries_one_posted_per_document" on "accounting_entries" ("document_id") where "status" = 'posted';`,
+    );
+    this.addSql(
+      `create index "accounting_entries_awaiting_catalog" on "accounting_entries" ("company_id") where "registration_state" = 'awaiting_catalog';`,
     );
 
     this.addSql(
@@ -390,13 +395,23 @@ export class Migration20261125191000_initial extends Migration {
     );
 
     this.addSql(
-      `create table "workflow_steps" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "position" int not null, "action" varchar(255) not null, "kind" "step_kind" null, "status" "step_status" not null default 'pending', "actionable" boolean not null, "require_all" boolean not null default false, "entity" jsonb not null, "decision" jsonb null, "assignees" jsonb not null, "recommendations" jsonb not null, "result" jsonb null, "acted_by" jsonb null, "comment" text null, "created_at" timestamptz not null, "completed_at" timestamptz null, primary key ("id"));`,
+      `create table "workflow_steps" ("id" uuid not null, "company_id" uuid not null, "document_id" uuid not null, "beneficiary_id" uuid null, "position" int not null, "action" varchar(255) not null, "kind" "step_kind" null, "status" "step_status" not null default 'pending', "actionable" boolean not null, "require_all" boolean not null default false, "entity" jsonb not null, "decision" jsonb null, "assignees" jsonb not null, "recommendations" jsonb not null, "result" jsonb null, "acted_by" jsonb null, "comment" text null, "decided_by_agent" boolean not null default false, "created_at" timestamptz not null, "completed_at" timestamptz null, primary key ("id"));`,
     );
     this.addSql(
       `alter table "workflow_steps" add constraint "workflow_steps_document_id_position_unique" unique ("document_id", "position");`,
     );
     this.addSql(
       `create unique index "workflow_steps_one_pending_per_document" on "workflow_steps" ("document_id") where "status" = 'pending';`,
+    );
+    this.addSql(
+      `create index "workflow_steps_decision_history_index" on "workflow_steps" ("company_id", "beneficiary_id", "kind", "completed_at") where "status" = 'completed' and "decided_by_agent" = false;`,
+    );
+
+    this.addSql(
+      `create table "agent_settings" ("id" uuid not null, "company_id" uuid not null, "kind" "step_kind" not null, "enabled" boolean not null default false, "auto_decide_above" numeric(5,4) null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
+    this.addSql(
+      `alter table "agent_settings" add constraint "agent_settings_company_id_kind_unique" unique ("company_id", "kind");`,
     );
 
     this.addSql(
@@ -618,6 +633,13 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(
       `alter table "workflow_steps" add constraint "workflow_steps_document_id_foreign" foreign key ("document_id") references "documents" ("id");`,
     );
+    this.addSql(
+      `alter table "workflow_steps" add constraint "workflow_steps_beneficiary_id_foreign" foreign key ("beneficiary_id") references "beneficiaries" ("id") on delete set null;`,
+    );
+
+    this.addSql(
+      `alter table "agent_settings" add constraint "agent_settings_company_id_foreign" foreign key ("company_id") references "companies" ("id");`,
+    );
   }
 
   override down(): void | Promise<void> {
@@ -685,6 +707,8 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(`alter table "reception_events" drop constraint "reception_events_document_id_foreign";`);
     this.addSql(`alter table "document_tags" drop constraint "document_tags_document_id_foreign";`);
     this.addSql(`alter table "workflow_steps" drop constraint "workflow_steps_document_id_foreign";`);
+    this.addSql(`alter table "workflow_steps" drop constraint "workflow_steps_beneficiary_id_foreign";`);
+    this.addSql(`alter table "agent_settings" drop constraint "agent_settings_company_id_foreign";`);
     this.addSql(`alter table "payments" drop constraint "payments_payable_id_foreign";`);
     this.addSql(`alter table "payments" drop constraint "payments_batch_id_foreign";`);
     this.addSql(`alter table "payment_tags" drop constraint "payment_tags_payment_id_foreign";`);
@@ -736,6 +760,7 @@ export class Migration20261125191000_initial extends Migration {
     this.addSql(`drop table if exists "webhook_delivery_attempts" cascade;`);
     this.addSql(`drop table if exists "workflow_flows" cascade;`);
     this.addSql(`drop table if exists "workflow_steps" cascade;`);
+    this.addSql(`drop table if exists "agent_settings" cascade;`);
 
     this.addSql(`drop type "country";`);
     this.addSql(`drop type "beneficiary_type";`);

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Beneficiary } from '../beneficiaries/beneficiary.entity.ts';
 import { Company } from '../companies/company.entity.ts';
 import { Document } from '../documents/document.entity.ts';
 import { uuidv7 } from '../ids.ts';
@@ -24,7 +25,9 @@ export type StepDecision = {
 
 /** `values` keeps what this assignee decided, when steps need every assignee. */
 export type StepAssignee = { email: string; name: string; acted: boolean; values?: string[] };
-export type StepRecommendation = { value: string; confidenceLevel: string; rationale: string };
+export const CONFIDENCE_LEVELS = ['high', 'medium', 'low'] as const;
+export type ConfidenceLevel = (typeof CONFIDENCE_LEVELS)[number];
+export type StepRecommendation = { value: string; confidenceLevel: ConfidenceLevel; rationale: string };
 export type StepResult = { values: string[]; labels: string[] };
 export type StepActor = { email: string; name: string };
 
@@ -51,6 +54,14 @@ export const WorkflowStep = defineEntity({
     // A document has at most one pending step.
     { name: 'workflow_steps_one_pending_per_document', properties: ['document'], where: { status: 'pending' } },
   ],
+  indexes: [
+    // The people's decisions on a supplier's documents, newest first: what the recommendation agent learns from.
+    {
+      name: 'workflow_steps_decision_history_index',
+      properties: ['company', 'beneficiary', 'kind', 'completedAt'],
+      where: { status: 'completed', decidedByAgent: false },
+    },
+  ],
   properties: {
     id: p
       .uuid()
@@ -58,6 +69,8 @@ export const WorkflowStep = defineEntity({
       .onCreate(() => uuidv7()),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document),
+    /** The document's supplier when the step opened: whose decisions a recommendation draws on. */
+    beneficiary: () => p.manyToOne(Beneficiary).nullable(),
     position: p.integer(),
     /** e.g. `document.approval`, `document.accounting`. */
     action: p.string(),
@@ -73,6 +86,8 @@ export const WorkflowStep = defineEntity({
     result: p.json<StepResult>().nullable(),
     actedBy: p.json<StepActor>().nullable(),
     comment: p.text().nullable(),
+    /** Completed by the recommendation agent: not a person's decision, so not learnt from. */
+    decidedByAgent: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
     completedAt: p.datetime().nullable(),
   },

@@ -1,7 +1,13 @@
+import { LockMode } from '@mikro-orm/core';
 import { Refusal } from '../../platform/refusal.ts';
 import { z } from 'zod';
 import { fileUrl } from '../../read-models/files.ts';
-import { AccountingEntry, type JournalEntry } from '../../db/accounting/accounting-entry.entity.ts';
+import {
+  AccountingEntry,
+  type JournalEntry,
+  type MissingCatalogEntry,
+} from '../../db/accounting/accounting-entry.entity.ts';
+import type { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
 import { LineItem } from '../../db/documents/line-item.entity.ts';
@@ -15,7 +21,7 @@ import { documentDate } from '../../fiscal/country-dates.ts';
 import { recordEvent, undeliveredEventsOf } from '../webhooks/events.ts';
 import type { Processes } from '../processes.ts';
 import { documentAccountedPayload } from '../webhooks/payloads.ts';
-import { proposeJournal } from './journal-proposal.ts';
+import { proposeJournal, type Proposal } from './journal-proposal.ts';
 import { proposedCrossings } from '../payments/advances.ts';
 
 const Cents = z.number().int();
@@ -140,7 +146,12 @@ export async function accountDocument(
     await deps.processes.startDeliveries(await undeliveredEventsOf(em, handingOver.id, 'document.accounted'));
   const { entry, deliveries } = await em.transactional(async (tx) => {
     const document = await tx.findOneOrFail(Document, { id: input.documentId }, { populate: ['beneficiary'] });
-    const posted = await tx.findOne(AccountingEntry, { document, status: 'posted' });
+    // Locked: two retries at once would otherwise both hand the voucher over.
+    const posted = await tx.findOne(
+      AccountingEntry,
+      { document, status: 'posted' },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
     if (input.retry) {
       if (!posted)
         throw new AccountingRefused('not_accounted', 'The document has no posted voucher to hand over again');
@@ -148,6 +159,11 @@ export async function accountDocument(
         throw new AccountingRefused('already_registered', 'The ERP has already registered this voucher');
       if (posted.registrationState === 'registering')
         throw new AccountingRefused('registration_in_progress', 'The voucher is being handed over right now');
+      if (posted.registrationState === 'awaiting_catalog') {
+        const resumed = await proposeHeld(tx, document, posted, deps.publicUrl);
+        if (!resumed) throw new AccountingRefused('awaiting_catalog', awaitingMessage(posted.missingCatalogEntries));
+        return resumed;
+      }
       return handOver(tx, document, posted, deps.publicUrl);
     }
     if (posted)
@@ -157,31 +173,90 @@ export async function accountDocument(
       );
     const parsed = input.entry === undefined ? null : EntryFile.safeParse(input.entry);
     if (parsed && !parsed.success) throw new AccountingRefused('invalid_entry', z.prettifyError(parsed.error));
-    const journal = parsed ? completeJournal(parsed.data.journal_entry, document) : await agentJournal(tx, document);
+    const proposal = parsed
+      ? { journal: completeJournal(parsed.data.journal_entry, document), missing: [] }
+      : await agentJournal(tx, document);
+    const journal = proposal.journal;
     const entry = tx.create(AccountingEntry, {
       company: document.company,
       document,
-      status: journal.status,
-      registrationState: 'pending',
+      status: journal?.status ?? 'posted',
+      registrationState: journal ? 'pending' : 'awaiting_catalog',
       accountedAt: new Date(),
-      summary: parsed?.data.summary ?? summarize(journal),
+      summary: parsed?.data.summary ?? (journal ? summarize(journal) : {}),
       journalEntry: journal,
+      missingCatalogEntries: proposal.missing,
       advanceCrossings: parsed ? parsed.data.advance_crossings : await proposedCrossings(tx, document),
       registrationPayload: parsed ? (input.entry as Record<string, unknown>) : { proposed_by: 'agent' },
-      isCrossed: journal.erp_journal_entry_lines.some((line) => CROSSING_SOURCES.has(line.source)),
+      isCrossed: journal?.erp_journal_entry_lines.some((line) => CROSSING_SOURCES.has(line.source)) ?? false,
     });
     tx.create(ActivityLog, {
       company: document.company,
       document,
       event: 'document.updated',
       actor: parsed ? { type: 'system', source: 'operator' } : { type: 'agent', name: 'accounting agent' },
-      metadata: { change: 'accounted', accounting_entry: entry.id, status: entry.status },
+      metadata: journal
+        ? { change: 'accounted', accounting_entry: entry.id, status: entry.status }
+        : { change: 'accounting_awaiting_catalog', accounting_entry: entry.id, missing: proposal.missing },
     });
-    // Only posted vouchers are notified.
-    return entry.status === 'posted' ? handOver(tx, document, entry, deps.publicUrl) : { entry, deliveries: [] };
+    // Only posted vouchers are notified; one the catalog cannot map yet waits for the ERP to sync what it lacks.
+    return entry.status === 'posted' && journal
+      ? handOver(tx, document, entry, deps.publicUrl)
+      : { entry, deliveries: [] };
   });
   await deps.processes.startDeliveries(deliveries);
   return { entry, deliveries: deliveries.length };
+}
+
+const awaitingMessage = (missing: MissingCatalogEntry[]) =>
+  `The voucher waits for the ERP catalog to sync: ${missing.map((entry) => `${entry.role} book account (${entry.description})`).join('; ')}`;
+
+/** Most vouchers one book-account sync lets through; the rest go with the next sync or a retry. */
+const RESUMED_PER_SYNC = 100;
+
+/**
+ * After the ERP synced book accounts (in the same transaction), proposes the company's waiting vouchers again and
+ * hands over those the catalog now maps. The caller starts the deliveries once the transaction commits.
+ */
+export async function resumeVouchersAwaitingCatalog(
+  em: EntityManager,
+  companyId: string,
+  publicUrl: string,
+): Promise<WebhookDelivery[]> {
+  // Locked, skipping those a concurrent sync is resuming, so that no voucher is handed over twice.
+  const waiting = await em.find(
+    AccountingEntry,
+    { company: companyId, status: 'posted', registrationState: 'awaiting_catalog' },
+    { orderBy: { createdAt: 'asc' }, limit: RESUMED_PER_SYNC, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+  );
+  await em.populate(waiting, ['document.beneficiary']);
+  const deliveries: WebhookDelivery[] = [];
+  for (const entry of waiting) {
+    const resumed = await proposeHeld(em, entry.document, entry, publicUrl);
+    if (resumed) deliveries.push(...resumed.deliveries);
+  }
+  return deliveries;
+}
+
+/** A waiting voucher proposed again: handed over when the catalog now maps it, else still waiting (null). */
+async function proposeHeld(em: EntityManager, document: Document, entry: AccountingEntry, publicUrl: string) {
+  const proposal = await agentJournal(em, document);
+  if (!proposal.journal) {
+    entry.missingCatalogEntries = proposal.missing;
+    return null;
+  }
+  entry.journalEntry = proposal.journal;
+  entry.missingCatalogEntries = [];
+  entry.summary = summarize(proposal.journal);
+  entry.registrationState = 'pending';
+  em.create(ActivityLog, {
+    company: document.company,
+    document,
+    event: 'document.updated',
+    actor: { type: 'agent', name: 'accounting agent' },
+    metadata: { change: 'accounted', accounting_entry: entry.id, status: entry.status, after: 'catalog_sync' },
+  });
+  return handOver(em, document, entry, publicUrl);
 }
 
 async function handOver(em: EntityManager, document: Document, entry: AccountingEntry, publicUrl: string) {
@@ -220,7 +295,7 @@ function summarize(journal: JournalEntry): Record<string, number> {
 }
 
 /** Reads what the accounting agent needs and lets it propose the voucher. */
-async function agentJournal(em: EntityManager, document: Document): Promise<JournalEntry> {
+async function agentJournal(em: EntityManager, document: Document): Promise<Proposal> {
   const [lines, products, taxes, accounts] = await Promise.all([
     em.find(LineItem, { document }, { orderBy: { position: 'asc' } }),
     em.find(ErpProduct, { isActive: true }),

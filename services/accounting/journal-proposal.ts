@@ -1,4 +1,9 @@
-import type { JournalEntry, JournalEntryLine, PaymentLine } from '../../db/accounting/accounting-entry.entity.ts';
+import type {
+  JournalEntry,
+  JournalEntryLine,
+  MissingCatalogEntry,
+  PaymentLine,
+} from '../../db/accounting/accounting-entry.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import type { LineItem, LineItemAdjustment } from '../../db/documents/line-item.entity.ts';
 import type { ErpBookAccount } from '../../db/erp/book-account.entity.ts';
@@ -21,7 +26,8 @@ export interface ProposalInput {
   document: Pick<
     Document,
     'country' | 'type' | 'documentNumber' | 'amountCents' | 'issueDate' | 'expirationDate' | 'createdAt'
-  >;
+  > &
+    Partial<Pick<Document, 'withholdingTotalCents' | 'prepaidCents' | 'fiscalMetadata'>>;
   lines: Pick<LineItem, 'name' | 'code' | 'quantity' | 'unitPriceCents' | 'subtotalCents' | 'adjustments'>[];
   products: Pick<ErpProduct, 'externalId' | 'code' | 'bookAccountExternalId'>[];
   taxes: Pick<ErpTax, 'externalId' | 'type' | 'rate' | 'isWithholding' | 'bookAccountExternalId'>[];
@@ -33,13 +39,25 @@ export interface ProposalInput {
   postedAt: Date;
 }
 
-type MappedLine = Pick<
-  ProposedLine,
-  'description' | 'book_account_external_id' | 'debit_cents' | 'credit_cents' | 'metadata'
-> &
+/** Either a voucher whose every line has a book account, or what the ERP catalog lacks to make one. */
+export type Proposal = { journal: ProposedJournal; missing: [] } | { journal: null; missing: MissingCatalogEntry[] };
+
+type AccountRole = MissingCatalogEntry['role'];
+
+const NEEDED: Record<AccountRole, string> = {
+  expense:
+    'An active book account of debit nature, for the lines, taxes and document allowances or charges no ERP product or tax maps to an account',
+  supplier_payable:
+    'An active book account of credit nature for what is owed to suppliers (a code starting with 22 is preferred), for the payment lines and unmapped withholdings',
+};
+
+/** Where a country's chart of accounts keeps advances to suppliers (PUC 1330 in Colombia, 120 in the SAT grouping). */
+const ADVANCE_ACCOUNT_PREFIX = { COL: '1330', MEX: '120' } as const;
+
+type MappedLine = Pick<ProposedLine, 'description' | 'debit_cents' | 'credit_cents' | 'metadata'> &
   Partial<Omit<ProposedLine, 'source'>>;
 
-function agentLine(mapped: MappedLine): ProposedLine {
+function agentLine(mapped: MappedLine & { book_account_external_id: string }): ProposedLine {
   return {
     source: 'agent',
     quantity: null,
@@ -68,17 +86,56 @@ function discountOf(adjustments: LineItemAdjustment[]): Pick<ProposedLine, 'disc
   };
 }
 
+/** The document-level allowances and charges the fiscal file lists (DIAN's AllowanceCharge under the root). */
+function documentAllowanceCharges(
+  document: ProposalInput['document'],
+): { charge: boolean; reason: string; cents: number }[] {
+  const listed = document.fiscalMetadata?.documentAllowanceCharges;
+  if (!Array.isArray(listed)) return [];
+  return listed.flatMap((entry: unknown) => {
+    if (typeof entry !== 'object' || entry === null) return [];
+    const { type, reason, amount } = entry as Record<string, unknown>;
+    const cents = typeof amount === 'string' ? Math.round(Number(amount) * 100) : NaN;
+    if ((type !== 'charge' && type !== 'discount') || !Number.isFinite(cents)) return [];
+    return [{ charge: type === 'charge', reason: typeof reason === 'string' ? reason : '', cents }];
+  });
+}
+
 /**
- * The accounting agent's proposal: one debit line per line item on its product's book account (or the first expense
- * account), tax lines on each ERP tax's account, withholdings as credits, and one payment line per installment on the
- * supplier payable account. Lines it could not map say so in their metadata. Dates are the document country's days.
+ * Whether what is owed (`amountCents`) already has the withholdings taken off: a CFDI's Total always does; a DIAN
+ * PayableAmount normally leaves them to the buyer, and the parser records when an issuer deducted them.
  */
-export function proposeJournal(input: ProposalInput): ProposedJournal {
+const withholdingsDeducted = (document: ProposalInput['document']): boolean =>
+  document.country === 'MEX' || document.fiscalMetadata?.withholdingsDeductedFromPayable === true;
+
+const sumOf = (lines: ProposedLine[], side: 'debit_cents' | 'credit_cents') =>
+  lines.reduce((sum, line) => sum + (line[side] ?? 0), 0);
+
+/**
+ * The accounting agent's proposal, a balanced voucher:
+ * - debits: each line item on its product's book account (else the first expense account), and each tax on its ERP
+ *   tax's account;
+ * - credits: withholdings, the prepaid amount on the advances account, one payment line per installment on the
+ *   supplier payable account for what is left to pay;
+ * - the document's own allowances (credits) and charges (debits), and whatever still separates debits from credits
+ *   (rounding, an amount not itemized in lines, as in a manual expense), on the expense account.
+ * Lines it could map only by default say so in their metadata. A book account it needs and the catalog lacks is not
+ * invented: the proposal names it instead, and the voucher waits for the ERP to sync it. Dates are the document
+ * country's days.
+ */
+export function proposeJournal(input: ProposalInput): Proposal {
   const { document, products, taxes, accounts } = input;
-  const expenseAccount = accounts.find((account) => account.nature === 'debit')?.externalId ?? 'unmapped-expense';
+  const expenseAccount = accounts.find((account) => account.nature === 'debit');
   const payableAccount =
     accounts.find((account) => account.nature === 'credit' && account.code.startsWith('22')) ??
     accounts.find((account) => account.nature === 'credit');
+  const advanceAccount = accounts.find((account) => account.code.startsWith(ADVANCE_ACCOUNT_PREFIX[document.country]));
+  const missing = new Set<AccountRole>();
+  const byRole = (role: AccountRole): string => {
+    const account = role === 'expense' ? expenseAccount : payableAccount;
+    if (!account) missing.add(role);
+    return account?.externalId ?? '';
+  };
   const productOf = (code: string | null | undefined) =>
     code ? products.find((product) => product.code === code || product.externalId === code) : undefined;
   const taxOf = (rate: string | null, withholding: boolean) =>
@@ -95,7 +152,7 @@ export function proposeJournal(input: ProposalInput): ProposedJournal {
     journalLines.push(
       agentLine({
         description: line.name,
-        book_account_external_id: product?.bookAccountExternalId ?? expenseAccount,
+        book_account_external_id: product?.bookAccountExternalId ?? byRole('expense'),
         debit_cents: Number(line.subtotalCents),
         credit_cents: null,
         quantity: Number(line.quantity),
@@ -128,9 +185,7 @@ export function proposeJournal(input: ProposalInput): ProposedJournal {
             `${withholding ? 'Withholding' : 'Tax'} ${adjustment.code ?? ''} ${adjustment.ratePercentage ?? ''}%`
               .replace(/\s+/g, ' ')
               .trim(),
-          book_account_external_id:
-            tax?.bookAccountExternalId ??
-            (withholding ? (payableAccount?.externalId ?? 'unmapped-payable') : expenseAccount),
+          book_account_external_id: tax?.bookAccountExternalId ?? byRole(withholding ? 'supplier_payable' : 'expense'),
           debit_cents: withholding ? null : adjustment.amountCents,
           credit_cents: withholding ? adjustment.amountCents : null,
           metadata: tax ? { tax_external_id: tax.externalId } : { needs_review: 'no ERP tax matched this rate' },
@@ -138,33 +193,99 @@ export function proposeJournal(input: ProposalInput): ProposedJournal {
       );
     }
   }
+  // Withholdings the file gives only for the whole document.
+  const documentWithholdings = Number(document.withholdingTotalCents ?? 0n) - withheld;
+  if (documentWithholdings > 0) {
+    withheld += documentWithholdings;
+    journalLines.push(
+      agentLine({
+        description: 'Withholdings on the document',
+        book_account_external_id: byRole('supplier_payable'),
+        debit_cents: null,
+        credit_cents: documentWithholdings,
+        metadata: { needs_review: 'the file gives these withholdings for the whole document only' },
+      }),
+    );
+  }
+  for (const { charge, reason, cents } of documentAllowanceCharges(document)) {
+    journalLines.push(
+      agentLine({
+        description: `${charge ? 'Charge' : 'Allowance'} on the document${reason ? `: ${reason}` : ''}`,
+        book_account_external_id: byRole('expense'),
+        debit_cents: charge ? cents : null,
+        credit_cents: charge ? null : cents,
+        metadata: { document_level: true },
+      }),
+    );
+  }
+  const prepaid = Number(document.prepaidCents ?? 0n);
+  if (prepaid > 0) {
+    journalLines.push(
+      agentLine({
+        description: 'Prepaid by the company (advance applied)',
+        book_account_external_id: advanceAccount?.externalId ?? byRole('supplier_payable'),
+        debit_cents: null,
+        credit_cents: prepaid,
+        metadata: advanceAccount
+          ? { prepaid: true }
+          : { prepaid: true, needs_review: 'no advances account in the catalog' },
+      }),
+    );
+  }
+
   const { installments } = input;
-  const payable = Number(document.amountCents) - withheld;
+  const owed = Number(document.amountCents) - (withholdingsDeducted(document) ? 0 : withheld);
   const paymentLines: ProposedPaymentLine[] = installments.map((installment, index) => ({
-    book_account_external_id: payableAccount?.externalId ?? 'unmapped-payable',
+    book_account_external_id: byRole('supplier_payable'),
     book_account_code: payableAccount?.code ?? null,
     book_account_name: payableAccount?.name ?? null,
     amount_cents:
       index === installments.length - 1
-        ? payable - installments.slice(0, -1).reduce((sum, part) => sum + Number(part.amountCents), 0)
+        ? owed - installments.slice(0, -1).reduce((sum, part) => sum + Number(part.amountCents), 0)
         : Number(installment.amountCents),
     due_date: installment.dueDate,
     quota_number: installment.number,
     payment_method_external_id: null,
     cost_center_external_id: null,
   }));
+
+  const credits = sumOf(journalLines, 'credit_cents') + paymentLines.reduce((sum, line) => sum + line.amount_cents, 0);
+  const difference = sumOf(journalLines, 'debit_cents') - credits;
+  if (difference !== 0) {
+    journalLines.push(
+      agentLine({
+        description: input.lines.length === 0 ? 'Amount of the document' : 'Difference to the document total',
+        book_account_external_id: byRole('expense'),
+        debit_cents: difference < 0 ? -difference : null,
+        credit_cents: difference > 0 ? difference : null,
+        metadata:
+          input.lines.length === 0
+            ? { reason: 'not_itemized' }
+            : { reason: 'difference_to_total', needs_review: 'debits and credits differ by this amount' },
+      }),
+    );
+  }
+
+  if (missing.size > 0)
+    return {
+      journal: null,
+      missing: [...missing].map((role) => ({ catalog: 'book_accounts', role, description: NEEDED[role] })),
+    };
   return {
-    status: 'posted',
-    document_number: document.documentNumber,
-    document_type_external_id: null,
-    vendor_external_id: input.vendor?.externalId ?? null,
-    issue_date: documentDate(document.issueDate ?? document.createdAt, document),
-    posting_date: countryDate(input.postedAt, document.country),
-    expiration_date: document.expirationDate ? documentDate(document.expirationDate, document) : null,
-    cost_center_external_id: null,
-    description: `${document.type.replace('_', ' ')} ${document.documentNumber}`,
-    erp_journal_entry_lines: journalLines,
-    payment_lines: paymentLines,
-    erp_journal_entry_taxes: [],
+    journal: {
+      status: 'posted',
+      document_number: document.documentNumber,
+      document_type_external_id: null,
+      vendor_external_id: input.vendor?.externalId ?? null,
+      issue_date: documentDate(document.issueDate ?? document.createdAt, document),
+      posting_date: countryDate(input.postedAt, document.country),
+      expiration_date: document.expirationDate ? documentDate(document.expirationDate, document) : null,
+      cost_center_external_id: null,
+      description: `${document.type.replace('_', ' ')} ${document.documentNumber}`,
+      erp_journal_entry_lines: journalLines,
+      payment_lines: paymentLines,
+      erp_journal_entry_taxes: [],
+    },
+    missing: [],
   };
 }

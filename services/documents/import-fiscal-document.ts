@@ -2,12 +2,16 @@ import { Refusal } from '../../platform/refusal.ts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Company } from '../../db/companies/company.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
-import { Document } from '../../db/documents/document.entity.ts';
+import { Document, type DocumentExpenses, type DocumentSupport } from '../../db/documents/document.entity.ts';
 import { LineItem } from '../../db/documents/line-item.entity.ts';
 import { PaymentReceiptComplement } from '../../db/documents/payment-receipt-complement.entity.ts';
 import { CURRENCIES, type Currency } from '../../db/money.ts';
 import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
-import type { NormalizedDocument, NormalizedPaymentComplement } from '../../fiscal/normalized-document.ts';
+import type {
+  NormalizedDocument,
+  NormalizedPaymentComplement,
+  SupportDocumentFacts,
+} from '../../fiscal/normalized-document.ts';
 import { centsToDecimal } from '../../fiscal/money.ts';
 import { parseFiscalDocument } from '../../fiscal/parse.ts';
 import type { FileStorage } from '../../platform/storage/file-storage.ts';
@@ -15,6 +19,7 @@ import { recordEvent, undeliveredEventsOf } from '../webhooks/events.ts';
 import type { Processes } from '../processes.ts';
 import { documentCreatedPayload } from '../webhooks/payloads.ts';
 import { upsertSupplier } from '../beneficiaries/beneficiaries.ts';
+import type { DianSettings } from '../dian/settings.ts';
 
 export interface ImportFiscalDocumentInput {
   companyId: string;
@@ -45,11 +50,14 @@ export interface ImportDeps {
   processes: Processes;
   /** The API's public URL, for links in the `document.created` payload. */
   publicUrl: string;
+  /** The DIAN software the service issues with: a documento soporte it issued has its CUDS recomputed with the PIN. */
+  dian?: Pick<DianSettings, 'softwareId' | 'softwarePin'>;
 }
 
 /**
  * Imports one fiscal XML for a company: the document, its supplier as beneficiary, its line items and a
- * `document.created` log, in one transaction; then makes sure its lifecycle workflow runs. Importing the same
+ * `document.created` log, in one transaction; then makes sure its lifecycle workflow runs. A DIAN documento soporte
+ * becomes an `expense` whose beneficiary is its seller, with its `document_support`. Importing the same
  * file again returns the existing document, so the call is safe to retry; a known fiscal reference with other content
  * is refused (`fiscal_reference_conflict`).
  */
@@ -57,9 +65,13 @@ export async function importFiscalDocument(
   deps: ImportDeps,
   input: ImportFiscalDocumentInput,
 ): Promise<ImportFiscalDocumentResult> {
-  const parsed = parseFiscalDocument(input.xml, input.fileName);
   const em = companyEm(deps.orm, input.companyId);
   const company = await em.findOneOrFail(Company, { id: input.companyId }, { filters: false });
+  const { softwareId, softwarePin } = deps.dian ?? {};
+  const parsed = parseFiscalDocument(input.xml, input.fileName, {
+    ownTaxId: company.taxId ?? null,
+    dianSoftware: softwareId && softwarePin ? { id: softwareId, pin: softwarePin } : null,
+  });
   if (parsed.kind === 'payment_complement') return importPaymentComplement(em, company, parsed.complement);
 
   const normalized = parsed.document;
@@ -145,6 +157,10 @@ async function createDocument(
     const key = `${company.id}/documents/${document.id}/${document.id}.xml`;
     // The key, not a URL: links are built when presented, from the serving API's own public URL.
     document.sourceXmlPath = key;
+    if (normalized.supportDocument) {
+      document.documentSupport = storedSupport(normalized.supportDocument);
+      document.expenses = supportedExpense(normalized, key, input.fileName);
+    }
     for (const line of normalized.lineItems) {
       tx.create(LineItem, {
         company,
@@ -190,6 +206,46 @@ async function createDocument(
     await deps.storage.put(key, bytes, 'application/xml');
     return document;
   });
+}
+
+/** The documento soporte as `documents.document_support` keeps it. */
+function storedSupport(support: SupportDocumentFacts): DocumentSupport {
+  const { seller } = support;
+  return {
+    issueDate: support.issueDate,
+    documentNumber: support.documentNumber,
+    cuds: support.cuds,
+    cudsCheck: support.cudsCheck,
+    seller: {
+      name: seller.name,
+      identifierType: seller.identifierType,
+      identifierNumber: seller.identifierNumber,
+      checkDigit: seller.checkDigit,
+      email: seller.email,
+      address: seller.address,
+    },
+    partiesReversed: support.partiesReversed,
+    resolution: support.resolution,
+    environment: support.environment,
+  };
+}
+
+const MAX_DESCRIPTION = 1000;
+
+/** The expense a documento soporte records: what was bought, on its day, the document itself as the receipt. */
+function supportedExpense(normalized: NormalizedDocument, storageKey: string, fileName: string): DocumentExpenses {
+  const bought = normalized.lineItems.map((line) => line.name).join('; ');
+  return {
+    origin: 'support_document',
+    category: null,
+    costCenter: null,
+    description: Array.from(bought).slice(0, MAX_DESCRIPTION).join('') || null,
+    spentOn: normalized.supportDocument?.issueDate ?? null,
+    receiptUrl: null,
+    receiptStorageKey: storageKey,
+    receiptFileName: fileName,
+    reimbursedPerson: null,
+  };
 }
 
 /**

@@ -10,8 +10,14 @@ import { generatePayables, nothingLeftToPay } from '../../db/payments/payable-sc
 import { Tag } from '../../db/tags/tag.entity.ts';
 import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
 import { WorkflowFlow, type FlowStepDefinition } from '../../db/workflow-steps/workflow-flow.entity.ts';
-import { WorkflowStep, type DecisionOption, type StepDecision } from '../../db/workflow-steps/workflow-step.entity.ts';
+import {
+  WorkflowStep,
+  type DecisionOption,
+  type StepActor,
+  type StepDecision,
+} from '../../db/workflow-steps/workflow-step.entity.ts';
 import { labelsOf, type Person, type StepState } from '../../domain/step-rules.ts';
+import { AGENT_NAME, adviseStep } from '../recommendations/recommend.ts';
 
 /** What a lifecycle run starts from: the company's flow as it was when the document arrived, and how far it got. */
 export interface LifecycleSnapshot {
@@ -167,22 +173,34 @@ async function decisionFor(em: EntityManager, definition: FlowStepDefinition): P
   };
 }
 
-/** Writes a step of the flow as it opens (idempotent per document and position). */
+/** A step as it opened, and the document's approval status after it (an agent may have decided it at once). */
+export interface OpenedStep {
+  step: StepState;
+  approvalStatus: ApprovalStatus;
+}
+
+/**
+ * Writes a step of the flow as it opens (idempotent per document and position), with the recommendations of the
+ * company's agent for its kind when that is on. Above the company's threshold the agent decides the step at once: it
+ * opens completed, with the outcome a person's decision would have had.
+ */
 export async function openStep(
   orm: Orm,
   input: { companyId: string; documentId: string; position: number; definition: FlowStepDefinition },
-): Promise<StepState> {
+): Promise<OpenedStep> {
   const em = companyEm(orm, input.companyId);
   return em.transactional(async (tx) => {
     const document = await documentOrFail(tx, input.documentId);
+    const opened = (step: WorkflowStep) => ({ step: stepState(step), approvalStatus: document.approvalStatus });
     const existing = await tx.findOne(WorkflowStep, { document, position: input.position });
-    if (existing) return stepState(existing);
+    if (existing) return opened(existing);
     const emails = (input.definition.assignees ?? []).map((email) => email.toLowerCase());
     const members = emails.length ? await tx.find(Member, { email: { $in: emails } }) : [];
     const decision = await decisionFor(tx, input.definition);
     const step = tx.create(WorkflowStep, {
       company: document.company,
       document,
+      beneficiary: document.beneficiary ?? null,
       position: input.position,
       action: input.definition.action,
       kind: decision ? decision.kind : null,
@@ -209,7 +227,22 @@ export async function openStep(
       recommendations: [],
     });
     if (decision?.kind === 'approval' && document.approvalStatus !== 'approved') document.approvalStatus = 'in_review';
-    return stepState(step);
+    const advice = decision ? await adviseStep(tx, { document, decision, now: new Date() }) : null;
+    if (advice) step.recommendations = advice.recommendations;
+    if (advice?.decision) {
+      // Decided here, not through the API: the step was never anyone's to decide.
+      step.actionable = false;
+      step.decidedByAgent = true;
+      await closeStep(tx, document, step, {
+        values: advice.decision.values,
+        labels: advice.decision.labels,
+        actedBy: { email: '', name: AGENT_NAME },
+        actor: { type: 'agent', name: AGENT_NAME },
+        comment: null,
+        why: { rationale: advice.decision.rationale },
+      });
+    }
+    return opened(step);
   });
 }
 
@@ -261,25 +294,60 @@ export async function completeStep(
       step.kind === 'approval' && step.assignees.some((assignee) => assignee.values?.includes('reject'))
         ? ['reject']
         : input.values;
-    step.status = 'completed';
-    step.completedAt = new Date();
     const named = new Map(input.values.map((value, index) => [value, input.labels[index] ?? value]));
-    step.result = { values, labels: labelsOf(step.decision?.options ?? [], values, named) };
-    step.actedBy = { email: input.actor.email, name: input.actor.name };
-    step.comment = input.comment;
-    tx.create(ActivityLog, {
-      company: document.company,
-      document,
-      event: 'document.updated',
+    await closeStep(tx, document, step, {
+      values,
+      labels: labelsOf(step.decision?.options ?? [], values, named),
+      actedBy: { email: input.actor.email, name: input.actor.name },
       actor,
-      metadata: { change: 'step_completed', step: step.id, action: step.action, values, comment: input.comment },
+      comment: input.comment,
     });
-    if (step.kind === 'approval')
-      await decideApproval(tx, document, values[0] === 'approve' ? 'approved' : 'rejected', actor, null);
-    if (step.kind === 'tagging')
-      await tagDocument(tx, document.company, document, await ensureTags(tx, document.company, values));
     return written();
   });
+}
+
+/**
+ * Completes a step with its decision, whoever took it (a person, the process that owns it, the agent), and its
+ * outcome: an approval approves or rejects the document (payables and all), a tagging step tags it.
+ */
+async function closeStep(
+  tx: EntityManager,
+  document: Document,
+  step: WorkflowStep,
+  close: {
+    values: string[];
+    labels: string[];
+    actedBy: StepActor;
+    actor: Actor;
+    comment: string | null;
+    /** More for the log (the agent's rationale). */
+    why?: Record<string, unknown>;
+  },
+): Promise<void> {
+  const { values } = close;
+  step.status = 'completed';
+  step.completedAt = new Date();
+  step.result = { values, labels: close.labels };
+  step.actedBy = close.actedBy;
+  step.comment = close.comment;
+  tx.create(ActivityLog, {
+    company: document.company,
+    document,
+    event: 'document.updated',
+    actor: close.actor,
+    metadata: {
+      change: 'step_completed',
+      step: step.id,
+      action: step.action,
+      values,
+      comment: close.comment,
+      ...close.why,
+    },
+  });
+  if (step.kind === 'approval')
+    await decideApproval(tx, document, values[0] === 'approve' ? 'approved' : 'rejected', close.actor, null);
+  if (step.kind === 'tagging')
+    await tagDocument(tx, document.company, document, await ensureTags(tx, document.company, values));
 }
 
 async function decideApproval(

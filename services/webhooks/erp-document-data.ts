@@ -1,6 +1,10 @@
 import type { z } from 'zod';
 import { centsToAmount, isoDate } from '../../platform/money.ts';
-import type { AccountingEntry, JournalEntryLine } from '../../db/accounting/accounting-entry.entity.ts';
+import {
+  handedOverJournal,
+  type AccountingEntry,
+  type JournalEntryLine,
+} from '../../db/accounting/accounting-entry.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import { ErpBookAccount } from '../../db/erp/book-account.entity.ts';
 import { ErpCostCenter } from '../../db/erp/cost-center.entity.ts';
@@ -41,7 +45,7 @@ const present = <T>(values: (T | null | undefined)[]) => [
 
 /** Reads the catalog records `entry` references: one query per catalog, through the company's entity manager. */
 export async function loadVoucherCatalog(em: EntityManager, entry: AccountingEntry): Promise<VoucherCatalog> {
-  const journal = entry.journalEntry;
+  const journal = handedOverJournal(entry);
   const lines = journal.erp_journal_entry_lines;
   const accountIds = present([
     ...lines.map((line) => line.book_account_external_id),
@@ -125,7 +129,7 @@ export function erpDocumentData(
   registration: ErpRegistration,
   catalog: VoucherCatalog,
 ): ErpDocumentData {
-  const journal = entry.journalEntry;
+  const journal = handedOverJournal(entry);
   const lines = journal.erp_journal_entry_lines;
   const items = lines.filter(isItem);
   const crossing = lines.find((line) => line.source === 'purchase_order' || line.source === 'goods_receipt');

@@ -1,5 +1,9 @@
 import { renderDocuments } from '../../read-models/document-json.ts';
-import type { AccountingEntry, JournalEntry } from '../../db/accounting/accounting-entry.entity.ts';
+import {
+  handedOverJournal,
+  type AccountingEntry,
+  type JournalEntry,
+} from '../../db/accounting/accounting-entry.entity.ts';
 import type { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
@@ -65,7 +69,7 @@ export function documentAccountedPayload(
         // A crossed voucher (purchase order or goods receipt lines) is registered against that document.
         is_crossed: entry.isCrossed,
         summary: entry.summary,
-        journal_entry: withLocalAmounts(document, entry.journalEntry),
+        journal_entry: withLocalAmounts(document, handedOverJournal(entry)),
         advance_crossings: entry.advanceCrossings,
         registration_payload: entry.registrationPayload ?? null,
       },

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Integrator } from './integrator.ts';
@@ -23,6 +24,23 @@ export const FLOW = {
   ],
 };
 
+/** The ERP's chart of accounts, as far as the accounting agent needs it: an expense and a supplier payable account. */
+const BOOK_ACCOUNTS = [
+  { external_id: 'BA-5195', code: '519595', name: 'Diversos', nature: 'debit' },
+  { external_id: 'BA-2205', code: '220505', name: 'Proveedores nacionales', nature: 'credit' },
+];
+
+async function syncBookAccounts(apiUrl: string, apiKey: string): Promise<void> {
+  const answer = await fetch(`${apiUrl}/api/v1/erp/book-accounts`, {
+    method: 'POST',
+    headers: { authorization: `ApiKey ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+    body: JSON.stringify({ items: BOOK_ACCOUNTS }),
+  });
+  const body = await answer.json();
+  if (answer.status !== 200 || body.synced !== BOOK_ACCOUNTS.length)
+    throw new Error(`book accounts sync: ${answer.status} ${JSON.stringify(body)}`);
+}
+
 /** A Colombian company with the workflow API, one member, the flow above, and both webhooks to the ERP receiver. */
 export async function setUpCompany(stack: Stack, ops: Operator): Promise<{ company: string; apiKey: string }> {
   const must = async (...args: string[]) => {
@@ -41,6 +59,7 @@ export async function setUpCompany(stack: Stack, ops: Operator): Promise<{ compa
     '900111222',
   );
   await must('members', 'add', '--company', company, '--email', MEMBER, '--name', 'Ana Gómez');
+  await syncBookAccounts(stack.apiUrls[0]!, apiKey);
   // The company signs its DIAN events with a certificate from the authority the simulator trusts.
   const certificate = join(stack.dir, 'company-certificate.p12');
   const passwordFile = join(stack.dir, 'company-certificate.password');

@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 async function companyWithInvoice(subscribed: boolean) {
-  const made = await makeCompany(api.orm, { country: 'COL' });
+  const made = await makeCompany(api.orm, { country: 'COL', bookAccounts: true });
   if (subscribed) await subscribeWebhook(made.company.id, 'document.accounted', `${receiver.url}/hooks`, SECRET);
   const imported = await ops('documents', 'import', '--company', made.company.id, DIAN_INVOICE);
   return { ...made, reference: imported.stdout.documents[0].reference as string };
@@ -50,6 +50,7 @@ describe('POST /documents/{reference}/accounting/retry', () => {
       status: 'posted',
       accounted_at: expect.any(String),
       registration_state: 'failed',
+      missing_catalog_entries: [],
       failure: { code: 'period_closed', message: 'El periodo contable está cerrado' },
       retry_allowed: true,
     });

@@ -50,7 +50,7 @@ function dollarInvoice(): string {
 }
 
 async function dollarDocument() {
-  const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
+  const { company, apiKey } = await makeCompany(api.orm, { country: 'COL', bookAccounts: true });
   await subscribeWebhook(company.id, 'document.accounted', `${receiver.url}/hooks`, SECRET);
   const imported = await ops('documents', 'import', '--company', company.id, dollarInvoice());
   expect(imported.stdout.errors).toEqual([]);

@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 async function subscribedCompany(event: string, extra: string[] = []) {
-  const company = await makeCompany(api.orm, { country: 'COL' });
+  const company = await makeCompany(api.orm, { country: 'COL', bookAccounts: true });
   const added = await ops(
     'webhooks',
     'add',
@@ -482,7 +482,12 @@ describe('document.accounted', () => {
 
   it('resolves the accounting step of the flow when the ERP registers the voucher', async () => {
     const members = [{ email: 'ana@example.co', name: 'Ana' }];
-    const { company, apiKey } = await makeCompany(api.orm, { country: 'COL', features: ['workflow_api'], members });
+    const { company, apiKey } = await makeCompany(api.orm, {
+      country: 'COL',
+      features: ['workflow_api'],
+      members,
+      bookAccounts: true,
+    });
     await ops(
       'webhooks',
       'add',
@@ -714,7 +719,7 @@ describe('document.accounted', () => {
       jsonReply(200, { erp_invoice_id: longId, invoice_reference: null }),
     ]);
     try {
-      const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
+      const { company, apiKey } = await makeCompany(api.orm, { country: 'COL', bookAccounts: true });
       expect(
         (
           await ops(

@@ -330,7 +330,7 @@ describe('assignees', () => {
     // Both attempts of one activity run at once: the first outlived its timeout (a database that came back, say).
     const document = await seedDocument(api.orm, company);
     const ids = { companyId: company.id, documentId: document.id };
-    const step = await openStep(api.orm, {
+    const { step } = await openStep(api.orm, {
       ...ids,
       position: 0,
       definition: { action: 'document.approval', kind: 'approval', assignees: ['ana@example.co'] },

@@ -137,7 +137,7 @@ export interface Document {
   updated_at: string;
   issue_date: string | null;
   expiration_date: string | null;
-  /** CUFE (96 hex characters) in Colombia, fiscal UUID in Mexico */
+  /** CUFE (96 hex characters) in Colombia (the CUDS of a documento soporte), fiscal UUID in Mexico; null for an expense recorded without a fiscal document */
   fiscal_reference: string | null;
   fiscal_metadata: {
     final_notes: string[];
@@ -155,11 +155,8 @@ export interface Document {
   beneficiary: Beneficiary | null;
   payments: DocumentPayment[];
   payables: Payable[];
-  /** Only issue_date and document_number */
-  document_support: {
-    issue_date: string;
-    document_number: string;
-  } | null;
+  /** The documento soporte of an expense imported from DIAN; null otherwise */
+  document_support: DocumentSupport | null;
   invoice_reception_events: {
     /** acuse (030), reclamo (031), recibo (032), aceptacion_expresa (033), aceptacion_tacita (034) */
     event: string;
@@ -180,8 +177,8 @@ export interface Document {
     paid_amount: number;
     outstanding_balance: number;
   }[];
-  /** Kept as received; no field is guaranteed */
-  expenses: Record<string, unknown> | null;
+  /** Set on `expense` documents; null on invoices and notes */
+  expenses: DocumentExpense | null;
   logs: {
     /** document.created, document.approved, document.updated... */
     event: string;
@@ -220,8 +217,10 @@ export interface DocumentAccounting {
   reference: string;
   status: 'posted' | 'cancelled';
   accounted_at: string;
-  /** `registering` while the hand-off runs, `registered` once the ERP answered 200, `failed` once it answered 422 (or gave up), `pending` when no receiver is subscribed */
-  registration_state: 'pending' | 'registering' | 'registered' | 'failed';
+  /** `awaiting_catalog` while the ERP catalog lacks a book account the voucher needs (named in `missing_catalog_entries`; it is handed over once the ERP syncs them), `registering` while the hand-off runs, `registered` once the ERP answered 200, `failed` once it answered 422 (or gave up), `pending` when no receiver is subscribed */
+  registration_state: 'awaiting_catalog' | 'pending' | 'registering' | 'registered' | 'failed';
+  /** What the ERP catalog must sync before the voucher can be proposed; empty unless `awaiting_catalog` */
+  missing_catalog_entries: MissingCatalogEntry[];
   /** The ERP's 422 `error` (its code and message, as it answered them) or why the hand-off gave up */
   failure: {
     code: string;
@@ -247,6 +246,24 @@ export interface DocumentExchangeRate {
   target_currency: Currency;
   /** The day of the rate: DIAN `cbc:Date` (null when the file gives none), the issue day for a CFDI */
   date: string | null;
+}
+
+/** What an `expense` document adds: its category, cost center, receipt and who is reimbursed. Null on every other type */
+export interface DocumentExpense {
+  /** `support_document`: imported from a DIAN documento soporte (see `document_support`); `manual`: recorded by an operator or integrator with its receipt (POST /documents/expenses) */
+  origin: 'support_document' | 'manual';
+  /** Free text: travel, meals, transport... */
+  category: string | null;
+  /** The cost center it is charged to (an ERP external_id, or free text) */
+  cost_center: string | null;
+  description: string | null;
+  /** The day the cost was incurred */
+  spent_on: string | null;
+  /** URL of the receipt: the link given, or the API URL of an uploaded one (served to the company only); for a documento soporte, its XML */
+  receipt_file_path: string | null;
+  receipt_file_name: string | null;
+  /** Null when nobody is paid back */
+  reimbursed_person: ReimbursedPerson | null;
 }
 
 export interface DocumentList {
@@ -279,7 +296,7 @@ export interface DocumentListItem {
   updated_at: string;
   issue_date: string | null;
   expiration_date: string | null;
-  /** CUFE (96 hex characters) in Colombia, fiscal UUID in Mexico */
+  /** CUFE (96 hex characters) in Colombia (the CUDS of a documento soporte), fiscal UUID in Mexico; null for an expense recorded without a fiscal document */
   fiscal_reference: string | null;
   fiscal_metadata: {
     final_notes: string[];
@@ -297,11 +314,8 @@ export interface DocumentListItem {
   beneficiary?: Beneficiary | null;
   payments?: DocumentPayment[];
   payables?: Payable[];
-  /** Only issue_date and document_number */
-  document_support?: {
-    issue_date: string;
-    document_number: string;
-  } | null;
+  /** The documento soporte of an expense imported from DIAN; null otherwise */
+  document_support?: DocumentSupport | null;
   invoice_reception_events?: {
     /** acuse (030), reclamo (031), recibo (032), aceptacion_expresa (033), aceptacion_tacita (034) */
     event: string;
@@ -322,8 +336,8 @@ export interface DocumentListItem {
     paid_amount: number;
     outstanding_balance: number;
   }[];
-  /** Kept as received; no field is guaranteed */
-  expenses?: Record<string, unknown> | null;
+  /** Set on `expense` documents; null on invoices and notes */
+  expenses?: DocumentExpense | null;
   logs?: {
     /** document.created, document.approved, document.updated... */
     event: string;
@@ -392,6 +406,45 @@ export interface DocumentPrepaid {
   convention: 'payable_net_of_prepaid' | 'payable_includes_prepaid';
 }
 
+/** The documento soporte behind an expense: the company's own DIAN record of a purchase from someone not obliged to invoice (UBL Invoice, InvoiceTypeCode 05) */
+export interface DocumentSupport {
+  /** `cbc:IssueDate` of the documento soporte */
+  issue_date: string;
+  /** `cbc:ID`: its prefix and consecutive number */
+  document_number: string;
+  /** The CUDS (`cbc:UUID schemeName="CUDS-SHA384"`), 96 hexadecimal characters; also the `fiscal_reference` */
+  cuds: string | null;
+  /** `recomputed`: issued with the DIAN software this service holds the PIN of, and the CUDS equals SHA-384 of its composition (NumDS + FecDS + HorDS + ValDS + 01 + ValImp1 + ValTot + NumSNO + NITABS + PIN + TipoAmbiente); `format`: issued with other software, so only its shape (96 hex) could be checked, as for a CUFE */
+  cuds_check: 'recomputed' | 'format' | null;
+  /** The seller not obliged to invoice (NumSNO): the beneficiary of the expense */
+  seller: {
+    name: string;
+    /** CC, NIT, CE, PA... */
+    identifier_type: string;
+    /** Without check digit */
+    identifier_number: string;
+    /** The NIT check digit (DV), when given */
+    check_digit: string | null;
+    email: string | null;
+    address: string | null;
+  } | null;
+  /** True when the file put the company in AccountingSupplierParty and the seller in AccountingCustomerParty, the other way round from DIAN's annex; the seller is the beneficiary either way */
+  parties_reversed: boolean;
+  /** The DIAN numbering resolution the document states (`sts:InvoiceControl`); null when it states none */
+  resolution: {
+    /** `sts:InvoiceAuthorization` */
+    number: string | null;
+    valid_from: string | null;
+    valid_to: string | null;
+    prefix: string | null;
+    range_from: string | null;
+    range_to: string | null;
+  } | null;
+  /** `ProfileExecutionID` 1 (production) or 2 (test, habilitación) */
+  environment: 'production' | 'test' | null;
+}
+
+/** `expense`: a cost that is not a supplier's invoice. In Colombia, a purchase from a seller not obliged to invoice, backed by the company's own DIAN documento soporte (imported like an invoice); in both countries, a reimbursable or non-invoiced cost an operator or integrator records with its receipt (POST /documents/expenses). It is approved and paid like an invoice */
 export type DocumentType = 'invoice' | 'debit_note' | 'credit_note' | 'expense';
 
 export interface ErpBookAccount {
@@ -861,6 +914,14 @@ export interface ErpVendorRecord {
 /** A batch `{ items: [...] }` of 1 to 1000 records, or one record. */
 export type ErpVendorSyncRequest = ErpVendorBatch | ErpVendorRecord;
 
+/** An expense with its receipt as a file, as multipart/form-data */
+export interface ExpenseUpload {
+  /** The expense as JSON text: the same object as the JSON body (without receipt_url) */
+  data: string;
+  /** pdf, jpg, jpeg or png, at most 5 MB */
+  receipt: string;
+}
+
 /** The sync is under way; its outcome arrives asynchronously. */
 export type FiscalSyncAccepted = {
   country: 'MEX';
@@ -937,6 +998,14 @@ export interface LineItem {
   }[];
   created_at: string;
   updated_at: string;
+}
+
+export interface MissingCatalogEntry {
+  /** The ERP catalog to sync (POST /erp/book-accounts) */
+  catalog: 'book_accounts';
+  /** `expense`: an active book account of debit nature; `supplier_payable`: an active book account of credit nature (a code starting with 22 preferred) */
+  role: 'expense' | 'supplier_payable';
+  description: string;
 }
 
 /** The payment record's payable fields, plus installment_number, projects and cost_center */
@@ -1179,6 +1248,15 @@ export type ReceptionEventStatus = 'processing' | 'accepted' | 'rejected' | 'fai
 /** DIAN event code: 030 acuse, 031 reclamo, 032 recibo, 033 aceptación expresa, 034 aceptación tácita */
 export type ReceptionEventType = '030' | '031' | '032' | '033' | '034';
 
+/** Who paid the cost out of pocket and is paid back */
+export interface ReimbursedPerson {
+  name: string;
+  /** CC, CE, NIT, PA, RFC, CURP... */
+  identifier_type: string;
+  identifier_number: string;
+  email: string | null;
+}
+
 /** Error body of the workflow-step endpoints. */
 export interface StepError {
   status: number;
@@ -1251,9 +1329,13 @@ export interface WorkflowStep {
     name: string;
     acted: boolean;
   }[];
+  /** Filled only when the company's recommendation agent for this kind of step is on (`ops agents set`), from the decisions people took on the same supplier's documents in the company: its last 100 completed steps of this kind (and, for a classification, of this field_name) within 365 days, and for approvals only those at amounts within 10% in the same currency. Empty with fewer than 5 such decisions. Approval and classification: the value a majority chose; tagging: each tag chosen for more than half of them. When the company lets the agent decide above a score, a step whose best score is above it is completed by the agent as it opens (logged with actor type `agent`) and never shows as pending */
   recommendations: {
+    /** One of the decision's option values (for tagging, a tag of the company) */
     value: string;
-    confidence_level: string;
+    /** How strongly the evidence backs the value, by its score (the lower bound of the 95% Wilson interval of the share of decisions that chose it): `high` at 0.8 or more, `medium` at 0.5 or more, else `low` */
+    confidence_level: 'high' | 'medium' | 'low';
+    /** The counts behind it, for a person, e.g. "approve: 24 approved and 0 rejected for ACME S.A.S. at amounts within 10% of this one" */
     rationale: string;
   }[];
 }
@@ -1486,6 +1568,66 @@ export interface AddDocumentNote {
   };
 }
 
+/** `POST /public/api/v1/documents/expenses`: Record an expense with its receipt */
+export interface CreateExpense {
+  request: {
+    /** Replays the first answer to this key (same body) for 24 hours. */
+    idempotencyKey?: string;
+  } & JsonOrForm<{
+    /** An existing beneficiary of the company, who is paid (`404 beneficiary_not_found` otherwise). Give it, reimbursed_person, or both */
+    beneficiary_reference?: string;
+    /** Who paid the cost out of pocket and is paid back. Without beneficiary_reference, the beneficiary paid: the one with this identifier type and number, or, when the company has none, a new beneficiary of type `employee` */
+    reimbursed_person?: {
+      name: string;
+      /** CC, CE, NIT, PA, RFC, CURP...; compared without case */
+      identifier_type: string;
+      identifier_number: string;
+      email?: string;
+    };
+    /** Greater than 0, at most 2 decimals (a JSON number or a decimal string) */
+    amount: number | string;
+    amount_currency: Currency;
+    /** The expense's date, YYYY-MM-DD in the company's country */
+    issue_date: string;
+    /** When it is to be paid back (the payable's expiration_date); absent: the beneficiary's payment term from issue_date, or issue_date */
+    due_date?: string;
+    /** The day the cost was incurred; absent: issue_date */
+    spent_on?: string;
+    /** The receipt or ticket number; absent: `EXP-` and 12 hexadecimal characters of the reference */
+    document_number?: string;
+    category?: string;
+    /** The cost center it is charged to: an ERP cost center's external_id, or free text */
+    cost_center?: string;
+    description?: string;
+    /** A link to the receipt at a public address (IPv4 or IPv6), or in a network the operator allows: private, loopback, link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming the rule. Kept as given, never fetched. To upload the file instead, send multipart/form-data */
+    receipt_url?: string;
+    /** Absent: the URL's last path segment */
+    receipt_file_name?: string;
+    /** A company member recording it through the integration: the `document.created` log names them (actor `user`); absent, the API key */
+    acting_user_email?: string;
+  }, {}>;
+  responses: {
+    /** Created: the expense as GET /documents/{reference} shows it */
+    201: Document;
+    /** `VALIDATION_ERROR`: the request is not valid; `acting_user_not_found_in_company`: acting_user_email is not a member */
+    400: ValidationError | FlatError;
+    /** `unauthorized`: missing or invalid API key */
+    401: FlatError;
+    /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
+    403: FlatError;
+    /** `beneficiary_not_found`: no beneficiary of the company has this reference */
+    404: FlatError;
+    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
+    409: FlatError;
+    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the beneficiary paid has been deleted */
+    422: FlatError;
+    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
+  };
+}
+
 /** `POST /public/api/v1/documents/{reference}/accounting/retry`: Hand the voucher over to the ERP again */
 export interface RetryDocumentAccounting {
   request: {
@@ -1507,7 +1649,7 @@ export interface RetryDocumentAccounting {
     403: FlatError;
     /** `document_not_found`: no document of the company has this reference */
     404: FlatError;
-    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running; `not_accounted`: the document has no posted voucher to hand over; `already_registered`: the ERP has already registered the voucher; `registration_in_progress`: the voucher is being handed over right now; `no_receiver`: no webhook subscription of the company receives document.accounted */
+    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running; `not_accounted`: the document has no posted voucher to hand over; `already_registered`: the ERP has already registered the voucher; `registration_in_progress`: the voucher is being handed over right now; `awaiting_catalog`: the ERP catalog still lacks a book account the voucher needs (`accounting.missing_catalog_entries`); it is handed over once the ERP syncs it; `no_receiver`: no webhook subscription of the company receives document.accounted */
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
@@ -2419,6 +2561,7 @@ export interface Operations {
   acknowledgeDocument: AcknowledgeDocument;
   tagDocument: TagDocument;
   addDocumentNote: AddDocumentNote;
+  createExpense: CreateExpense;
   retryDocumentAccounting: RetryDocumentAccounting;
   getCurrentWorkflowStep: GetCurrentWorkflowStep;
   completeWorkflowStep: CompleteWorkflowStep;
@@ -2460,6 +2603,7 @@ export const operations = {
   acknowledgeDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/acknowledge', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
   tagDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/tags', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
   addDocumentNote: { method: 'POST', path: '/public/api/v1/documents/{reference}/notes', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429, 503], multipart: true },
+  createExpense: { method: 'POST', path: '/public/api/v1/documents/expenses', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429, 503], multipart: true },
   retryDocumentAccounting: { method: 'POST', path: '/public/api/v1/documents/{reference}/accounting/retry', auth: 'api-key', statuses: [202, 400, 401, 403, 404, 409, 422, 429, 503] },
   getCurrentWorkflowStep: { method: 'GET', path: '/public/api/v1/workflow-steps/current', auth: 'api-key', statuses: [200, 204, 400, 401, 403, 404, 429, 503] },
   completeWorkflowStep: { method: 'POST', path: '/public/api/v1/workflow-steps/{reference}/complete', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },

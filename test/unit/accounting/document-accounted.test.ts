@@ -7,9 +7,15 @@ import type { LineItemAdjustment } from '../../../db/documents/line-item.entity.
 import type { EntityManager } from '../../../db/orm.ts';
 import { installmentsOf } from '../../../db/payments/payable-schedule.ts';
 import { countryDate, documentDate } from '../../../fiscal/country-dates.ts';
+import { fixtureText, parseDocument } from '../fiscal/fixtures.ts';
 import { JOURNAL_ENTRY_KEYS, JOURNAL_LINE_KEYS, PAYMENT_LINE_KEYS, keysOf } from '../../helpers/voucher-keys.ts';
 
 type DocumentFields = ProposalInput['document'] & Pick<Document, 'beneficiary'>;
+
+const CATALOG: ProposalInput['accounts'] = [
+  { externalId: 'ba-2205', code: '220505', name: 'Proveedores nacionales', nature: 'credit' },
+  { externalId: 'ba-5110', code: '511025', name: 'Asesoría técnica', nature: 'debit' },
+];
 
 // Issued in the evening: already the next day in UTC.
 const colombian: DocumentFields = {
@@ -33,7 +39,7 @@ const mexican: DocumentFields = {
 /** The installments as the voucher gets them: a document without beneficiary never reaches the ERP catalogs. */
 const installments = (document: DocumentFields) => installmentsOf({} as EntityManager, document as Document);
 
-async function voucher(document: DocumentFields, overrides: Partial<ProposalInput> = {}) {
+async function proposal(document: DocumentFields, overrides: Partial<ProposalInput> = {}) {
   return proposeJournal({
     document,
     lines: [],
@@ -47,7 +53,14 @@ async function voucher(document: DocumentFields, overrides: Partial<ProposalInpu
   });
 }
 
-function accountedPayload(document: DocumentFields & { fiscalMetadata?: Record<string, unknown> }) {
+/** A voucher the catalog maps whole. */
+async function voucher(document: DocumentFields, overrides: Partial<ProposalInput> = {}) {
+  const proposed = await proposal(document, { accounts: CATALOG, ...overrides });
+  if (!proposed.journal) throw new Error(`Unexpectedly missing: ${JSON.stringify(proposed.missing)}`);
+  return proposed.journal;
+}
+
+function accountedPayload(document: DocumentFields) {
   const full = {
     id: '0190a1b2-0000-7000-8000-000000000001',
     currency: 'COP',
@@ -149,10 +162,7 @@ describe("the agent's voucher carries every key the contract lists", () => {
     taxes: [
       { externalId: 't-iva', type: 'iva', rate: '0.19000000', isWithholding: false, bookAccountExternalId: 'ba-2408' },
     ],
-    accounts: [
-      { externalId: 'ba-2205', code: '220505', name: 'Proveedores nacionales', nature: 'credit' },
-      { externalId: 'ba-5110', code: '511025', name: 'Asesoría técnica', nature: 'debit' },
-    ],
+    accounts: CATALOG,
     vendor: { externalId: 'v-1' },
   };
 
@@ -213,12 +223,169 @@ describe("the agent's voucher carries every key the contract lists", () => {
     });
   });
 
-  it('leaves the payable account code and name null when the catalog has no credit account', async () => {
-    const journal = await voucher(colombian, { ...input, accounts: [] });
-    expect(journal.payment_lines[0]).toMatchObject({
-      book_account_external_id: 'unmapped-payable',
-      book_account_code: null,
-      book_account_name: null,
+  it('names the book accounts the catalog lacks instead of inventing them', async () => {
+    expect(await proposal(colombian, { ...input, accounts: [] })).toEqual({
+      journal: null,
+      missing: [expect.objectContaining({ catalog: 'book_accounts', role: 'supplier_payable' })],
     });
+    const noProduct = { ...input, products: [], accounts: [] };
+    const { missing } = await proposal(colombian, noProduct);
+    expect(missing.map((entry) => entry.role).sort()).toEqual(['expense', 'supplier_payable']);
+    expect((await proposal(colombian, { ...noProduct, accounts: CATALOG })).missing).toEqual([]);
+  });
+});
+
+describe("the agent's voucher balances", () => {
+  /** What the importer stores of a real fiscal file, as the agent reads it. */
+  function stored(path: string): Pick<ProposalInput, 'document' | 'lines'> {
+    const parsed = parseDocument(fixtureText(path), path);
+    return {
+      document: {
+        country: parsed.country,
+        type: parsed.type,
+        documentNumber: parsed.documentNumber,
+        amountCents: parsed.totals.totalCents,
+        issueDate: new Date(parsed.issueDate),
+        expirationDate: parsed.expirationDate === null ? null : new Date(parsed.expirationDate),
+        createdAt: new Date(parsed.issueDate),
+        withholdingTotalCents: parsed.totals.withholdingTotalCents,
+        prepaidCents: parsed.prepaid?.amountCents ?? null,
+        fiscalMetadata: parsed.metadata,
+      },
+      lines: parsed.lineItems.map((line) => ({
+        ...line,
+        adjustments: line.adjustments.map((adjustment) => ({
+          ...adjustment,
+          baseAmountCents: Number(adjustment.baseAmountCents),
+          amountCents: Number(adjustment.amountCents),
+          metadata: {},
+        })),
+      })),
+    };
+  }
+  const sides = (journal: Awaited<ReturnType<typeof voucher>>) => ({
+    debits: journal.erp_journal_entry_lines.reduce((sum, line) => sum + (line.debit_cents ?? 0), 0),
+    credits:
+      journal.erp_journal_entry_lines.reduce((sum, line) => sum + (line.credit_cents ?? 0), 0) +
+      journal.payment_lines.reduce((sum, line) => sum + line.amount_cents, 0),
+  });
+  const installmentOf = (amountCents: bigint) => [{ number: 1, amountCents, dueDate: '2026-03-20' }];
+  const service = (subtotalCents: bigint) => ({
+    name: 'Servicio',
+    code: null,
+    quantity: '1',
+    unitPriceCents: subtotalCents,
+    subtotalCents,
+    adjustments: [],
+  });
+
+  it('with the document allowances and charges of a DIAN invoice as their own lines', async () => {
+    const { document, lines } = stored('dian/stenfrank-invoice_unsigned_dian_v2.xml');
+    const journal = await voucher(document as DocumentFields, {
+      lines,
+      installments: installmentOf(document.amountCents),
+    });
+    // Lines 1,720,000.00 and taxes 342,060.00; allowances 59,000.00 and charges 20,000.00; payable 2,023,060.00.
+    expect(sides(journal)).toEqual({ debits: 2_082_060_00, credits: 2_082_060_00 });
+    const documentLevel = journal.erp_journal_entry_lines.filter((line) => line.metadata.document_level);
+    expect(documentLevel.map((line) => [line.debit_cents, line.credit_cents])).toEqual([
+      [null, 10_000_00],
+      [null, 19_000_00],
+      [null, 30_000_00],
+      [15_000_00, null],
+      [5_000_00, null],
+    ]);
+    expect(journal.erp_journal_entry_lines.some((line) => line.metadata.reason)).toBe(false);
+    expect(journal.payment_lines.map((line) => line.amount_cents)).toEqual([2_023_060_00]);
+  });
+
+  it('with a CFDI whose total already has the withholdings taken off', async () => {
+    for (const path of [
+      'cfdi/cfdiutils-cfdi40-valid-ingreso.xml',
+      'cfdi/satcfdi-he951128469_ingreso_iva16_stamped.xml',
+    ]) {
+      const { document, lines } = stored(path);
+      const journal = await voucher(document as DocumentFields, {
+        lines,
+        installments: installmentOf(document.amountCents),
+      });
+      const { debits, credits } = sides(journal);
+      expect(debits, path).toBe(credits);
+      expect(journal.payment_lines[0]?.amount_cents, path).toBe(Number(document.amountCents));
+      expect(
+        journal.erp_journal_entry_lines.some((line) => line.metadata.reason),
+        path,
+      ).toBe(false);
+    }
+  });
+
+  it('with a prepaid amount credited to the advances account', async () => {
+    const accounts = [
+      ...CATALOG,
+      { externalId: 'ba-1330', code: '133005', name: 'Anticipos', nature: 'debit' as const },
+    ];
+    const journal = await voucher(
+      { ...colombian, amountCents: 69_000_00n, prepaidCents: 50_000_00n },
+      {
+        lines: [
+          {
+            name: 'Servicio',
+            code: null,
+            quantity: '1',
+            unitPriceCents: 100_000_00n,
+            subtotalCents: 100_000_00n,
+            adjustments: [
+              {
+                type: 'tax',
+                code: '01',
+                rate: '0.19',
+                ratePercentage: '19',
+                baseAmountCents: 100_000_00,
+                amountCents: 19_000_00,
+                isInclusive: false,
+                metadata: {},
+              },
+            ],
+          },
+        ],
+        accounts,
+        installments: installmentOf(69_000_00n),
+      },
+    );
+    expect(sides(journal)).toEqual({ debits: 119_000_00, credits: 119_000_00 });
+    const prepaid = journal.erp_journal_entry_lines.find((line) => line.metadata.prepaid);
+    expect(prepaid).toMatchObject({ book_account_external_id: 'ba-1330', credit_cents: 50_000_00 });
+    expect(journal.erp_journal_entry_lines.some((line) => line.metadata.reason)).toBe(false);
+  });
+
+  it('shows on its own line, for review, a difference the file does not explain', async () => {
+    const journal = await voucher(
+      { ...colombian, amountCents: 100_000_05n },
+      { lines: [service(100_000_00n)], installments: installmentOf(100_000_05n) },
+    );
+    expect(sides(journal)).toEqual({ debits: 100_000_05, credits: 100_000_05 });
+    const difference = journal.erp_journal_entry_lines.find((line) => line.metadata.reason);
+    expect(difference).toMatchObject({
+      debit_cents: 5,
+      metadata: { reason: 'difference_to_total', needs_review: expect.any(String) },
+    });
+  });
+
+  it('with an expense that has no line items: its amount on the expense account', async () => {
+    const journal = await voucher(
+      { ...colombian, type: 'expense', amountCents: 250_000_00n },
+      {
+        installments: installmentOf(250_000_00n),
+      },
+    );
+    expect(sides(journal)).toEqual({ debits: 250_000_00, credits: 250_000_00 });
+    expect(journal.erp_journal_entry_lines).toEqual([
+      expect.objectContaining({
+        description: 'Amount of the document',
+        book_account_external_id: 'ba-5110',
+        debit_cents: 250_000_00,
+        metadata: { reason: 'not_itemized' },
+      }),
+    ]);
   });
 });

@@ -24,6 +24,12 @@ export const ReimbursedPersonInput = z
 
 export const CreateExpenseRequest = z
   .object({
+    type: z
+      .literal('expense', {
+        message: 'Only expenses are created through the API: invoices and notes arrive from DIAN and SAT',
+      })
+      .optional()
+      .describe('The document type; `expense`, the only one an integrator creates (absent: `expense`)'),
     beneficiary_reference: Reference.optional().describe(
       'An existing beneficiary of the company, who is paid (`404 beneficiary_not_found` otherwise). Give it, reimbursed_person, or both',
     ),

@@ -18,7 +18,7 @@ import { supportDocumentXml } from '../harness/support-documents.ts';
 // Expenses over HTTP and the operator CLI: documentos soporte imported as `expense`, expenses recorded with their
 // receipt, approved and paid like any document, and found by the expense filters.
 
-const EXPENSES = '/public/api/v1/documents/expenses';
+const EXPENSES = '/public/api/v1/documents';
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n');
 const SELLER = { name: 'María Fernanda Rojas', typeCode: '13', number: '52123456', email: 'mafe.rojas@example.co' };
 
@@ -118,7 +118,7 @@ describe('a documento soporte', () => {
   });
 });
 
-describe('POST /documents/expenses', () => {
+describe('POST /documents (an expense)', () => {
   it('records an expense that is approved, paid, and then found with only_expenses (not an invoice payment)', async () => {
     const { company, apiKey } = await makeCompany(api.orm, {
       country: 'COL',
@@ -286,6 +286,7 @@ describe('POST /documents/expenses', () => {
       [{ receipt_url: 'https://10.20.30.40/recibo.pdf' }, 'receipt_url'],
       [{ receipt_url: 'https://localhost/recibo.pdf' }, 'receipt_url'],
       [{ reimbursed_person: undefined }, 'beneficiary_reference'],
+      [{ type: 'invoice' }, 'type'],
     ];
     for (const [change, field] of validation) {
       const refused = await post(apiKey, { ...valid, ...change });

@@ -41,7 +41,7 @@ async function ops(...args: string[]): Promise<OpsResult> {
 
 describe('logs', () => {
   it('never carry an API key, a webhook secret or the key that seals them, whatever the level', async () => {
-    const { company, apiKey, scopedKey } = await makeCompany(api.orm, { country: 'MEX' });
+    const { company, apiKey, scopedKey } = await makeCompany(api.orm, { country: 'MEX', bookAccounts: true });
     const readOnlyKey = await scopedKey(['payments:read']);
     const wrongSecret = `${apiKey.slice(0, apiKey.lastIndexOf('_'))}_${'x'.repeat(43)}`;
 

@@ -27,7 +27,7 @@ afterAll(async () => {
 describe('a worker killed in the middle of a delivery', () => {
   it('loses no event: after a restart every document.accounted reaches the ERP, registered once each', async () => {
     const ops = (...args: string[]) => opsWith({ TEMPORAL_TASK_QUEUE: TASK_QUEUE }, ...args);
-    const { company } = await makeCompany(api.orm, { country: 'MEX' });
+    const { company } = await makeCompany(api.orm, { country: 'MEX', bookAccounts: true });
     await ops(
       'webhooks',
       'add',

@@ -1399,6 +1399,68 @@ export interface ListDocuments {
   };
 }
 
+/** `POST /public/api/v1/documents`: Record an expense with its receipt */
+export interface CreateExpense {
+  request: {
+    /** Replays the first answer to this key (same body) for 24 hours. */
+    idempotencyKey?: string;
+  } & JsonOrForm<{
+    /** The document type; `expense`, the only one an integrator creates (absent: `expense`) */
+    type?: 'expense';
+    /** An existing beneficiary of the company, who is paid (`404 beneficiary_not_found` otherwise). Give it, reimbursed_person, or both */
+    beneficiary_reference?: string;
+    /** Who paid the cost out of pocket and is paid back. Without beneficiary_reference, the beneficiary paid: the one with this identifier type and number, or, when the company has none, a new beneficiary of type `employee` */
+    reimbursed_person?: {
+      name: string;
+      /** CC, CE, NIT, PA, RFC, CURP...; compared without case */
+      identifier_type: string;
+      identifier_number: string;
+      email?: string;
+    };
+    /** Greater than 0, at most 2 decimals (a JSON number or a decimal string) */
+    amount: number | string;
+    amount_currency: Currency;
+    /** The expense's date, YYYY-MM-DD in the company's country */
+    issue_date: string;
+    /** When it is to be paid back (the payable's expiration_date); absent: the beneficiary's payment term from issue_date, or issue_date */
+    due_date?: string;
+    /** The day the cost was incurred; absent: issue_date */
+    spent_on?: string;
+    /** The receipt or ticket number; absent: `EXP-` and 12 hexadecimal characters of the reference */
+    document_number?: string;
+    category?: string;
+    /** The cost center it is charged to: an ERP cost center's external_id, or free text */
+    cost_center?: string;
+    description?: string;
+    /** A link to the receipt at a public address (IPv4 or IPv6), or in a network the operator allows: private, loopback, link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming the rule. Kept as given, never fetched. To upload the file instead, send multipart/form-data */
+    receipt_url?: string;
+    /** Absent: the URL's last path segment */
+    receipt_file_name?: string;
+    /** A company member recording it through the integration: the `document.created` log names them (actor `user`); absent, the API key */
+    acting_user_email?: string;
+  }, {}>;
+  responses: {
+    /** Created: the expense as GET /documents/{reference} shows it */
+    201: Document;
+    /** `VALIDATION_ERROR`: the request is not valid; `acting_user_not_found_in_company`: acting_user_email is not a member */
+    400: ValidationError | FlatError;
+    /** `unauthorized`: missing or invalid API key */
+    401: FlatError;
+    /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
+    403: FlatError;
+    /** `beneficiary_not_found`: no beneficiary of the company has this reference */
+    404: FlatError;
+    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
+    409: FlatError;
+    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the beneficiary paid has been deleted */
+    422: FlatError;
+    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
+  };
+}
+
 /** `GET /public/api/v1/documents/{reference}`: Get a document with everything it carries */
 export interface GetDocument {
   request: {
@@ -1560,66 +1622,6 @@ export interface AddDocumentNote {
     /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
-    422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
-    429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
-    503: FlatError;
-  };
-}
-
-/** `POST /public/api/v1/documents/expenses`: Record an expense with its receipt */
-export interface CreateExpense {
-  request: {
-    /** Replays the first answer to this key (same body) for 24 hours. */
-    idempotencyKey?: string;
-  } & JsonOrForm<{
-    /** An existing beneficiary of the company, who is paid (`404 beneficiary_not_found` otherwise). Give it, reimbursed_person, or both */
-    beneficiary_reference?: string;
-    /** Who paid the cost out of pocket and is paid back. Without beneficiary_reference, the beneficiary paid: the one with this identifier type and number, or, when the company has none, a new beneficiary of type `employee` */
-    reimbursed_person?: {
-      name: string;
-      /** CC, CE, NIT, PA, RFC, CURP...; compared without case */
-      identifier_type: string;
-      identifier_number: string;
-      email?: string;
-    };
-    /** Greater than 0, at most 2 decimals (a JSON number or a decimal string) */
-    amount: number | string;
-    amount_currency: Currency;
-    /** The expense's date, YYYY-MM-DD in the company's country */
-    issue_date: string;
-    /** When it is to be paid back (the payable's expiration_date); absent: the beneficiary's payment term from issue_date, or issue_date */
-    due_date?: string;
-    /** The day the cost was incurred; absent: issue_date */
-    spent_on?: string;
-    /** The receipt or ticket number; absent: `EXP-` and 12 hexadecimal characters of the reference */
-    document_number?: string;
-    category?: string;
-    /** The cost center it is charged to: an ERP cost center's external_id, or free text */
-    cost_center?: string;
-    description?: string;
-    /** A link to the receipt at a public address (IPv4 or IPv6), or in a network the operator allows: private, loopback, link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming the rule. Kept as given, never fetched. To upload the file instead, send multipart/form-data */
-    receipt_url?: string;
-    /** Absent: the URL's last path segment */
-    receipt_file_name?: string;
-    /** A company member recording it through the integration: the `document.created` log names them (actor `user`); absent, the API key */
-    acting_user_email?: string;
-  }, {}>;
-  responses: {
-    /** Created: the expense as GET /documents/{reference} shows it */
-    201: Document;
-    /** `VALIDATION_ERROR`: the request is not valid; `acting_user_not_found_in_company`: acting_user_email is not a member */
-    400: ValidationError | FlatError;
-    /** `unauthorized`: missing or invalid API key */
-    401: FlatError;
-    /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
-    403: FlatError;
-    /** `beneficiary_not_found`: no beneficiary of the company has this reference */
-    404: FlatError;
-    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
-    409: FlatError;
-    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the beneficiary paid has been deleted */
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
@@ -2556,12 +2558,12 @@ export interface UpdateAdvanceBalance {
 /** Every operation by its operationId. */
 export interface Operations {
   listDocuments: ListDocuments;
+  createExpense: CreateExpense;
   getDocument: GetDocument;
   approveDocument: ApproveDocument;
   acknowledgeDocument: AcknowledgeDocument;
   tagDocument: TagDocument;
   addDocumentNote: AddDocumentNote;
-  createExpense: CreateExpense;
   retryDocumentAccounting: RetryDocumentAccounting;
   getCurrentWorkflowStep: GetCurrentWorkflowStep;
   completeWorkflowStep: CompleteWorkflowStep;
@@ -2598,12 +2600,12 @@ export type OperationId = keyof Operations;
 /** How each operation is sent. */
 export const operations = {
   listDocuments: { method: 'GET', path: '/public/api/v1/documents', auth: 'api-key', statuses: [200, 400, 401, 403, 429, 503] },
+  createExpense: { method: 'POST', path: '/public/api/v1/documents', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429, 503], multipart: true },
   getDocument: { method: 'GET', path: '/public/api/v1/documents/{reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 429, 503] },
   approveDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/approve', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
   acknowledgeDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/acknowledge', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
   tagDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/tags', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
   addDocumentNote: { method: 'POST', path: '/public/api/v1/documents/{reference}/notes', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429, 503], multipart: true },
-  createExpense: { method: 'POST', path: '/public/api/v1/documents/expenses', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429, 503], multipart: true },
   retryDocumentAccounting: { method: 'POST', path: '/public/api/v1/documents/{reference}/accounting/retry', auth: 'api-key', statuses: [202, 400, 401, 403, 404, 409, 422, 429, 503] },
   getCurrentWorkflowStep: { method: 'GET', path: '/public/api/v1/workflow-steps/current', auth: 'api-key', statuses: [200, 204, 400, 401, 403, 404, 429, 503] },
   completeWorkflowStep: { method: 'POST', path: '/public/api/v1/workflow-steps/{reference}/complete', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },

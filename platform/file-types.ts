@@ -28,3 +28,32 @@ const SIGNATURES: { type: AttachmentType; magic: number[] }[] = [
 export function sniffFileType(bytes: Uint8Array): AttachmentType | null {
   return SIGNATURES.find(({ magic }) => magic.every((byte, index) => bytes[index] === byte))?.type ?? null;
 }
+
+/** The longest file name kept, in characters. */
+export const MAX_FILE_NAME = 255;
+/** Characters as the limits count them (and as PostgreSQL does): code points, not UTF-16 units. */
+const characters = (text: string) => Array.from(text);
+
+/** The extension of `fileName` when it is not one `type` may carry; null when it fits or there is none. */
+export function foreignExtension(type: AttachmentType, fileName: string): string | null {
+  const extension = /\.([a-z0-9]+)$/i.exec(fileName)?.[1]?.toLowerCase();
+  return extension && !ATTACHMENT_EXTENSIONS[type].includes(extension) ? extension : null;
+}
+
+/** An uploaded file's name as kept: no path separators, cut to the limit; `fallback` when nothing is left. */
+export const uploadedFileName = (fileName: string, fallback: string): string =>
+  characters(fileName.replace(/[\\/]/g, '_')).slice(0, MAX_FILE_NAME).join('') || fallback;
+
+/** The name a linked file goes by when none is given: its path's last segment, decoded where it can be, cut to the limit. */
+export function linkedFileName(url: URL): string | null {
+  const segment = url.pathname.split('/').pop() ?? '';
+  let decoded = segment;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    // A malformed escape (`%ZZ`) keeps the segment as written.
+  }
+  // Nor can a decoded `%00` be stored.
+  if (decoded.includes('\u0000')) decoded = segment;
+  return characters(decoded).slice(0, MAX_FILE_NAME).join('') || null;
+}

@@ -14,6 +14,8 @@ const EVENT_TYPES = ['030', '032', '033', '034'];
 const START_CONCURRENCY = 32;
 /** A run's insert is the median of this many: one insert of some 10 ms swings several-fold with the machine's load. */
 const INSERTS_PER_RUN = 5;
+/** The answer's ratio swings with the machine's load from run to run: its median is taken over at least this many. */
+const MIN_RUNS = 5;
 
 /** Milliseconds to insert 800 rows shaped like reception events, in one statement, into an empty table like theirs. */
 async function insertRows(client: pg.Client, documents: SeededDocument[], companyId: string): Promise<number> {
@@ -32,7 +34,8 @@ async function insertRows(client: pg.Client, documents: SeededDocument[], compan
 
 export async function eventScenario(context: BenchContext, documents: SeededDocument[]): Promise<Row[]> {
   const company = context.seed.companies.find((candidate) => candidate.country === 'COL')!;
-  if (documents.length < WARM_UP_CUFES + context.runs * CUFES_PER_BATCH)
+  const runs = Math.max(MIN_RUNS, context.runs);
+  if (documents.length < WARM_UP_CUFES + runs * CUFES_PER_BATCH)
     throw new Error('not enough invoices for the event batches');
   const client = new pg.Client({ connectionString: context.stack.databaseUrl });
   await client.connect();
@@ -75,7 +78,7 @@ export async function eventScenario(context: BenchContext, documents: SeededDocu
     };
     const sets = [
       documents.slice(0, WARM_UP_CUFES),
-      ...Array.from({ length: context.runs }, (_, n) =>
+      ...Array.from({ length: runs }, (_, n) =>
         documents.slice(WARM_UP_CUFES + n * CUFES_PER_BATCH, WARM_UP_CUFES + (n + 1) * CUFES_PER_BATCH),
       ),
     ];
@@ -88,7 +91,7 @@ export async function eventScenario(context: BenchContext, documents: SeededDocu
       EVENT_TYPES.length * WARM_UP_CUFES,
       START_CONCURRENCY,
     );
-    for (let run = 1; run <= context.runs; run++) {
+    for (let run = 1; run <= runs; run++) {
       await backToBack(
         run,
         async () => {
@@ -119,9 +122,17 @@ export async function eventScenario(context: BenchContext, documents: SeededDocu
   context.log(
     `  answered ${accepted.map((v) => v.toFixed(0)).join(' / ')} ms vs insert ${inserts.map((v) => v.toFixed(0)).join(' / ')} ms; final ${final.map((v) => v.toFixed(0)).join(' / ')} ms vs raw ${raw.map((v) => v.toFixed(0)).join(' / ')} ms`,
   );
+  const ratios = accepted.map((answered, index) => answered / inserts[index]!);
   return [
     row({
       path: 'POST /events/batch (200 CUFEs × 4 types): accepted',
+      checks: [
+        {
+          name: `spread of the ${runs} per-run ratios (shown, not a target)`,
+          value: `${Math.min(...ratios).toFixed(2)}× to ${Math.max(...ratios).toFixed(2)}×`,
+          met: true,
+        },
+      ],
       figure: 'HTTP answer',
       unit: 'ms',
       baselineName: 'insert 800 rows (median of 5)',

@@ -15,7 +15,8 @@ import type {
 import { centsToDecimal } from '../../fiscal/money.ts';
 import { parseFiscalDocument } from '../../fiscal/parse.ts';
 import type { FileStorage } from '../../platform/storage/file-storage.ts';
-import { recordEvent, undeliveredEventsOf } from '../webhooks/events.ts';
+import { recordEvent } from '../webhooks/events.ts';
+import { startDocumentProcesses } from './document-processes.ts';
 import type { Processes } from '../processes.ts';
 import { documentCreatedPayload } from '../webhooks/payloads.ts';
 import { upsertSupplier } from '../beneficiaries/beneficiaries.ts';
@@ -96,18 +97,7 @@ export async function importFiscalDocument(
     return made;
   };
   const document = existing ?? (await create().catch((error) => raceLost(error, create, em, normalized, input)));
-  // The event was recorded with the document; on a retried import, start what a crash may have left unstarted.
-  const undelivered = await undeliveredEventsOf(em.fork(), document.id, 'document.created');
-  await Promise.all([
-    deps.processes.startDeliveries(undelivered),
-    deps.processes.startDocumentLifecycle({
-      companyId: company.id,
-      documentId: document.id,
-      fiscalReference: document.fiscalReference ?? null,
-      documentNumber: document.documentNumber,
-      approvalStatus: document.approvalStatus,
-    }),
-  ]);
+  await startDocumentProcesses(deps.processes, em, document);
   return {
     kind: 'document',
     created,

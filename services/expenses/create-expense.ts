@@ -18,7 +18,8 @@ import type { OutboundPolicy } from '../../platform/outbound-policy.ts';
 import { Refusal } from '../../platform/refusal.ts';
 import type { FileStorage } from '../../platform/storage/file-storage.ts';
 import type { Processes } from '../processes.ts';
-import { recordEvent, undeliveredEventsOf } from '../webhooks/events.ts';
+import { recordEvent } from '../webhooks/events.ts';
+import { startDocumentProcesses } from '../documents/document-processes.ts';
 import { documentCreatedPayload } from '../webhooks/payloads.ts';
 import {
   checkReceipt,
@@ -107,17 +108,7 @@ export async function createExpense(
     });
     created = true;
   }
-  const undelivered = await undeliveredEventsOf(em.fork(), document.id, 'document.created');
-  await Promise.all([
-    deps.processes.startDeliveries(undelivered),
-    deps.processes.startDocumentLifecycle({
-      companyId: company.id,
-      documentId: document.id,
-      fiscalReference: null,
-      documentNumber: document.documentNumber,
-      approvalStatus: document.approvalStatus,
-    }),
-  ]);
+  await startDocumentProcesses(deps.processes, em, document);
   return { reference: document.id, created };
 }
 

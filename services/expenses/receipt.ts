@@ -4,8 +4,11 @@
 import {
   ATTACHMENT_CONTENT_TYPES,
   ATTACHMENT_EXTENSIONS,
+  foreignExtension,
+  linkedFileName,
   MAX_ATTACHMENT_BYTES,
   sniffFileType,
+  uploadedFileName,
   type AttachmentType,
 } from '../../platform/file-types.ts';
 import { linkRefusal, type OutboundPolicy } from '../../platform/outbound-policy.ts';
@@ -22,16 +25,13 @@ export type CheckedReceipt =
 /** Why a receipt is refused: the field it came in names the part of the request at fault. */
 export class ReceiptRefused extends Refusal<'receipt_not_public' | 'receipt_too_large' | 'receipt_not_supported'> {}
 
-const MAX_FILE_NAME = 255;
-const characters = (text: string) => Array.from(text);
-
 /** Checks a receipt before anything is written: a link must be http(s) at a public (or allowed) address. */
 export async function checkReceipt(receipt: ReceiptInput, policy: OutboundPolicy): Promise<CheckedReceipt> {
   if (receipt.kind === 'link') {
     const url = URL.canParse(receipt.url) ? new URL(receipt.url) : null;
     const refusal = url ? await linkRefusal(url, policy) : 'Must be an http or https URL';
     if (refusal) throw new ReceiptRefused('receipt_not_public', `The receipt must be at a public address: ${refusal}`);
-    return { kind: 'link', url: receipt.url, fileName: receipt.fileName ?? lastSegment(url!) };
+    return { kind: 'link', url: receipt.url, fileName: receipt.fileName ?? linkedFileName(url!) };
   }
   if (receipt.bytes.length > MAX_ATTACHMENT_BYTES)
     throw new ReceiptRefused(
@@ -44,15 +44,13 @@ export async function checkReceipt(receipt: ReceiptInput, policy: OutboundPolicy
       'receipt_not_supported',
       'The receipt must be a pdf, jpg, jpeg or png file (checked by content)',
     );
-  const extension = /\.([a-z0-9]+)$/i.exec(receipt.fileName)?.[1]?.toLowerCase();
-  if (extension && !ATTACHMENT_EXTENSIONS[type].includes(extension))
+  const extension = foreignExtension(type, receipt.fileName);
+  if (extension)
     throw new ReceiptRefused(
       'receipt_not_supported',
       `The receipt's content is ${type} but its name ends in .${extension}`,
     );
-  const fileName =
-    characters(receipt.fileName.replace(/[\\/]/g, '_')).slice(0, MAX_FILE_NAME).join('') ||
-    `receipt.${ATTACHMENT_EXTENSIONS[type][0]}`;
+  const fileName = uploadedFileName(receipt.fileName, `receipt.${ATTACHMENT_EXTENSIONS[type][0]}`);
   return { kind: 'upload', bytes: receipt.bytes, fileName, type };
 }
 
@@ -62,16 +60,3 @@ export function receiptStorageKey(companyId: string, documentId: string, type: A
 }
 
 export const receiptContentType = (type: AttachmentType) => ATTACHMENT_CONTENT_TYPES[type];
-
-/** A linked receipt is named by its URL's last path segment, decoded where it can be. */
-function lastSegment(url: URL): string | null {
-  const segment = url.pathname.split('/').pop() ?? '';
-  let decoded = segment;
-  try {
-    decoded = decodeURIComponent(segment);
-  } catch {
-    // A malformed escape keeps the segment as written.
-  }
-  if (decoded.includes('\u0000')) decoded = segment;
-  return characters(decoded).slice(0, MAX_FILE_NAME).join('') || null;
-}

@@ -45,11 +45,22 @@ type CliSource = 'TEMPORAL_CLI_PATH' | 'PATH' | 'cache' | 'go install';
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 
 /**
- * The server hands an activity to the worker whose workflow task scheduled it, in its answer to that task, instead of
- * through a poll: a step decision or an approval writes its read state in such an activity, and this halves the
- * command's latency. Off by default on a server; docker-compose.yml sets it too.
+ * The server's dynamic configuration, as `deploy/temporal-dynamic-config.yaml` gives it to docker compose and the
+ * production-shape suite (the dev server takes it as flags). The server hands an activity to the worker whose workflow
+ * task scheduled it, in its answer to that task, instead of through a poll: a step decision or an approval writes its
+ * read state in such an activity, and this halves the command's latency (off by default). The transfer queue, which
+ * among others hands the workflow task that follows an activity to a worker, reads its tasks at most 20 times a second
+ * per history shard by default (the dev server has one): under a steady stream of commands each then waited 25-45 ms
+ * for that task.
  */
-const DYNAMIC_CONFIG_ARGS = ['--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
+export const DYNAMIC_CONFIG: Readonly<Record<string, boolean | number>> = {
+  'system.enableActivityEagerExecution': true,
+  'history.transferProcessorMaxPollRPS': 1000,
+};
+const DYNAMIC_CONFIG_ARGS = Object.entries(DYNAMIC_CONFIG).flatMap(([key, value]) => [
+  '--dynamic-config-value',
+  `${key}=${JSON.stringify(value)}`,
+]);
 /** Where a Temporal CLI built from source is kept: outside the repository, shared by every checkout. */
 export const CLI_CACHE_DIR = join(process.env.AP_CACHE_DIR ?? join(homedir(), '.cache', 'accounts-payable'), 'bin');
 

@@ -75,8 +75,9 @@ export class DocumentLifecycle {
   private accountingRegistered: boolean;
   /** The decision that closes this step is being written: it is no longer pending for anyone else. */
   private claimed: string | null = null;
-  /** A write is running; the next one waits for it. */
+  /** A write is running; the next ones wait for it, in the order they came (`waiting`). */
   private busy = false;
+  private readonly waiting: (() => void)[] = [];
   /** The next step is being opened: the read state may show it already, so commands wait until this run knows it. */
   private opening = false;
 
@@ -104,7 +105,7 @@ export class DocumentLifecycle {
 
   /** A company member's decision: recorded, and when it is the last one the step needs, it closes the step. */
   async decide(command: StepDecisionCommand): Promise<StepRecord> {
-    await condition(() => this.settled);
+    if (!this.settled) await condition(() => this.settled);
     this.validate(command);
     const step = this.current!;
     const closes = closesStep(step, command.actor.email);
@@ -120,23 +121,24 @@ export class DocumentLifecycle {
 
   /** POST /documents/{reference}/approve: approves the document, resolving an open approval step as approved. */
   async approve(command: ApproveCommand): Promise<{ approvalStatus: ApprovalStatusValue }> {
-    await condition(() => this.settled);
+    if (!this.settled) await condition(() => this.settled);
     const step = this.current;
     const resolves =
       step && step.status === 'pending' && step.kind === 'approval' && this.claimed !== step.id ? step : null;
     if (resolves) this.claimed = resolves.id;
     return this.exclusive(async () => {
-      const written = await approveDocument({ ...this.input, ...command, resolvesStepId: resolves?.id ?? null }).catch(
-        (error: unknown) => {
-          if (
-            error instanceof ActivityFailure &&
-            error.cause instanceof ApplicationFailure &&
-            error.cause.type === 'DocumentNotFound'
-          )
-            throw refused({ code: 'document_not_found', message: 'Document not found' });
-          throw error;
-        },
-      );
+      let written: { approvalStatus: ApprovalStatusValue };
+      try {
+        written = await approveDocument({ ...this.input, ...command, resolvesStepId: resolves?.id ?? null });
+      } catch (error) {
+        if (
+          error instanceof ActivityFailure &&
+          error.cause instanceof ApplicationFailure &&
+          error.cause.type === 'DocumentNotFound'
+        )
+          throw refused({ code: 'document_not_found', message: 'Document not found' });
+        throw error;
+      }
       if (resolves) resolves.status = 'completed';
       this.setApproval(written.approvalStatus);
       return { approvalStatus: written.approvalStatus };
@@ -145,7 +147,7 @@ export class DocumentLifecycle {
 
   /** A step decided outside the API (accounting, an agent) is resolved by the process that owns it. */
   async resolveElsewhere(matches: (step: StepState) => boolean, by: string): Promise<void> {
-    await condition(() => this.settled);
+    if (!this.settled) await condition(() => this.settled);
     const step = this.current;
     if (!step || !matches(step) || step.status !== 'pending' || step.actionable || this.claimed === step.id) return;
     this.claimed = step.id;
@@ -224,13 +226,20 @@ export class DocumentLifecycle {
     upsertSearchAttributes([{ key: ApprovalStatus, value: status }]);
   }
 
+  /**
+   * One write at a time, in the order asked. A write asked while none runs starts at once (no condition to wait on:
+   * every promise a workflow makes costs its task time); one asked during another waits, and is handed the turn as
+   * that one ends, so that two waiting writes never start together.
+   */
   private async exclusive<T>(work: () => Promise<T>): Promise<T> {
-    await condition(() => !this.busy);
+    if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.busy = true;
     try {
       return await work();
     } finally {
-      this.busy = false;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.busy = false;
     }
   }
 }

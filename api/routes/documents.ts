@@ -4,7 +4,8 @@ import type { FileStorage } from '../../platform/storage/file-storage.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
-import { findDocumentByAnyReference, findDocumentPage } from '../../db/documents/document.repository.ts';
+import { findDocumentPage } from '../../db/documents/document.repository.ts';
+import { approvalSubject } from '../../db/documents/lifecycle-statements.ts';
 import { DocumentNote } from '../../db/documents/note.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
@@ -116,7 +117,7 @@ export const documentRoutes = [
     response: DocumentDetail,
     errors: documentedRefusals(APPROVAL_REFUSALS),
     handler: async ({ em, params, body, caller, deps }) => {
-      const document = found(await findDocumentByAnyReference(em, params.reference));
+      const document = found(await approvalSubject(em, caller.company.id, params.reference));
       await asWorkflowCommand(() =>
         approveThroughLifecycle(
           deps.temporal,
@@ -124,10 +125,11 @@ export const documentRoutes = [
             companyId: caller.company.id,
             documentId: document.id,
             documentNumber: document.documentNumber,
-            fiscalReference: document.fiscalReference ?? null,
+            fiscalReference: document.fiscalReference,
             approvalStatus: document.approvalStatus,
           },
           { erpReference: body?.erp_document_reference ?? null, by: author(caller) },
+          { running: document.stepPending },
         ),
       );
       return found(await renderDocument(em, caller.company.id, document.id, deps.config.publicUrl));

@@ -1,8 +1,8 @@
-import { Member } from '../../db/companies/member.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
 import { activeCatalogLabels } from '../../db/erp/classification-options.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { Tag, normalizeTagName } from '../../db/tags/tag.entity.ts';
+import { stepAndMember, type StepToDecide } from '../../db/workflow-steps/decision-context.ts';
 import { WorkflowStep } from '../../db/workflow-steps/workflow-step.entity.ts';
 import { labelsOf, refuseDecision } from '../../domain/step-rules.ts';
 import { stepRecord, stepState, type StepRecord } from '../../services/documents/lifecycle.ts';
@@ -65,10 +65,14 @@ export const workflowStepRoutes = [
     body: CompleteStepRequest,
     response: CompleteStepResponse,
     errors: documentedRefusals(STEP_DECISION_REFUSALS),
-    handler: async ({ em, params, body, deps, ctx }) => {
-      const found = await em.findOne(WorkflowStep, { id: params.reference.toLowerCase() });
+    handler: async ({ em, params, body, caller, deps, ctx }) => {
+      // The step and the acting member in one statement; the answer is the step as the write left it.
+      const { step: found, member } = await stepAndMember(em, {
+        companyId: caller.company.id,
+        stepId: params.reference.toLowerCase(),
+        email: body.acting_user_email.toLowerCase(),
+      });
       if (!found) throw refusalError({ code: 'step_not_found', message: 'Step not found' });
-      const member = await em.findOne(Member, { email: body.acting_user_email.toLowerCase() });
       if (!member)
         throw refusalError({
           code: 'acting_user_not_found_in_company',
@@ -84,7 +88,7 @@ export const workflowStepRoutes = [
       const step = await asWorkflowCommand(() =>
         completeStepThroughLifecycle(
           deps.temporal,
-          found.document.id,
+          found.documentId,
           { stepId: found.id, actor, values, labels, comment: body.comment ?? null },
           key ? `${found.id}/${key}` : undefined,
         ),
@@ -101,7 +105,7 @@ export const workflowStepRoutes = [
  */
 async function decidedValues(
   em: EntityManager,
-  step: WorkflowStep,
+  step: Pick<StepToDecide, 'decision'>,
   sent: string[],
 ): Promise<{ values: string[]; labels: string[] }> {
   const decision = step.decision;

@@ -1,6 +1,6 @@
-import { documentDate } from '../../fiscal/country-dates.ts';
+import { documentDate, type DatedDocument } from '../../fiscal/country-dates.ts';
 import type { Document } from '../documents/document.entity.ts';
-import { ErpPaymentTerm } from '../erp/payment-term.entity.ts';
+import { ErpPaymentTerm, type PaymentTermInstallment } from '../erp/payment-term.entity.ts';
 import { ErpVendor } from '../erp/vendor.entity.ts';
 import type { EntityManager } from '../orm.ts';
 import { Payable } from './payable.entity.ts';
@@ -24,21 +24,45 @@ const addDays = (day: string, days: number) =>
 export const nothingLeftToPay = (document: Pick<Document, 'type' | 'amountCents'>): boolean =>
   document.type !== 'credit_note' && document.amountCents === 0n;
 
+/** What the schedule of a document's payables reads of it. */
+export type ScheduledDocument = Pick<
+  Document,
+  'type' | 'amountCents' | 'currency' | 'documentNumber' | 'issueDate' | 'expirationDate' | 'createdAt'
+> &
+  DatedDocument & { beneficiary?: { identifierNumber: string; paymentTerms?: number | null } | null };
+
+/** The supplier's payment term in the company's ERP: days after the issue date, or installments. */
+export interface PaymentTerm {
+  days: number | null;
+  installments: PaymentTermInstallment[] | null;
+}
+
+/** The ERP payment term of the supplier with this identifier, when the ERP catalogs know it (an active vendor). */
+export async function paymentTermOf(em: EntityManager, identifierNumber: string): Promise<PaymentTerm | null> {
+  const vendor = await em.findOne(ErpVendor, { identifierNumber, isActive: true });
+  const term = vendor?.paymentTermExternalId
+    ? await em.findOne(ErpPaymentTerm, { externalId: vendor.paymentTermExternalId })
+    : null;
+  return term ? { days: term.days ?? null, installments: term.installments ?? null } : null;
+}
+
 /**
  * The installments a document is paid in: the supplier's ERP payment term (days and percentages from the issue
  * date) when the ERP catalogs know the supplier, else one installment due on the document's expiration date, or
  * after the beneficiary's payment term, or on the issue date. Cents are split exactly; the last takes the rest.
  * None when nothing is left to pay.
  */
-export async function installmentsOf(em: EntityManager, document: Document): Promise<Installment[]> {
+export async function installmentsOf(em: EntityManager, document: ScheduledDocument): Promise<Installment[]> {
+  if (nothingLeftToPay(document)) return [];
+  const identifier = document.beneficiary?.identifierNumber;
+  return scheduleInstallments(document, identifier ? await paymentTermOf(em, identifier) : null);
+}
+
+/** The installments of `installmentsOf`, from the supplier's payment term once read (null: the ERP has none). */
+export function scheduleInstallments(document: ScheduledDocument, term: PaymentTerm | null): Installment[] {
   if (nothingLeftToPay(document)) return [];
   const issueDate = document.issueDate ?? document.createdAt;
   const issueDay = documentDate(issueDate, document);
-  const identifier = document.beneficiary?.identifierNumber;
-  const vendor = identifier ? await em.findOne(ErpVendor, { identifierNumber: identifier, isActive: true }) : null;
-  const term = vendor?.paymentTermExternalId
-    ? await em.findOne(ErpPaymentTerm, { externalId: vendor.paymentTermExternalId })
-    : null;
   const parts = term?.installments?.length ? term.installments : null;
   if (parts) {
     let assigned = 0n;
@@ -57,30 +81,50 @@ export async function installmentsOf(em: EntityManager, document: Document): Pro
   return [{ number: 1, amountCents: document.amountCents, dueDate }];
 }
 
+/** Whether approving the document gives it payables: credit notes and documents with nothing left to pay owe nothing. */
+export const owesPayables = (document: ScheduledDocument): boolean =>
+  document.type !== 'credit_note' && !nothingLeftToPay(document) && Boolean(document.beneficiary);
+
+/** A payable as approval generates it, but for its document, beneficiary and company. */
+export interface PayableOfDocument {
+  type: 'supplier';
+  status: 'pending';
+  amountCents: bigint;
+  currency: Document['currency'];
+  balanceCents: bigint;
+  issueDate: string;
+  expirationDate: string;
+  concept: string;
+  origin: 'document';
+  installmentNumber: number;
+}
+
+/** The payables of a document owing something, one per installment. */
+export function payablesOf(document: ScheduledDocument, installments: Installment[]): PayableOfDocument[] {
+  const issueDay = documentDate(document.issueDate ?? document.createdAt, document);
+  return installments.map((installment) => ({
+    type: 'supplier',
+    status: 'pending',
+    amountCents: installment.amountCents,
+    currency: document.currency,
+    balanceCents: installment.amountCents,
+    issueDate: issueDay,
+    expirationDate: installment.dueDate,
+    concept: `${document.type.replace('_', ' ')} ${document.documentNumber}`,
+    origin: 'document',
+    installmentNumber: installment.number,
+  }));
+}
+
 /**
  * Creates the document's payables, once: credit notes and documents with nothing left to pay owe nothing, and a
  * document that has payables keeps them.
  */
 export async function generatePayables(em: EntityManager, document: Document): Promise<Payable[]> {
-  if (document.type === 'credit_note' || nothingLeftToPay(document) || !document.beneficiary) return [];
+  if (!owesPayables(document)) return [];
   const existing = await em.find(Payable, { document });
   if (existing.length) return existing;
-  const issueDay = documentDate(document.issueDate ?? document.createdAt, document);
-  return (await installmentsOf(em, document)).map((installment) =>
-    em.create(Payable, {
-      company: document.company,
-      document,
-      beneficiary: document.beneficiary!,
-      type: 'supplier',
-      status: 'pending',
-      amountCents: installment.amountCents,
-      currency: document.currency,
-      balanceCents: installment.amountCents,
-      issueDate: issueDay,
-      expirationDate: installment.dueDate,
-      concept: `${document.type.replace('_', ' ')} ${document.documentNumber}`,
-      origin: 'document',
-      installmentNumber: installment.number,
-    }),
+  return payablesOf(document, await installmentsOf(em, document)).map((payable) =>
+    em.create(Payable, { company: document.company, document, beneficiary: document.beneficiary!, ...payable }),
   );
 }

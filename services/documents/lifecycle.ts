@@ -1,12 +1,27 @@
 import { LockMode } from '@mikro-orm/core';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErpDocument } from '../../db/accounting/erp-document.entity.ts';
+import { Company } from '../../db/companies/company.entity.ts';
 import { Member } from '../../db/companies/member.entity.ts';
 import { ActivityLog, type Actor } from '../../db/documents/activity-log.entity.ts';
 import { Document, type ApprovalStatus } from '../../db/documents/document.entity.ts';
+import {
+  readLifecycleState,
+  writeLifecycle,
+  type LifecycleState,
+  type LifecycleWrite,
+  type LogRow,
+} from '../../db/documents/lifecycle-statements.ts';
 import { catalogOptions } from '../../db/erp/classification-options.ts';
+import { uuidv7 } from '../../db/ids.ts';
 import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
-import { generatePayables, nothingLeftToPay } from '../../db/payments/payable-schedule.ts';
+import {
+  generatePayables,
+  nothingLeftToPay,
+  owesPayables,
+  payablesOf,
+  scheduleInstallments,
+} from '../../db/payments/payable-schedule.ts';
 import { Tag } from '../../db/tags/tag.entity.ts';
 import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
 import { WorkflowFlow, type FlowStepDefinition } from '../../db/workflow-steps/workflow-flow.entity.ts';
@@ -15,6 +30,7 @@ import {
   type DecisionOption,
   type StepActor,
   type StepDecision,
+  type StepResult,
 } from '../../db/workflow-steps/workflow-step.entity.ts';
 import { labelsOf, type Person, type StepState } from '../../domain/step-rules.ts';
 import { AGENT_NAME, adviseStep } from '../recommendations/recommend.ts';
@@ -56,7 +72,25 @@ export interface StepRecord {
   actedBy: WorkflowStep['actedBy'];
 }
 
-export function stepRecord(step: WorkflowStep): StepRecord {
+/** A step as read: the entity, or a row of the lifecycle statements. */
+type StepFields = Pick<
+  WorkflowStep,
+  | 'id'
+  | 'action'
+  | 'kind'
+  | 'status'
+  | 'actionable'
+  | 'createdAt'
+  | 'completedAt'
+  | 'entity'
+  | 'decision'
+  | 'assignees'
+  | 'recommendations'
+  | 'result'
+  | 'actedBy'
+>;
+
+export function stepRecord(step: StepFields): StepRecord {
   return {
     id: step.id,
     action: step.action,
@@ -100,7 +134,12 @@ async function documentOrFail(
   return document;
 }
 
-export function stepState(step: WorkflowStep): StepState {
+export function stepState(
+  step: Pick<
+    WorkflowStep,
+    'id' | 'position' | 'action' | 'kind' | 'actionable' | 'requireAll' | 'decision' | 'assignees' | 'status'
+  >,
+): StepState {
   return {
     id: step.id,
     position: step.position,
@@ -248,7 +287,8 @@ export async function openStep(
 
 /**
  * Records one assignee's decision and, when it closes the step, its outcome: an approval sets approval_status
- * (and generates payables when approved), a tagging step tags the document. Safe to retry.
+ * (and generates payables when approved), a tagging step tags the document. Safe to retry: a retried write finds its
+ * own work done (the step completed, or this assignee marked as having acted).
  */
 export async function completeStep(
   orm: Orm,
@@ -265,55 +305,87 @@ export async function completeStep(
   },
 ): Promise<{ approvalStatus: ApprovalStatus; step: StepRecord }> {
   const em = companyEm(orm, input.companyId);
-  return em.transactional(async (tx) => {
-    const document = await documentOrFail(tx, input.documentId);
-    const step = await tx.findOneOrFail(WorkflowStep, { id: input.stepId, document });
-    const written = () => ({ approvalStatus: document.approvalStatus, step: stepRecord(step) });
-    // A retried write finds its own work done.
-    if (step.status === 'completed') return written();
+  return writeFromRead(em, { ...input }, async (state, at) => {
+    const step = state.step;
+    if (!step) throw new Error(`Step ${input.stepId} of document ${input.documentId} does not exist`);
     const human = input.actor.email !== '';
+    const done = { write: null, answer: { approvalStatus: state.document.approvalStatus, step: stepRecord(step) } };
+    if (step.status === 'completed') return done;
+    // The API's and the workflow's checks let no one act twice: an assignee already acted is this decision, written.
+    if (human && !input.close && step.assignees.some((person) => person.email === input.actor.email && person.acted))
+      return done;
     const actor: Actor = human
       ? { type: 'user', name: input.actor.name, email: input.actor.email, source: 'integration' }
       : { type: 'system', name: input.actor.name };
-    if (human) {
-      step.assignees = step.assignees.map((assignee) =>
-        assignee.email === input.actor.email ? { ...assignee, acted: true, values: input.values } : assignee,
-      );
-    }
+    const assignees = human
+      ? step.assignees.map((assignee) =>
+          assignee.email === input.actor.email ? { ...assignee, acted: true, values: input.values } : assignee,
+        )
+      : step.assignees;
+    const write = emptyWrite(input, state, at);
     if (!input.close) {
-      tx.create(ActivityLog, {
-        company: document.company,
-        document,
-        event: 'document.updated',
-        actor,
-        metadata: { change: 'step_decision', step: step.id, action: step.action, values: input.values },
-      });
-      return written();
+      write.step = { id: step.id, expectedAssignees: step.assignees, assignees, completion: null };
+      write.logs.push(
+        logRow('document.updated', actor, {
+          change: 'step_decision',
+          step: step.id,
+          action: step.action,
+          values: input.values,
+        }),
+      );
+      return {
+        write,
+        answer: { approvalStatus: state.document.approvalStatus, step: stepRecord({ ...step, assignees }) },
+      };
     }
     const values =
-      step.kind === 'approval' && step.assignees.some((assignee) => assignee.values?.includes('reject'))
+      step.kind === 'approval' && assignees.some((assignee) => assignee.values?.includes('reject'))
         ? ['reject']
         : input.values;
     const named = new Map(input.values.map((value, index) => [value, input.labels[index] ?? value]));
-    await closeStep(tx, document, step, {
+    const closing = closingOf(step, {
       values,
       labels: labelsOf(step.decision?.options ?? [], values, named),
       actedBy: { email: input.actor.email, name: input.actor.name },
       actor,
       comment: input.comment,
     });
-    return written();
+    write.step = {
+      id: step.id,
+      expectedAssignees: step.assignees,
+      assignees,
+      completion: closing.fields,
+    };
+    write.logs.push(logRow(closing.log.event, closing.log.actor, closing.log.metadata));
+    let approvalStatus = state.document.approvalStatus;
+    if (step.kind === 'approval') approvalStatus = approveOrReject(write, state, closing.outcome!, actor, null);
+    if (step.kind === 'tagging') {
+      const tags = await ensureTags(em, em.getReference(Company, input.companyId), values);
+      write.tags = {
+        documentTags: tags.map((tag) => ({ id: uuidv7(), tagId: tag.id })),
+        paymentTags: state.paymentIds.flatMap((paymentId) =>
+          tags.map((tag) => ({ id: uuidv7(), paymentId, tagId: tag.id })),
+        ),
+      };
+    }
+    const completed = { ...step, assignees, status: 'completed' as const, completedAt: at, ...closing.fields };
+    return { write, answer: { approvalStatus, step: stepRecord(completed) } };
   });
+}
+
+/** A step's completion: what it records, what it logs, and the approval or rejection it carries (approval steps). */
+interface Closing {
+  fields: { result: StepResult; actedBy: StepActor; comment: string | null };
+  log: { event: string; actor: Actor; metadata: Record<string, unknown> };
+  outcome: 'approved' | 'rejected' | null;
 }
 
 /**
  * Completes a step with its decision, whoever took it (a person, the process that owns it, the agent), and its
  * outcome: an approval approves or rejects the document (payables and all), a tagging step tags it.
  */
-async function closeStep(
-  tx: EntityManager,
-  document: Document,
-  step: WorkflowStep,
+function closingOf(
+  step: Pick<WorkflowStep, 'id' | 'action' | 'kind'>,
   close: {
     values: string[];
     labels: string[];
@@ -323,31 +395,83 @@ async function closeStep(
     /** More for the log (the agent's rationale). */
     why?: Record<string, unknown>;
   },
-): Promise<void> {
+): Closing {
   const { values } = close;
+  return {
+    fields: { result: { values, labels: close.labels }, actedBy: close.actedBy, comment: close.comment },
+    log: {
+      event: 'document.updated',
+      actor: close.actor,
+      metadata: {
+        change: 'step_completed',
+        step: step.id,
+        action: step.action,
+        values,
+        comment: close.comment,
+        ...close.why,
+      },
+    },
+    outcome: step.kind === 'approval' ? (values[0] === 'approve' ? 'approved' : 'rejected') : null,
+  };
+}
+
+/** The agent's decision as a step opens, inside the transaction that writes the step (through the ORM). */
+async function closeStep(
+  tx: EntityManager,
+  document: Document,
+  step: WorkflowStep,
+  close: Parameters<typeof closingOf>[1],
+): Promise<void> {
+  const closing = closingOf(step, close);
   step.status = 'completed';
   step.completedAt = new Date();
-  step.result = { values, labels: close.labels };
-  step.actedBy = close.actedBy;
-  step.comment = close.comment;
-  tx.create(ActivityLog, {
-    company: document.company,
-    document,
-    event: 'document.updated',
-    actor: close.actor,
-    metadata: {
-      change: 'step_completed',
-      step: step.id,
-      action: step.action,
-      values,
-      comment: close.comment,
-      ...close.why,
-    },
-  });
-  if (step.kind === 'approval')
-    await decideApproval(tx, document, values[0] === 'approve' ? 'approved' : 'rejected', close.actor, null);
+  Object.assign(step, closing.fields);
+  tx.create(ActivityLog, { company: document.company, document, ...closing.log });
+  if (closing.outcome) await decideApproval(tx, document, closing.outcome, close.actor, null);
   if (step.kind === 'tagging')
-    await tagDocument(tx, document.company, document, await ensureTags(tx, document.company, values));
+    await tagDocument(tx, document.company, document, await ensureTags(tx, document.company, close.values));
+}
+
+/** What an approval or a rejection does to the document, from what it was: one home for both ways of writing it. */
+interface ApprovalOutcome {
+  approvalErpReference: string | null;
+  /** The status, the ERP reference or the payment status changes. */
+  changed: boolean;
+  /** Nothing is left to pay: the document is `paid` at once. */
+  paid: boolean;
+  /** Its log entries, in order. */
+  logs: { event: string; actor: Actor; metadata: Record<string, unknown> }[];
+}
+
+function approvalOutcome(
+  document: Pick<Document, 'type' | 'amountCents' | 'approvalStatus' | 'paymentStatus'> & {
+    approvalErpReference?: string | null;
+  },
+  status: 'approved' | 'rejected',
+  actor: Actor,
+  erpReference: string | null,
+): ApprovalOutcome {
+  const previousReference = document.approvalErpReference ?? null;
+  const changed = document.approvalStatus !== status || (erpReference !== null && erpReference !== previousReference);
+  const approvalErpReference = erpReference ?? previousReference;
+  const logs: ApprovalOutcome['logs'] = [];
+  if (changed) {
+    logs.push({
+      event: status === 'approved' ? 'document.approved' : 'document.updated',
+      actor,
+      metadata: status === 'approved' ? { erp_reference: approvalErpReference } : { change: 'rejected' },
+    });
+  }
+  // Payments settle payment_status, but this document has no payable to pay: it is settled here, once and for good.
+  const paid = status === 'approved' && nothingLeftToPay(document) && document.paymentStatus !== 'paid';
+  if (paid) {
+    logs.push({
+      event: 'document.updated',
+      actor,
+      metadata: { change: 'payment_status', payment_status: 'paid', reason: 'nothing_left_to_pay' },
+    });
+  }
+  return { approvalErpReference, changed: changed || paid, paid, logs };
 }
 
 async function decideApproval(
@@ -357,35 +481,42 @@ async function decideApproval(
   actor: Actor,
   erpReference: string | null,
 ): Promise<void> {
-  const changed =
-    document.approvalStatus !== status || (erpReference !== null && erpReference !== document.approvalErpReference);
+  const outcome = approvalOutcome(document, status, actor, erpReference);
   document.approvalStatus = status;
-  if (erpReference !== null) document.approvalErpReference = erpReference;
+  document.approvalErpReference = outcome.approvalErpReference;
   if (status === 'approved') {
     document.approvedAt ??= new Date();
     await generatePayables(em, document);
   }
-  if (changed) {
-    em.create(ActivityLog, {
-      company: document.company,
-      document,
-      event: status === 'approved' ? 'document.approved' : 'document.updated',
-      actor,
-      metadata:
-        status === 'approved' ? { erp_reference: document.approvalErpReference ?? null } : { change: 'rejected' },
-    });
-  }
-  // Payments settle payment_status, but this document has no payable to pay: it is settled here, once and for good.
-  if (status === 'approved' && nothingLeftToPay(document) && document.paymentStatus !== 'paid') {
-    document.paymentStatus = 'paid';
-    em.create(ActivityLog, {
-      company: document.company,
-      document,
-      event: 'document.updated',
-      actor,
-      metadata: { change: 'payment_status', payment_status: 'paid', reason: 'nothing_left_to_pay' },
-    });
-  }
+  if (outcome.paid) document.paymentStatus = 'paid';
+  for (const log of outcome.logs) em.create(ActivityLog, { company: document.company, document, ...log });
+}
+
+/** Adds an approval or a rejection to a write, its payables too; answers the approval status it leaves. */
+function approveOrReject(
+  write: LifecycleWrite,
+  state: LifecycleState,
+  status: 'approved' | 'rejected',
+  actor: Actor,
+  erpReference: string | null,
+): ApprovalStatus {
+  const document = state.document;
+  const outcome = approvalOutcome(document, status, actor, erpReference);
+  write.document = {
+    approvalStatus: status,
+    approvalErpReference: outcome.approvalErpReference,
+    approved: status === 'approved',
+    paid: outcome.paid,
+    changed: outcome.changed,
+  };
+  // Generated once: a document that has payables keeps them.
+  if (status === 'approved' && owesPayables(document) && !state.hasPayables)
+    write.payables = payablesOf(document, scheduleInstallments(document, state.paymentTerm)).map((payable) => ({
+      ...payable,
+      id: uuidv7(),
+    }));
+  write.logs.push(...outcome.logs.map((log) => logRow(log.event, log.actor, log.metadata)));
+  return status;
 }
 
 /** POST /documents/{reference}/approve: approved whatever it was, with the ERP reference; resolves an open approval step. */
@@ -400,32 +531,75 @@ export async function approveDocument(
   },
 ): Promise<{ approvalStatus: ApprovalStatus }> {
   const em = companyEm(orm, input.companyId);
-  return em.transactional(async (tx) => {
-    const document = await documentOrFail(tx, input.documentId);
+  return writeFromRead(em, { ...input, stepId: input.resolvesStepId }, (state, at) => {
     const actor: Actor = { type: 'system', source: 'integration', name: input.by };
-    if (input.resolvesStepId) {
-      const step = await tx.findOne(WorkflowStep, { id: input.resolvesStepId, document, status: 'pending' });
-      if (step) {
-        step.status = 'completed';
-        step.completedAt = new Date();
-        step.result = { values: ['approve'], labels: labelsOf(step.decision?.options ?? [], ['approve']) };
-        step.actedBy = { email: '', name: input.by };
-        tx.create(ActivityLog, {
-          company: document.company,
-          document,
-          event: 'document.updated',
-          actor,
-          metadata: {
-            change: 'step_completed',
-            step: step.id,
-            action: step.action,
-            values: ['approve'],
-            via: 'approve',
-          },
-        });
-      }
+    const write = emptyWrite(input, state, at);
+    const step = state.step?.status === 'pending' ? state.step : null;
+    if (step) {
+      write.step = {
+        id: step.id,
+        expectedAssignees: step.assignees,
+        assignees: step.assignees,
+        completion: {
+          result: { values: ['approve'], labels: labelsOf(step.decision?.options ?? [], ['approve']) },
+          actedBy: { email: '', name: input.by },
+        },
+      };
+      write.logs.push(
+        logRow('document.updated', actor, {
+          change: 'step_completed',
+          step: step.id,
+          action: step.action,
+          values: ['approve'],
+          via: 'approve',
+        }),
+      );
     }
-    await decideApproval(tx, document, 'approved', actor, input.erpReference);
-    return { approvalStatus: document.approvalStatus };
+    const approvalStatus = approveOrReject(write, state, 'approved', actor, input.erpReference);
+    return Promise.resolve({ write, answer: { approvalStatus } });
   });
 }
+
+/** How often a write is planned again when the document changed between its read and its write. */
+const PLANS = 5;
+
+/**
+ * Reads the document (and the step), lets `plan` decide what to write from it, and writes that in one statement;
+ * when the document or the step changed in between (a concurrent attempt of the same write, most likely), reads and
+ * plans again, so that the rules always decide on what is written. `plan` answers without a write when the work is
+ * done already.
+ */
+async function writeFromRead<T>(
+  em: EntityManager,
+  ids: { companyId: string; documentId: string; stepId: string | null },
+  plan: (state: LifecycleState, at: Date) => Promise<{ write: LifecycleWrite | null; answer: T }>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const state = await readLifecycleState(em, ids);
+    if (!state) throw ApplicationFailure.nonRetryable(`Document ${ids.documentId} does not exist`, 'DocumentNotFound');
+    const { write, answer } = await plan(state, new Date());
+    if (!write || (await writeLifecycle(em, write))) return answer;
+    if (attempt === PLANS) throw new Error(`Document ${ids.documentId} kept changing while a decision was written`);
+  }
+}
+
+function emptyWrite(ids: { companyId: string; documentId: string }, state: LifecycleState, at: Date): LifecycleWrite {
+  return {
+    companyId: ids.companyId,
+    documentId: ids.documentId,
+    version: state.version,
+    at,
+    step: null,
+    document: null,
+    logs: [],
+    payables: [],
+    tags: { documentTags: [], paymentTags: [] },
+  };
+}
+
+const logRow = (event: string, actor: Actor, metadata: Record<string, unknown>): LogRow => ({
+  id: uuidv7(),
+  event,
+  actor,
+  metadata,
+});

@@ -162,6 +162,77 @@ describe('worker restart', () => {
       });
     });
 
+    it('writes two approvals that waited for the opening step one after the other', async () => {
+      const flow = await approvalThenClassification();
+      const activities = createActivities(activityDeps());
+      let written!: () => void;
+      let release!: () => void;
+      const opened = new Promise<void>((resolve) => (written = resolve));
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let running = 0;
+      let mostAtOnce = 0;
+      // Each write lasts a while, so that two let through together would overlap.
+      const counted =
+        <I, O>(write: (input: I) => Promise<O>) =>
+        async (input: I): Promise<O> => {
+          mostAtOnce = Math.max(mostAtOnce, ++running);
+          try {
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            return await write(input);
+          } finally {
+            running--;
+          }
+        };
+      const worker = await Worker.create({
+        connection,
+        namespace: 'default',
+        taskQueue: TASK_QUEUE,
+        workflowBundle,
+        activities: {
+          ...activities,
+          openStep: async (input: Parameters<typeof activities.openStep>[0]) => {
+            const step = await activities.openStep(input);
+            written();
+            await held;
+            return step;
+          },
+          completeStep: counted(activities.completeStep),
+          approveDocument: counted(activities.approveDocument),
+        },
+      });
+      const stopped = worker.run();
+      try {
+        await startLifecycle({ client: api.client, taskQueue: TASK_QUEUE }, flow.document);
+        await opened;
+        const step = (await flow.current())!;
+        expect(step).toMatchObject({ action: 'document.approval', status: 'pending' });
+        const approve = (reference: string) =>
+          flow.sdk.approveDocument({
+            params: { reference: flow.document.id },
+            body: { erp_document_reference: reference },
+          });
+        const approvals = [approve('ERP-1'), approve('ERP-2')];
+        // Both wait in the workflow for the step being opened; then both want to write at once.
+        const handle = api.client.workflow.getHandle(`document/${flow.document.id}`);
+        const accepted = async () =>
+          ((await handle.fetchHistory()).events ?? []).filter(
+            (event) => event.workflowExecutionUpdateAcceptedEventAttributes,
+          ).length;
+        await expect.poll(accepted, { timeout: 30_000 }).toBe(2);
+        release();
+        for (const approval of approvals)
+          expect(expectStatus(await approval, 200)).toMatchObject({ approval_status: 'approved' });
+        expect(mostAtOnce).toBe(1);
+        const detail = expectStatus(await flow.sdk.getDocument({ params: { reference: flow.document.id } }), 200);
+        expect(detail.logs.filter((log) => log.metadata.change === 'step_completed')).toHaveLength(1);
+        expect(detail.logs.filter((log) => log.event === 'document.approved')).toHaveLength(2);
+      } finally {
+        release();
+        worker.shutdown();
+        await stopped;
+      }
+    });
+
     it('resolves the opening approval step with an approval', async () => {
       const flow = await approvalThenClassification();
       const approved = await whileOpening(flow, () =>

@@ -353,6 +353,40 @@ describe('assignees', () => {
     // Once for the step's approval, once for the ERP reference it then received: never per attempt.
     expect(logs.filter((log) => log.event === 'document.approved')).toHaveLength(2);
   });
+  it('records a decision that leaves its step pending once, however often its write runs', async () => {
+    const document = await seedDocument(api.orm, company);
+    const ids = { companyId: company.id, documentId: document.id };
+    const { step } = await openStep(api.orm, {
+      ...ids,
+      position: 0,
+      definition: {
+        action: 'document.approval',
+        kind: 'approval',
+        assignees: ['ana@example.co', 'luis@example.co'],
+        requireAll: true,
+      },
+    });
+    const decision = {
+      ...ids,
+      stepId: step.id,
+      actor: members[0]!,
+      values: ['approve'],
+      labels: ['Approve'],
+      comment: null,
+      close: false,
+    };
+    // Two attempts at once (one outlived its timeout), then a retry of one whose answer was lost.
+    await Promise.all([completeStep(api.orm, decision), completeStep(api.orm, decision)]);
+    const retried = await completeStep(api.orm, decision);
+
+    expect(retried.step).toMatchObject({ status: 'pending' });
+    expect(retried.step.assignees).toEqual([
+      { email: 'ana@example.co', name: 'Ana Gómez', acted: true, values: ['approve'] },
+      { email: 'luis@example.co', name: 'Luis Pérez', acted: false },
+    ]);
+    const logs = (await documentOf(document.id)).logs;
+    expect(logs.filter((log) => log.metadata.change === 'step_decision')).toHaveLength(1);
+  });
 });
 
 describe('errors', () => {

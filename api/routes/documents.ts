@@ -23,7 +23,13 @@ import { DocumentListQuery, DocumentParams } from '../schemas/documents.ts';
 import { DocumentDetail, DocumentListItem, NoteBody } from '../../read-models/document-schema.ts';
 import { ApproveParams, ApproveRequest } from '../schemas/workflow-steps.ts';
 import { linkRefusal, type OutboundPolicy } from '../../platform/outbound-policy.ts';
-import { ATTACHMENT_EXTENSIONS, MAX_ATTACHMENT_BYTES } from '../../platform/file-types.ts';
+import {
+  ATTACHMENT_EXTENSIONS,
+  foreignExtension,
+  linkedFileName,
+  MAX_ATTACHMENT_BYTES,
+  uploadedFileName,
+} from '../../platform/file-types.ts';
 
 export const DOCUMENT_NOT_FOUND = {
   status: 404,
@@ -246,7 +252,7 @@ type NoteInput = Pick<DocumentNote, 'comment' | 'filePath' | 'fileName'> & { sto
 async function linkedNote(body: z.output<typeof NoteRequest>, outbound: OutboundPolicy): Promise<NoteInput> {
   const refusal = body.file_path ? await linkRefusal(new URL(body.file_path), outbound) : null;
   if (refusal) throw validationError({ file_path: [`Must point to a public address: ${refusal}`] });
-  const inferred = body.file_path ? fileNameOf(new URL(body.file_path)) : null;
+  const inferred = body.file_path ? linkedFileName(new URL(body.file_path)) : null;
   return {
     comment: body.comment?.trim() || null,
     filePath: body.file_path ?? null,
@@ -254,24 +260,9 @@ async function linkedNote(body: z.output<typeof NoteRequest>, outbound: Outbound
   };
 }
 
-const MAX_FILE_NAME = 255;
 const MAX_COMMENT = 5000;
 /** Characters as the limits count them (and as PostgreSQL does): code points, not UTF-16 units. */
 const characters = (text: string) => Array.from(text);
-
-/** The name a linked file goes by when none is given: its path's last segment, decoded where it can be, cut to the limit. */
-function fileNameOf(url: URL): string | null {
-  const segment = url.pathname.split('/').pop() ?? '';
-  let decoded = segment;
-  try {
-    decoded = decodeURIComponent(segment);
-  } catch {
-    // A malformed escape (`%ZZ`) keeps the segment as written.
-  }
-  // Nor can a decoded `%00` be stored.
-  if (decoded.includes('\u0000')) decoded = segment;
-  return characters(decoded).slice(0, MAX_FILE_NAME).join('') || null;
-}
 
 const EXTENSIONS = ATTACHMENT_EXTENSIONS;
 
@@ -294,13 +285,10 @@ async function uploadedNote(
   const file = form.files.find((candidate) => candidate.field === 'file');
   if (!file) throw validationError({ file: ['Required: the attachment, in the field `file`'] });
   const type = sniffFileType(file.bytes);
-  const extension = /\.([a-z0-9]+)$/i.exec(file.fileName)?.[1]?.toLowerCase();
   if (!type) throw validationError({ file: ['Must be a pdf, jpg, jpeg or png file (checked by content)'] });
-  if (extension && !(EXTENSIONS[type] as readonly string[]).includes(extension))
-    throw validationError({ file: [`The content is ${type} but the name ends in .${extension}`] });
-  const fileName =
-    characters(file.fileName.replace(/[\\/]/g, '_')).slice(0, MAX_FILE_NAME).join('') ||
-    `attachment.${EXTENSIONS[type][0]}`;
+  const extension = foreignExtension(type, file.fileName);
+  if (extension) throw validationError({ file: [`The content is ${type} but the name ends in .${extension}`] });
+  const fileName = uploadedFileName(file.fileName, `attachment.${EXTENSIONS[type][0]}`);
   const id = uuidv7();
   const storageKey = `${caller.company.id}/documents/${document.id}/notes/${id}.${EXTENSIONS[type][0]}`;
   await storage.put(storageKey, file.bytes, type === 'pdf' ? 'application/pdf' : `image/${type}`);

@@ -151,9 +151,13 @@ function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z
         const items = (typeof body === 'object' && body !== null && 'items' in body ? body.items : [body]) as (
           z.output<R> | erp.InvalidRecord
         )[];
+        const submitted = submittedRecords(ctx.request.body);
+        const { afterSync } = catalog;
+        if (!afterSync) return syncRecords(catalog, em, caller, items, submitted);
+        // The sync and what follows it commit together; the deliveries start once they have.
         const { result, deliveries } = await em.transactional(async (tx) => ({
-          result: await syncRecords(catalog, tx, caller, items, submittedRecords(ctx.request.body)),
-          deliveries: (await catalog.afterSync?.(tx, caller.company.id, deps.config.publicUrl)) ?? [],
+          result: await syncRecords(catalog, tx, caller, items, submitted),
+          deliveries: await afterSync(tx, caller.company.id, deps.config.publicUrl),
         }));
         await temporalProcesses(deps.temporal, deps.config.webhookRetry).startDeliveries(deliveries);
         return result;

@@ -17,8 +17,8 @@ export interface LifecycleSubject {
  * is a no-op, so a retried service call starts nothing twice.
  */
 export interface Processes {
-  /** A received document's flow, `document/<reference>`. */
-  startDocumentLifecycle(document: LifecycleSubject): Promise<void>;
+  /** A received document's flow, `document/<reference>`, which also sends its `document.created` deliveries. */
+  startDocumentLifecycle(document: LifecycleSubject, deliveries?: WebhookDelivery[]): Promise<void>;
   /** The delivery of recorded webhook events; `redeliver` sends a finished one once more (an operator's request). */
   startDeliveries(deliveries: WebhookDelivery[], options?: { redeliver?: boolean }): Promise<void>;
   /** The workflows of queued reception events, with their pacing. */

@@ -9,7 +9,8 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { StepDecisionCommand } from '../domain/step-rules.ts';
 import type { ApproveCommand, StepRecord } from '../services/documents/lifecycle.ts';
 import type { LifecycleSubject } from '../services/processes.ts';
-import { approveUpdate, completeStepUpdate, documentLifecycle } from '../workflows/document.ts';
+import type { WebhookDeliveryInput } from '../workflows/delivery.ts';
+import { approveUpdate, completeStepUpdate, deliverSignal, documentLifecycle } from '../workflows/document.ts';
 import { workflowIds } from '../workflows/ids.ts';
 import {
   ApprovalStatus,
@@ -36,8 +37,26 @@ function lifecycleStart(temporal: TemporalHandle, document: LifecycleSubject) {
   };
 }
 
-/** Starts a received document's flow, once: a second call (a retried import) finds it started or ended. */
-export async function startDocumentLifecycle(temporal: TemporalHandle, document: LifecycleSubject): Promise<void> {
+/**
+ * Starts a received document's flow, once: a second call (a retried import) finds it started or ended. Its
+ * `document.created` deliveries go with the start as a signal (signal-with-start), so that a run already going, one
+ * an approval started, say, takes them too; it sends each delivery once, and one found final is not sent again.
+ */
+export async function startDocumentLifecycle(
+  temporal: TemporalHandle,
+  document: LifecycleSubject,
+  deliveries: WebhookDeliveryInput[] = [],
+): Promise<void> {
+  if (deliveries.length) {
+    await beforeDeadline(temporal, () =>
+      temporal.client.workflow.signalWithStart(documentLifecycle, {
+        ...lifecycleStart(temporal, document),
+        signal: deliverSignal,
+        signalArgs: [deliveries],
+      }),
+    );
+    return;
+  }
   try {
     await beforeDeadline(temporal, () =>
       temporal.client.workflow.start(documentLifecycle, {

@@ -3,12 +3,17 @@ import { startDocumentLifecycle } from './documents.ts';
 import type { TemporalHandle } from './handle.ts';
 import { joinPaymentBatch } from './payments.ts';
 import { startReceptionEventBatch, startReceptionEvents, wakeReceptionEvent } from './reception-events.ts';
-import { startDeliveries, type RetrySchedule } from './webhooks.ts';
+import { deliveryInput, startDeliveries, type RetrySchedule } from './webhooks.ts';
 
 /** The processes services set going, run as this deployment's Temporal workflows. */
 export function temporalProcesses(temporal: TemporalHandle, webhookRetry: RetrySchedule): Processes {
   return {
-    startDocumentLifecycle: (document) => startDocumentLifecycle(temporal, document),
+    startDocumentLifecycle: (document, deliveries = []) =>
+      startDocumentLifecycle(
+        temporal,
+        document,
+        deliveries.map((delivery) => deliveryInput(delivery, webhookRetry)),
+      ),
     startDeliveries: (deliveries, options) => startDeliveries(temporal, webhookRetry, deliveries, options),
     startReceptionEvents: (companyId, events, timing) => startReceptionEvents(temporal, companyId, events, timing),
     wakeReceptionEvent: (companyId, event, timing) => wakeReceptionEvent(temporal, companyId, event, timing),

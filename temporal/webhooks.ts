@@ -1,7 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { WebhookDelivery } from '../db/webhooks/webhook-delivery.entity.ts';
 import { workflowIds } from '../workflows/ids.ts';
-import { webhookDelivery, type WebhookDeliveryInput } from '../workflows/webhook.ts';
+import type { WebhookDeliveryInput } from '../workflows/delivery.ts';
+import { webhookDelivery } from '../workflows/webhook.ts';
 import type { TemporalHandle } from './handle.ts';
 
 /** The retry schedule: waits grow from `initialMs`, doubling, capped at `maxMs`, each with jitter. */
@@ -17,6 +18,23 @@ export function retryScheduleFromEnv(env: NodeJS.ProcessEnv = process.env): Retr
   };
 }
 
+/** A recorded delivery as the workflow that sends it takes it. */
+export function deliveryInput(delivery: WebhookDelivery, schedule: RetrySchedule): WebhookDeliveryInput {
+  return {
+    companyId: delivery.company.id,
+    deliveryId: delivery.id,
+    event: delivery.event,
+    attempts: delivery.subscription.retries + 1,
+    firstAttempt: delivery.attempts + 1,
+    timeoutSeconds: delivery.subscription.timeoutSeconds,
+    retry: schedule,
+    // A registered voucher resolves the document's accounting step.
+    ...(delivery.event === 'document.accounted'
+      ? { documentId: (delivery.payload.data as { reference: string }).reference }
+      : {}),
+  };
+}
+
 /**
  * Starts one delivery workflow per event and subscription; starting it again is a no-op, so nothing is sent twice.
  * `redeliver` (an operator's explicit request) runs a finished delivery once more, numbering attempts on.
@@ -28,24 +46,11 @@ export async function startDeliveries(
   options: { redeliver?: boolean } = {},
 ): Promise<void> {
   for (const delivery of deliveries) {
-    const input: WebhookDeliveryInput = {
-      companyId: delivery.company.id,
-      deliveryId: delivery.id,
-      event: delivery.event,
-      attempts: delivery.subscription.retries + 1,
-      firstAttempt: delivery.attempts + 1,
-      timeoutSeconds: delivery.subscription.timeoutSeconds,
-      retry: schedule,
-      // A registered voucher resolves the document's accounting step.
-      ...(delivery.event === 'document.accounted'
-        ? { documentId: (delivery.payload.data as { reference: string }).reference }
-        : {}),
-    };
     try {
       await temporal.client.workflow.start(webhookDelivery, {
         workflowId: workflowIds.webhook(delivery.subscription.id, delivery.eventId),
         taskQueue: temporal.taskQueue,
-        args: [input],
+        args: [deliveryInput(delivery, schedule)],
         workflowIdReusePolicy: options.redeliver
           ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
           : WorkflowIdReusePolicy.REJECT_DUPLICATE,

@@ -4,8 +4,8 @@ import type { Processes } from '../processes.ts';
 import { undeliveredEventsOf } from '../webhooks/events.ts';
 
 /**
- * What follows a recorded document, imported or created: the delivery of its `document.created` event (recorded with
- * it) and its lifecycle. On a retried write it starts what a crash may have left unstarted; what runs already is
+ * What follows a recorded document, imported or created: its lifecycle, which also delivers its `document.created`
+ * event (recorded with it). On a retried write it starts what a crash may have left unstarted; what runs already is
  * left as it is.
  */
 export async function startDocumentProcesses(
@@ -14,14 +14,14 @@ export async function startDocumentProcesses(
   document: Pick<Document, 'id' | 'company' | 'fiscalReference' | 'documentNumber' | 'approvalStatus'>,
 ): Promise<void> {
   const undelivered = await undeliveredEventsOf(em.fork(), document.id, 'document.created');
-  await Promise.all([
-    processes.startDeliveries(undelivered),
-    processes.startDocumentLifecycle({
+  await processes.startDocumentLifecycle(
+    {
       companyId: document.company.id,
       documentId: document.id,
       fiscalReference: document.fiscalReference ?? null,
       documentNumber: document.documentNumber,
       approvalStatus: document.approvalStatus,
-    }),
-  ]);
+    },
+    undelivered,
+  );
 }

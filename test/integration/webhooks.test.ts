@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { accountDocument } from '../../services/accounting/accounting.ts';
 import { ErpDocumentData } from '../../read-models/erp-document-schema.ts';
@@ -11,6 +11,8 @@ import { temporalConnectionOptions } from '../../temporal/connection.ts';
 import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
 import { WebhookSubscription } from '../../db/webhooks/webhook-subscription.entity.ts';
 import { companyEm } from '../../db/orm.ts';
+import { Document } from '../../db/documents/document.entity.ts';
+import { workflowIds } from '../../workflows/ids.ts';
 import { tempDir } from '../../platform/temp-dir.ts';
 import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
 import { makeCompany } from '../helpers/companies.ts';
@@ -197,6 +199,43 @@ describe('document.created', () => {
     await importInvoice(company.id);
     await expect.poll(async () => (await deliveriesOf(company.id))[0]?.status).toBe('delivered');
     expect(hooks('document.created')).toHaveLength(1);
+  });
+
+  it("goes out from the document's own workflow, which a repeated start finds delivered and does not send again", async () => {
+    const { company } = await subscribedCompany('document.created');
+    const reference = await importInvoice(company.id);
+    await expect.poll(async () => (await deliveriesOf(company.id))[0]?.status, { timeout: 30_000 }).toBe('delivered');
+    const em = companyEm(api.orm, company.id);
+    const delivery = await em.findOneOrFail(WebhookDelivery, { subjectId: reference }, { populate: ['subscription'] });
+    const lifecycle = api.client.workflow.getHandle(workflowIds.document(reference));
+    const signals = (await lifecycle.fetchHistory()).events!.map(
+      (event) => event.workflowExecutionSignaledEventAttributes?.signalName,
+    );
+    expect(signals).toContain('deliver');
+    await expect(
+      api.client.workflow.getHandle(workflowIds.webhook(delivery.subscription.id, delivery.eventId)).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+
+    // A retried import hands the delivery over once more: the run it starts finds it final.
+    const firstRun = (await lifecycle.describe()).runId;
+    const document = await em.findOneOrFail(Document, { id: reference });
+    await temporalProcesses(
+      { client: api.client, taskQueue: inject('taskQueue') },
+      { initialMs: 200, maxMs: 1_000 },
+    ).startDocumentLifecycle(
+      {
+        companyId: company.id,
+        documentId: reference,
+        documentNumber: document.documentNumber,
+        fiscalReference: document.fiscalReference ?? null,
+        approvalStatus: document.approvalStatus,
+      },
+      [delivery],
+    );
+    await lifecycle.result();
+    expect((await lifecycle.describe()).runId).not.toBe(firstRun);
+    expect(hooks('document.created')).toHaveLength(1);
+    expect((await deliveriesOf(company.id))[0].attempts).toHaveLength(1);
   });
 
   it('retries a failing receiver with back-off, recording every attempt, until it answers', async () => {

@@ -33,31 +33,42 @@ export interface Row {
   ratio: number;
   target: string;
   met: boolean;
+  /** A figure reported as it is, against no target (its bound says what it shows). */
+  reported?: true;
   /** The product's latency on this path (medians over the runs), and the baseline's when it has one. */
   latency?: Latency;
   baselineLatency?: Latency;
   runs: { product: number[]; baseline: number[]; ratios: number[] };
   /** Checks beside the ratio (p99 against p50, a bounded query count...), each met or not. */
   checks?: { name: string; value: string; met: boolean }[];
-  /** What bounds the figure, shown when a target is missed. */
+  /** What bounds the figure, shown when a target is missed (and always for a reported figure). */
   bound?: string;
 }
 
-export interface RowInput {
+/** `min`: the ratio must be at least `target`; `max`: at most; `report`: shown as it is, no target. */
+export type RowTarget = { kind: 'min' | 'max'; target: number } | { kind: 'report' };
+
+export type RowInput = RowTarget & {
   path: string;
   figure: string;
   unit: string;
   baselineName: string;
   product: number[];
   baseline: number[];
-  /** `min`: the ratio must be at least `target`; `max`: at most. */
-  kind: 'min' | 'max';
-  target: number;
   latency?: Latency[];
   baselineLatency?: Latency[];
   checks?: Row['checks'];
   bound?: string;
+};
+
+/** Whether the ratio meets its target; a reported figure has none to miss. */
+function meets(input: RowTarget, ratio: number): boolean {
+  if (input.kind === 'report') return true;
+  return input.kind === 'min' ? ratio >= input.target : ratio <= input.target;
 }
+
+const targetText = (input: RowTarget) =>
+  input.kind === 'report' ? 'none (reported)' : `${input.kind === 'min' ? '≥' : '≤'} ${input.target}×`;
 
 const medianLatency = (runs: Latency[] | undefined): Latency | undefined =>
   runs?.length ? { p50: median(runs.map((run) => run.p50)), p99: median(runs.map((run) => run.p99)) } : undefined;
@@ -66,8 +77,7 @@ export function row(input: RowInput): Row {
   const ratios = input.product.map((value, index) => value / input.baseline[index]!);
   const ratio = median(ratios);
   const checks = input.checks ?? [];
-  const met =
-    (input.kind === 'min' ? ratio >= input.target : ratio <= input.target) && checks.every((check) => check.met);
+  const met = meets(input, ratio) && checks.every((check) => check.met);
   return {
     path: input.path,
     figure: input.figure,
@@ -76,8 +86,9 @@ export function row(input: RowInput): Row {
     product: median(input.product),
     baseline: median(input.baseline),
     ratio,
-    target: `${input.kind === 'min' ? '≥' : '≤'} ${input.target}×`,
+    target: targetText(input),
     met,
+    ...(input.kind === 'report' ? { reported: true as const } : {}),
     ...(input.latency ? { latency: medianLatency(input.latency) } : {}),
     ...(input.baselineLatency ? { baselineLatency: medianLatency(input.baselineLatency) } : {}),
     runs: { product: input.product, baseline: input.baseline, ratios },

@@ -17,14 +17,27 @@ export interface LoadResult {
   errors: number;
 }
 
-/** Drives `baseUrl` with autocannon over loopback, cycling through `requests` on every connection. */
+/** URLs that stand for several servers: the first API of the production shape stands for every API. */
+const replicas = new Map<string, readonly string[]>();
+
+/** From now on, a load on `url` spreads its connections over `urls`, in turn (autocannon's own round robin). */
+export function spreadLoad(url: string, urls: readonly string[]): void {
+  replicas.set(url, urls);
+}
+
+/**
+ * Drives `baseUrl` (or the servers it stands for, see `spreadLoad`) with autocannon over loopback, cycling through
+ * `requests` on every connection.
+ */
 export async function load(
   baseUrl: string,
   requests: readonly LoadRequest[],
   options: { seconds: number; connections: number },
 ): Promise<LoadResult> {
+  const urls = replicas.get(baseUrl) ?? [baseUrl];
   const result = await autocannon({
-    url: baseUrl,
+    // autocannon takes several URLs, its connections taking them in turn; its types know of one only.
+    url: urls.length === 1 ? urls[0]! : (urls as unknown as string),
     connections: options.connections,
     duration: options.seconds,
     requests: requests.map((request) => ({

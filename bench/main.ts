@@ -1,9 +1,20 @@
-// `npm run bench`: starts the product on the embedded default (production settings), seeds a realistic data set,
-// measures each path against a baseline in the same run, and writes bench/results/latest.{md,json}.
+// `npm run bench`: starts the product, seeds a realistic data set, measures each path against a baseline in the same
+// run, and writes the results of its shape (bench/results/latest.json for dev, production.json for production) and
+// bench/results/latest.md, which sets the last results of both shapes side by side.
+//
+// BENCH_SHAPE picks the shape: `dev` (the default) runs the embedded default (embedded PostgreSQL, the Temporal dev
+// server in memory, the simulators on loopback) with the API and the worker as production processes; `production`
+// runs the production-shape suite's deployment (test/harness/production-stack.ts: the Temporal server on PostgreSQL,
+// two APIs and two workers, the outside systems in a network namespace; needs root, as `npm run test:production`).
+//
+//   npm run bench                            # dev shape
+//   BENCH_SHAPE=production npm run bench     # production shape
+//
 // BENCH_RUNS, BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_DOCUMENTS change the run; BENCH_ONLY=reads,commands,events,
-// import,webhooks,recommendations runs only those scenarios (BENCH_DECIDED_STEPS and BENCH_STEP_OPENINGS size the
-// last one); BENCH_PROFILE=1 writes CPU profiles of the API and the worker; BENCH_KEEP=1 keeps the temporary directory
-// (data, logs, profiles).
+// import,webhooks,recommendations,workers runs only those scenarios (BENCH_DECIDED_STEPS and BENCH_STEP_OPENINGS size
+// recommendations; `workers`, one worker against two, runs in the production shape only, over BENCH_WORKER_FILES
+// files); BENCH_PROFILE=1 writes CPU profiles of the APIs and the workers; BENCH_KEEP=1 keeps the temporary
+// directory (data, logs, profiles).
 import { companyEm } from '../db/orm.ts';
 import { registerSigningCertificate } from '../services/dian/certificates.ts';
 import { issueSigningCertificate } from '../test/harness/signing-certificates.ts';
@@ -14,32 +25,62 @@ import { Client, Connection } from '@temporalio/client';
 import { tempDir } from '../platform/temp-dir.ts';
 import { freePort } from '../platform/ports.ts';
 import { DEFAULT_TASK_QUEUE } from '../temporal/config.ts';
+import { TEMPORAL_SERVER_VERSION } from '../test/harness/temporal-server.ts';
 import { rawTemporalClient } from './baselines/raw-temporal.ts';
 import type { BenchContext, Row } from './context.ts';
-import { MemorySampler } from './memory.ts';
-import { machine, writeReport, type MemoryFigure } from './report.ts';
+import { spreadLoad } from './load.ts';
+import { countAsOne, MemorySampler } from './memory.ts';
+import { EVERY_LOAD, machine, writeReport, type MemoryFigure } from './report.ts';
 import { commandScenarios } from './scenarios/commands.ts';
 import { eventScenario } from './scenarios/events.ts';
 import { importScenarios, webhookScenarios } from './scenarios/ingestion.ts';
 import { readScenarios } from './scenarios/reads.ts';
 import { recommendationScenario } from './scenarios/recommendations.ts';
+import { workerScenario } from './scenarios/workers.ts';
 import { seed } from './seed.ts';
-import { spawnProcess, startStack, type BenchProcess } from './stack.ts';
+import { benchShape, spawnProcess, startBenchStack, type BenchProcess, type BenchStack } from './stack.ts';
 
 const settings = {
+  shape: benchShape(process.env.BENCH_SHAPE),
   runs: Number(process.env.BENCH_RUNS ?? 3),
   seconds: Number(process.env.BENCH_SECONDS ?? 8),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
   documentsPerCompany: Number(process.env.BENCH_DOCUMENTS ?? 20_000),
-  only: new Set((process.env.BENCH_ONLY ?? 'reads,commands,events,import,webhooks,recommendations').split(',')),
+  only: new Set((process.env.BENCH_ONLY ?? 'reads,commands,events,import,webhooks,recommendations,workers').split(',')),
 };
+
+const RAW_HTTP_NOTE =
+  "Raw HTTP+SQL authenticates the API key like the product (one query and a SHA-256 comparison) and lets PostgreSQL build the nested JSON; its answers match the product's (same totals and order; sizes above).";
+const MACHINE_NOTE =
+  'The machine is shared: the load average in the header says how much. Each ratio pairs a product run with the baseline run next to it; the runs table at the end shows how far they spread.';
+
+/** How each shape's figures were taken, for whoever reads them. */
+function notesOf(stack: BenchStack): string[] {
+  if (stack.shape === 'dev')
+    return [
+      'The API runs with RATE_LIMIT_PER_MINUTE=0: all load comes from two keys on loopback, and the per-key limit would otherwise measure itself.',
+      'The worker runs with NODE_ENV=development: production refuses webhook receivers on loopback, where the simulated ERP listens; no other worker setting depends on it.',
+      RAW_HTTP_NOTE,
+      'The Temporal dev server runs in memory, as in the test suite: with the SQLite file of the embedded default, every Temporal figure, product and baseline alike, measured the disk.',
+      MACHINE_NOTE,
+    ];
+  return [
+    `The product runs as \`npm run test:production\` deploys it (test/harness/production-stack.ts): PostgreSQL reached with the product's own role; the Temporal server ${TEMPORAL_SERVER_VERSION} on PostgreSQL, set up by the deploy scripts; two APIs and two workers with NODE_ENV=production and the operator's defaults (no short retry or poll pacing, default pool sizes); DIAN, the object store and the ERP receiver on a non-loopback address of a network namespace, which OUTBOUND_ALLOWED_NETWORKS allowlists: webhooks go out under the production outbound policy, over https to a receiver whose CA NODE_EXTRA_CA_CERTS trusts.`,
+    'The APIs run with RATE_LIMIT_PER_MINUTE=0: all load comes from two keys on loopback, and the per-key limit would otherwise measure itself.',
+    "HTTP loads split autocannon's connections between the two APIs, taking them in turn, as a load balancer would; the CPU per request adds up both API processes. Requests taken one at a time (step decisions, approvals, the events batch) go to the first API. Each baseline is one process (raw HTTP+SQL; a worker of trivial workflows on the same Temporal server).",
+    "Memory is sampled from every API and worker process every 200 ms: each kind's figure is its highest process, under each load of the bench.",
+    RAW_HTTP_NOTE,
+    MACHINE_NOTE,
+  ];
+}
+
 const startedAt = new Date();
 const loadAtStart = loadavg();
 const elapsed = () => `${((Date.now() - startedAt.getTime()) / 1000).toFixed(0).padStart(4)} s`;
 const log = (line: string) => process.stdout.write(`[${elapsed()}] ${line}\n`);
 
 const dir = tempDir('ap-bench-');
-const stack = await startStack({
+const stack = await startBenchStack(settings.shape, {
   dir,
   log,
   nodeFlags: process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profiles')}`] : [],
@@ -87,7 +128,12 @@ try {
     ),
   );
   const productConnection = await Connection.connect({ address: stack.temporalAddress });
-  const memory = new MemorySampler({ api: stack.api.pid, worker: stack.worker.pid });
+  // Scenarios name the first API; in the production shape, loads and CPU counts take every API.
+  if (stack.apiUrls.length > 1) {
+    spreadLoad(stack.apiUrl, stack.apiUrls);
+    countAsOne(stack.api.pid, () => stack.processIds().api);
+  }
+  const memory = new MemorySampler(() => stack.processIds());
   memory.start();
   const context: BenchContext = {
     stack,
@@ -113,48 +159,66 @@ try {
   const forCommands = pending.slice(0, 2 * (5 + settings.runs * 40));
   const taken = new Set(forCommands.map((document) => document.id));
   const rest = colombian.filter((document) => !taken.has(document.id));
-  const forEvents = rest.slice(0, 50 + settings.runs * 200);
+  // The events batch takes the median of at least 5 runs (bench/scenarios/events.ts), each of 200 documents.
+  const forEvents = rest.slice(0, 50 + Math.max(5, settings.runs) * 200);
   const forWebhooks = rest.slice(forEvents.length, forEvents.length + 100 + settings.runs * 400);
 
-  const reads = settings.only.has('reads') ? await readScenarios(context) : { rows: [], plans: [], queryCounts: {} };
+  /** Whether a scenario runs, its load named for the memory figures. */
+  const runs = (load: string) => {
+    if (!settings.only.has(load)) return false;
+    memory.startLoad(load);
+    return true;
+  };
+  let reads: Awaited<ReturnType<typeof readScenarios>> = { rows: [], plans: [], queryCounts: {} };
+  if (runs('reads')) reads = await readScenarios(context);
   const rows: Row[] = [...reads.rows];
-  if (settings.only.has('commands')) {
+  if (runs('commands')) {
     log('POST /workflow-steps/{ref}/complete and POST /documents/{ref}/approve');
     rows.push(...(await commandScenarios(context, forCommands)));
   }
-  if (settings.only.has('events')) {
+  if (runs('events')) {
     log('POST /events/batch (200 CUFEs × 4 types)');
     rows.push(...(await eventScenario(context, forEvents)));
   }
-  if (settings.only.has('import')) rows.push(...(await importScenarios(context)));
-  if (settings.only.has('webhooks')) rows.push(...(await webhookScenarios(context, forWebhooks)));
-  if (settings.only.has('recommendations')) {
+  if (runs('import')) rows.push(...(await importScenarios(context)));
+  if (runs('webhooks')) rows.push(...(await webhookScenarios(context, forWebhooks)));
+  if (runs('recommendations')) {
     context.log('opening a step with the recommendation agent on and off');
     rows.push(...(await recommendationScenario(context)));
   }
+  // After the import: both import into the Mexican company, whose one subscription the import scenario adds.
+  if (stack.shape === 'production' && runs('workers')) rows.push(...(await workerScenario(context)));
+  else if (process.env.BENCH_ONLY?.split(',').includes('workers'))
+    log('one worker against two: the dev shape has one worker; BENCH_SHAPE=production runs it');
   memory.stop();
 
+  const processes = stack.processIds();
+  const measuredUnderLoad = (kind: 'api' | 'worker') => ({
+    peakMb: memory.peakUnderLoad(kind),
+    under: EVERY_LOAD,
+    processes: processes[kind].length,
+    loads: memory.loads(kind),
+  });
   const memoryFigures = (
     [
       {
         process: 'api',
-        peakMb: memory.peak('api', 'http'),
-        under: 'HTTP load',
+        ...measuredUnderLoad('api'),
         limitMb: 250,
-        bound: `${memory.peak('api', 'idle').toFixed(0)} MB at rest (MikroORM's metadata, the Temporal client and its protocol definitions, the zod schemas, Node's type stripping). Each response is allocated several times over (rows, objects, JSON text) and little of it lives on: the young generation holds the peak, bounded by the API's 16 MB semi-spaces (api/node-flags.ts; V8's default let it grow to 134 MB).`,
+        bound: `${memory.atRest('api').toFixed(0)} MB at rest (MikroORM's metadata, the Temporal client and its protocol definitions, the zod schemas, Node's type stripping). Each response is allocated several times over (rows, objects, JSON text) and little of it lives on: the young generation holds the peak, bounded by the API's 16 MB semi-spaces (api/node-flags.ts; V8's default let it grow to 134 MB).`,
       },
       {
         process: 'worker',
-        peakMb: memory.peak('worker', 'workflows'),
-        under: 'workflow load',
+        ...measuredUnderLoad('worker'),
         limitMb: 400,
-        bound: `${memory.peak('worker', 'idle').toFixed(0)} MB at rest (the SDK's core and the workflow sandbox; the bundle is built in a child process). Bursts of hundreds of workflows and activities allocate fast; the worker's heap limits (worker/node-flags.ts: 256 MB old space, 8 MB semi-spaces) make V8 collect before the heap, and the SDK's native buffers its garbage keeps alive, grow (600-800 MB with V8's defaults).`,
+        bound: `${memory.atRest('worker').toFixed(0)} MB at rest (the SDK's core and the workflow sandbox; the bundle is built in a child process). Bursts of hundreds of workflows and activities allocate fast; the worker's heap limits (worker/node-flags.ts: 256 MB old space, 8 MB semi-spaces) make V8 collect before the heap, and the SDK's native buffers its garbage keeps alive, grow (600-800 MB with V8's defaults).`,
       },
     ] as const
   )
     .filter((figure) => Number.isFinite(figure.peakMb))
     .map((figure): MemoryFigure => ({ ...figure, met: figure.peakMb < figure.limitMb }));
   const paths = writeReport({
+    shape: stack.shape,
     startedAt: startedAt.toISOString(),
     minutes: (Date.now() - startedAt.getTime()) / 60_000,
     machine: machine(loadAtStart),
@@ -169,21 +233,21 @@ try {
     memory: memoryFigures,
     queryCounts: reads.queryCounts,
     paymentPlans: reads.plans,
-    notes: [
-      'The API runs with RATE_LIMIT_PER_MINUTE=0: all load comes from two keys on loopback, and the per-key limit would otherwise measure itself.',
-      'The worker runs with NODE_ENV=development: production refuses webhook receivers on loopback, where the simulated ERP listens; no other worker setting depends on it.',
-      "Raw HTTP+SQL authenticates the API key like the product (one query and a SHA-256 comparison) and lets PostgreSQL build the nested JSON; its answers match the product's (same totals and order; sizes above).",
-      'The Temporal dev server runs in memory, as in the test suite: with the SQLite file of the embedded default, every Temporal figure, product and baseline alike, measured the disk.',
-      'The machine is shared: the load average in the header says how much. Each ratio pairs a product run with the baseline run next to it; the runs table at the end shows how far they spread.',
-    ],
+    notes: notesOf(stack),
   });
   await productConnection.close();
   await context.raw.temporal.connection.close();
   for (const row of rows)
-    log(`${row.met ? 'met   ' : 'MISSED'} ${row.path}: ${row.ratio.toFixed(2)}× (target ${row.target})`);
+    log(
+      `${row.reported ? 'report' : row.met ? 'met   ' : 'MISSED'} ${row.path}: ${row.ratio.toFixed(2)}× (target ${row.target})`,
+    );
   for (const figure of memoryFigures)
     log(
-      `${figure.met ? 'met   ' : 'MISSED'} ${figure.process} RSS ${figure.peakMb.toFixed(0)} MB (limit ${figure.limitMb} MB)`,
+      `${figure.met ? 'met   ' : 'MISSED'} ${figure.process} RSS ${figure.peakMb.toFixed(0)} MB (limit ${figure.limitMb} MB; ${Object.entries(
+        figure.loads ?? {},
+      )
+        .map(([load, peak]) => `${load} ${peak.toFixed(0)}`)
+        .join(', ')})`,
     );
   log(`wrote ${paths.markdown} and ${paths.json}`);
 } catch (error) {

@@ -10,15 +10,22 @@ export function rssMb(pid: number): number | null {
   }
 }
 
-/** Samples the RSS of named processes while work runs, keeping the peak per process and per phase. */
+/** The load before the first one: the processes at rest. */
+export const AT_REST = 'idle';
+
+/**
+ * Samples the RSS of the product's processes while the bench loads them, keeping the peak of each kind of process
+ * (the APIs, the workers: the highest process of the kind) under each load of the bench (reads, commands, events...).
+ */
 export class MemorySampler {
-  readonly peaks = new Map<string, number>();
-  private readonly processes: Record<string, number>;
-  private phase = 'idle';
+  private readonly peaks = new Map<string, Map<string, number>>();
+  private readonly processIds: () => Record<string, readonly number[]>;
+  private load = AT_REST;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(processes: Record<string, number>) {
-    this.processes = processes;
+  /** `processIds` answers the processes of each kind at every sample: a replica restarted has a new pid. */
+  constructor(processIds: () => Record<string, readonly number[]>) {
+    this.processIds = processIds;
   }
 
   start(intervalMs = 200): void {
@@ -26,31 +33,63 @@ export class MemorySampler {
     this.timer.unref();
   }
 
-  /** Peaks from here on are recorded under this phase too (e.g. `http`, `workflows`). */
-  enter(phase: string): void {
+  /** The bench's load from here on (`reads`, `commands`...). */
+  startLoad(load: string): void {
     this.sample();
-    this.phase = phase;
+    this.load = load;
+  }
+
+  /** A scenario's own phase (`http`, `workflows`): a sample at its start; peaks are kept per load. */
+  enter(_phase: string): void {
+    this.sample();
   }
 
   stop(): void {
+    this.sample();
     clearInterval(this.timer);
   }
 
-  peak(name: string, phase?: string): number {
-    return this.peaks.get(phase ? `${name}/${phase}` : name) ?? Number.NaN;
+  /** The peak before any load. */
+  atRest(name: string): number {
+    return this.peaks.get(name)?.get(AT_REST) ?? Number.NaN;
+  }
+
+  /** The peak under each load, in the order the loads ran. */
+  loads(name: string): Record<string, number> {
+    return Object.fromEntries([...(this.peaks.get(name) ?? [])].filter(([load]) => load !== AT_REST));
+  }
+
+  /** The highest peak over every load; NaN if no load ran. */
+  peakUnderLoad(name: string): number {
+    const peaks = Object.values(this.loads(name));
+    return peaks.length ? Math.max(...peaks) : Number.NaN;
   }
 
   private sample(): void {
-    for (const [name, pid] of Object.entries(this.processes)) {
-      const rss = rssMb(pid);
-      if (rss === null) continue;
-      for (const key of [name, `${name}/${this.phase}`]) this.peaks.set(key, Math.max(this.peaks.get(key) ?? 0, rss));
+    for (const [name, pids] of Object.entries(this.processIds())) {
+      const samples = pids.map(rssMb).filter((rss): rss is number => rss !== null);
+      if (samples.length === 0) continue;
+      const peaks = this.peaks.get(name) ?? new Map<string, number>();
+      peaks.set(this.load, Math.max(peaks.get(this.load) ?? 0, ...samples));
+      this.peaks.set(name, peaks);
     }
   }
 }
 
-/** CPU time a process has used so far (user + system), in milliseconds, from /proc (Linux). */
+/** Processes counted as one by `cpuMs`: the first API's pid stands for every API of the production shape. */
+const groups = new Map<number, () => readonly number[]>();
+
+/** From now on, `cpuMs(pid)` adds up the CPU of every process `members` answers (the APIs behind one load). */
+export function countAsOne(pid: number, members: () => readonly number[]): void {
+  groups.set(pid, members);
+}
+
+/** CPU time a process has used so far (user + system), in milliseconds, from /proc (Linux); with its group's. */
 export function cpuMs(pid: number): number {
+  return (groups.get(pid)?.() ?? [pid]).reduce((sum, member) => sum + ownCpuMs(member), 0);
+}
+
+function ownCpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   // utime and stime, in clock ticks of 10 ms.
   return (Number(fields[11]) + Number(fields[12])) * 10;

@@ -1,9 +1,12 @@
-// The product as `npm start` runs it (embedded PostgreSQL, the Temporal dev server, the simulators), but in a
-// fresh temporary directory and with the API and the worker as production processes whose memory can be read.
-import { spawn, type ChildProcess } from 'node:child_process';
+// The product in one of two shapes, each in a fresh temporary directory with processes whose memory can be read:
+// `dev`, as `npm start` runs it (embedded PostgreSQL, the Temporal dev server, the simulators), with the API and the
+// worker as production processes; `production`, as the production-shape suite deploys it (the real Temporal server on
+// PostgreSQL, two APIs and two workers, the outside systems on another address), from that suite's own launcher.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { outboundPolicyFromEnv, type OutboundPolicy } from '../platform/outbound-policy.ts';
 import { outsideSystemsEnv } from '../platform/outside-systems.ts';
 import { secretBox, type SecretBox } from '../platform/secret-box.ts';
 import { initORM, type Orm } from '../db/orm.ts';
@@ -11,31 +14,49 @@ import { migrateAndSeed } from '../db/schema.ts';
 import { freePort } from '../platform/ports.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../dev/postgres.ts';
 import { startDevTemporal, type DevTemporal } from '../dev/temporal.ts';
-import { startErpReceiver, type ErpReceiver } from '../simulators/erp-receiver/server.ts';
+import { startErpReceiver } from '../simulators/erp-receiver/server.ts';
 import { startSimulators, type RunningSimulators } from '../simulators/index.ts';
 import {
   makeSigningAuthority,
   TEST_DIAN_SOFTWARE,
   type SigningAuthority,
 } from '../test/harness/signing-certificates.ts';
+import type { ProductProcess } from '../test/harness/product-process.ts';
+import { startProductionStack, type ProductionStack } from '../test/harness/production-stack.ts';
 import { API_NODE_FLAGS } from '../api/node-flags.ts';
 import { WORKER_NODE_FLAGS } from '../worker/node-flags.ts';
 
 /** A process of the product (or of a baseline) started by the benchmark, with its log file. */
 export interface BenchProcess {
   name: string;
-  pid: number;
-  child: ChildProcess;
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
+export type BenchShape = 'dev' | 'production';
+
+/** The shape `BENCH_SHAPE` names: `dev` (the default) or `production`. */
+export function benchShape(value = 'dev'): BenchShape {
+  if (value === 'dev' || value === 'production') return value;
+  throw new Error(`BENCH_SHAPE=${value}: the shapes are dev and production`);
+}
+
+/** The kinds of product process whose memory the bench holds to a limit. */
+export type ProcessKind = 'api' | 'worker';
+
+/** What both shapes provide to the scenarios. */
 export interface BenchStack {
+  shape: BenchShape;
   dir: string;
   databaseUrl: string;
   temporalAddress: string;
+  /** The first API, where requests taken one at a time go. */
   apiUrl: string;
   api: BenchProcess;
-  worker: BenchProcess;
+  /** Every API: HTTP loads spread their connections over them (bench/load.ts). */
+  apiUrls: string[];
+  /** The API and worker processes running now, by kind (a restarted one has a new pid). */
+  processIds(): Record<ProcessKind, number[]>;
   /** What points a product process (the operator CLI, say) at this stack. */
   env: NodeJS.ProcessEnv;
   /** The bench's own ORM on the same database (seeding, subscriptions, query plans). */
@@ -43,7 +64,10 @@ export interface BenchStack {
   secrets: SecretBox;
   /** The authority DIAN's simulator trusts: companies' signing certificates are issued from it. */
   signingAuthority: SigningAuthority;
-  erp: { receiver: ErpReceiver; secret: string };
+  /** The ERP receiver webhooks go to, and the outbound policy a subscription to it is registered under. */
+  erp: { receiver: { url: string }; secret: string; outbound: OutboundPolicy };
+  /** The production-shape suite's stack, for what only that shape has (its workers to stop and start). */
+  production?: ProductionStack;
   stop(): Promise<void>;
 }
 
@@ -88,7 +112,6 @@ export async function spawnProcess(
   return {
     name,
     pid: child.pid!,
-    child,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -178,17 +201,20 @@ export async function startStack(options: StackOptions): Promise<BenchStack> {
     stops.push(() => api.stop());
 
     return {
+      shape: 'dev',
       dir: options.dir,
       databaseUrl: db.url,
       signingAuthority,
       temporalAddress: temporal.address,
       apiUrl,
       api,
-      worker,
+      apiUrls: [apiUrl],
+      processIds: () => ({ api: [api.pid], worker: [worker.pid] }),
       env,
       orm,
       secrets: secretBox(Buffer.from(secretKey, 'hex')),
-      erp: { receiver, secret },
+      // The simulated ERP listens on loopback, which only a development subscription may name.
+      erp: { receiver, secret, outbound: outboundPolicyFromEnv({ NODE_ENV: 'development' }) },
       stop,
     };
   } catch (error) {
@@ -196,3 +222,71 @@ export async function startStack(options: StackOptions): Promise<BenchStack> {
     throw error;
   }
 }
+
+/** The product processes of the production shape that run now. */
+const running = (replicas: readonly ProductProcess[]) =>
+  replicas.flatMap((replica) => (replica.pid === undefined ? [] : [replica.pid]));
+
+/** One of the production shape's APIs as the scenarios see it; it is never stopped while they run. */
+function benchProcess(replica: ProductProcess): BenchProcess {
+  return {
+    name: replica.name,
+    get pid() {
+      if (replica.pid === undefined) throw new Error(`${replica.name} is not running`);
+      return replica.pid;
+    },
+    stop: () => replica.stop(),
+  };
+}
+
+/**
+ * The production shape, started by the production-shape suite's launcher with the operator's defaults (no short
+ * pacing) and without the per-key rate limit, for the reason the dev shape drops it.
+ */
+export async function startProductionShape(options: StackOptions): Promise<BenchStack> {
+  options.log('starting the production shape: PostgreSQL, the Temporal server, 2 APIs and 2 workers');
+  const production = await startProductionStack({
+    dir: options.dir,
+    settings: { RATE_LIMIT_PER_MINUTE: '0' },
+    nodeFlags: options.nodeFlags ?? [],
+  });
+  try {
+    const { productEnv } = production;
+    const orm = await initORM({ url: productEnv.DATABASE_URL, poolMax: 4, statementTimeoutMs: 600_000, debug: false });
+    return {
+      shape: 'production',
+      dir: production.dir,
+      databaseUrl: productEnv.DATABASE_URL,
+      temporalAddress: production.temporalAddress,
+      apiUrl: production.apiUrls[0]!,
+      api: benchProcess(production.apis[0]!),
+      apiUrls: production.apiUrls,
+      processIds: () => ({ api: running(production.apis), worker: running(production.workers) }),
+      // The product stores files in the simulated object store; the bench's in-process API (bench/query-log.ts)
+      // needs a directory of its own, which it never writes to.
+      env: { ...production.env, STORAGE_DIR: join(production.dir, 'observed-files') },
+      orm,
+      secrets: secretBox(Buffer.from(productEnv.WEBHOOK_SECRET_KEY, 'hex')),
+      signingAuthority: production.signingAuthority,
+      // The receiver is on the namespace's address, behind https: the allowlisted network of the product's policy.
+      erp: {
+        receiver: { url: production.receiver.url },
+        secret: production.receiver.secret,
+        outbound: outboundPolicyFromEnv(productEnv),
+      },
+      production,
+      async stop() {
+        await orm.close().catch(() => undefined);
+        // The bench removes its directory itself, unless asked to keep it.
+        await production.stop({ keep: true });
+      },
+    };
+  } catch (error) {
+    await production.stop({ keep: true });
+    throw error;
+  }
+}
+
+/** Starts the product in the given shape. */
+export const startBenchStack = (shape: BenchShape, options: StackOptions): Promise<BenchStack> =>
+  shape === 'production' ? startProductionShape(options) : startStack(options);

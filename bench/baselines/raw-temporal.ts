@@ -4,7 +4,13 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { eachWithConcurrency, timed } from '../stats.ts';
 import { timedUpdate, type TimedUpdate } from '../update-stages.ts';
-import { echoUpdate, type echoForever, type trivial } from './raw-temporal-workflows.ts';
+import {
+  echoAfterActivityUpdate,
+  echoUpdate,
+  type echoForever,
+  type RawActivities,
+  type trivial,
+} from './raw-temporal-workflows.ts';
 
 export const RAW_TASK_QUEUE = 'bench-raw-temporal';
 
@@ -12,15 +18,24 @@ export async function rawTemporalClient(address: string): Promise<Client> {
   return new Client({ connection: await Connection.connect({ address }), namespace: 'default' });
 }
 
-/** Round trips of `executeUpdate` on a new running workflow, one at a time. */
-export async function updateRoundTrips(client: Client, workflowId: string, count: number): Promise<TimedUpdate[]> {
+/**
+ * Round trips of `executeUpdate` on a new running workflow, one at a time: answered from memory, or (`afterActivity`)
+ * once a no-op activity has run, the command flow's floor.
+ */
+export async function updateRoundTrips(
+  client: Client,
+  workflowId: string,
+  count: number,
+  options: { afterActivity?: boolean } = {},
+): Promise<TimedUpdate[]> {
   const handle = await client.workflow.start<typeof echoForever>('echoForever', {
     workflowId,
     taskQueue: RAW_TASK_QUEUE,
   });
+  const update = options.afterActivity ? echoAfterActivityUpdate : echoUpdate;
   const calls: TimedUpdate[] = [];
   for (let n = 0; n < count; n++)
-    calls.push(await timedUpdate(workflowId, () => handle.executeUpdate(echoUpdate, { args: [n] })));
+    calls.push(await timedUpdate(workflowId, () => handle.executeUpdate(update, { args: [n] })));
   return calls;
 }
 
@@ -55,6 +70,7 @@ if (import.meta.main) {
     connection: await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! }),
     taskQueue: RAW_TASK_QUEUE,
     workflowsPath: fileURLToPath(new URL('./raw-temporal-workflows.ts', import.meta.url)),
+    activities: { settle: async (value: number) => value } satisfies RawActivities,
   });
   process.stdout.write('raw worker running\n');
   await worker.run();

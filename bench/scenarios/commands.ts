@@ -114,11 +114,24 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
   await sequence(complete, toComplete.slice(0, WARM_UP));
   await sequence(approve, toApprove.slice(0, WARM_UP));
   await updateRoundTrips(context.raw.temporal, 'bench-raw/echo/warm-up', WARM_UP);
-  const runs = { raw: [] as TimedUpdate[][], complete: [] as TimedUpdate[][], approve: [] as TimedUpdate[][] };
+  await updateRoundTrips(context.raw.temporal, 'bench-raw/echo-after-activity/warm-up', WARM_UP, {
+    afterActivity: true,
+  });
+  const runs = {
+    raw: [] as TimedUpdate[][],
+    floor: [] as TimedUpdate[][],
+    complete: [] as TimedUpdate[][],
+    approve: [] as TimedUpdate[][],
+  };
   for (let run = 0; run < context.runs; run++) {
     const slice = (list: PendingStep[]) =>
       list.slice(WARM_UP + run * COMMANDS_PER_RUN, WARM_UP + (run + 1) * COMMANDS_PER_RUN);
     runs.raw.push(await updateRoundTrips(context.raw.temporal, `bench-raw/echo/${run}`, COMMANDS_PER_RUN));
+    runs.floor.push(
+      await updateRoundTrips(context.raw.temporal, `bench-raw/echo-after-activity/${run}`, COMMANDS_PER_RUN, {
+        afterActivity: true,
+      }),
+    );
     runs.complete.push(await sequence(complete, slice(toComplete)));
     runs.approve.push(await sequence(approve, slice(toApprove)));
   }
@@ -126,6 +139,8 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
   const p50s = (calls: TimedUpdate[][]) => timings(calls).map((run) => latencyOf(run).p50);
   context.log(
     `  executeUpdate p50 ${p50s(runs.raw)
+      .map((v) => v.toFixed(1))
+      .join(' / ')} ms; with a no-op activity ${p50s(runs.floor)
       .map((v) => v.toFixed(1))
       .join(' / ')} ms; complete ${p50s(runs.complete)
       .map((v) => v.toFixed(1))
@@ -136,23 +151,19 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
 
   const stages = {
     raw: medianStages(await updateStages(context.raw.temporal, runs.raw.flat())),
+    floor: medianStages(await updateStages(context.raw.temporal, runs.floor.flat())),
     complete: medianStages(await updateStages(context.product.client, runs.complete.flat())),
     approve: medianStages(await updateStages(context.product.client, runs.approve.flat())),
   };
   for (const [name, figures] of Object.entries(stages)) context.log(`  ${name} (medians) ${describeStages(figures)}`);
-  const bound = (command: UpdateStages, answer: string) => {
-    // What the design's command flow costs at the least, at this run's own speeds: the raw update's round trip
-    // with one more workflow task (as long as the raw one) and the activity, with no time in the API at all.
-    const floor = (stages.raw.total + stages.raw.workflowTasks + command.activities) / stages.raw.total;
-    const floorWithoutWrite = (stages.raw.total + stages.raw.workflowTasks) / stages.raw.total;
-    return (
-      `The answer waits for the write (DESIGN: the update's handler awaits the activity that writes the read state, so the answer reflects it), and the write is an activity scheduled once the update is recorded, so that a crash cannot keep a write whose update was lost (docs/reliability.md): two workflow tasks and an activity where the raw update answers from memory in one task. ` +
-      `The activity is a read for the rules and one statement that writes the step, its log, the document and its payables, the document's row locked; the server hands it to the worker with the task that scheduled it, and hands the next task over at once (\`history.transferProcessorMaxPollRPS\`). ${answer} ` +
-      `Medians of this run, read from the workflow histories: raw executeUpdate ${describeStages(stages.raw)}; this command ${describeStages(command)}. ` +
-      `Even with no time spent in the API, one raw round trip plus a second workflow task as long as the raw one plus this activity is ${floor.toFixed(2)}× the raw update, and ${floorWithoutWrite.toFixed(2)}× with an activity that took no time. ` +
-      `A workflow task and an activity cost the same on the product's worker as on the baseline's (SDK defaults): running workflows in the worker's main thread, or each in a V8 context of its own, changed neither.`
-    );
-  };
+  // Temporal's floor for the design's command flow, measured beside it: an update whose handler awaits a no-op
+  // activity (two workflow tasks and an activity, nothing written, no API), against the raw update.
+  const floorRatio = median(p50s(runs.floor).map((p50, run) => p50 / p50s(runs.raw)[run]!));
+  const bound = (command: UpdateStages, ratio: number, answer: string) =>
+    `The answer waits for the write (DESIGN: the update's handler awaits the activity that writes the read state, so the answer reflects it), and the write is an activity scheduled once the update is recorded, so that a crash cannot keep a write whose update was lost (docs/reliability.md): two workflow tasks and an activity where the raw update answers from memory in one task. ` +
+    `Temporal's floor for that flow, measured in this run (an update whose handler awaits an activity that does nothing, on the baseline's worker): ${median(p50s(runs.floor)).toFixed(1)} ms at p50, ${floorRatio.toFixed(2)}× the raw update; this command is ${(ratio / floorRatio).toFixed(2)}× that floor. ` +
+    `Beyond it: the activity is a read for the rules and one statement that writes the step, its log, the document and its payables, the document's row locked; ${answer} ` +
+    `Medians of this run, read from the workflow histories: raw executeUpdate ${describeStages(stages.raw)}; the floor ${describeStages(stages.floor)}; this command ${describeStages(command)}.`;
   // The tail against the median of the same runs: the figure of a command taken one at a time.
   const p99OverP50 = (calls: TimedUpdate[][]) =>
     median(timings(calls).map((run) => latencyOf(run).p99 / latencyOf(run).p50));
@@ -174,7 +185,11 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
       latency: timings(runs.complete).map(latencyOf),
       baselineLatency: timings(runs.raw).map(latencyOf),
       checks: [tail(runs.complete)],
-      bound: bound(stages.complete, 'The API answers with the step as the write left it, which the update returns.'),
+      bound: bound(
+        stages.complete,
+        median(p50s(runs.complete).map((p50, run) => p50 / p50s(runs.raw)[run]!)),
+        'the API (HTTP, the key, one pre-check query) answers with the step as the write left it, which the update returns.',
+      ),
     }),
     row({
       path: 'POST /documents/{ref}/approve',
@@ -190,7 +205,8 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
       checks: [tail(runs.approve)],
       bound: bound(
         stages.approve,
-        "The API then renders the document's whole detail, the answer the contract gives, from PostgreSQL (most of the time after the update).",
+        median(p50s(runs.approve).map((p50, run) => p50 / p50s(runs.raw)[run]!)),
+        "the API (HTTP, the key, one pre-check query) then renders the document's whole detail, the answer the contract gives, from PostgreSQL (most of the time after the update).",
       ),
     }),
   ];

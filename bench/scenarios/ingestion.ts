@@ -1,6 +1,6 @@
 // Ingestion and webhooks: importing 1,000 CFDI with the operator CLI until their `document.created` webhooks are
-// delivered, against parsing and inserting the same files with pg; and a burst of webhook deliveries against
-// starting and completing as many trivial workflows.
+// delivered, against starting and completing as many trivial workflows (one workflow per document is the floor);
+// and a burst of webhook deliveries against the same floor.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +9,6 @@ import { recordEvent } from '../../services/webhooks/events.ts';
 import { retryScheduleFromEnv, startDeliveries } from '../../temporal/webhooks.ts';
 import { documentCreatedPayload } from '../../services/webhooks/payloads.ts';
 import { addSubscription } from '../../services/webhooks/subscriptions.ts';
-import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import { Company } from '../../db/companies/company.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
 import { companyEm } from '../../db/orm.ts';
@@ -25,11 +24,9 @@ const IMPORT_FILES = 1_000;
 const DELIVERIES = 400;
 const WARM_UP_DELIVERIES = 100;
 const START_CONCURRENCY = 32;
-/** Trivial workflows started and completed to measure the machine's workflow rate beside the import. */
-const FLOOR_WORKFLOWS = 400;
 
 /** `count` distinct CFDI invoices built from the fixtures: new stamp UUIDs and folios. */
-function cfdiFiles(count: number, folioBase: number): XmlFile[] {
+export function cfdiFiles(count: number, folioBase: number): XmlFile[] {
   const sources = CFDI_IMPORT_FILES.map((file) => readFixture(file));
   return Array.from({ length: count }, (_, n) => ({
     name: `cfdi-${folioBase + n}.xml`,
@@ -40,13 +37,12 @@ function cfdiFiles(count: number, folioBase: number): XmlFile[] {
 async function subscribe(context: BenchContext, company: SeededCompany): Promise<void> {
   const em = companyEm(context.stack.orm, company.id);
   const entity = await em.findOneOrFail(Company, { id: company.id }, { filters: false });
-  // The simulated ERP listens on loopback, which only a development subscription may name.
   await addSubscription(em, context.stack.secrets, {
     company: entity,
     event: 'document.created',
     url: `${context.stack.erp.receiver.url}/webhooks`,
     secret: context.stack.erp.secret,
-    outbound: outboundPolicyFromEnv({}),
+    outbound: context.stack.erp.outbound,
   });
   await em.flush();
 }
@@ -72,17 +68,22 @@ async function cliStartup(context: BenchContext): Promise<number> {
   );
 }
 
-/** Runs `ops documents import` over the files, then waits for every new document's webhook; milliseconds. */
-async function importWithCli(
+/**
+ * Runs `ops documents import` over the files, then waits for every new document's webhook; milliseconds. `cliTimes`
+ * collects how long the CLI process alone ran.
+ */
+export async function importWithCli(
   context: BenchContext,
   company: SeededCompany,
   directory: string,
   files: XmlFile[],
+  cliTimes: number[] = [],
 ): Promise<number> {
   mkdirSync(directory, { recursive: true });
   const paths = files.map((file) => join(directory, file.name));
   files.forEach((file, index) => writeFileSync(paths[index]!, file.xml));
   return timed(async () => {
+    const started = performance.now();
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, ['cli/main.ts', 'documents', 'import', '--company', company.id, ...paths], {
         env: context.stack.env,
@@ -96,6 +97,7 @@ async function importWithCli(
         code === 0 ? resolve(stdout) : reject(new Error(`documents import exited ${code}: ${stderr.slice(-1000)}`)),
       );
     });
+    cliTimes.push(performance.now() - started);
     const { documents, errors } = JSON.parse(output) as {
       documents: { reference: string; created: boolean }[];
       errors: unknown[];
@@ -112,24 +114,35 @@ async function importWithCli(
   });
 }
 
+/** How many workflows of each type the product started since `since`: the import's cost in processes. */
+async function workflowsStarted(context: BenchContext, since: Date) {
+  const count = async (type: string) =>
+    (await context.raw.temporal.workflow.count(`WorkflowType = '${type}' AND StartTime >= '${since.toISOString()}'`))
+      .count;
+  return { lifecycles: await count('documentLifecycle'), deliveries: await count('webhookDelivery') };
+}
+
 async function importScenario(context: BenchContext): Promise<Row> {
   const company = context.seed.companies.find((candidate) => candidate.country === 'MEX')!;
   await subscribe(context, company);
   const product: number[] = [];
-  const raw: number[] = [];
+  const floor: number[] = [];
+  const cliTimes: number[] = [];
   const rate = (milliseconds: number, count: number) => count / (milliseconds / 1000);
   await importWithCli(context, company, join(context.stack.dir, 'import', 'warm-up'), cfdiFiles(100, 900_000));
-  await rawInsert(context.stack.databaseUrl, company.id, cfdiFiles(100, 950_000));
+  await startAndComplete(context.raw.temporal, `bench-raw/import-floor/warm-up/${Date.now()}`, 100, START_CONCURRENCY);
+  const since = new Date();
   for (let run = 0; run < context.runs; run++) {
     await backToBack(
       run,
       async () =>
-        void raw.push(
+        void floor.push(
           rate(
-            await rawInsert(
-              context.stack.databaseUrl,
-              company.id,
-              cfdiFiles(IMPORT_FILES, 2_000_000 + run * IMPORT_FILES),
+            await startAndComplete(
+              context.raw.temporal,
+              `bench-raw/import-floor/${run}/${Date.now()}`,
+              IMPORT_FILES,
+              START_CONCURRENCY,
             ),
             IMPORT_FILES,
           ),
@@ -142,42 +155,50 @@ async function importScenario(context: BenchContext): Promise<Row> {
               company,
               join(context.stack.dir, 'import', String(run)),
               cfdiFiles(IMPORT_FILES, 1_000_000 + run * IMPORT_FILES),
+              cliTimes,
             ),
             IMPORT_FILES,
           ),
         ),
     );
   }
+  const started = await workflowsStarted(context, since);
+  // The CLI's share of each import, and how long the deliveries took once it had exited.
+  const totals = product.map((documentsPerSecond) => (IMPORT_FILES / documentsPerSecond) * 1000);
+  const tails = totals.map((total, run) => total - cliTimes[run]!);
+  const cliShare = median(cliTimes.map((cli, run) => (cli / totals[run]!) * 100));
+  const imported = context.runs * IMPORT_FILES;
   context.log(
-    `  import ${product.map((v) => v.toFixed(0)).join(' / ')} documents/s; raw insert ${raw.map((v) => v.toFixed(0)).join(' / ')} documents/s`,
+    `  import ${product.map((v) => v.toFixed(0)).join(' / ')} documents/s; trivial workflows ${floor.map((v) => v.toFixed(0)).join(' / ')}/s; ${started.lifecycles} lifecycles and ${started.deliveries} delivery workflows for ${imported} documents`,
   );
-  // What bounds any import shaped by the design, measured on this machine now.
-  const startup = median([await cliStartup(context), await cliStartup(context), await cliStartup(context)]);
+  // What else bounds an import, measured on this machine now: the CLI's start and the parse-and-insert ceiling.
   await settle();
-  const workflowRate = rate(
-    await startAndComplete(
-      context.raw.temporal,
-      `bench-raw/import-floor/${Date.now()}`,
-      FLOOR_WORKFLOWS,
-      START_CONCURRENCY,
-    ),
-    FLOOR_WORKFLOWS,
+  const startup = median([await cliStartup(context), await cliStartup(context), await cliStartup(context)]);
+  const rawRate = rate(
+    await rawInsert(context.stack.databaseUrl, company.id, cfdiFiles(IMPORT_FILES, 2_000_000)),
+    IMPORT_FILES,
   );
-  const rawRate = median(raw);
-  const withoutWorkflows = IMPORT_FILES / (startup / 1000 + IMPORT_FILES / rawRate) / rawRate;
-  context.log(`  floors: CLI start ${startup.toFixed(0)} ms; trivial workflows ${workflowRate.toFixed(0)}/s`);
   return row({
-    path: 'document import (1,000 CFDI, with document.created delivered)',
+    path: `document import (${IMPORT_FILES.toLocaleString('en')} CFDI, with document.created delivered)`,
     figure: 'rate',
     unit: 'documents/s',
-    baselineName: 'raw parse + batched insert',
+    baselineName: `raw start+complete of ${IMPORT_FILES.toLocaleString('en')} trivial workflows`,
     product,
-    baseline: raw,
+    baseline: floor,
     kind: 'min',
-    target: 0.5,
+    target: 0.8,
+    checks: [
+      {
+        name: 'workflows per imported document',
+        value: `${(started.lifecycles + started.deliveries) / imported} (${started.lifecycles} lifecycles, ${started.deliveries} delivery workflows for ${imported} documents)`,
+        met: started.lifecycles === imported && started.deliveries === 0,
+      },
+    ],
     bound:
-      `Each document is its own transaction (supplier upsert, document, lines, log, webhook event) with its XML stored, and has two workflows, as the design gives every business process its own (\`document/<ref>\` and \`webhook/<subscription>/<event>\`): its lifecycle (which loads its flow in its first task) and its webhook delivery. This run's floors: this machine started and completed ${workflowRate.toFixed(0)} trivial workflows per second (${FLOOR_WORKFLOWS} with ${START_CONCURRENCY} starts in flight), so two per document cap any such import at ${(workflowRate / 2).toFixed(0)} documents/s, ${(workflowRate / 2 / rawRate).toFixed(3)}× the raw insert; and the operator CLI alone takes ${startup.toFixed(0)} ms to load, so even a CLI that did exactly the raw insert's work and started no workflow would reach ${withoutWorkflows.toFixed(2)}× over ${IMPORT_FILES.toLocaleString('en')} files. ` +
-      'Without the workflows the transactions alone do not reach it either: the same import function with its workflow starts left out, over 500 CFDI on an empty database, took 73 documents/s one at a time, 103 four at a time (as the CLI imports) and 129 eight at a time, against 1,514 for the raw insert (0.07×).',
+      `A document costs one workflow, \`document/<ref>\`, whose first workflow task reads the flow and sends the \`document.created\` delivery as local activities; with no flow to wait on it ends in that task. ` +
+      `What bounds the rate is the operator CLI itself: its process ran ${cliShare.toFixed(0)}% of each import (median ${median(cliTimes).toFixed(0)} ms for ${IMPORT_FILES.toLocaleString('en')} files, ${startup.toFixed(0)} ms of it loading), the deliveries finishing ${median(tails).toFixed(0)} ms after it exited. ` +
+      'Each document is its own transaction through the ORM (the company, the fiscal reference looked up, supplier upsert, document, lines, log, subscriptions and the event, the payload read back) with its XML stored, on one thread: a CPU profile of the CLI over 100 CFDI showed the ORM (with the driver beneath it) in about half of its busy time and the XML parse in about 3%. ' +
+      `Parsing and inserting the same files with pg in batches, with no workflow, ran at ${rawRate.toFixed(0)} documents/s in this run. Reaching the floor needs the import's writes as plain statements, as the step commands have.`,
   });
 }
 

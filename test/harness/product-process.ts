@@ -5,11 +5,13 @@ import { createWriteStream } from 'node:fs';
 export interface ProductProcess {
   readonly name: string;
   readonly logFile: string;
+  /** Its OS process while it runs (a restart gets a new one); undefined while it is down. */
+  readonly pid: number | undefined;
   /** Starts the process (unless it runs) and resolves once it logs its ready line. */
   start(): Promise<void>;
   /** SIGKILL, as a crash would: no drain, no cleanup. It stays down until `start`. */
   kill(): Promise<void>;
-  /** SIGTERM: the process drains and exits; supervision stops. */
+  /** SIGTERM: the process drains and exits; supervision stops until `start`. */
   stop(): Promise<void>;
   /** Exits the harness did not cause (the process gave up on its own); each was followed by a restart. */
   readonly unexpectedExits: number;
@@ -46,7 +48,7 @@ const STOP_GRACE_MS = 15_000;
  * down until `start`; exiting on its own (say, started while PostgreSQL was down), it is restarted after a pause.
  */
 export function productProcess(options: ProductProcessOptions): ProductProcess {
-  const log = createWriteStream(options.logFile, { flags: 'a' });
+  let log = createWriteStream(options.logFile, { flags: 'a' });
   const recent: string[] = [];
   let current: Launch | undefined;
   let nextLaunch = Promise.withResolvers<Launch>();
@@ -55,12 +57,15 @@ export function productProcess(options: ProductProcessOptions): ProductProcess {
   let restartTimer: NodeJS.Timeout | undefined;
 
   const remember = (text: string) => {
-    log.write(text);
+    // Output that arrives after `stop` closed the log (stdio may outlive the exit) stays in the tail only.
+    if (!log.writableEnded) log.write(text);
     recent.push(...text.split('\n').filter(Boolean));
     if (recent.length > TAIL_LINES) recent.splice(0, recent.length - TAIL_LINES);
   };
 
   const launch = (): Launch => {
+    // Started again after `stop`, which closed the log: it goes on in the same file.
+    if (log.writableEnded) log = createWriteStream(options.logFile, { flags: 'a' });
     const child = spawn(process.execPath, [...(options.nodeFlags ?? []), options.script], {
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -135,6 +140,9 @@ export function productProcess(options: ProductProcessOptions): ProductProcess {
   return {
     name: options.name,
     logFile: options.logFile,
+    get pid() {
+      return current?.child.pid;
+    },
     start,
     kill: signal('SIGKILL'),
     async stop() {

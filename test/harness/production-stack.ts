@@ -84,6 +84,15 @@ export interface ProductionStack extends Stack {
 
 const REPLICAS = 2;
 
+export interface ProductionStackOptions {
+  /** Where its data and logs go; a new temporary directory by default. */
+  dir?: string;
+  /** Set besides the operator's variables: the suite's short pacing by default; a benchmark keeps the defaults. */
+  settings?: Record<string, string>;
+  /** Node options for the API and worker processes besides their own (a benchmark's CPU profiles). */
+  nodeFlags?: readonly string[];
+}
+
 /**
  * The product as docker-compose.yml deploys it, without Docker: PostgreSQL reached only through DATABASE_URL with
  * its own role; the real Temporal server on PostgreSQL, set up by the deploy scripts; two API and two worker processes
@@ -91,8 +100,8 @@ const REPLICAS = 2;
  * network namespace of the suite's own, the ERP receiver behind https with a private CA the product is told to trust,
  * and that network allowlisted for webhooks.
  */
-export async function startProductionStack(): Promise<ProductionStack> {
-  const dir = tempDir('ap-production-');
+export async function startProductionStack(options: ProductionStackOptions = {}): Promise<ProductionStack> {
+  const dir = options.dir ?? tempDir('ap-production-');
   const logs = join(dir, 'logs');
   mkdirSync(logs, { recursive: true });
   const stops: (() => Promise<void> | void)[] = [];
@@ -202,14 +211,14 @@ export async function startProductionStack(): Promise<ProductionStack> {
     };
     const replica = (index: number) => ({ ...productEnv, PORT: String(ports[index]) });
     // Only what an operator would set: nothing of the harness's own environment leaks into the product.
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', ...productEnv, ...PACING };
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', ...productEnv, ...(options.settings ?? PACING) };
 
     await runToEnd(node, [join(REPO, 'db/migrate.ts'), 'up'], env, join(logs, 'migrate.log'));
     const apis = ports.map((_, index) =>
       productProcess({
         name: `api-${index + 1}`,
         script: join(REPO, 'api/main.ts'),
-        nodeFlags: API_NODE_FLAGS,
+        nodeFlags: [...(options.nodeFlags ?? []), ...API_NODE_FLAGS],
         env: { ...env, ...replica(index) },
         readyLine: 'api listening',
         logFile: join(logs, `api-${index + 1}.log`),
@@ -219,7 +228,7 @@ export async function startProductionStack(): Promise<ProductionStack> {
       productProcess({
         name: `worker-${index + 1}`,
         script: join(REPO, 'worker/main.ts'),
-        nodeFlags: WORKER_NODE_FLAGS,
+        nodeFlags: [...(options.nodeFlags ?? []), ...WORKER_NODE_FLAGS],
         env,
         readyLine: 'worker running',
         logFile: join(logs, `worker-${index + 1}.log`),

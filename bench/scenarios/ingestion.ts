@@ -34,8 +34,17 @@ export function cfdiFiles(count: number, folioBase: number): XmlFile[] {
   }));
 }
 
-async function subscribe(context: BenchContext, company: SeededCompany): Promise<void> {
+/**
+ * Subscribes the company to `document.created` at the stack's ERP receiver, once: an import waits for each document's
+ * delivery, and a second subscription would double them.
+ */
+export async function subscribe(context: BenchContext, company: SeededCompany): Promise<void> {
   const em = companyEm(context.stack.orm, company.id);
+  const [existing] = await em.execute<{ count: number }[]>(
+    `select count(*)::int as count from webhook_subscriptions where company_id = ? and event = 'document.created' and is_active`,
+    [company.id],
+  );
+  if (existing!.count > 0) return;
   const entity = await em.findOneOrFail(Company, { id: company.id }, { filters: false });
   await addSubscription(em, context.stack.secrets, {
     company: entity,

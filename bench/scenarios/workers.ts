@@ -1,40 +1,14 @@
 // The production shape's import with two workers against one: the same operator CLI import of CFDI, until every
 // document's document.created is delivered, with the second worker stopped, then running again. Reported as it is.
 import { join } from 'node:path';
-import { Company } from '../../db/companies/company.entity.ts';
-import { companyEm } from '../../db/orm.ts';
-import { addSubscription } from '../../services/webhooks/subscriptions.ts';
 import { row, type BenchContext, type Row } from '../context.ts';
-import type { SeededCompany } from '../seed.ts';
 import { backToBack, median } from '../stats.ts';
-import { cfdiFiles, importWithCli } from './ingestion.ts';
+import { cfdiFiles, importWithCli, subscribe } from './ingestion.ts';
 
 const FILES = Number(process.env.BENCH_WORKER_FILES ?? 500);
 const WARM_UP_FILES = 50;
 /** Folios of their own: the import scenario's files take 900,000 to 2,003,000. */
 const FOLIO_BASE = 5_000_000;
-
-/**
- * The import waits for each document's delivery, so the company needs a document.created subscription, and only one:
- * the import scenario's, when it ran before; else one to the stack's ERP receiver.
- */
-async function ensureSubscription(context: BenchContext, company: SeededCompany): Promise<void> {
-  const em = companyEm(context.stack.orm, company.id);
-  const [existing] = await em.execute<{ count: number }[]>(
-    `select count(*)::int as count from webhook_subscriptions where company_id = ? and event = 'document.created' and is_active`,
-    [company.id],
-  );
-  if (existing!.count > 0) return;
-  const entity = await em.findOneOrFail(Company, { id: company.id }, { filters: false });
-  await addSubscription(em, context.stack.secrets, {
-    company: entity,
-    event: 'document.created',
-    url: `${context.stack.erp.receiver.url}/webhooks`,
-    secret: context.stack.erp.secret,
-    outbound: context.stack.erp.outbound,
-  });
-  await em.flush();
-}
 
 /** Import rate with the second worker stopped, against both running; production shape only. */
 export async function workerScenario(context: BenchContext): Promise<Row[]> {
@@ -44,7 +18,7 @@ export async function workerScenario(context: BenchContext): Promise<Row[]> {
   const company = context.seed.companies.find((candidate) => candidate.country === 'MEX')!;
   context.memory.enter('workflows');
   context.log(`import of ${FILES} CFDI with one worker and with two`);
-  await ensureSubscription(context, company);
+  await subscribe(context, company);
 
   let folio = FOLIO_BASE;
   /** Documents per second of one import of `count` new files. */

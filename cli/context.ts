@@ -40,7 +40,8 @@ export function createCliContext(env: NodeJS.ProcessEnv = process.env): CliConte
   return {
     async orm() {
       const url = env.DATABASE_URL ?? runtime().databaseUrl;
-      orm ??= await initORM({ ...databaseConfigFromEnv({ ...env, DATABASE_URL: url }), poolMax: 2 });
+      // `documents import` keeps 8 files in flight, each in its own transaction.
+      orm ??= await initORM({ ...databaseConfigFromEnv({ ...env, DATABASE_URL: url }), poolMax: 8 });
       return orm;
     },
     async temporal() {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Pool, PoolClient } from 'pg';
 import type { EntityManager } from './orm.ts';
 
 interface Prepared {
@@ -11,21 +12,40 @@ interface Prepared {
 const preparedBySql = new Map<string, Prepared>();
 
 /**
- * Runs one statement (a read, or a write that stands alone) written with named parameters (`:companyId`;
- * `array[:ids]` for an array). Outside a transaction it is a named prepared statement with bind parameters, which
- * PostgreSQL plans once per connection: the renderers' statements take longer to plan (some 2 ms) than to run, and the
- * ORM writes parameters into the SQL text, so each call through it would be parsed and planned anew (a batch of 800
- * events is some 140 KB of text). Inside a transaction it runs through the ORM, on the transaction's connection.
- * Either way the ORM's logger sees it and its errors are the ORM's.
+ * A transaction on one pooled connection, whose statements are prepared as `runStatement`'s are outside one: a write
+ * of several statements that would otherwise go through the ORM's text-only path.
  */
-export async function runStatement<T>(em: EntityManager, sql: string, params: Record<string, unknown>): Promise<T[]> {
-  if (em.isInTransaction()) return em.execute<T[]>(sql, params);
+export class Transaction {
+  readonly em: EntityManager;
+  readonly client: PoolClient;
+  constructor(em: EntityManager, client: PoolClient) {
+    this.em = em;
+    this.client = client;
+  }
+}
+
+/**
+ * Runs one statement written with named parameters (`:companyId`; `array[:ids]` for an array) as a named prepared
+ * statement with bind parameters, which PostgreSQL plans once per connection: the renderers' statements take longer
+ * to plan (some 2 ms) than to run, and the ORM writes parameters into the SQL text, so each call through it would be
+ * parsed and planned anew (a batch of 800 events is some 140 KB of text). On a `Transaction` it runs on that
+ * transaction's connection; inside an ORM transaction, through the ORM on its connection. Either way the ORM's logger
+ * sees it and its errors are the ORM's.
+ */
+export async function runStatement<T>(
+  on: EntityManager | Transaction,
+  sql: string,
+  params: Record<string, unknown>,
+): Promise<T[]> {
+  const em = on instanceof Transaction ? on.em : on;
+  if (!(on instanceof Transaction) && em.isInTransaction()) return em.execute<T[]>(sql, params);
   const statement = prepare(sql, Object.keys(params));
   const values = statement.order.map((key) => params[key]);
   const started = performance.now();
   try {
-    const pool = await em.getConnection().getNativeClient();
-    const { rows } = await pool.query({ name: statement.name, text: statement.text, values });
+    const client: Pool | PoolClient =
+      on instanceof Transaction ? on.client : await em.getConnection().getNativeClient();
+    const { rows } = await client.query({ name: statement.name, text: statement.text, values });
     em.config.getLogger().logQuery({
       query: statement.text,
       params: values,
@@ -36,6 +56,25 @@ export async function runStatement<T>(em: EntityManager, sql: string, params: Re
     return rows as T[];
   } catch (error) {
     throw em.getDriver().convertException(error as Error);
+  }
+}
+
+/** Runs `work` in a transaction on one connection of the ORM's pool: committed when it returns, rolled back if it throws. */
+export async function inTransaction<T>(em: EntityManager, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  const pool: Pool = await em.getConnection().getNativeClient();
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('begin');
+    const result = await work(new Transaction(em, client));
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    // A connection that cannot even roll back is dropped, not given back to the pool.
+    await client.query('rollback').catch((failure: Error) => (broken = failure));
+    throw error;
+  } finally {
+    client.release(broken);
   }
 }
 

@@ -2,18 +2,47 @@ import type { LookupFunction } from 'node:net';
 import { Agent, fetch, type RequestInit, type Response } from 'undici';
 import type { ResolvedAddress } from './outbound-policy.ts';
 
-/** An HTTP client bound to addresses already judged: it never resolves the host again, so DNS cannot rebind it. */
-export interface PinnedClient {
-  fetch(url: string, init?: RequestInit): Promise<Response>;
-  close(): Promise<void>;
+/**
+ * Fetches `url` connecting only to `addresses` (those the policy checked for its host just now), whatever a resolver
+ * would say: DNS cannot rebind it. TLS is still verified against the URL's host name. Each attempt resolves and judges
+ * afresh; the connections to one set of checked addresses are kept and reused, so that a receiver taking many
+ * deliveries is not dialled (and, over https, handshaken) once per delivery.
+ */
+export function pinnedFetch(
+  addresses: readonly ResolvedAddress[],
+  url: string,
+  init: RequestInit = {},
+): Promise<Response> {
+  return fetch(url, { ...init, dispatcher: agentFor(addresses) });
 }
 
-/**
- * Connects only to `addresses` (those the policy checked for this host), whatever a resolver would say now; TLS is
- * still verified against the URL's host name. One client per attempt: each attempt resolves and judges afresh.
- */
-export function pinnedClient(addresses: readonly ResolvedAddress[]): PinnedClient {
-  const lookup: LookupFunction = (_hostname, options, callback) => {
+/** Agents by the addresses they are bound to; the least recently used is closed past the bound. */
+const agents = new Map<string, Agent>();
+const MAX_AGENTS = 64;
+
+function agentFor(addresses: readonly ResolvedAddress[]): Agent {
+  const key = addresses
+    .map(({ family, address }) => `${family}/${address}`)
+    .sort()
+    .join(',');
+  const known = agents.get(key);
+  if (known) {
+    agents.delete(key);
+    agents.set(key, known);
+    return known;
+  }
+  const agent = new Agent({ connect: { lookup: pinnedLookup(addresses) } });
+  agents.set(key, agent);
+  if (agents.size > MAX_AGENTS) {
+    const [oldest, evicted] = agents.entries().next().value!;
+    agents.delete(oldest);
+    void evicted.close();
+  }
+  return agent;
+}
+
+function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
     const wanted =
       options.family === 4 || options.family === 6
         ? addresses.filter(({ family }) => family === options.family)
@@ -26,10 +55,5 @@ export function pinnedClient(addresses: readonly ResolvedAddress[]): PinnedClien
       );
     if (options.all) return (callback as unknown as (error: null, all: ResolvedAddress[]) => void)(null, [...wanted]);
     callback(null, wanted[0]!.address, wanted[0]!.family);
-  };
-  const agent = new Agent({ connect: { lookup } });
-  return {
-    fetch: (url, init = {}) => fetch(url, { ...init, dispatcher: agent }),
-    close: () => agent.close(),
   };
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { EntityManager } from '../db/orm.ts';
-import { runStatement } from '../db/prepared.ts';
+import { runStatement, type Transaction } from '../db/prepared.ts';
 import type { ReceptionEventType } from '../db/reception-events/reception-event.entity.ts';
 import { ADMITTED_TAG } from '../db/tags/tag.entity.ts';
 import { EXPANSIONS, type DocumentDetail, type DocumentListItem, type Expansion } from './document-schema.ts';
@@ -289,7 +289,7 @@ const LINE_ITEMS = array(
 
 /** The company's documents among `ids`, in the order of `ids`, each built by PostgreSQL from `fields`. */
 async function render<T>(
-  em: EntityManager,
+  em: EntityManager | Transaction,
   companyId: string,
   ids: readonly string[],
   fields: Record<string, string>,
@@ -310,7 +310,7 @@ async function render<T>(
 
 /** Documents as the list shows them (base fields plus `expansions`), in the order of `ids`: one statement. */
 export function renderDocuments(
-  em: EntityManager,
+  em: EntityManager | Transaction,
   companyId: string,
   ids: readonly string[],
   expansions: readonly Expansion[],

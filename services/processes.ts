@@ -1,4 +1,6 @@
 import type { WebhookDelivery } from '../db/webhooks/webhook-delivery.entity.ts';
+import type { DeliveryToStart } from '../db/webhooks/webhook-delivery.repository.ts';
+import type { LifecycleSnapshot } from './documents/lifecycle.ts';
 import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
 import type { ReceptionEventTiming } from '../db/reception-events/reception-event-batch.entity.ts';
 
@@ -17,8 +19,15 @@ export interface LifecycleSubject {
  * is a no-op, so a retried service call starts nothing twice.
  */
 export interface Processes {
-  /** A received document's flow, `document/<reference>`, which also sends its `document.created` deliveries. */
-  startDocumentLifecycle(document: LifecycleSubject, deliveries?: WebhookDelivery[]): Promise<void>;
+  /**
+   * A received document's flow, `document/<reference>`, which also sends its `document.created` deliveries.
+   * `position`: where its flow stands, when the caller has just recorded it; the process reads it otherwise.
+   */
+  startDocumentLifecycle(
+    document: LifecycleSubject,
+    deliveries?: DeliveryToStart[],
+    position?: LifecycleSnapshot,
+  ): Promise<void>;
   /** The delivery of recorded webhook events; `redeliver` sends a finished one once more (an operator's request). */
   startDeliveries(deliveries: WebhookDelivery[], options?: { redeliver?: boolean }): Promise<void>;
   /** The workflows of queued reception events, with their pacing. */

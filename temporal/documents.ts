@@ -7,7 +7,7 @@ import {
 } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { StepDecisionCommand } from '../domain/step-rules.ts';
-import type { ApproveCommand, StepRecord } from '../services/documents/lifecycle.ts';
+import type { ApproveCommand, LifecycleSnapshot, StepRecord } from '../services/documents/lifecycle.ts';
 import type { LifecycleSubject } from '../services/processes.ts';
 import type { WebhookDeliveryInput } from '../workflows/delivery.ts';
 import { approveUpdate, completeStepUpdate, deliverSignal, documentLifecycle } from '../workflows/document.ts';
@@ -22,11 +22,12 @@ import {
 import { beforeDeadline, type TemporalHandle } from './handle.ts';
 
 /** How `document/<reference>` starts: its input, and the search attributes operators find it by. */
-function lifecycleStart(temporal: TemporalHandle, document: LifecycleSubject) {
+function lifecycleStart(temporal: TemporalHandle, document: LifecycleSubject, position?: LifecycleSnapshot) {
+  const input = { companyId: document.companyId, documentId: document.documentId };
   return {
     workflowId: workflowIds.document(document.documentId),
     taskQueue: temporal.taskQueue,
-    args: [{ companyId: document.companyId, documentId: document.documentId }] as Parameters<typeof documentLifecycle>,
+    args: (position ? [input, position] : [input]) as Parameters<typeof documentLifecycle>,
     typedSearchAttributes: new TypedSearchAttributes([
       { key: CompanyReference, value: document.companyId },
       { key: DocumentReference, value: document.documentId },
@@ -41,16 +42,19 @@ function lifecycleStart(temporal: TemporalHandle, document: LifecycleSubject) {
  * Starts a received document's flow, once: a second call (a retried import) finds it started or ended. Its
  * `document.created` deliveries go with the start as a signal (signal-with-start), so that a run already going, one
  * an approval started, say, takes them too; it sends each delivery once, and one found final is not sent again.
+ * `position`, where the flow of a document just recorded stands, spares the run its first read; a run already going
+ * keeps its own.
  */
 export async function startDocumentLifecycle(
   temporal: TemporalHandle,
   document: LifecycleSubject,
   deliveries: WebhookDeliveryInput[] = [],
+  position?: LifecycleSnapshot,
 ): Promise<void> {
   if (deliveries.length) {
     await beforeDeadline(temporal, () =>
       temporal.client.workflow.signalWithStart(documentLifecycle, {
-        ...lifecycleStart(temporal, document),
+        ...lifecycleStart(temporal, document, position),
         signal: deliverSignal,
         signalArgs: [deliveries],
       }),
@@ -60,7 +64,7 @@ export async function startDocumentLifecycle(
   try {
     await beforeDeadline(temporal, () =>
       temporal.client.workflow.start(documentLifecycle, {
-        ...lifecycleStart(temporal, document),
+        ...lifecycleStart(temporal, document, position),
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       }),
     );

@@ -8,11 +8,12 @@ import { deliveryInput, startDeliveries, type RetrySchedule } from './webhooks.t
 /** The processes services set going, run as this deployment's Temporal workflows. */
 export function temporalProcesses(temporal: TemporalHandle, webhookRetry: RetrySchedule): Processes {
   return {
-    startDocumentLifecycle: (document, deliveries = []) =>
+    startDocumentLifecycle: (document, deliveries = [], position) =>
       startDocumentLifecycle(
         temporal,
         document,
         deliveries.map((delivery) => deliveryInput(delivery, webhookRetry)),
+        position,
       ),
     startDeliveries: (deliveries, options) => startDeliveries(temporal, webhookRetry, deliveries, options),
     startReceptionEvents: (companyId, events, timing) => startReceptionEvents(temporal, companyId, events, timing),

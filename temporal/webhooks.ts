@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { WebhookDelivery } from '../db/webhooks/webhook-delivery.entity.ts';
+import type { DeliveryToStart } from '../db/webhooks/webhook-delivery.repository.ts';
 import { workflowIds } from '../workflows/ids.ts';
 import type { WebhookDeliveryInput } from '../workflows/delivery.ts';
 import { webhookDelivery } from '../workflows/webhook.ts';
@@ -19,7 +20,7 @@ export function retryScheduleFromEnv(env: NodeJS.ProcessEnv = process.env): Retr
 }
 
 /** A recorded delivery as the workflow that sends it takes it. */
-export function deliveryInput(delivery: WebhookDelivery, schedule: RetrySchedule): WebhookDeliveryInput {
+export function deliveryInput(delivery: DeliveryToStart, schedule: RetrySchedule): WebhookDeliveryInput {
   return {
     companyId: delivery.company.id,
     deliveryId: delivery.id,

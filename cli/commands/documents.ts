@@ -14,7 +14,8 @@ import { reference } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { CliError, notFound, usage } from '../errors.ts';
 
-const PARALLEL_IMPORTS = 4;
+/** Files imported at once: the import waits on PostgreSQL and Temporal more than it works (the CLI's pool matches). */
+const PARALLEL_IMPORTS = 8;
 
 /** Fiscal documents: manual import through the same activity that fiscal synchronisation uses. */
 export const documentCommands: Command[] = [

@@ -14,6 +14,7 @@ import type {
   StepResult,
   StepStatus,
 } from '../workflow-steps/workflow-step.entity.ts';
+import type { FlowDefinition } from '../workflow-steps/workflow-flow.entity.ts';
 
 // A step decision or an approval of the document workflow, written as two statements: one reads what the rules
 // need (the document, the step, the supplier's ERP payment term, what exists already), the rules run in TypeScript,
@@ -188,6 +189,56 @@ export async function readLifecycleState(
       : null,
     paymentIds: row.payment_ids ?? [],
   };
+}
+
+/** A step of a document's flow as the lifecycle's start reads it. */
+export interface FlowStepRow {
+  id: string;
+  position: number;
+  action: string;
+  kind: StepKind | null;
+  status: StepStatus;
+  actionable: boolean;
+  requireAll: boolean;
+  decision: StepDecision | null;
+  assignees: StepAssignee[];
+  result: StepResult | null;
+}
+
+/** Where a document's flow stands, as its lifecycle reads it when a run starts. */
+export interface FlowPosition {
+  approvalStatus: ApprovalStatus;
+  /** The company's flow; null when it has none. */
+  flow: FlowDefinition | null;
+  /** The document's steps, by position. */
+  steps: FlowStepRow[];
+  accountingRegistered: boolean;
+}
+
+/** The document's approval status, its company's flow, its steps and whether its ERP registered it: one statement. */
+export async function readFlowPosition(
+  em: EntityManager,
+  ids: { companyId: string; documentId: string },
+): Promise<FlowPosition | null> {
+  const [row] = await runStatement<FlowPosition>(
+    em,
+    `select d."approval_status" as "approvalStatus",
+       (select f."definition" from "workflow_flows" as f where f."company_id" = d."company_id") as "flow",
+       coalesce((
+         select json_agg(json_build_object('id', s."id", 'position', s."position", 'action', s."action",
+           'kind', s."kind", 'status', s."status", 'actionable', s."actionable", 'requireAll', s."require_all",
+           'decision', s."decision", 'assignees', s."assignees", 'result', s."result") order by s."position")
+         from "workflow_steps" as s where s."company_id" = d."company_id" and s."document_id" = d."id"
+       ), '[]') as "steps",
+       coalesce((
+         select e."registered" from "erp_documents" as e
+         where e."company_id" = d."company_id" and e."document_id" = d."id" limit 1
+       ), false) as "accountingRegistered"
+     from "documents" as d
+     where d."id" = :documentId and d."company_id" = :companyId`,
+    ids,
+  );
+  return row ?? null;
 }
 
 /** One entry of the document's log, as a write adds it. */

@@ -1,7 +1,7 @@
 import { uuidv7 } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
-import { runStatement } from '../prepared.ts';
-import type { DeliveryStatus } from './webhook-delivery.entity.ts';
+import { runStatement, type Transaction } from '../prepared.ts';
+import type { DeliveryStatus, WebhookDelivery } from './webhook-delivery.entity.ts';
 import type { WebhookEvent } from './webhook-subscription.entity.ts';
 
 /** A delivery as an attempt sends it: its bytes and its subscription's endpoint. */
@@ -113,4 +113,54 @@ export async function recordAttempt(em: EntityManager, record: AttemptRecord): P
       status: record.status,
     },
   );
+}
+
+/** A subscription to an event, as a delivery of it is recorded. */
+export interface Subscriber {
+  id: string;
+  retries: number;
+  timeoutSeconds: number;
+}
+
+/** A recorded delivery as the process that sends it is started with it: a row of the ORM's, or one written here. */
+export type DeliveryToStart = Pick<WebhookDelivery, 'id' | 'event' | 'attempts' | 'payload'> & {
+  company: { id: string };
+  subscription: Pick<Subscriber, 'retries' | 'timeoutSeconds'>;
+};
+
+/**
+ * Records one event for each of its subscribers in the caller's transaction, with one body: every attempt of every
+ * delivery sends these bytes.
+ */
+export async function insertDeliveries(
+  tx: Transaction,
+  event: { companyId: string; event: WebhookEvent; subjectId: string | null; payload: Record<string, unknown> },
+  subscribers: readonly Subscriber[],
+): Promise<DeliveryToStart[]> {
+  const deliveries = subscribers.map((subscription) => ({ id: uuidv7(), subscription }));
+  const body = JSON.stringify(event.payload);
+  await runStatement(
+    tx,
+    `insert into "webhook_deliveries" ("id", "company_id", "subscription_id", "event_id", "event", "subject_id",
+       "payload", "body", "created_at", "updated_at")
+     select d."id", :companyId, d."subscriptionId", :eventId, cast(:event as webhook_event), :subjectId,
+       cast(:body as jsonb), :body, now(), now()
+     from jsonb_to_recordset(cast(:deliveries as jsonb)) as d("id" uuid, "subscriptionId" uuid)`,
+    {
+      companyId: event.companyId,
+      eventId: uuidv7(),
+      event: event.event,
+      subjectId: event.subjectId,
+      body,
+      deliveries: JSON.stringify(deliveries.map(({ id, subscription }) => ({ id, subscriptionId: subscription.id }))),
+    },
+  );
+  return deliveries.map(({ id, subscription }) => ({
+    id,
+    event: event.event,
+    attempts: 0,
+    payload: event.payload,
+    company: { id: event.companyId },
+    subscription,
+  }));
 }

@@ -1,12 +1,19 @@
 import { Refusal } from '../../platform/refusal.ts';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Company } from '../../db/companies/company.entity.ts';
-import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
-import { Document, type DocumentExpenses, type DocumentSupport } from '../../db/documents/document.entity.ts';
-import { LineItem } from '../../db/documents/line-item.entity.ts';
+import type { DocumentExpenses, DocumentSupport } from '../../db/documents/document.entity.ts';
+import {
+  readImportingCompany,
+  readKnownDocument,
+  writeImportedDocument,
+  type KnownDocument,
+} from '../../db/documents/import-statements.ts';
+import { Document } from '../../db/documents/document.entity.ts';
 import { PaymentReceiptComplement } from '../../db/documents/payment-receipt-complement.entity.ts';
 import { CURRENCIES, type Currency } from '../../db/money.ts';
+import { uuidv7 } from '../../db/ids.ts';
 import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
+import { inTransaction } from '../../db/prepared.ts';
+import { insertDeliveries } from '../../db/webhooks/webhook-delivery.repository.ts';
 import type {
   NormalizedDocument,
   NormalizedPaymentComplement,
@@ -15,11 +22,9 @@ import type {
 import { centsToDecimal } from '../../fiscal/money.ts';
 import { parseFiscalDocument } from '../../fiscal/parse.ts';
 import type { FileStorage } from '../../platform/storage/file-storage.ts';
-import { recordEvent } from '../webhooks/events.ts';
-import { startDocumentProcesses } from './document-processes.ts';
+import { startDocumentProcesses, type JustRecorded } from './document-processes.ts';
 import type { Processes } from '../processes.ts';
 import { documentCreatedPayload } from '../webhooks/payloads.ts';
-import { upsertSupplier } from '../beneficiaries/beneficiaries.ts';
 import type { DianSettings } from '../dian/settings.ts';
 
 export interface ImportFiscalDocumentInput {
@@ -67,13 +72,15 @@ export async function importFiscalDocument(
   input: ImportFiscalDocumentInput,
 ): Promise<ImportFiscalDocumentResult> {
   const em = companyEm(deps.orm, input.companyId);
-  const company = await em.findOneOrFail(Company, { id: input.companyId }, { filters: false });
+  const company = await readImportingCompany(em, input.companyId);
+  if (!company) throw new Error(`company ${input.companyId} does not exist`);
   const { softwareId, softwarePin } = deps.dian ?? {};
   const parsed = parseFiscalDocument(input.xml, input.fileName, {
-    ownTaxId: company.taxId ?? null,
+    ownTaxId: company.taxId,
     dianSoftware: softwareId && softwarePin ? { id: softwareId, pin: softwarePin } : null,
   });
-  if (parsed.kind === 'payment_complement') return importPaymentComplement(em, company, parsed.complement);
+  if (parsed.kind === 'payment_complement')
+    return importPaymentComplement(em, em.getReference(Company, company.id), parsed.complement);
 
   const normalized = parsed.document;
   if (normalized.country !== company.country) {
@@ -83,21 +90,23 @@ export async function importFiscalDocument(
     );
   }
   const currency = knownCurrency(normalized.currency, input.fileName);
-  const existing = await em.findOne(
-    Document,
-    { fiscalReference: normalized.fiscalReference },
-    { populate: ['beneficiary'] },
-  );
-  if (existing) refuseConflict(existing, normalized, input.fileName);
   // Whether this call made the document: an import that lost a race to the same file finds it made.
   let created = false;
-  const create = async () => {
-    const made = await createDocument(deps, em, company, normalized, currency, input);
-    created = true;
-    return made;
-  };
-  const document = existing ?? (await create().catch((error) => raceLost(error, create, em, normalized, input)));
-  await startDocumentProcesses(deps.processes, em, document);
+  let document = await readKnownDocument(em, company.id, normalized.fiscalReference);
+  let recorded: JustRecorded | undefined;
+  // A race lost over a supplier new to the company (both imports created it) is tried again, now finding it.
+  for (let attempt = 0; !document; attempt++) {
+    const made = await createDocument(deps, em, company.id, normalized, currency, input);
+    if (made) {
+      ({ document, recorded } = made);
+      created = true;
+    } else {
+      document = await readKnownDocument(em, company.id, normalized.fiscalReference);
+      if (!document && attempt === 2) throw new Error(`${input.fileName}: the import kept losing races to others`);
+    }
+  }
+  if (!created) refuseConflict(document, normalized, input.fileName);
+  await startDocumentProcesses(deps.processes, em, { ...document, company: { id: company.id } }, recorded);
   return {
     kind: 'document',
     created,
@@ -107,95 +116,129 @@ export async function importFiscalDocument(
   };
 }
 
+/** Thrown inside the import's transaction when another import committed first: nothing of this one is kept. */
+class RaceLost extends Error {}
+
+/**
+ * Writes the document, its supplier, lines, log and `document.created` deliveries in one transaction; null when
+ * another import committed the same document, or the same new supplier, first.
+ */
 async function createDocument(
   deps: ImportDeps,
   em: EntityManager,
-  company: Company,
+  companyId: string,
   normalized: NormalizedDocument,
   currency: Currency,
   input: ImportFiscalDocumentInput,
-): Promise<Document> {
-  return em.transactional(async (tx) => {
-    const beneficiary = await upsertSupplier(tx, company, normalized.supplier);
-    const document = tx.create(Document, {
-      company,
-      beneficiary,
-      country: normalized.country,
-      documentNumber: normalized.documentNumber,
-      type: normalized.type,
-      amountCents: normalized.totals.totalCents,
-      currency,
-      subtotalCents: normalized.totals.subtotalCents,
-      taxTotalCents: normalized.totals.taxTotalCents,
-      withholdingTotalCents: normalized.totals.withholdingTotalCents,
-      prepaidCents: normalized.prepaid?.amountCents ?? null,
-      prepaidConvention: normalized.prepaid?.convention ?? null,
-      ...storedExchangeRate(normalized, input.fileName),
-      issueDate: new Date(normalized.issueDate),
-      expirationDate: normalized.expirationDate ? new Date(normalized.expirationDate) : null,
-      fiscalReference: normalized.fiscalReference,
-      fiscalMetadata: {
-        finalNotes: normalized.finalNotes,
-        format: normalized.format,
-        references: normalized.references,
-        payment: normalized.payment,
-        ...normalized.metadata,
-      },
-      purchaseOrder: normalized.purchaseOrder,
-      createdBy: { source: input.source, user: null },
-    });
-    const key = `${company.id}/documents/${document.id}/${document.id}.xml`;
-    // The key, not a URL: links are built when presented, from the serving API's own public URL.
-    document.sourceXmlPath = key;
-    if (normalized.supportDocument) {
-      document.documentSupport = storedSupport(normalized.supportDocument);
-      document.expenses = supportedExpense(normalized, key, input.fileName);
-    }
-    for (const line of normalized.lineItems) {
-      tx.create(LineItem, {
-        company,
-        document,
-        position: line.position,
-        name: line.name,
-        description: line.description,
-        code: line.code,
-        quantity: line.quantity,
-        unitCode: line.unitCode,
-        unitPriceCents: line.unitPriceCents,
-        currency,
-        subtotalCents: line.subtotalCents,
-        totalCents: line.totalCents,
-        metadata: line.metadata,
-        adjustments: line.adjustments.map((adjustment) => ({
-          type: adjustment.type,
-          code: adjustment.code,
-          rate: adjustment.rate,
-          ratePercentage: adjustment.ratePercentage,
-          baseAmountCents: Number(adjustment.baseAmountCents),
-          amountCents: Number(adjustment.amountCents),
-          isInclusive: adjustment.isInclusive,
-          metadata: adjustment.name ? { name: adjustment.name } : {},
+): Promise<{ document: KnownDocument; recorded: JustRecorded } | null> {
+  const documentId = uuidv7();
+  // The key, not a URL: links are built when presented, from the serving API's own public URL.
+  const key = `${companyId}/documents/${documentId}/${documentId}.xml`;
+  const support = normalized.supportDocument;
+  const amounts = {
+    amountCents: normalized.totals.totalCents,
+    prepaidCents: normalized.prepaid?.amountCents ?? null,
+  };
+  try {
+    return await inTransaction(em, async (tx) => {
+      const { written, subscribers, flow } = await writeImportedDocument(tx, {
+        companyId,
+        documentId,
+        at: new Date(),
+        supplier: normalized.supplier,
+        document: {
+          country: normalized.country,
+          documentNumber: normalized.documentNumber,
+          type: normalized.type,
+          ...amounts,
+          currency,
+          subtotalCents: normalized.totals.subtotalCents,
+          taxTotalCents: normalized.totals.taxTotalCents,
+          withholdingTotalCents: normalized.totals.withholdingTotalCents,
+          prepaidConvention: normalized.prepaid?.convention ?? null,
+          ...storedExchangeRate(normalized, input.fileName),
+          issueDate: new Date(normalized.issueDate),
+          expirationDate: normalized.expirationDate ? new Date(normalized.expirationDate) : null,
+          fiscalReference: normalized.fiscalReference,
+          fiscalMetadata: {
+            finalNotes: normalized.finalNotes,
+            format: normalized.format,
+            references: normalized.references,
+            payment: normalized.payment,
+            ...normalized.metadata,
+          },
+          purchaseOrder: normalized.purchaseOrder,
+          sourceXmlPath: key,
+          createdBy: { source: input.source, user: null },
+          documentSupport: support ? storedSupport(support) : null,
+          expenses: support ? supportedExpense(normalized, key, input.fileName) : null,
+        },
+        lines: normalized.lineItems.map((line) => ({
+          position: line.position,
+          name: line.name,
+          description: line.description,
+          code: line.code,
+          quantity: line.quantity,
+          unitCode: line.unitCode,
+          unitPriceCents: line.unitPriceCents,
+          subtotalCents: line.subtotalCents,
+          totalCents: line.totalCents,
+          metadata: line.metadata,
+          adjustments: line.adjustments.map((adjustment) => ({
+            type: adjustment.type,
+            code: adjustment.code,
+            rate: adjustment.rate,
+            ratePercentage: adjustment.ratePercentage,
+            baseAmountCents: Number(adjustment.baseAmountCents),
+            amountCents: Number(adjustment.amountCents),
+            isInclusive: adjustment.isInclusive,
+            metadata: adjustment.name ? { name: adjustment.name } : {},
+          })),
         })),
+        log: {
+          event: 'document.created',
+          actor: { type: 'system', source: input.source },
+          metadata: { file_name: input.fileName, format: normalized.format },
+        },
       });
-    }
-    tx.create(ActivityLog, {
-      company,
-      document,
-      event: 'document.created',
-      actor: { type: 'system', source: input.source },
-      metadata: { file_name: input.fileName, format: normalized.format },
+      if (!written) throw new RaceLost();
+      // The payload is the document as the API lists it, read back inside this transaction.
+      const deliveries = subscribers.length
+        ? await insertDeliveries(
+            tx,
+            {
+              companyId,
+              event: 'document.created',
+              subjectId: documentId,
+              payload: await documentCreatedPayload(
+                tx,
+                { id: documentId, company: { id: companyId }, ...amounts },
+                deps.publicUrl,
+              ),
+            },
+            subscribers,
+          )
+        : [];
+      // The XML is stored before the commit: a rolled-back import leaves at most an unreferenced file, never a
+      // document without its XML.
+      const bytes = typeof input.xml === 'string' ? new TextEncoder().encode(input.xml) : input.xml;
+      await deps.storage.put(key, bytes, 'application/xml');
+      const document: KnownDocument = {
+        id: documentId,
+        companyId,
+        documentNumber: normalized.documentNumber,
+        fiscalReference: normalized.fiscalReference,
+        amountCents: normalized.totals.totalCents,
+        currency,
+        approvalStatus: 'pending',
+        issuer: `${normalized.supplier.identifierType} ${normalized.supplier.identifierNumber}`,
+      };
+      return { document, recorded: { deliveries, flow: flow?.steps ?? [] } };
     });
-    // The payload is the document as the API lists it, read back inside this transaction.
-    await recordEvent(tx, company, 'document.created', document.id, async () => {
-      await tx.flush();
-      return documentCreatedPayload(tx, document, deps.publicUrl);
-    });
-    // The XML is stored before the commit: a rolled-back import leaves at most an unreferenced file, never a
-    // document without its XML.
-    const bytes = typeof input.xml === 'string' ? new TextEncoder().encode(input.xml) : input.xml;
-    await deps.storage.put(key, bytes, 'application/xml');
-    return document;
-  });
+  } catch (error) {
+    if (error instanceof RaceLost) return null;
+    throw error;
+  }
 }
 
 /** The documento soporte as `documents.document_support` keeps it. */
@@ -238,26 +281,6 @@ function supportedExpense(normalized: NormalizedDocument, storageKey: string, fi
   };
 }
 
-/**
- * Two imports raced. Over the same file, the loser returns the winner's document; over two documents of a supplier
- * new to the company, both created the beneficiary, and the loser tries again, now finding it.
- */
-async function raceLost(
-  error: unknown,
-  retry: () => Promise<Document>,
-  em: EntityManager,
-  normalized: NormalizedDocument,
-  input: ImportFiscalDocumentInput,
-): Promise<Document> {
-  if (!(error instanceof UniqueConstraintViolationException)) throw error;
-  const winner = await em
-    .fork()
-    .findOne(Document, { fiscalReference: normalized.fiscalReference }, { populate: ['beneficiary'] });
-  if (!winner) return retry();
-  refuseConflict(winner, normalized, input.fileName);
-  return winner;
-}
-
 /** The exchange-rate columns of a new document: the parser checked the rate leads from its currency to the local one. */
 function storedExchangeRate(normalized: NormalizedDocument, fileName: string) {
   const rate = normalized.exchangeRate;
@@ -281,10 +304,8 @@ function knownCurrency(code: string, fileName: string): Currency {
  * A fiscal reference names one document: a file that carries a known CUFE or UUID with another number, issuer or
  * total is not a re-import but a conflict (a forged or corrupted file, or a supplier's error), and is refused.
  */
-function refuseConflict(stored: Document, normalized: NormalizedDocument, fileName: string): void {
-  const storedIssuer = stored.beneficiary
-    ? `${stored.beneficiary.identifierType} ${stored.beneficiary.identifierNumber}`
-    : null;
+function refuseConflict(stored: KnownDocument, normalized: NormalizedDocument, fileName: string): void {
+  const storedIssuer = stored.issuer;
   const incomingIssuer = `${normalized.supplier.identifierType} ${normalized.supplier.identifierNumber}`;
   const storedTotal = `${centsToDecimal(stored.amountCents)} ${stored.currency}`;
   const incomingTotal = `${centsToDecimal(normalized.totals.totalCents)} ${normalized.currency}`;

@@ -1,11 +1,11 @@
 import { LockMode } from '@mikro-orm/core';
 import { ApplicationFailure } from '@temporalio/common';
-import { ErpDocument } from '../../db/accounting/erp-document.entity.ts';
 import { Company } from '../../db/companies/company.entity.ts';
 import { Member } from '../../db/companies/member.entity.ts';
 import { ActivityLog, type Actor } from '../../db/documents/activity-log.entity.ts';
 import { Document, type ApprovalStatus } from '../../db/documents/document.entity.ts';
 import {
+  readFlowPosition,
   readLifecycleState,
   writeLifecycle,
   type LifecycleState,
@@ -24,7 +24,7 @@ import {
 } from '../../db/payments/payable-schedule.ts';
 import { Tag } from '../../db/tags/tag.entity.ts';
 import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
-import { WorkflowFlow, type FlowStepDefinition } from '../../db/workflow-steps/workflow-flow.entity.ts';
+import type { FlowStepDefinition } from '../../db/workflow-steps/workflow-flow.entity.ts';
 import {
   WorkflowStep,
   type DecisionOption,
@@ -45,6 +45,18 @@ export interface LifecycleSnapshot {
   stoppedByRejection: boolean;
   /** The ERP has registered the document's voucher (an accounting step resolves as soon as it opens). */
   accountingRegistered: boolean;
+}
+
+/** Where a document just recorded stands on its company's flow: no step taken yet, its approval pending. */
+export function newDocumentPosition(flow: FlowStepDefinition[]): LifecycleSnapshot {
+  return {
+    flow,
+    completedPositions: [],
+    openStep: null,
+    approvalStatus: 'pending',
+    stoppedByRejection: false,
+    accountingRegistered: false,
+  };
 }
 
 /** An approval through POST /documents/{reference}/approve. */
@@ -160,19 +172,17 @@ export async function loadLifecycle(
   orm: Orm,
   input: { companyId: string; documentId: string },
 ): Promise<LifecycleSnapshot> {
-  const em = companyEm(orm, input.companyId);
-  const document = await documentOrFail(em, input.documentId, 'read');
-  const flow = await em.findOne(WorkflowFlow, { company: input.companyId });
-  const steps = await em.find(WorkflowStep, { document }, { orderBy: { position: 'asc' } });
-  const open = steps.find((step) => step.status === 'pending');
-  const erp = await em.findOne(ErpDocument, { document }, { fields: ['registered'] });
-  const completed = steps.filter((step) => step.status === 'completed');
+  const position = await readFlowPosition(orm.em, input);
+  if (!position)
+    throw ApplicationFailure.nonRetryable(`Document ${input.documentId} does not exist`, 'DocumentNotFound');
+  const open = position.steps.find((step) => step.status === 'pending');
+  const completed = position.steps.filter((step) => step.status === 'completed');
   return {
-    accountingRegistered: erp?.registered ?? false,
-    flow: flow?.definition.steps ?? [],
+    accountingRegistered: position.accountingRegistered,
+    flow: position.flow?.steps ?? [],
     completedPositions: completed.map((step) => step.position),
     openStep: open ? stepState(open) : null,
-    approvalStatus: document.approvalStatus,
+    approvalStatus: position.approvalStatus,
     stoppedByRejection: completed.some((step) => step.kind === 'approval' && step.result?.values[0] === 'reject'),
   };
 }

@@ -10,7 +10,7 @@ import {
   type AttemptRecord,
   type DeliveryToSend,
 } from '../../db/webhooks/webhook-delivery.repository.ts';
-import { pinnedClient } from '../../platform/outbound-http.ts';
+import { pinnedFetch } from '../../platform/outbound-http.ts';
 import { judgeReceiver, type OutboundPolicy, type Resolve } from '../../platform/outbound-policy.ts';
 import { holdsNul, readRegistration, readRejection, type ErpRegistration, type ErpRejection } from './erp-answer.ts';
 import { erpDocumentData, loadVoucherCatalog } from './erp-document-data.ts';
@@ -91,9 +91,8 @@ export async function attemptDelivery(
   let statusCode: number | null = null;
   let text = '';
   let error: string | null = null;
-  const client = pinnedClient(target.addresses);
   try {
-    const response = await client.fetch(delivery.url, {
+    const response = await pinnedFetch(target.addresses, delivery.url, {
       method: 'POST',
       redirect: 'manual',
       signal: AbortSignal.timeout(delivery.timeoutSeconds * 1000),
@@ -108,8 +107,6 @@ export async function attemptDelivery(
       cause.name === 'TimeoutError'
         ? `No answer within ${delivery.timeoutSeconds} s`
         : `${cause.message}${cause.cause ? `: ${(cause.cause as Error).message}` : ''}`;
-  } finally {
-    await client.close();
   }
   const latencyMs = Math.round(performance.now() - started);
   const json = parseJson(text);

@@ -7,6 +7,7 @@ import {
 import type { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
+import type { Transaction } from '../../db/prepared.ts';
 import { documentDate } from '../../fiscal/country-dates.ts';
 import { localVoucher } from '../accounting/local-amounts.ts';
 
@@ -14,11 +15,11 @@ import { localVoucher } from '../accounting/local-amounts.ts';
 
 /** `document.created`: the document as the API lists it, with its beneficiary, amounts in cents. Read back, so flush it first. */
 export async function documentCreatedPayload(
-  em: EntityManager,
-  document: Document,
+  on: EntityManager | Transaction,
+  document: Pick<Document, 'id' | 'amountCents' | 'prepaidCents'> & { company: { id: string } },
   publicUrl: string,
 ): Promise<Record<string, unknown>> {
-  const [data] = await renderDocuments(em, document.company.id, [document.id], ['beneficiaries'], publicUrl);
+  const [data] = await renderDocuments(on, document.company.id, [document.id], ['beneficiaries'], publicUrl);
   if (!data) throw new Error(`document ${document.id} is not in the database yet`);
   return {
     event: 'document.created',

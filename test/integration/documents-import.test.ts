@@ -206,4 +206,83 @@ describe('documents import (operator CLI)', () => {
       message: expect.stringContaining('COL document cannot be imported for a MEX company'),
     });
   });
+  it('keeps one beneficiary per supplier: a later file updates its name and details and adds its new contacts', async () => {
+    const { company } = await makeCompany(api.orm, { country: 'COL' });
+    const dir = tempDir('ap-import-supplier-');
+    const source = readFileSync(DIAN_INVOICE, 'utf8');
+    // Another invoice of the same supplier (NIT 901210113): its own CUFE and number, a new name and e-mail.
+    const variant = (n: number, name: string, email: string) => {
+      const file = join(dir, `factura-${n}.xml`);
+      const xml = source
+        .replaceAll(INVOICE_CUFE, INVOICE_CUFE.slice(0, -2) + String(n).padStart(2, '0'))
+        .replaceAll('SETP990000008', `SETP9900001${String(n).padStart(2, '0')}`)
+        .replaceAll('FACTURADOR DE EJEMPLO', name)
+        // The supplier's contact comes first; the customer's keeps the old address.
+        .replace('sd_fistrib_facturaelectronica@dian.gov.co', email);
+      writeFileSync(file, xml);
+      return file;
+    };
+    const supplier = async () => {
+      const em = companyEm(api.orm, company.id);
+      const [beneficiary] = await em.execute<
+        { id: string; name: string; email: string; phone_number: string; updated_at: string }[]
+      >(`select id, name, email, phone_number, updated_at from beneficiaries where company_id = ?`, [company.id]);
+      const contacts = await em.execute<{ type: string; value: string }[]>(
+        `select type, value from beneficiary_contacts where company_id = ? order by type, value`,
+        [company.id],
+      );
+      const documents = await em.execute<{ beneficiary_id: string }[]>(
+        `select beneficiary_id from documents where company_id = ?`,
+        [company.id],
+      );
+      return {
+        beneficiary,
+        contacts,
+        documents,
+        count: (await em.execute(`select id from beneficiaries where company_id = ?`, [company.id])).length,
+      };
+    };
+
+    expect((await ops('documents', 'import', '--company', company.id, DIAN_INVOICE)).stdout.errors).toEqual([]);
+    const first = await supplier();
+    expect(first.beneficiary).toMatchObject({
+      name: 'FACTURADOR DE EJEMPLO',
+      email: 'sd_fistrib_facturaelectronica@dian.gov.co',
+      phone_number: '9712311',
+    });
+    expect(first.contacts).toEqual([
+      { type: 'email', value: 'sd_fistrib_facturaelectronica@dian.gov.co' },
+      { type: 'phone', value: '9712311' },
+    ]);
+
+    const renamed = variant(1, 'FACTURADOR DE EJEMPLO S.A.S.', 'cartera@facturador.co');
+    expect((await ops('documents', 'import', '--company', company.id, renamed)).stdout.errors).toEqual([]);
+    const second = await supplier();
+    expect(second.count).toBe(1);
+    expect(second.documents).toEqual([
+      { beneficiary_id: first.beneficiary!.id },
+      { beneficiary_id: first.beneficiary!.id },
+    ]);
+    expect(second.beneficiary).toMatchObject({
+      name: 'FACTURADOR DE EJEMPLO S.A.S.',
+      email: 'cartera@facturador.co',
+      phone_number: '9712311',
+    });
+    expect(new Date(second.beneficiary!.updated_at).getTime()).toBeGreaterThan(
+      new Date(first.beneficiary!.updated_at).getTime(),
+    );
+    expect(second.contacts).toEqual([
+      { type: 'email', value: 'cartera@facturador.co' },
+      { type: 'email', value: 'sd_fistrib_facturaelectronica@dian.gov.co' },
+      { type: 'phone', value: '9712311' },
+    ]);
+
+    // Nothing new about the supplier: its row is left as it was.
+    const same = variant(2, 'FACTURADOR DE EJEMPLO S.A.S.', 'cartera@facturador.co');
+    expect((await ops('documents', 'import', '--company', company.id, same)).stdout.errors).toEqual([]);
+    const third = await supplier();
+    expect(third.documents).toHaveLength(3);
+    expect(third.beneficiary!.updated_at).toEqual(second.beneficiary!.updated_at);
+    expect(third.contacts).toEqual(second.contacts);
+  });
 });

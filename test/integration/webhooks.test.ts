@@ -208,10 +208,12 @@ describe('document.created', () => {
     const em = companyEm(api.orm, company.id);
     const delivery = await em.findOneOrFail(WebhookDelivery, { subjectId: reference }, { populate: ['subscription'] });
     const lifecycle = api.client.workflow.getHandle(workflowIds.document(reference));
-    const signals = (await lifecycle.fetchHistory()).events!.map(
-      (event) => event.workflowExecutionSignaledEventAttributes?.signalName,
-    );
+    const history = (await lifecycle.fetchHistory()).events!;
+    const signals = history.map((event) => event.workflowExecutionSignaledEventAttributes?.signalName);
     expect(signals).toContain('deliver');
+    // The import started the run with where the new document's flow stands: its one local activity is the send.
+    const localActivities = (events: typeof history) => events.filter((event) => event.markerRecordedEventAttributes);
+    expect(localActivities(history)).toHaveLength(1);
     await expect(
       api.client.workflow.getHandle(workflowIds.webhook(delivery.subscription.id, delivery.eventId)).describe(),
     ).rejects.toBeInstanceOf(WorkflowNotFoundError);
@@ -234,6 +236,8 @@ describe('document.created', () => {
     );
     await lifecycle.result();
     expect((await lifecycle.describe()).runId).not.toBe(firstRun);
+    // Started without a position, that run read the flow first, then found the delivery final.
+    expect(localActivities((await lifecycle.fetchHistory()).events!)).toHaveLength(2);
     expect(hooks('document.created')).toHaveLength(1);
     expect((await deliveriesOf(company.id))[0].attempts).toHaveLength(1);
   });

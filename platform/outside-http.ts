@@ -1,9 +1,44 @@
 /** How the adapters talk to outside services over HTTP: bounded time, JSON bodies, idempotency keys. */
 export const SERVICE_TIMEOUT_MS = 10_000;
 
-/** The body as JSON, or null when it is empty or not JSON (the caller decides what that means). */
+/** What an outside service may answer at most: a JSON or SOAP answer is a few kilobytes. */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/** A response whose body is read as a web stream (the global fetch's and undici's alike). */
+interface StreamedResponse {
+  body: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> } } | null;
+}
+
+/**
+ * The first `maxBytes` of a body, as UTF-8 text; `complete` false when there was more, which is not read: an outside
+ * server cannot make the process hold more than `maxBytes` of its answer.
+ */
+export async function readTextUpTo(
+  response: StreamedResponse,
+  maxBytes: number,
+): Promise<{ text: string; complete: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const text = () => new TextDecoder().decode(Buffer.concat(chunks));
+  if (!response.body) return { text: '', complete: true };
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done || !value) return { text: text(), complete: true };
+    if (size + value.length > maxBytes) {
+      chunks.push(value.subarray(0, maxBytes - size));
+      await reader.cancel();
+      return { text: text(), complete: false };
+    }
+    chunks.push(value);
+    size += value.length;
+  }
+}
+
+/** The body as JSON, or null when it is empty, not JSON or larger than any answer (the caller decides what that means). */
 export async function readJson(response: Response): Promise<unknown> {
-  const text = await response.text();
+  const { text, complete } = await readTextUpTo(response, MAX_ANSWER_BYTES);
+  if (!complete) return null;
   try {
     return text ? JSON.parse(text) : null;
   } catch {

@@ -8,6 +8,7 @@ import { strToU8, zipSync } from 'fflate';
 import type { SigningIdentity } from './certificate.ts';
 import type { DianSettings } from './settings.ts';
 import { operationBody, readAnswer, signedEnvelope, soapAction, type SoapAnswer } from './soap.ts';
+import { MAX_ANSWER_BYTES, readTextUpTo } from '../../platform/outside-http.ts';
 
 export interface DianEventAnswer {
   /** StatusCode 00: DIAN registered the event. */
@@ -75,7 +76,8 @@ async function call(
         : `${cause.message}${cause.cause ? `: ${(cause.cause as Error).message}` : ''}`,
     );
   }
-  const body = await response.text();
+  // An answer past the cap is cut, so it reads as no answer of the operation.
+  const { text: body } = await readTextUpTo(response, MAX_ANSWER_BYTES);
   let answer: SoapAnswer | null = null;
   try {
     answer = readAnswer(body, operation);

@@ -2,6 +2,7 @@
 // for a token (DIAN's portal sends it to the company's registered e-mail, which the company forwards to its mailbox).
 // JSON over HTTP at a configurable base URL (DIAN_AUTH_URL, else DIAN_URL), like the event adapter beside it.
 import { ApplicationFailure } from '@temporalio/common';
+import { MAX_ANSWER_BYTES, readTextUpTo } from '../../platform/outside-http.ts';
 
 export interface DianAccessToken {
   /** DIAN's identifier of the token request (the token itself is never kept). */
@@ -44,7 +45,7 @@ export async function requestDianAccessToken(
         : `DIAN is unreachable: ${cause.message}`,
     );
   }
-  const text = await response.text();
+  const { text } = await readTextUpTo(response, MAX_ANSWER_BYTES);
   if (response.status === 408 || response.status === 429 || response.status >= 500)
     throw unavailable(`DIAN answered HTTP ${response.status}`);
   let body: unknown = null;

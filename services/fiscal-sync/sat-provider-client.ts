@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { pastCap } from '../../fiscal/intake-limits.ts';
 import type { SatExtractionView } from '../../fiscal/sat-request-state.ts';
+import { MAX_ANSWER_BYTES, readTextUpTo } from '../../platform/outside-http.ts';
 
 export interface SatExtraction extends SatExtractionView {
   id: string;
@@ -55,7 +56,7 @@ export function satProviderClient(baseUrl: string, maxPackageBytes: number): Sat
   };
 
   const failure = async (response: Response, what: string): Promise<never> => {
-    const text = await response.text();
+    const { text } = await readTextUpTo(response, MAX_ANSWER_BYTES);
     if (response.status === 408 || response.status === 429 || response.status >= 500)
       throw unavailable(`The SAT provider answered HTTP ${response.status} to ${what}`);
     let code = `http_${response.status}`;
@@ -80,9 +81,13 @@ export function satProviderClient(baseUrl: string, maxPackageBytes: number): Sat
     if (!response.ok) return failure(response, what);
     let body: unknown;
     try {
-      body = await response.json();
+      const { text, complete } = await readTextUpTo(response, MAX_ANSWER_BYTES);
+      if (!complete) throw new Error('too large');
+      body = JSON.parse(text);
     } catch {
-      throw unavailable(`The SAT provider answered ${what} with something that is not JSON`);
+      throw unavailable(
+        `The SAT provider answered ${what} with something that is not JSON (or is over ${MAX_ANSWER_BYTES} bytes)`,
+      );
     }
     if (!isObject(body) || typeof body.id !== 'string')
       throw unavailable(`The SAT provider answered ${what} without an extraction id`);

@@ -11,6 +11,7 @@ import {
   type DeliveryToSend,
 } from '../../db/webhooks/webhook-delivery.repository.ts';
 import { pinnedFetch } from '../../platform/outbound-http.ts';
+import { readTextUpTo } from '../../platform/outside-http.ts';
 import { judgeReceiver, type OutboundPolicy, type Resolve } from '../../platform/outbound-policy.ts';
 import { holdsNul, readRegistration, readRejection, type ErpRegistration, type ErpRejection } from './erp-answer.ts';
 import { erpDocumentData, loadVoucherCatalog } from './erp-document-data.ts';
@@ -100,7 +101,7 @@ export async function attemptDelivery(
       body: delivery.body,
     });
     statusCode = response.status;
-    text = (await response.text()).slice(0, MAX_RESPONSE_BYTES);
+    ({ text } = await readTextUpTo(response, MAX_RESPONSE_BYTES));
   } catch (thrown) {
     const cause = thrown as Error;
     error =

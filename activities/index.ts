@@ -14,12 +14,6 @@ import * as rescheduling from '../services/payments/reschedule-payment.ts';
 import { cancelPayment } from '../services/payments/cancel-payment.ts';
 import { expiringCertificates } from '../services/dian/certificates.ts';
 import { PaymentChangeRefused } from '../services/payments/pending.ts';
-import { FiscalDocumentError } from '../fiscal/errors.ts';
-import {
-  ImportRejected,
-  importFiscalDocument,
-  type ImportFiscalDocumentInput,
-} from '../services/documents/import-fiscal-document.ts';
 import * as lifecycle from '../services/documents/lifecycle.ts';
 import * as receptionEvents from '../services/reception-events/reception-events.ts';
 import { fiscalSyncActivities } from './fiscal-sync.ts';
@@ -69,15 +63,6 @@ async function whileHeartbeating<T>(work: () => Promise<T>, everyMs = 2_000): Pr
 
 /** Business rejections are final: Temporal must not retry them. */
 function nonRetryable(error: unknown): never {
-  if (error instanceof FiscalDocumentError) {
-    throw ApplicationFailure.nonRetryable(error.message, 'InvalidFiscalDocument', {
-      code: error.code,
-      file: error.file,
-      element: error.element,
-    });
-  }
-  if (error instanceof ImportRejected)
-    throw ApplicationFailure.nonRetryable(error.message, 'ImportRejected', { code: error.code });
   if (error instanceof PaymentChangeRefused) throw ApplicationFailure.nonRetryable(error.message, error.code);
   throw error;
 }
@@ -86,10 +71,6 @@ function nonRetryable(error: unknown): never {
 export function createActivities(deps: ActivityDeps) {
   const gateway = () => ({ orm: deps.orm, gateway: paymentGatewayClient(deps.outside.paymentGatewayUrl) });
   return {
-    /** Imports one fiscal XML (document or Mexican payment complement) for a company; idempotent. */
-    async importFiscalDocument(input: ImportFiscalDocumentInput) {
-      return importFiscalDocument(deps, input).catch(nonRetryable);
-    },
     /** Where a document's flow stands (read state is the source of truth for completed steps). */
     loadLifecycle: (input: Parameters<typeof lifecycle.loadLifecycle>[1]) => lifecycle.loadLifecycle(deps.orm, input),
     /** Writes a flow step as it opens. */

@@ -1,3 +1,4 @@
+import type { FiscalLineItem, FiscalParty } from '../../fiscal/normalized-document.ts';
 import type { Country } from '../companies/company.entity.ts';
 import { uuidv7 } from '../ids.ts';
 import type { Currency } from '../money.ts';
@@ -70,28 +71,13 @@ export async function readKnownDocument(
 }
 
 /** The issuer of a file: its beneficiary, found by its identifier or created. */
-export interface ImportedSupplier {
-  name: string;
-  identifierType: string;
-  identifierNumber: string;
-  email: string | null;
-  phone: string | null;
-  address: string | null;
-}
+export type ImportedSupplier = Pick<
+  FiscalParty,
+  'name' | 'identifierType' | 'identifierNumber' | 'email' | 'phone' | 'address'
+>;
 
-export interface ImportedLine {
-  position: number;
-  name: string;
-  description: string | null;
-  code: string | null;
-  quantity: string;
-  unitCode: string | null;
-  unitPriceCents: bigint;
-  subtotalCents: bigint;
-  totalCents: bigint;
-  metadata: Record<string, unknown>;
-  adjustments: LineItemAdjustment[];
-}
+/** A line of the file, its adjustments as `line_items.adjustments` keeps them. */
+export type ImportedLine = Omit<FiscalLineItem, 'adjustments'> & { adjustments: LineItemAdjustment[] };
 
 /** Everything an import writes. */
 export interface ImportedDocumentWrite {

@@ -15,6 +15,7 @@ import type {
   StepStatus,
 } from '../workflow-steps/workflow-step.entity.ts';
 import type { FlowDefinition } from '../workflow-steps/workflow-flow.entity.ts';
+import type { StepToDecide } from '../workflow-steps/decision-context.ts';
 
 // A step decision or an approval of the document workflow, written as two statements: one reads what the rules
 // need (the document, the step, the supplier's ERP payment term, what exists already), the rules run in TypeScript,
@@ -192,18 +193,7 @@ export async function readLifecycleState(
 }
 
 /** A step of a document's flow as the lifecycle's start reads it. */
-export interface FlowStepRow {
-  id: string;
-  position: number;
-  action: string;
-  kind: StepKind | null;
-  status: StepStatus;
-  actionable: boolean;
-  requireAll: boolean;
-  decision: StepDecision | null;
-  assignees: StepAssignee[];
-  result: StepResult | null;
-}
+export type FlowStepRow = Omit<StepToDecide, 'documentId'> & { result: StepResult | null };
 
 /** Where a document's flow stands, as its lifecycle reads it when a run starts. */
 export interface FlowPosition {

@@ -174,16 +174,7 @@ async function createDocument(
           expenses: support ? supportedExpense(normalized, key, input.fileName) : null,
         },
         lines: normalized.lineItems.map((line) => ({
-          position: line.position,
-          name: line.name,
-          description: line.description,
-          code: line.code,
-          quantity: line.quantity,
-          unitCode: line.unitCode,
-          unitPriceCents: line.unitPriceCents,
-          subtotalCents: line.subtotalCents,
-          totalCents: line.totalCents,
-          metadata: line.metadata,
+          ...line,
           adjustments: line.adjustments.map((adjustment) => ({
             type: adjustment.type,
             code: adjustment.code,

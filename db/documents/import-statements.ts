@@ -53,12 +53,12 @@ export interface KnownDocument {
 
 /** The company's document with this fiscal reference (a CUFE, CUDS or UUID), or null. */
 export async function readKnownDocument(
-  on: EntityManager | Transaction,
+  em: EntityManager,
   companyId: string,
   fiscalReference: string,
 ): Promise<KnownDocument | null> {
   const [document] = await runStatement<Omit<KnownDocument, 'amountCents'> & { amountCents: string }>(
-    on,
+    em,
     `select d."id", d."company_id" as "companyId", d."document_number" as "documentNumber",
        d."fiscal_reference" as "fiscalReference", d."amount_cents"::text as "amountCents", d."currency",
        d."approval_status" as "approvalStatus", b."identifier_type" || ' ' || b."identifier_number" as "issuer"

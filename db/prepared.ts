@@ -59,6 +59,12 @@ export async function runStatement<T>(
   }
 }
 
+/** The statement as PostgreSQL is given it: `$n` placeholders, and their values in that order. */
+export function positional(sql: string, params: Record<string, unknown>): { text: string; values: unknown[] } {
+  const statement = prepare(sql, Object.keys(params));
+  return { text: statement.text, values: statement.order.map((key) => params[key]) };
+}
+
 /** Runs `work` in a transaction on one connection of the ORM's pool: committed when it returns, rolled back if it throws. */
 export async function inTransaction<T>(em: EntityManager, work: (tx: Transaction) => Promise<T>): Promise<T> {
   const pool: Pool = await em.getConnection().getNativeClient();

@@ -1,3 +1,4 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { DocumentType } from '../documents/document.entity.ts';
 import { uuidv7 } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
@@ -49,80 +50,116 @@ export async function queueReceptionEvents(
   timing: ReceptionEventTiming,
 ): Promise<QueueOutcome> {
   const unique = [...new Map(requests.map((request) => [`${request.cufe}/${request.eventType}`, request])).values()];
-  const none = {
-    unknownCufes: [],
-    batchId: null,
-    created: 0,
-    resubmitted: 0,
-    alreadyProcessing: 0,
-    alreadyAccepted: 0,
-  };
-  if (unique.length === 0) return none;
+  if (unique.length === 0) return NOTHING_QUEUED;
+  const params = queueParams(companyId, unique, timing);
+  // A batch that loses a race to insert the same event fails on its unique key once the other commits; run again,
+  // it finds that event processing.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const [outcome] = await runStatement<QueueCounts>(em, QUEUE_STATEMENT, params);
+      return outcomeOf(outcome!, unique.length, params.batchId);
+    } catch (error) {
+      if (!(error instanceof UniqueConstraintViolationException) || attempt === MAX_ATTEMPTS) throw error;
+    }
+  }
+}
+
+const MAX_ATTEMPTS = 3;
+
+/** The statement's parameters for distinct requests, each event with its new id. */
+export function queueParams(companyId: string, unique: readonly ReceptionEventRequest[], timing: ReceptionEventTiming) {
   const column = <T>(pick: (request: ReceptionEventRequest) => T) => unique.map(pick);
-  const batchId = uuidv7();
-  // `processing` reads the rows as they were before the statement: the ones it inserts or resets are not among them.
-  const [outcome] = await runStatement<{
-    unknown: string[];
-    created: number;
-    resubmitted: number;
-    already_processing: number;
-    batched: boolean;
-  }>(
-    em,
-    `with requested as (
-       select * from unnest(array[:ids]::uuid[], array[:cufes]::text[], array[:eventTypes]::reception_event_type[], array[:claimCodes]::text[], array[:claimDescriptions]::text[])
-         as r(id, cufe, event_type, claim_code, claim_description)
-     ), found as (
-       select "id", "fiscal_reference" from "documents" where "company_id" = :companyId and "fiscal_reference" = any(array[:distinctCufes]::text[])
-     ), unknown as (
-       select cufe from unnest(array[:distinctCufes]::text[]) as cufe where cufe not in (select "fiscal_reference" from found)
-     ), queued as (
-       select r.*, f."id" as document_id from requested r join found f on f."fiscal_reference" = r.cufe where not exists (select 1 from unknown)
-     ), written as (
-       insert into "reception_events" ("id", "company_id", "document_id", "cufe", "event_type", "status", "response_code_list_id", "description_claim", "attempts", "round", "created_at", "updated_at")
-       select q.id, :companyId, q.document_id, q.cufe, q.event_type, 'processing', nullif(q.claim_code, ''), nullif(q.claim_description, ''), 0, 1, now(), now()
-       from queued q
-       on conflict ("company_id", "document_id", "event_type") do update set
-         "status" = 'processing', "round" = "reception_events"."round" + 1, "message" = null, "dian_response" = null,
-         "issue_date" = null, "attempts" = 0, "submitted_at" = null, "completed_at" = null, "updated_at" = excluded."updated_at",
-         "response_code_list_id" = excluded."response_code_list_id", "description_claim" = excluded."description_claim"
-       where "reception_events"."status" in ('rejected', 'failed')
-       returning "id", (xmax = 0) as "inserted"
-     ), processing as (
-       select e."id" from "reception_events" e join queued q on e."document_id" = q.document_id and e."event_type" = q.event_type
-       where e."company_id" = :companyId and e."status" = 'processing'
-     ), batch as (
-       insert into "reception_event_batches" ("id", "company_id", "event_ids", "resubmitted_ids", "timing", "created_at")
-       select :batchId, :companyId, array(select "id" from written union all select "id" from processing), array(select "id" from written where not "inserted"), :timing::jsonb, now()
-       where exists (select 1 from written) or exists (select 1 from processing)
-       returning "id"
-     )
-     select array(select cufe from unknown) as "unknown", (select count(*) from written where "inserted")::int as "created",
-       (select count(*) from written where not "inserted")::int as "resubmitted", (select count(*) from processing)::int as "already_processing",
-       exists (select 1 from batch) as "batched"`,
-    {
-      companyId,
-      batchId,
-      timing: JSON.stringify(timing),
-      distinctCufes: [...new Set(column((request) => request.cufe))],
-      ids: column(() => uuidv7()),
-      cufes: column((request) => request.cufe),
-      eventTypes: column((request) => request.eventType),
-      // '' stands for no claim (never a valid code or description): inside a transaction the ORM writes the arrays
-      // into the SQL text, and its formatter cannot write nulls in an array.
-      claimCodes: column((request) => request.claim?.code ?? ''),
-      claimDescriptions: column((request) => request.claim?.description ?? ''),
-    },
-  );
-  const { unknown, created, resubmitted, already_processing: alreadyProcessing, batched } = outcome!;
-  if (unknown.length > 0) return { ...none, unknownCufes: unknown };
+  return {
+    companyId,
+    batchId: uuidv7(),
+    timing: JSON.stringify(timing),
+    distinctCufes: [...new Set(column((request) => request.cufe))],
+    ids: column(() => uuidv7()),
+    cufes: column((request) => request.cufe),
+    eventTypes: column((request) => request.eventType),
+    // '' stands for no claim (never a valid code or description): inside a transaction the ORM writes the arrays
+    // into the SQL text, and its formatter cannot write nulls in an array.
+    claimCodes: column((request) => request.claim?.code ?? ''),
+    claimDescriptions: column((request) => request.claim?.description ?? ''),
+  };
+}
+
+const NOTHING_QUEUED: QueueOutcome = {
+  unknownCufes: [],
+  batchId: null,
+  created: 0,
+  resubmitted: 0,
+  alreadyProcessing: 0,
+  alreadyAccepted: 0,
+};
+
+interface QueueCounts {
+  unknown: string[];
+  created: number;
+  resubmitted: number;
+  already_processing: number;
+  batched: boolean;
+}
+
+/**
+ * The events already recorded are looked up one by one through the unique key (the `limit` keeps the planner from
+ * turning the lookup into a scan of the company's events): the statement costs what the batch holds, whatever the
+ * company's history, in the custom plans and in the generic one PostgreSQL settles on for a prepared statement after
+ * its fifth run on a connection. Every part reads the rows as they were before the statement; the resend re-checks
+ * the status of the row it resets, so two batches never start two rounds of one event.
+ */
+export const QUEUE_STATEMENT = `with requested as (
+    select * from unnest(array[:ids]::uuid[], array[:cufes]::text[], array[:eventTypes]::reception_event_type[], array[:claimCodes]::text[], array[:claimDescriptions]::text[])
+      as r(id, cufe, event_type, claim_code, claim_description)
+  ), found as (
+    select "id", "fiscal_reference" from "documents" where "company_id" = :companyId and "fiscal_reference" = any(array[:distinctCufes]::text[])
+  ), unknown as (
+    select cufe from unnest(array[:distinctCufes]::text[]) as cufe where cufe not in (select "fiscal_reference" from found)
+  ), queued as (
+    select r.*, f."id" as document_id from requested r join found f on f."fiscal_reference" = r.cufe where not exists (select 1 from unknown)
+  ), existing as (
+    select e."id", e."status", q.document_id, q.event_type, q.claim_code, q.claim_description
+    from queued q cross join lateral (
+      select "id", "status" from "reception_events"
+      where "company_id" = :companyId and "document_id" = q.document_id and "event_type" = q.event_type limit 1
+    ) e
+  ), inserted as (
+    insert into "reception_events" ("id", "company_id", "document_id", "cufe", "event_type", "status", "response_code_list_id", "description_claim", "attempts", "round", "created_at", "updated_at")
+    select q.id, :companyId, q.document_id, q.cufe, q.event_type, 'processing', nullif(q.claim_code, ''), nullif(q.claim_description, ''), 0, 1, now(), now()
+    from queued q where not exists (select 1 from existing x where x.document_id = q.document_id and x.event_type = q.event_type)
+    returning "id"
+  ), resubmitted as (
+    update "reception_events" e set
+      "status" = 'processing', "round" = e."round" + 1, "message" = null, "dian_response" = null, "issue_date" = null,
+      "attempts" = 0, "submitted_at" = null, "completed_at" = null, "updated_at" = now(),
+      "response_code_list_id" = nullif(x.claim_code, ''), "description_claim" = nullif(x.claim_description, '')
+    from existing x
+    where e."id" = any(array(select "id" from existing where "status" in ('rejected', 'failed'))) and e."id" = x."id"
+      and e."company_id" = :companyId and e."status" in ('rejected', 'failed')
+    returning e."id"
+  ), processing as (
+    select "id" from existing where "status" = 'processing'
+  ), batch as (
+    insert into "reception_event_batches" ("id", "company_id", "event_ids", "resubmitted_ids", "timing", "created_at")
+    select :batchId, :companyId, array(select "id" from inserted union all select "id" from resubmitted union all select "id" from processing),
+      array(select "id" from resubmitted), :timing::jsonb, now()
+    where exists (select 1 from inserted) or exists (select 1 from resubmitted) or exists (select 1 from processing)
+    returning "id"
+  )
+  select array(select cufe from unknown) as "unknown", (select count(*) from inserted)::int as "created",
+    (select count(*) from resubmitted)::int as "resubmitted", (select count(*) from processing)::int as "already_processing",
+    exists (select 1 from batch) as "batched"`;
+
+function outcomeOf(counts: QueueCounts, requested: number, batchId: string): QueueOutcome {
+  const { unknown, created, resubmitted, already_processing: alreadyProcessing, batched } = counts;
+  if (unknown.length > 0) return { ...NOTHING_QUEUED, unknownCufes: unknown };
   return {
     unknownCufes: [],
     batchId: batched ? batchId : null,
     created,
     resubmitted,
     alreadyProcessing,
-    alreadyAccepted: unique.length - created - resubmitted - alreadyProcessing,
+    alreadyAccepted: requested - created - resubmitted - alreadyProcessing,
   };
 }
 

@@ -5,6 +5,7 @@ import {
   type SendReceptionEventsBatch,
 } from '@accounts-payable/client';
 import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
@@ -19,7 +20,14 @@ import {
   type ReceptionEventStatus,
   type ReceptionEventType,
 } from '../../db/reception-events/reception-event.entity.ts';
-import { queuedReceptionEvents, queueReceptionEvents } from '../../db/reception-events/reception-event.repository.ts';
+import {
+  QUEUE_STATEMENT,
+  queueParams,
+  queuedReceptionEvents,
+  queueReceptionEvents,
+  type ReceptionEventRequest,
+} from '../../db/reception-events/reception-event.repository.ts';
+import { positional } from '../../db/prepared.ts';
 import { seedDocument, type DocumentSeed } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import {
@@ -653,6 +661,104 @@ describe('DIAN answers', () => {
     expect((await settled(first!, '030')).status).toBe('accepted');
     expect((await settled(last!, '030')).status).toBe('accepted');
     expect((await dianSimulator.events(cufeOf(broken!))).received).toHaveLength(3);
+  });
+});
+
+/** A node of PostgreSQL's JSON plan, with the parts the test reads. */
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Cond'?: string;
+  'Recheck Cond'?: string;
+  Filter?: string;
+  Plans?: PlanNode[];
+}
+
+describe('the statement that queues them', () => {
+  /** Every scan of reception_events in the plan PostgreSQL keeps for a prepared statement after its fifth run. */
+  async function genericPlanScans(requests: ReceptionEventRequest[]): Promise<{ type: string; conditions: string }[]> {
+    const { text, values } = positional(
+      QUEUE_STATEMENT,
+      queueParams(company.id, requests, FAST_RECEPTION_EVENT_TIMING),
+    );
+    const pool: Pool = await companyEm(api.orm, company.id).getConnection().getNativeClient();
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('set local plan_cache_mode = force_generic_plan');
+      await client.query(`prepare queue_reception_events as ${text}`);
+      const literal = (value: unknown) =>
+        client.escapeLiteral(
+          Array.isArray(value) ? `{${value.map((item) => `"${String(item)}"`).join(',')}}` : String(value),
+        );
+      const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
+        `explain (format json) execute queue_reception_events(${values.map(literal).join(', ')})`,
+      );
+      const scans: { type: string; conditions: string }[] = [];
+      const walk = (node: PlanNode) => {
+        if (node['Relation Name'] === 'reception_events' && node['Node Type'].includes('Scan'))
+          scans.push({
+            type: node['Node Type'],
+            conditions: [node['Index Cond'], node['Recheck Cond'], node.Filter].filter(Boolean).join(' '),
+          });
+        for (const child of node.Plans ?? []) walk(child);
+      };
+      walk((rows[0]!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
+      return scans;
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
+  }
+
+  it('looks each requested event up by its key, also in the generic plan: never a scan of the company’s events', async () => {
+    const documents = await Promise.all([invoice(), invoice(), invoice()]);
+    for (const document of documents) await recorded(document, '030', 'processing');
+    const scans = await genericPlanScans(
+      documents.flatMap((document) =>
+        (['030', '032'] as const).map((eventType) => ({ cufe: cufeOf(document), eventType, claim: null })),
+      ),
+    );
+    expect(scans.length).toBeGreaterThan(0);
+    // Each scan is bound to the requested events: their document and type, or the ids a resend resets; a scan of
+    // the company's events matched afterwards costs a batch what the company has in flight, times the batch.
+    for (const scan of scans) expect(scan.conditions).toMatch(/document_id = q\.document_id|id = ANY/);
+  });
+  it('queues a batch that raced another to the same new event: run again, it finds that event processing', async () => {
+    const document = await invoice();
+    const pool: Pool = await companyEm(api.orm, company.id).getConnection().getNativeClient();
+    const other = await pool.connect();
+    try {
+      // Another request has inserted the 030 and not committed yet: the batch's insert waits on its key.
+      await other.query('begin');
+      await other.query(
+        `insert into reception_events (id, company_id, document_id, cufe, event_type, status, attempts, round, created_at, updated_at)
+         values ($1, $2, $3, $4, '030', 'processing', 0, 1, now(), now())`,
+        [randomUUID(), company.id, document.id, cufeOf(document)],
+      );
+      const queued = queueReceptionEvents(
+        companyEm(api.orm, company.id),
+        company.id,
+        (['030', '032'] as const).map((eventType) => ({ cufe: cufeOf(document), eventType, claim: null })),
+        FAST_RECEPTION_EVENT_TIMING,
+      );
+      await vi.waitFor(
+        async () => {
+          const { rows } = await pool.query<{ waiting: number }>(
+            `select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like 'with requested as%'`,
+          );
+          expect(rows[0]!.waiting).toBe(1);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      await other.query('commit');
+      const outcome = await queued;
+      expect(outcome).toMatchObject({ created: 1, alreadyProcessing: 1, alreadyAccepted: 0 });
+      // No workflow takes this batch here: it goes, as its workflow would see it off.
+      await companyEm(api.orm, company.id).nativeDelete(ReceptionEventBatch, { id: outcome.batchId! });
+    } finally {
+      other.release();
+    }
   });
 });
 

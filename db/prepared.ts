@@ -39,15 +39,14 @@ export async function runStatement<T>(
 ): Promise<T[]> {
   const em = on instanceof Transaction ? on.em : on;
   if (!(on instanceof Transaction) && em.isInTransaction()) return em.execute<T[]>(sql, params);
-  const statement = prepare(sql, Object.keys(params));
-  const values = statement.order.map((key) => params[key]);
+  const { name, text, values } = positional(sql, params);
   const started = performance.now();
   try {
     const client: Pool | PoolClient =
       on instanceof Transaction ? on.client : await em.getConnection().getNativeClient();
-    const { rows } = await client.query({ name: statement.name, text: statement.text, values });
+    const { rows } = await client.query({ name, text, values });
     em.config.getLogger().logQuery({
-      query: statement.text,
+      query: text,
       params: values,
       took: Math.round(performance.now() - started),
       results: rows.length,
@@ -59,10 +58,13 @@ export async function runStatement<T>(
   }
 }
 
-/** The statement as PostgreSQL is given it: `$n` placeholders, and their values in that order. */
-export function positional(sql: string, params: Record<string, unknown>): { text: string; values: unknown[] } {
-  const statement = prepare(sql, Object.keys(params));
-  return { text: statement.text, values: statement.order.map((key) => params[key]) };
+/** The statement as PostgreSQL is given it: its name, `$n` placeholders, and their values in that order. */
+export function positional(
+  sql: string,
+  params: Record<string, unknown>,
+): { name: string; text: string; values: unknown[] } {
+  const { name, text, order } = prepare(sql, Object.keys(params));
+  return { name, text, values: order.map((key) => params[key]) };
 }
 
 /** Runs `work` in a transaction on one connection of the ORM's pool: committed when it returns, rolled back if it throws. */

@@ -11,4 +11,4 @@ COPY . .
 RUN mkdir -p /var/lib/accounts-payable/files /var/mail/accounts-payable && chown -R node:node /var/lib/accounts-payable /var/mail/accounts-payable
 USER node
 EXPOSE 3000
-CMD ["node", "--max-semi-space-size=16", "api/main.ts"]
+CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=16", "api/main.ts"]

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Kysely } from '@mikro-orm/sql';
 import type { Pool, PoolClient } from 'pg';
 import type { EntityManager } from './orm.ts';
 
@@ -25,12 +26,13 @@ export class Transaction {
 }
 
 /**
- * Runs one statement written with named parameters (`:companyId`; `array[:ids]` for an array) as a named prepared
- * statement with bind parameters, which PostgreSQL plans once per connection: the renderers' statements take longer
- * to plan (some 2 ms) than to run, and the ORM writes parameters into the SQL text, so each call through it would be
- * parsed and planned anew (a batch of 800 events is some 140 KB of text). On a `Transaction` it runs on that
- * transaction's connection; inside an ORM transaction, through the ORM on its connection. Either way the ORM's logger
- * sees it and its errors are the ORM's.
+ * Runs one statement written with named parameters (`:companyId`; `array[:ids]` for an array) with bind parameters.
+ * Outside a transaction it is a named prepared statement, which PostgreSQL plans once per connection: the renderers'
+ * statements take longer to plan (some 2 ms) than to run. The ORM writes parameters into the SQL text, so each call
+ * through it would be parsed and planned anew (a batch of 800 events is some 140 KB of text), and escaping a large
+ * value into that text allocates it many times over (a 10 MB catalog batch took 1.5 GB). On a `Transaction` it runs
+ * on that transaction's connection; inside an ORM transaction, on the ORM's connection for it. Either way the ORM's
+ * logger sees it and its errors are the ORM's.
  */
 export async function runStatement<T>(
   on: EntityManager | Transaction,
@@ -38,13 +40,19 @@ export async function runStatement<T>(
   params: Record<string, unknown>,
 ): Promise<T[]> {
   const em = on instanceof Transaction ? on.em : on;
-  if (!(on instanceof Transaction) && em.isInTransaction()) return em.execute<T[]>(sql, params);
   const { name, text, values } = positional(sql, params);
   const started = performance.now();
   try {
-    const client: Pool | PoolClient =
-      on instanceof Transaction ? on.client : await em.getConnection().getNativeClient();
-    const { rows } = await client.query({ name, text, values });
+    const trx = on instanceof Transaction ? undefined : em.getTransactionContext<Kysely<unknown>>();
+    const rows = trx
+      ? await inOrmTransaction<T>(trx, text, values)
+      : ((
+          await (on instanceof Transaction ? on.client : await em.getConnection().getNativeClient()).query({
+            name,
+            text,
+            values,
+          })
+        ).rows as T[]);
     em.config.getLogger().logQuery({
       query: text,
       params: values,
@@ -52,10 +60,21 @@ export async function runStatement<T>(
       results: rows.length,
       level: 'info',
     });
-    return rows as T[];
+    return rows;
   } catch (error) {
     throw em.getDriver().convertException(error as Error);
   }
+}
+
+type Connection = Parameters<Parameters<ReturnType<Kysely<unknown>['getExecutor']>['provideConnection']>[0]>[0];
+type CompiledQuery = Parameters<Connection['executeQuery']>[0];
+
+/** Runs a statement on the connection of the ORM's transaction, its values bound rather than written into the text. */
+async function inOrmTransaction<T>(trx: Kysely<unknown>, text: string, values: unknown[]): Promise<T[]> {
+  // The driver sends the text and its parameters as they are; the query tree only serves Kysely's own builders.
+  const statement = { sql: text, parameters: values, query: { kind: 'RawNode' } } as unknown as CompiledQuery;
+  const { rows } = await trx.getExecutor().provideConnection((connection) => connection.executeQuery<T>(statement));
+  return rows;
 }
 
 /** The statement as PostgreSQL is given it: its name, `$n` placeholders, and their values in that order. */

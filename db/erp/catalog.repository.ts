@@ -1,5 +1,6 @@
 import type { EntityName, FilterQuery, QueryOrderMap } from '@mikro-orm/core';
 import { uuidv7 } from '../ids.ts';
+import { runStatement } from '../prepared.ts';
 import type { EntityManager } from '../orm.ts';
 import type { ErpBookAccount } from './book-account.entity.ts';
 import type { ErpCostCenter } from './cost-center.entity.ts';
@@ -58,26 +59,40 @@ export async function syncCatalog(
     const accepted = rows
       .filter((row) => !cycles.has(row.externalId))
       .sort((a, b) => (a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0));
-    if (accepted.length > 0) {
-      const now = new Date();
-      const data = accepted.map((row) => ({
-        ...row,
-        id: uuidv7(),
-        company: companyId,
-        createdAt: now,
-        updatedAt: now,
-      }));
-      const mergeFields = Object.keys(data[0]!).filter((column) => !KEPT_ON_UPDATE.has(column));
-      await tx.upsertMany(entity, data as never[], {
-        onConflictFields: ['company', 'externalId'] as never[],
-        onConflictAction: 'merge',
-        onConflictMergeFields: mergeFields as never[],
-        batchSize: data.length,
-        disableIdentityMap: true,
-      });
-    }
+    if (accepted.length > 0) await upsertRows(tx, entity, companyId, accepted);
     return { synced: accepted.length, cycles };
   });
+}
+
+/**
+ * Inserts the rows, or replaces the stored ones with the same (company, external_id), in one statement whose one
+ * parameter is the batch as JSON, read as rows of the table: a batch may be 10 MB of text, which the ORM's upsert
+ * would escape into the statement's text and copy many times over on the way.
+ */
+async function upsertRows(
+  em: EntityManager,
+  entity: EntityName<CatalogRecord>,
+  companyId: string,
+  rows: CatalogRow[],
+): Promise<void> {
+  const meta = em.getMetadata(entity);
+  const fields = new Map(meta.props.map((prop) => [prop.name as string, prop.fieldNames[0]!]));
+  const column = (property: string) => fields.get(property)!;
+  const now = new Date();
+  const stamped = rows.map((row) => ({ ...row, id: uuidv7(), company: companyId, createdAt: now, updatedAt: now }));
+  const properties = [...new Set(stamped.flatMap((row) => Object.keys(row)))];
+  const columns = properties.map((property) => `"${column(property)}"`);
+  const merged = properties.filter((property) => !KEPT_ON_UPDATE.has(property)).map(column);
+  const batch = stamped.map((row) =>
+    Object.fromEntries(Object.entries(row).map(([property, value]) => [column(property), value])),
+  );
+  await runStatement(
+    em,
+    `insert into "${meta.tableName}" (${columns.join(', ')})
+     select ${columns.join(', ')} from jsonb_populate_recordset(null::"${meta.tableName}", :batch::jsonb)
+     on conflict ("company_id", "external_id") do update set ${merged.map((name) => `"${name}" = excluded."${name}"`).join(', ')}`,
+    { batch: JSON.stringify(batch) },
+  );
 }
 
 /**

@@ -75,7 +75,7 @@ const unstorable = (text: string) => text.includes('\u0000') || !text.isWellForm
  * input is refused as bad, not left to fail deep in a query. Only plain objects and arrays are walked.
  */
 export function unstorableTextPaths(value: unknown): (string | number)[][] {
-  // One path, grown and shrunk as the walk goes, copied only where text is refused: a 10 MB batch has a million nodes.
+  // One path, grown and shrunk as the walk goes, copied only where text is refused: a 10 MB batch holds some 400,000 keys and values.
   const found: (string | number)[][] = [];
   const path: (string | number)[] = [];
   const walk = (node: unknown) => {

@@ -205,7 +205,7 @@ try {
         process: 'api',
         ...measuredUnderLoad('api'),
         limitMb: 250,
-        bound: `${memory.atRest('api').toFixed(0)} MB at rest (MikroORM's metadata, the Temporal client and its protocol definitions, the zod schemas, Node's type stripping). Each response is allocated several times over (rows, objects, JSON text) and little of it lives on: the young generation holds the peak, bounded by the API's 16 MB semi-spaces (api/node-flags.ts; V8's default let it grow to 134 MB).`,
+        bound: `${memory.atRest('api').toFixed(0)} MB at rest (MikroORM's metadata, the Temporal client and its protocol definitions, the zod schemas, Node's type stripping). Each response is allocated several times over (rows, objects, JSON text) and little of it lives on: the young generation holds the peak, bounded by the API's 16 MB semi-spaces (api/node-flags.ts; V8's default let it grow to 134 MB), and its 256 MB old space makes V8 grow the heap by small steps (255 MB at the peak without it).`,
       },
       {
         process: 'worker',

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { API_NODE_FLAGS } from '../../api/node-flags.ts';
 import { WORKER_NODE_FLAGS } from '../../worker/node-flags.ts';
 import { suiteEnv } from './ops.ts';
@@ -73,4 +74,12 @@ function spawnProduct(
         child.kill(signal);
       }),
   };
+}
+
+/** A process's peak resident memory so far (VmHWM, Linux), in bytes. */
+export function peakResidentBytes(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((candidate) => candidate.startsWith('VmHWM:'));
+  return Number(/(\d+)/.exec(line!)![1]) * 1024;
 }

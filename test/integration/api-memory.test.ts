@@ -2,12 +2,11 @@
 // flags, the default body limits): a purchase-order sync that fills the ERP body limit (10 MB) with 100 orders of 500
 // lines, 50,000 records' worth. It is synced whole, and the API's peak resident memory stays within its budget for
 // such a request. Built here.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { initORM, type Orm } from '../../db/orm.ts';
 import { freePort } from '../../platform/ports.ts';
 import { makeCompany } from '../helpers/companies.ts';
-import { spawnApi, type ApiProcess } from '../helpers/processes.ts';
+import { peakResidentBytes, spawnApi, type ApiProcess } from '../helpers/processes.ts';
 
 const MB = 1024 * 1024;
 /**
@@ -31,14 +30,6 @@ afterAll(async () => {
   await api?.kill();
   await orm?.close();
 });
-
-/** The API's peak resident memory so far (VmHWM), in bytes. */
-function peakResidentBytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((candidate) => candidate.startsWith('VmHWM:'));
-  return Number(/(\d+)/.exec(line!)![1]) * 1024;
-}
 
 /** Orders of `LINES` lines each, their descriptions padded so that the batch's JSON comes just under `bytes`. */
 function purchaseOrders(bytes: number): string {

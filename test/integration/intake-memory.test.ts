@@ -23,7 +23,7 @@ import {
 } from '../helpers/fiscal-sync.ts';
 import { ops } from '../helpers/ops.ts';
 import { OVERLAPPING_ZIP_SCRIPT } from '../helpers/overlapping-zip.ts';
-import { spawnWorker, type WorkerProcess } from '../helpers/processes.ts';
+import { peakResidentBytes, spawnWorker, type WorkerProcess } from '../helpers/processes.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
 const exec = promisify(execFile);
@@ -59,14 +59,6 @@ async function python(script: string, ...args: string[]): Promise<Buffer> {
     maxBuffer: 64 * MB,
   });
   return stdout;
-}
-
-/** The worker's peak resident memory so far (VmHWM), in bytes. */
-function peakResidentBytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((candidate) => candidate.startsWith('VmHWM:'));
-  return Number(/(\d+)/.exec(line!)![1]) * 1024;
 }
 
 /** Runs a fiscal sync for the company of `apiKey` and waits until it is finished. */

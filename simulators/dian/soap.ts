@@ -43,6 +43,10 @@ export interface SoapRequest {
   signedReferences: string[];
 }
 
+/** A certificate's base64 as PEM: lines of 64 characters, none empty (openssl refuses a PEM with an empty line). */
+const certificatePem = (base64: string) =>
+  `-----BEGIN CERTIFICATE-----\n${(base64.replace(/\s/g, '').match(/.{1,64}/g) ?? []).join('\n')}\n-----END CERTIFICATE-----\n`;
+
 /** Reads a SOAP 1.2 request; null when it is not one of DIAN's service. */
 export function readRequest(xml: string): SoapRequest | null {
   let envelope: unknown;
@@ -78,9 +82,7 @@ export function readRequest(xml: string): SoapRequest | null {
       created: date(at(stamp, 'Created')),
       expires: date(at(stamp, 'Expires')),
     },
-    tokenPem: token
-      ? `-----BEGIN CERTIFICATE-----\n${token.replace(/\s/g, '').replace(/.{64}/g, '$&\n')}\n-----END CERTIFICATE-----\n`
-      : null,
+    tokenPem: token ? certificatePem(token) : null,
     signedReferences: Array.isArray(references)
       ? references.flatMap((reference) =>
           isObject(reference) && typeof reference.URI === 'string' ? [reference.URI] : [],

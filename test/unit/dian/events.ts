@@ -25,7 +25,9 @@ export const PERSON: RadianPerson = {
 };
 
 /** A company's signing identity from the suite's authority (or the one given). */
-export function identity(options: { nit?: string; notBefore?: Date; notAfter?: Date } = {}): SigningIdentity {
+export function identity(
+  options: { nit?: string; name?: string; notBefore?: Date; notAfter?: Date } = {},
+): SigningIdentity {
   const pkcs12 = issueSigningCertificate(inject('signingAuthority'), {
     nit: options.nit ?? SENDER_NIT,
     name: 'Comprador S.A.S.',

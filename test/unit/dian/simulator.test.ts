@@ -43,6 +43,22 @@ async function send(
     testSetId: options.testSetId ?? null,
   });
 }
+/**
+ * An identity whose certificate's base64 is a multiple of 64 characters long. The company's name appears twice in the
+ * subject, so each letter more adds two bytes: the name grows until the length lands (a new key may shift it by one).
+ */
+function certificateFillingItsLastPemLine(): typeof company {
+  const fills = (bytes: number) => (4 * Math.ceil(bytes / 3)) % 64 === 0;
+  // ' X… ' adds one space to the name: two bytes.
+  const base = company.certificate.raw.length + 2;
+  for (let extra = 0; extra < 200; extra++) {
+    const expected = base + 2 * extra;
+    if (!fills(expected - 1) && !fills(expected) && !fills(expected + 1)) continue;
+    const candidate = identity({ name: `Comprador ${'X'.repeat(extra)} S.A.S.` });
+    if (fills(candidate.certificate.raw.length)) return candidate;
+  }
+  throw new Error('no certificate length filled its last PEM line');
+}
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => null,
@@ -62,6 +78,14 @@ describe('what DIAN accepts', () => {
       errors: ['Regla: 90, Rechazo: Documento procesado anteriormente.'],
     });
     expect(dian.registered(CUFE)).toEqual(['030']);
+  });
+
+  it('takes a request whose certificate fills the last line of its PEM exactly', async () => {
+    // The token's base64 is cut into PEM lines of 64: one whose length is a multiple of 64 once left an empty line,
+    // which openssl refused, so that a company's every request failed for its certificate's length.
+    const filling = certificateFillingItsLastPemLine();
+    expect(filling.certificate.raw.toString('base64').length % 64).toBe(0);
+    expect(await send('030', { signer: filling })).toMatchObject({ accepted: true, statusCode: '00', errors: [] });
   });
 
   it('takes an event through a test set during habilitación, and answers it through GetStatusZip', async () => {

@@ -24,7 +24,7 @@ import {
 import type { ProductProcess } from '../test/harness/product-process.ts';
 import { startProductionStack, type ProductionStack } from '../test/harness/production-stack.ts';
 import { API_NODE_FLAGS } from '../api/node-flags.ts';
-import { WORKER_NODE_FLAGS } from '../worker/node-flags.ts';
+import { WORKER_ENVIRONMENT, WORKER_NODE_FLAGS } from '../worker/node-flags.ts';
 
 /** A process of the product (or of a baseline) started by the benchmark, with its log file. */
 export interface BenchProcess {
@@ -187,7 +187,7 @@ export async function startStack(options: StackOptions): Promise<BenchStack> {
       options.dir,
       'worker',
       [...flags, ...WORKER_NODE_FLAGS, 'worker/main.ts'],
-      { ...env, NODE_ENV: 'development' },
+      { ...env, ...WORKER_ENVIRONMENT, NODE_ENV: 'development' },
       (output) => output.includes('worker running'),
     );
     stops.push(() => worker.stop());

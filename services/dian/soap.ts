@@ -57,7 +57,7 @@ export function signedEnvelope(input: {
     `</soap:Envelope>`;
   const signature = new SignedXml({
     idMode: 'wssecurity',
-    privateKey: input.identity.privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    privateKey: input.identity.privateKey,
     signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
     canonicalizationAlgorithm: EXCLUSIVE_C14N,
     getKeyInfoContent: () =>

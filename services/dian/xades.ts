@@ -34,13 +34,10 @@ export async function signUblDocument(
   const document = new DOMParser().parseFromString(xml, 'application/xml');
   const slot = document.getElementsByTagNameNS(EXTENSIONS_NS, 'ExtensionContent')[1];
   if (!slot) throw new Error('The document has no second ext:UBLExtension to hold its signature');
-  const key = await globalThis.crypto.subtle.importKey(
-    'pkcs8',
-    new Uint8Array(identity.privateKey.export({ type: 'pkcs8', format: 'der' })),
-    { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  );
+  // The key as WebCrypto holds it, without a round trip through its bytes (Node's type and the DOM's name one object).
+  const key = identity.privateKey.toCryptoKey({ name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, [
+    'sign',
+  ]) as unknown as CryptoKey;
   const signed = new xadesjs.SignedXml();
   const id = options.signatureId;
   // Named as DIAN's files name them: the properties point at the signature, the references at the properties.

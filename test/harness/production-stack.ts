@@ -10,7 +10,7 @@ import { startEmbeddedPostgres } from '../../dev/postgres.ts';
 import { freePort } from '../../platform/ports.ts';
 import { tempDir } from '../../platform/temp-dir.ts';
 import type { ReceivedRequest, RegisteredVoucher } from '../../simulators/erp-receiver/server.ts';
-import { WORKER_NODE_FLAGS } from '../../worker/node-flags.ts';
+import { WORKER_ENVIRONMENT, WORKER_NODE_FLAGS } from '../../worker/node-flags.ts';
 import { makeServerCertificate } from './certificates.ts';
 import { makeSigningAuthority, TEST_DIAN_SOFTWARE } from './signing-certificates.ts';
 import { createNetworkNamespace, type NetworkNamespace } from './network-namespace.ts';
@@ -229,7 +229,7 @@ export async function startProductionStack(options: ProductionStackOptions = {})
         name: `worker-${index + 1}`,
         script: join(REPO, 'worker/main.ts'),
         nodeFlags: [...(options.nodeFlags ?? []), ...WORKER_NODE_FLAGS],
-        env,
+        env: { ...env, ...WORKER_ENVIRONMENT },
         readyLine: 'worker running',
         logFile: join(logs, `worker-${index + 1}.log`),
       }),

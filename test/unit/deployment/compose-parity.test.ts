@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { TEMPORAL_CLI_VERSION } from '../../../dev/temporal.ts';
 import { SEARCH_ATTRIBUTES } from '../../../workflows/search-attributes.ts';
+import { API_NODE_FLAGS } from '../../../api/node-flags.ts';
+import { WORKER_ENVIRONMENT, WORKER_NODE_FLAGS } from '../../../worker/node-flags.ts';
 import { POSTGRES_INIT_VARIABLES, PRODUCT_VARIABLES } from '../../harness/production-stack.ts';
 import {
   SCHEMA_VARIABLES,
@@ -18,6 +20,7 @@ interface Service {
   environment?: Record<string, string>;
   volumes?: string[];
   entrypoint?: string[];
+  command?: string[];
 }
 
 const compose = parse(readFileSync(new URL('../../../docker-compose.yml', import.meta.url), 'utf8'), {
@@ -68,10 +71,24 @@ describe('docker-compose.yml and the production-shape suite', () => {
   });
 
   it('give the API and the worker the variables the suite gives them', () => {
-    const product = new Set([...names(service('api').environment), ...names(service('worker').environment)]);
+    const processSettings = Object.keys(WORKER_ENVIRONMENT);
+    const product = new Set(
+      [...names(service('api').environment), ...names(service('worker').environment)].filter(
+        (name) => !processSettings.includes(name),
+      ),
+    );
     expect([...product].sort()).toEqual([...PRODUCT_VARIABLES, ...COMPOSE_ONLY].sort());
     expect(names(service('migrate').environment)).toEqual(
       names(service('api').environment).filter((name) => !['HOST', 'PORT'].includes(name)),
+    );
+  });
+
+  it('start the worker with the heap limits and the environment the suite starts it with', () => {
+    expect(service('worker').command).toEqual(['node', ...WORKER_NODE_FLAGS, 'worker/main.ts']);
+    expect(service('worker').environment).toMatchObject(WORKER_ENVIRONMENT);
+    const dockerfile = readFileSync(new URL('../../../Dockerfile', import.meta.url), 'utf8');
+    expect(/^CMD (.+)$/m.exec(dockerfile)?.[1]).toBe(
+      JSON.stringify(['node', ...API_NODE_FLAGS, 'api/main.ts']).replaceAll(',', ', '),
     );
   });
 

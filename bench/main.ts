@@ -211,7 +211,7 @@ try {
         process: 'worker',
         ...measuredUnderLoad('worker'),
         limitMb: 400,
-        bound: `${memory.atRest('worker').toFixed(0)} MB at rest (the SDK's core and the workflow sandbox; the bundle is built in a child process). Bursts of hundreds of workflows and activities allocate fast; the worker's heap limits (worker/node-flags.ts: 256 MB old space, 8 MB semi-spaces) make V8 collect before the heap, and the SDK's native buffers its garbage keeps alive, grow (600-800 MB with V8's defaults).`,
+        bound: `${memory.atRest('worker').toFixed(0)} MB at rest (the SDK's core and the workflow sandbox; the bundle is built in a child process). Bursts of hundreds of workflows and activities allocate fast; the worker's heap limits (worker/node-flags.ts: 256 MB old space, 8 MB semi-spaces) make V8 collect before the heap, and the SDK's native buffers its garbage keeps alive, grow (600-800 MB with V8's defaults); two malloc arenas (MALLOC_ARENA_MAX=2, worker/node-flags.ts) keep the C library from holding what the SDK core's threads freed (25-75 MB more at the peak without).`,
       },
     ] as const
   )

@@ -43,13 +43,14 @@ async function send(
     testSetId: options.testSetId ?? null,
   });
 }
+
 /**
  * An identity whose certificate's base64 is a multiple of 64 characters long. The company's name appears twice in the
  * subject, so each letter more adds two bytes: the name grows until the length lands (a new key may shift it by one).
  */
 function certificateFillingItsLastPemLine(): typeof company {
   const fills = (bytes: number) => (4 * Math.ceil(bytes / 3)) % 64 === 0;
-  // ' X… ' adds one space to the name: two bytes.
+  // The names below have one space more than the company's: two bytes.
   const base = company.certificate.raw.length + 2;
   for (let extra = 0; extra < 200; extra++) {
     const expected = base + 2 * extra;
@@ -59,6 +60,7 @@ function certificateFillingItsLastPemLine(): typeof company {
   }
   throw new Error('no certificate length filled its last PEM line');
 }
+
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => null,

@@ -5,8 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { TEMPORAL_CLI_VERSION } from '../../../dev/temporal.ts';
 import { SEARCH_ATTRIBUTES } from '../../../workflows/search-attributes.ts';
-import { API_NODE_FLAGS } from '../../../api/node-flags.ts';
-import { WORKER_ENVIRONMENT, WORKER_NODE_FLAGS } from '../../../worker/node-flags.ts';
+import { WORKER_ENVIRONMENT } from '../../../worker/node-flags.ts';
 import { POSTGRES_INIT_VARIABLES, PRODUCT_VARIABLES } from '../../harness/production-stack.ts';
 import {
   SCHEMA_VARIABLES,
@@ -20,7 +19,6 @@ interface Service {
   environment?: Record<string, string>;
   volumes?: string[];
   entrypoint?: string[];
-  command?: string[];
 }
 
 const compose = parse(readFileSync(new URL('../../../docker-compose.yml', import.meta.url), 'utf8'), {
@@ -81,13 +79,6 @@ describe('docker-compose.yml and the production-shape suite', () => {
     expect(names(service('migrate').environment)).toEqual(
       names(service('api').environment).filter((name) => !['HOST', 'PORT'].includes(name)),
     );
-  });
-
-  it('start the API and the worker with the heap limits and the environment the suite starts them with', () => {
-    expect(service('worker').command).toEqual(['node', ...WORKER_NODE_FLAGS, 'worker/main.ts']);
-    expect(service('worker').environment).toMatchObject(WORKER_ENVIRONMENT);
-    const dockerfile = readFileSync(new URL('../../../Dockerfile', import.meta.url), 'utf8');
-    expect(JSON.parse(/^CMD (.+)$/m.exec(dockerfile)![1]!)).toEqual(['node', ...API_NODE_FLAGS, 'api/main.ts']);
   });
 
   it('register the search attributes the workflows set', () => {

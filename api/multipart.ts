@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import busboy from 'busboy';
 import type { Context } from 'koa';
 import { ApiError, UNSTORABLE_TEXT, validationError } from './errors.ts';
@@ -13,11 +14,15 @@ export interface MultipartBody {
   files: UploadedFile[];
 }
 
+/** What a form may hold: past a limit, it is refused as a validation error. */
+export interface MultipartLimits {
+  maxFileBytes: number;
+  maxFiles: number;
+  maxFieldBytes: number;
+}
+
 /** Reads a multipart/form-data body into memory within hard limits; a file over `maxFileBytes` is a validation error. */
-export function readMultipart(
-  ctx: Context,
-  limits: { maxFileBytes: number; maxFiles: number; maxFieldBytes: number },
-): Promise<MultipartBody> {
+export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<MultipartBody> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -62,6 +67,21 @@ export function readMultipart(
     parser.on('close', () => (failure ? reject(failure) : resolve({ fields, files })));
     ctx.req.pipe(parser);
   });
+}
+
+/**
+ * What a form holds, as one digest: its fields and its files, whatever boundary carried them (a client draws a new one
+ * for each request, the retry of the same form included).
+ */
+export function formDigest(form: MultipartBody): string {
+  const digest = createHash('sha256');
+  const fields = Object.entries(form.fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [name, value] of fields) digest.update(JSON.stringify(['field', name, value]));
+  for (const file of form.files) {
+    const content = createHash('sha256').update(file.bytes).digest('hex');
+    digest.update(JSON.stringify(['file', file.field, file.fileName, content]));
+  }
+  return digest.digest('hex');
 }
 
 export { sniffFileType } from '../platform/file-types.ts';

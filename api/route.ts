@@ -4,6 +4,7 @@ import type { Company, Feature } from '../db/companies/company.entity.ts';
 import type { Scope } from '../db/companies/api-key.entity.ts';
 import type { EntityManager } from '../db/orm.ts';
 import type { AppDeps } from './deps.ts';
+import type { MultipartBody, MultipartLimits } from './multipart.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -23,6 +24,8 @@ export interface RouteRequest<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+  /** The multipart/form-data body, read within the route's limits, when the route takes one and the request is one. */
+  form?: MultipartBody;
   /** Present on authenticated routes. */
   caller: Caller;
   /** A fresh EntityManager scoped to the caller's company. */
@@ -42,6 +45,16 @@ export class Reply {
 }
 
 export const noContent = (): Reply => new Reply(204);
+
+/**
+ * A body that may also come as multipart/form-data: what the form may hold (it is read before the handler runs, so
+ * that an Idempotency-Key is held to what the form holds), and its description for the OpenAPI document.
+ */
+export interface MultipartRoute {
+  limits: MultipartLimits;
+  /** Without one, the form is a note's upload. */
+  form?: MultipartForm;
+}
 
 /** A multipart/form-data body as the OpenAPI document describes it (JSON Schema of its fields), under `id`. */
 export interface MultipartForm {
@@ -84,11 +97,8 @@ export interface RouteDef<
   params?: P;
   query?: Q;
   body?: B;
-  /**
-   * Whether the body may also come as multipart/form-data (validated by the handler): `true` for a note's upload, or
-   * the form's own description for the OpenAPI document.
-   */
-  multipart?: boolean | MultipartForm;
+  /** Whether the body may also come as multipart/form-data (validated by the handler, which gets the form). */
+  multipart?: MultipartRoute;
   /** Success status of the default response. */
   status?: number;
   response: R;

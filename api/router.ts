@@ -5,7 +5,8 @@ import { companyEm } from '../db/orm.ts';
 import type { AppDeps } from './deps.ts';
 import { ApiError, UNSTORABLE_TEXT, validationError } from './errors.ts';
 import { authenticate, authorize } from './middleware/auth.ts';
-import { idempotent } from './middleware/idempotency.ts';
+import { idempotent, requestContent } from './middleware/idempotency.ts';
+import { readMultipart } from './multipart.ts';
 import type { RateLimiter } from './middleware/rate-limit.ts';
 import { Reply, type AnyRoute, type Caller, type RouteRequest } from './route.ts';
 import { unstorableTextPaths } from './schemas/common.ts';
@@ -20,14 +21,17 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: A
         limiter?.take(caller.apiKeyId);
         authorize(caller, route.scope, route.feature);
       }
+      const form =
+        route.multipart && ctx.is('multipart/form-data') ? await readMultipart(ctx, route.multipart.limits) : undefined;
       const execute = async (): Promise<Reply> => {
         const params = parse(route.params, ctx.params);
         const query = parse(route.query, ctx.query);
-        const body = route.multipart && ctx.is('multipart/form-data') ? undefined : parse(route.body, ctx.request.body);
+        const body = form ? undefined : parse(route.body, ctx.request.body);
         const request: RouteRequest<unknown, unknown, unknown> = {
           params,
           query,
           body,
+          form,
           caller: caller as Caller,
           em: caller ? companyEm(deps.orm, caller.company.id) : (undefined as never),
           deps,
@@ -38,7 +42,9 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: A
         if (deps.config.validateResponses) checkResponse(route, reply);
         return reply;
       };
-      const reply = caller ? await idempotent(ctx, deps.orm, caller, execute) : await execute();
+      const reply = caller
+        ? await idempotent(ctx, deps.orm, caller, requestContent(ctx, form), execute)
+        : await execute();
       ctx.status = reply.status;
       if (reply.body !== undefined) ctx.body = reply.body;
     });

@@ -4,6 +4,7 @@ import { uuidv7 } from '../../db/ids.ts';
 import { IdempotencyKey } from '../../db/idempotency/idempotency-key.entity.ts';
 import { companyEm, type Orm } from '../../db/orm.ts';
 import { ApiError, validationError } from '../errors.ts';
+import { formDigest, type MultipartBody } from '../multipart.ts';
 import type { Caller, Reply } from '../route.ts';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
@@ -17,21 +18,25 @@ const ABANDONED_AFTER_MS = 30_000;
 
 /**
  * `Idempotency-Key` on a POST: the first request runs and its answer is kept for 24 hours; the same key with the
- * same body replays it (status and body), with another body is refused (422 `idempotency_key_reused`), and while
+ * same body (`content`, as `requestContent` gives it) replays it (status and body), with another body is refused (422
+ * `idempotency_key_reused`), and while
  * the first still runs answers 409 `idempotency_key_in_progress`. Server errors and 429 are not kept: they say "not
  * now", so the same key must be evaluated afresh when the client retries; nor is a claim its request abandoned (see
  * ABANDONED_AFTER_MS).
  */
-export async function idempotent(ctx: Context, orm: Orm, caller: Caller, run: () => Promise<Reply>): Promise<Reply> {
+export async function idempotent(
+  ctx: Context,
+  orm: Orm,
+  caller: Caller,
+  content: string,
+  run: () => Promise<Reply>,
+): Promise<Reply> {
   const key = ctx.request.headers['idempotency-key'];
   if (key === undefined || ctx.method !== 'POST') return run();
   if (typeof key !== 'string') throw validationError({ 'Idempotency-Key': ['Send one Idempotency-Key header'] });
   if (!KEY.test(key)) throw validationError({ 'Idempotency-Key': ['Must be 1 to 255 visible ASCII characters'] });
   const em = companyEm(orm, caller.company.id);
-  const requestHash = createHash('sha256')
-    .update(`${ctx.method} ${ctx.path}\n`)
-    .update(ctx.request.rawBody ?? '')
-    .digest('hex');
+  const requestHash = createHash('sha256').update(`${ctx.method} ${ctx.path}\n`).update(content).digest('hex');
   const now = new Date();
   await em.nativeDelete(IdempotencyKey, { key, expiresAt: { $lte: now } });
   const claimed = await em
@@ -89,6 +94,11 @@ export async function idempotent(ctx: Context, orm: Orm, caller: Caller, run: ()
     },
   );
   return reply;
+}
+
+/** What a request's key is held to: its JSON as sent, or what its multipart form holds (not the form's boundary). */
+export function requestContent(ctx: Context, form: MultipartBody | undefined): string {
+  return form ? `multipart ${formDigest(form)}` : (ctx.request.rawBody ?? '');
 }
 
 /** A client error other than a rate limit would be answered again as it was: a retry may replay it. */

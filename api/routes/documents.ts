@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { FileStorage } from '../../platform/storage/file-storage.ts';
 import { uuidv7 } from '../../db/ids.ts';
@@ -13,7 +12,7 @@ import { ADMITTED_TAG } from '../../db/tags/tag.entity.ts';
 import { approveThroughLifecycle } from '../../temporal/documents.ts';
 import { notFound, validationError } from '../errors.ts';
 import { APPROVAL_REFUSALS, asWorkflowCommand, documentedRefusals } from '../workflow-errors.ts';
-import { readMultipart, sniffFileType } from '../multipart.ts';
+import { sniffFileType, type MultipartBody } from '../multipart.ts';
 import { renderDocument, renderDocuments } from '../../read-models/document-json.ts';
 import { presentNote } from '../presenters/note.ts';
 import { defineRoute, type Caller } from '../route.ts';
@@ -49,6 +48,8 @@ export async function documentOr404(em: EntityManager, reference: string): Promi
 
 /** The API key speaks for a company, not a person: notes and logs name the key that wrote them. */
 const author = (caller: Caller) => `API key ${caller.apiKeyPrefix}`;
+/** A note's comment, in characters. */
+const MAX_COMMENT = 5000;
 
 /** Documents: the read API, and the annotations an integrator adds (acknowledge, tags, notes). */
 export const documentRoutes = [
@@ -219,15 +220,18 @@ export const documentRoutes = [
     auth: 'api-key',
     params: DocumentParams,
     body: NoteRequest,
-    multipart: true,
+    multipart: {
+      // 5000 characters take up to 20,000 bytes, and a field that reaches its limit counts as cut short.
+      limits: { maxFileBytes: MAX_ATTACHMENT_BYTES, maxFiles: 1, maxFieldBytes: 4 * MAX_COMMENT + 1 },
+    },
     status: 201,
     response: NoteBody,
     errors: [DOCUMENT_NOT_FOUND],
-    handler: async ({ em, params, body, caller, ctx, deps }) => {
+    handler: async ({ em, params, body, form, caller, deps }) => {
       const document = await documentOr404(em, params.reference);
-      const note = body
-        ? await linkedNote(body, deps.config.outbound)
-        : await uploadedNote(ctx, caller, document, deps.storage);
+      const note = form
+        ? await uploadedNote(form, caller, document, deps.storage)
+        : await linkedNote(body, deps.config.outbound);
       const created = em.create(DocumentNote, {
         company: caller.company,
         document,
@@ -260,24 +264,17 @@ async function linkedNote(body: z.output<typeof NoteRequest>, outbound: Outbound
   };
 }
 
-const MAX_COMMENT = 5000;
 /** Characters as the limits count them (and as PostgreSQL does): code points, not UTF-16 units. */
 const characters = (text: string) => Array.from(text);
 
 const EXTENSIONS = ATTACHMENT_EXTENSIONS;
 
 async function uploadedNote(
-  ctx: Context,
+  form: MultipartBody,
   caller: Caller,
   document: Document,
   storage: FileStorage,
 ): Promise<NoteInput> {
-  // 5000 characters take up to 20,000 bytes, and a field that reaches its limit counts as cut short.
-  const form = await readMultipart(ctx, {
-    maxFileBytes: MAX_ATTACHMENT_BYTES,
-    maxFiles: 1,
-    maxFieldBytes: 4 * MAX_COMMENT + 1,
-  });
   const sent = form.fields.comment;
   if (sent && characters(sent).length > MAX_COMMENT)
     throw validationError({ comment: [`Must be at most ${MAX_COMMENT} characters`] });

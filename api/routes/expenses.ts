@@ -9,7 +9,8 @@ import { ReceiptRefused, type ReceiptInput } from '../../services/expenses/recei
 import { temporalProcesses } from '../../temporal/processes.ts';
 import { amountToCents } from '../schemas/decimal.ts';
 import { ApiError, UNSTORABLE_TEXT, validationError } from '../errors.ts';
-import { readMultipart } from '../multipart.ts';
+import { requestContent } from '../middleware/idempotency.ts';
+import type { MultipartBody } from '../multipart.ts';
 import { defineRoute, type Caller } from '../route.ts';
 import { fieldErrors } from '../router.ts';
 import { unstorableTextPaths } from '../schemas/common.ts';
@@ -29,9 +30,9 @@ const REFUSED_FIELD: Partial<Record<ExpenseRefused['code'], string>> = {
  * The expense's reference: with an Idempotency-Key, derived from the key and the request, so that a retry whose answer
  * was lost (a 5xx releases the key) finds the expense it wrote instead of recording it twice.
  */
-function expenseIdOf(companyId: string, ctx: Context): string | null {
+function expenseIdOf(companyId: string, ctx: Context, form: MultipartBody | undefined): string | null {
   const key = ctx.get('idempotency-key');
-  return key ? uuidv5(`expense\n${companyId}\n${key}\n${ctx.request.rawBody ?? ''}`) : null;
+  return key ? uuidv5(`expense\n${companyId}\n${key}\n${requestContent(ctx, form)}`) : null;
 }
 
 /** Expenses an integrator records: documents of type `expense`, read, approved and paid like any document. */
@@ -47,17 +48,20 @@ export const expenseRoutes = [
     auth: 'api-key',
     body: CreateExpenseRequest,
     multipart: {
-      id: 'ExpenseUpload',
-      description: 'An expense with its receipt as a file, as multipart/form-data',
-      properties: {
-        data: {
-          type: 'string',
-          contentMediaType: 'application/json',
-          description: 'The expense as JSON text: the same object as the JSON body (without receipt_url)',
+      limits: { maxFileBytes: MAX_ATTACHMENT_BYTES, maxFiles: 1, maxFieldBytes: 64 * 1024 },
+      form: {
+        id: 'ExpenseUpload',
+        description: 'An expense with its receipt as a file, as multipart/form-data',
+        properties: {
+          data: {
+            type: 'string',
+            contentMediaType: 'application/json',
+            description: 'The expense as JSON text: the same object as the JSON body (without receipt_url)',
+          },
+          receipt: { type: 'string', format: 'binary', description: 'pdf, jpg, jpeg or png, at most 5 MB' },
         },
-        receipt: { type: 'string', format: 'binary', description: 'pdf, jpg, jpeg or png, at most 5 MB' },
+        required: ['data', 'receipt'],
       },
-      required: ['data', 'receipt'],
     },
     status: 201,
     response: DocumentDetail,
@@ -67,8 +71,8 @@ export const expenseRoutes = [
       { status: 404, code: 'beneficiary_not_found', description: 'no beneficiary of the company has this reference' },
       { status: 422, code: 'beneficiary_deleted', description: 'the beneficiary paid has been deleted' },
     ],
-    handler: async ({ em, body, caller, ctx, deps }) => {
-      const { fields, receipt } = body ? { fields: body, receipt: linkedReceipt(body) } : await uploaded(ctx);
+    handler: async ({ em, body, form, caller, ctx, deps }) => {
+      const { fields, receipt } = form ? uploaded(form) : { fields: body, receipt: linkedReceipt(body) };
       let reference: string;
       try {
         ({ reference } = await createExpense(
@@ -79,7 +83,7 @@ export const expenseRoutes = [
             publicUrl: deps.config.publicUrl,
             outbound: deps.config.outbound,
           },
-          commandOf(caller, fields, receipt, expenseIdOf(caller.company.id, ctx)),
+          commandOf(caller, fields, receipt, expenseIdOf(caller.company.id, ctx, form)),
         ));
       } catch (error) {
         throw refusalAnswer(error);
@@ -132,8 +136,7 @@ const linkedReceipt = (body: ExpenseBody): ReceiptInput | null =>
   body.receipt_url ? { kind: 'link', url: body.receipt_url, fileName: body.receipt_file_name ?? null } : null;
 
 /** The multipart form: the expense as JSON text in `data`, validated as the JSON body is, and the file in `receipt`. */
-async function uploaded(ctx: Context): Promise<{ fields: ExpenseBody; receipt: ReceiptInput }> {
-  const form = await readMultipart(ctx, { maxFileBytes: MAX_ATTACHMENT_BYTES, maxFiles: 1, maxFieldBytes: 64 * 1024 });
+function uploaded(form: MultipartBody): { fields: ExpenseBody; receipt: ReceiptInput } {
   const text = form.fields.data;
   if (text === undefined) throw validationError({ data: ['Required: the expense as JSON text'] });
   let json: unknown;

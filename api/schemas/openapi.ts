@@ -62,8 +62,8 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { s
     for (const route of group.routes) {
       for (const tag of route.tags)
         if (!(tag in TAGS)) throw new Error(`Route ${route.operationId} has tag ${tag}, which TAGS does not describe`);
-      if (typeof route.multipart === 'object') {
-        const { id, description, properties, required } = route.multipart;
+      if (route.multipart?.form) {
+        const { id, description, properties, required } = route.multipart.form;
         components[id] = { type: 'object', description, properties, ...(required ? { required } : {}) };
       }
       const path = `${group.prefix}${route.path}`.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -171,8 +171,7 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
 }
 
 /** The component a route's multipart body refers to: a note's upload, or the form the route describes. */
-const multipartFormId = (route: AnyRoute): string =>
-  typeof route.multipart === 'object' ? route.multipart.id : 'DocumentNoteUpload';
+const multipartFormId = (route: AnyRoute): string => route.multipart?.form?.id ?? 'DocumentNoteUpload';
 
 /** The headers of every delivery besides its signature. */
 const WEBHOOK_HEADERS = [

@@ -52,6 +52,32 @@ describe('Idempotency-Key', () => {
     expect(reused.body).toEqual({ code: 'idempotency_key_reused', message: expect.any(String) });
   });
 
+  it('holds a multipart upload to what its form holds, whatever boundary carries it', async () => {
+    const document = await seedDocument(api.orm, company);
+    const upload = (key: string, pdf: string) => {
+      // A new FormData draws a new boundary, as a client's retry does.
+      const form = new FormData();
+      form.set('comment', 'el soporte');
+      form.set('file', new Blob([Buffer.from(pdf)], { type: 'application/pdf' }), 'soporte.pdf');
+      return api.call('POST', `/public/api/v1/documents/${document.id}/notes`, {
+        apiKey,
+        headers: { 'idempotency-key': key },
+        rawBody: form,
+      });
+    };
+    const first = await upload('k-upload', '%PDF-1.4 primero');
+    const again = await upload('k-upload', '%PDF-1.4 primero');
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+
+    const anotherFile = await upload('k-upload', '%PDF-1.4 otro archivo');
+    expect(anotherFile.status).toBe(422);
+    expect(anotherFile.body).toEqual({ code: 'idempotency_key_reused', message: expect.any(String) });
+    expect(await companyEm(api.orm, company.id).count(DocumentNote, { document })).toBe(1);
+  });
+
   it('runs concurrent duplicates once: the others get the replay or 409 in progress', async () => {
     const document = await seedDocument(api.orm, company);
     const answers = await Promise.all(Array.from({ length: 6 }, () => note(document.id, 'k-race', 'a la vez')));

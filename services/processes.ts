@@ -1,4 +1,3 @@
-import type { WebhookDelivery } from '../db/webhooks/webhook-delivery.entity.ts';
 import type { DeliveryToStart } from '../db/webhooks/webhook-delivery.repository.ts';
 import type { LifecycleSnapshot } from './documents/lifecycle.ts';
 import type { QueuedReceptionEvent } from '../db/reception-events/reception-event.repository.ts';
@@ -29,7 +28,7 @@ export interface Processes {
     position?: LifecycleSnapshot,
   ): Promise<void>;
   /** The delivery of recorded webhook events; `redeliver` sends a finished one once more (an operator's request). */
-  startDeliveries(deliveries: WebhookDelivery[], options?: { redeliver?: boolean }): Promise<void>;
+  startDeliveries(deliveries: readonly DeliveryToStart[], options?: { redeliver?: boolean }): Promise<void>;
   /** The workflows of queued reception events, with their pacing. */
   startReceptionEvents(
     companyId: string,

@@ -1,5 +1,4 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
-import type { WebhookDelivery } from '../db/webhooks/webhook-delivery.entity.ts';
 import type { DeliveryToStart } from '../db/webhooks/webhook-delivery.repository.ts';
 import { workflowIds } from '../workflows/ids.ts';
 import type { WebhookDeliveryInput } from '../workflows/delivery.ts';
@@ -43,7 +42,7 @@ export function deliveryInput(delivery: DeliveryToStart, schedule: RetrySchedule
 export async function startDeliveries(
   temporal: TemporalHandle,
   schedule: RetrySchedule,
-  deliveries: WebhookDelivery[],
+  deliveries: readonly DeliveryToStart[],
   options: { redeliver?: boolean } = {},
 ): Promise<void> {
   for (const delivery of deliveries) {

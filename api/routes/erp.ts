@@ -15,7 +15,7 @@ import { ErpPurchaseOrder } from '../../db/erp/purchase-order.entity.ts';
 import { ErpTax } from '../../db/erp/tax.entity.ts';
 import { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import type { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
+import type { DeliveryToStart } from '../../db/webhooks/webhook-delivery.repository.ts';
 import { resumeVouchersAwaitingCatalog } from '../../services/accounting/accounting.ts';
 import { temporalProcesses } from '../../temporal/processes.ts';
 import * as present from '../presenters/erp.ts';
@@ -49,7 +49,7 @@ interface Catalog<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodT
   equals?: (query: z.output<Q>) => Record<string, string | undefined>;
   present: (em: EntityManager, records: E[]) => Promise<unknown[]>;
   /** Runs in the sync's transaction; the webhook deliveries it records start once that commits. */
-  afterSync?: (em: EntityManager, companyId: string, publicUrl: string) => Promise<WebhookDelivery[]>;
+  afterSync?: (em: EntityManager, companyId: string, publicUrl: string) => Promise<DeliveryToStart[]>;
 }
 
 const defineCatalog = <R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>>(

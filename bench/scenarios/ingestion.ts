@@ -12,7 +12,7 @@ import { addSubscription } from '../../services/webhooks/subscriptions.ts';
 import { Company } from '../../db/companies/company.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
 import { companyEm } from '../../db/orm.ts';
-import type { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
+import type { DeliveryToStart } from '../../db/webhooks/webhook-delivery.repository.ts';
 import { rawInsert, type XmlFile } from '../baselines/raw-insert.ts';
 import { startAndComplete } from '../baselines/raw-temporal.ts';
 import { row, type BenchContext, type Row } from '../context.ts';
@@ -216,11 +216,11 @@ async function recordDeliveries(
   context: BenchContext,
   company: SeededCompany,
   documents: SeededDocument[],
-): Promise<WebhookDelivery[]> {
+): Promise<DeliveryToStart[]> {
   const em = companyEm(context.stack.orm, company.id);
   const entity = await em.findOneOrFail(Company, { id: company.id }, { filters: false });
   const loaded = await em.find(Document, { id: { $in: documents.map((document) => document.id) } });
-  const deliveries: WebhookDelivery[] = [];
+  const deliveries: DeliveryToStart[] = [];
   for (const document of loaded)
     deliveries.push(
       ...(await recordEvent(

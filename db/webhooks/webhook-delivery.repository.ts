@@ -2,7 +2,7 @@ import { uuidv7 } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
 import { runStatement, type Transaction } from '../prepared.ts';
 import type { DeliveryStatus, WebhookDelivery } from './webhook-delivery.entity.ts';
-import type { WebhookEvent } from './webhook-subscription.entity.ts';
+import { WebhookSubscription, type WebhookEvent } from './webhook-subscription.entity.ts';
 
 /** A delivery as an attempt sends it: its bytes and its subscription's endpoint. */
 export interface DeliveryToSend {
@@ -123,24 +123,31 @@ export interface Subscriber {
 }
 
 /** A recorded delivery as the process that sends it is started with it: a row of the ORM's, or one written here. */
-export type DeliveryToStart = Pick<WebhookDelivery, 'id' | 'event' | 'attempts' | 'payload'> & {
+export type DeliveryToStart = Pick<WebhookDelivery, 'id' | 'eventId' | 'event' | 'attempts' | 'payload'> & {
   company: { id: string };
-  subscription: Pick<Subscriber, 'retries' | 'timeoutSeconds'>;
+  subscription: Subscriber;
 };
 
+/** The company's active subscriptions to an event (the EntityManager is the company's). */
+export async function activeSubscribers(em: EntityManager, event: WebhookEvent): Promise<Subscriber[]> {
+  const subscriptions = await em.find(WebhookSubscription, { event, isActive: true });
+  return subscriptions.map(({ id, retries, timeoutSeconds }) => ({ id, retries, timeoutSeconds }));
+}
+
 /**
- * Records one event for each of its subscribers in the caller's transaction, with one body: every attempt of every
- * delivery sends these bytes.
+ * Records one event for each of its subscribers in the caller's transaction (an ORM one, or a `Transaction`), with
+ * one body: every attempt of every delivery sends these bytes.
  */
 export async function insertDeliveries(
-  tx: Transaction,
+  on: EntityManager | Transaction,
   event: { companyId: string; event: WebhookEvent; subjectId: string | null; payload: Record<string, unknown> },
   subscribers: readonly Subscriber[],
 ): Promise<DeliveryToStart[]> {
+  const eventId = uuidv7();
   const deliveries = subscribers.map((subscription) => ({ id: uuidv7(), subscription }));
   const body = JSON.stringify(event.payload);
   await runStatement(
-    tx,
+    on,
     `insert into "webhook_deliveries" ("id", "company_id", "subscription_id", "event_id", "event", "subject_id",
        "payload", "body", "created_at", "updated_at")
      select d."id", :companyId, d."subscriptionId", :eventId, cast(:event as webhook_event), :subjectId,
@@ -148,7 +155,7 @@ export async function insertDeliveries(
      from jsonb_to_recordset(cast(:deliveries as jsonb)) as d("id" uuid, "subscriptionId" uuid)`,
     {
       companyId: event.companyId,
-      eventId: uuidv7(),
+      eventId,
       event: event.event,
       subjectId: event.subjectId,
       body,
@@ -157,6 +164,7 @@ export async function insertDeliveries(
   );
   return deliveries.map(({ id, subscription }) => ({
     id,
+    eventId,
     event: event.event,
     attempts: 0,
     payload: event.payload,

@@ -7,7 +7,7 @@ import {
   type JournalEntry,
   type MissingCatalogEntry,
 } from '../../db/accounting/accounting-entry.entity.ts';
-import type { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
+import type { DeliveryToStart } from '../../db/webhooks/webhook-delivery.repository.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
 import { LineItem } from '../../db/documents/line-item.entity.ts';
@@ -222,7 +222,7 @@ export async function resumeVouchersAwaitingCatalog(
   em: EntityManager,
   companyId: string,
   publicUrl: string,
-): Promise<WebhookDelivery[]> {
+): Promise<DeliveryToStart[]> {
   // Locked, skipping those a concurrent sync is resuming, so that no voucher is handed over twice.
   const waiting = await em.find(
     AccountingEntry,
@@ -230,7 +230,7 @@ export async function resumeVouchersAwaitingCatalog(
     { orderBy: { createdAt: 'asc' }, limit: RESUMED_PER_SYNC, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
   );
   await em.populate(waiting, ['document.beneficiary']);
-  const deliveries: WebhookDelivery[] = [];
+  const deliveries: DeliveryToStart[] = [];
   for (const entry of waiting) {
     const resumed = await proposeHeld(em, entry.document, entry, publicUrl);
     if (resumed) deliveries.push(...resumed.deliveries);

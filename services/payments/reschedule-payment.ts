@@ -3,7 +3,7 @@ import { isoDate } from '../../platform/money.ts';
 import { companyEm } from '../../db/orm.ts';
 import { Payable } from '../../db/payments/payable.entity.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
-import type { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
+import type { DeliveryToStart } from '../../db/webhooks/webhook-delivery.repository.ts';
 import { recordEvent, undeliveredEventsOf } from '../webhooks/events.ts';
 import { paymentRescheduledPayload } from '../webhooks/payloads.ts';
 import { PaymentChangeRefused, refuseUnlessPending } from './pending.ts';
@@ -17,7 +17,7 @@ export interface Rescheduled extends PaySchedule {
    * `payment.rescheduled` deliveries to start once the change is committed: those recorded with it or, when the date
    * was already set, any an earlier run recorded and did not get to start (it stopped between commit and start).
    */
-  deliveries: WebhookDelivery[];
+  deliveries: DeliveryToStart[];
 }
 
 /**

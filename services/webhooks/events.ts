@@ -1,8 +1,12 @@
 import type { Company } from '../../db/companies/company.entity.ts';
-import { uuidv7 } from '../../db/ids.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
-import { WebhookSubscription, type WebhookEvent } from '../../db/webhooks/webhook-subscription.entity.ts';
+import {
+  activeSubscribers,
+  insertDeliveries,
+  type DeliveryToStart,
+} from '../../db/webhooks/webhook-delivery.repository.ts';
+import type { WebhookEvent } from '../../db/webhooks/webhook-subscription.entity.ts';
 
 type Payload = Record<string, unknown>;
 
@@ -13,29 +17,15 @@ type Payload = Record<string, unknown>;
  */
 export async function recordEvent(
   em: EntityManager,
-  company: Company,
+  company: Pick<Company, 'id'>,
   event: WebhookEvent,
   subjectId: string | null,
   payloadOrBuild: Payload | (() => Promise<Payload>),
-): Promise<WebhookDelivery[]> {
-  const subscriptions = await em.find(WebhookSubscription, { event, isActive: true });
-  if (subscriptions.length === 0) return [];
+): Promise<DeliveryToStart[]> {
+  const subscribers = await activeSubscribers(em, event);
+  if (subscribers.length === 0) return [];
   const payload = typeof payloadOrBuild === 'function' ? await payloadOrBuild() : payloadOrBuild;
-  const eventId = uuidv7();
-  const body = JSON.stringify(payload);
-  return subscriptions.map((subscription) =>
-    em.create(WebhookDelivery, {
-      company,
-      subscription,
-      eventId,
-      event,
-      subjectId,
-      payload,
-      body,
-      status: 'pending',
-      receiverResponse: null,
-    }),
-  );
+  return insertDeliveries(em, { companyId: company.id, event, subjectId, payload }, subscribers);
 }
 
 /** Deliveries of an event about a subject that may not have been started yet (a crash between commit and start). */

@@ -18,11 +18,10 @@ const ABANDONED_AFTER_MS = 30_000;
 
 /**
  * `Idempotency-Key` on a POST: the first request runs and its answer is kept for 24 hours; the same key with the
- * same body (`content`, as `requestContent` gives it) replays it (status and body), with another body is refused (422
- * `idempotency_key_reused`), and while
- * the first still runs answers 409 `idempotency_key_in_progress`. Server errors and 429 are not kept: they say "not
- * now", so the same key must be evaluated afresh when the client retries; nor is a claim its request abandoned (see
- * ABANDONED_AFTER_MS).
+ * same body (`content`, as `requestContent` gives it) replays it (status and body), with another body is refused
+ * (422 `idempotency_key_reused`), and while the first still runs answers 409 `idempotency_key_in_progress`. Server
+ * errors and 429 are not kept: they say "not now", so the same key must be evaluated afresh when the client retries;
+ * nor is a claim its request abandoned (see ABANDONED_AFTER_MS).
  */
 export async function idempotent(
   ctx: Context,

@@ -5,7 +5,7 @@ import { companyEm } from '../db/orm.ts';
 import type { AppDeps } from './deps.ts';
 import { ApiError, UNSTORABLE_TEXT, validationError } from './errors.ts';
 import { authenticate, authorize } from './middleware/auth.ts';
-import { idempotent, requestContent } from './middleware/idempotency.ts';
+import { idempotent } from './middleware/idempotency.ts';
 import { readMultipart } from './multipart.ts';
 import type { RateLimiter } from './middleware/rate-limit.ts';
 import { Reply, type AnyRoute, type Caller, type RouteRequest } from './route.ts';
@@ -42,9 +42,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: A
         if (deps.config.validateResponses) checkResponse(route, reply);
         return reply;
       };
-      const reply = caller
-        ? await idempotent(ctx, deps.orm, caller, requestContent(ctx, form), execute)
-        : await execute();
+      const reply = caller ? await idempotent(ctx, deps.orm, caller, form, execute) : await execute();
       ctx.status = reply.status;
       if (reply.body !== undefined) ctx.body = reply.body;
     });

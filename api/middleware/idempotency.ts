@@ -18,16 +18,17 @@ const ABANDONED_AFTER_MS = 30_000;
 
 /**
  * `Idempotency-Key` on a POST: the first request runs and its answer is kept for 24 hours; the same key with the
- * same body (`content`, as `requestContent` gives it) replays it (status and body), with another body is refused
- * (422 `idempotency_key_reused`), and while the first still runs answers 409 `idempotency_key_in_progress`. Server
- * errors and 429 are not kept: they say "not now", so the same key must be evaluated afresh when the client retries;
- * nor is a claim its request abandoned (see ABANDONED_AFTER_MS).
+ * same body (as `requestContent` compares it: a multipart body by its `form`) replays it (status and body), with
+ * another body is refused (422 `idempotency_key_reused`), and while the first still runs answers 409
+ * `idempotency_key_in_progress`. Server errors and 429 are not kept: they say "not now", so the same key must be
+ * evaluated afresh when the client retries; nor is a claim its request abandoned (see ABANDONED_AFTER_MS). The body
+ * is digested only when a key is sent: an upload without one is not hashed.
  */
 export async function idempotent(
   ctx: Context,
   orm: Orm,
   caller: Caller,
-  content: string,
+  form: MultipartBody | undefined,
   run: () => Promise<Reply>,
 ): Promise<Reply> {
   const key = ctx.request.headers['idempotency-key'];
@@ -35,7 +36,10 @@ export async function idempotent(
   if (typeof key !== 'string') throw validationError({ 'Idempotency-Key': ['Send one Idempotency-Key header'] });
   if (!KEY.test(key)) throw validationError({ 'Idempotency-Key': ['Must be 1 to 255 visible ASCII characters'] });
   const em = companyEm(orm, caller.company.id);
-  const requestHash = createHash('sha256').update(`${ctx.method} ${ctx.path}\n`).update(content).digest('hex');
+  const requestHash = createHash('sha256')
+    .update(`${ctx.method} ${ctx.path}\n`)
+    .update(requestContent(ctx, form))
+    .digest('hex');
   const now = new Date();
   await em.nativeDelete(IdempotencyKey, { key, expiresAt: { $lte: now } });
   const claimed = await em

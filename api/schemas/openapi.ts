@@ -121,7 +121,8 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
             name: 'Idempotency-Key',
             in: 'header',
             required: false,
-            description: 'Replays the first answer to this key (same body) for 24 hours; see docs/decisions.md',
+            description:
+              'Replays the first answer to this key (same body; for multipart/form-data, the same fields and files) for 24 hours; see docs/decisions.md',
             schema: { type: 'string', minLength: 1, maxLength: 255 },
           },
         ]

@@ -104,7 +104,7 @@ function operationType(path: string, method: string, operation: Operation, type:
   if (json && !form) request.push(member('body', typeExpression(json.schema, 2), body.required ?? false, 2));
   if (parameters.some((parameter) => parameter.in === 'header' && parameter.name === IDEMPOTENCY_HEADER)) {
     request.push(
-      `${docComment('Replays the first answer to this key (same body) for 24 hours.', 2)}    idempotencyKey?: string;`,
+      `${docComment('Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours.', 2)}    idempotencyKey?: string;`,
     );
   }
   let requestType = block(request, 1);

@@ -1402,7 +1402,7 @@ export interface ListDocuments {
 /** `POST /public/api/v1/documents`: Record an expense with its receipt */
 export interface CreateExpense {
   request: {
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   } & JsonOrForm<{
     /** The document type; `expense`, the only one an integrator creates (absent: `expense`) */
@@ -1498,7 +1498,7 @@ export interface ApproveDocument {
       /** The integrator's ERP document reference, stored with the approval */
       erp_document_reference?: string;
     };
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -1530,7 +1530,7 @@ export interface AcknowledgeDocument {
       /** UUID reference */
       reference: string;
     };
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -1566,7 +1566,7 @@ export interface TagDocument {
       /** Tag names: unknown ones are created for the company */
       tags_text: string[];
     };
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -1600,7 +1600,7 @@ export interface AddDocumentNote {
       /** UUID reference */
       reference: string;
     };
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   } & JsonOrForm<{
     comment?: string;
@@ -1637,7 +1637,7 @@ export interface RetryDocumentAccounting {
       /** UUID reference */
       reference: string;
     };
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -1706,7 +1706,7 @@ export interface CompleteWorkflowStep {
       acting_user_email: string;
       comment?: string;
     };
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -1789,7 +1789,7 @@ export interface SendReceptionEvent {
       /** What is claimed, required with 031 */
       description_claim?: string | null;
     };
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -1826,7 +1826,7 @@ export interface SendReceptionEventsBatch {
       /** 030, 032, 033 and/or 034; 031 (claim) is refused with 422 claim_not_allowed_in_batch, since a claim needs its own concept and text */
       events_type: ('030' | '032' | '033' | '034')[];
     };
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -1939,7 +1939,7 @@ export interface CreatePayment {
       /** The day the payment goes to the gateway, YYYY-MM-DD in the company's country. Absent: the payable's expiration_date (today when it has none); today or earlier: at once */
       pay_date?: string;
     };
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -2061,7 +2061,7 @@ export interface UpdateBeneficiaryBankAccount {
 /** `POST /public/api/v1/fiscal-sync`: Start a fiscal synchronisation with the tax authority of the company country */
 export interface StartFiscalSync {
   request: {
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -2116,7 +2116,7 @@ export interface GetFiscalSyncStatus {
 export interface SyncCostCenters {
   request: {
     body: ErpCostCenterSyncRequest;
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -2176,7 +2176,7 @@ export interface ListCostCenters {
 export interface SyncVendors {
   request: {
     body: ErpVendorSyncRequest;
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -2234,7 +2234,7 @@ export interface ListVendors {
 export interface SyncProducts {
   request: {
     body: ErpProductSyncRequest;
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -2292,7 +2292,7 @@ export interface ListProducts {
 export interface SyncTaxes {
   request: {
     body: ErpTaxSyncRequest;
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -2350,7 +2350,7 @@ export interface ListTaxes {
 export interface SyncBookAccounts {
   request: {
     body: ErpBookAccountSyncRequest;
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -2410,7 +2410,7 @@ export interface ListBookAccounts {
 export interface SyncPaymentTerms {
   request: {
     body: ErpPaymentTermSyncRequest;
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {
@@ -2468,7 +2468,7 @@ export interface ListPaymentTerms {
 export interface SyncPurchaseOrders {
   request: {
     body: ErpPurchaseOrderSyncRequest;
-    /** Replays the first answer to this key (same body) for 24 hours. */
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
     idempotencyKey?: string;
   };
   responses: {

@@ -61,6 +61,20 @@ async function whileHeartbeating<T>(work: () => Promise<T>, everyMs = 2_000): Pr
   }
 }
 
+/** One attempt of a delivery, counted and timed in the worker's metrics. */
+async function measuredAttempt(deps: ActivityDeps, input: Parameters<typeof attemptDelivery>[1]) {
+  const started = performance.now();
+  const result = await attemptDelivery(deps, input);
+  const meter = Context.current().metricMeter;
+  meter
+    .createCounter('webhook_delivery_attempts', 'attempts', 'Webhook delivery attempts by event and outcome')
+    .add(1, { event: result.event, outcome: result.outcome });
+  meter
+    .createHistogram('webhook_delivery_latency', 'float', 's', 'Webhook attempt latency')
+    .record((performance.now() - started) / 1000, { event: result.event });
+  return result;
+}
+
 /** Business rejections are final: Temporal must not retry them. */
 function nonRetryable(error: unknown): never {
   if (error instanceof PaymentChangeRefused) throw ApplicationFailure.nonRetryable(error.message, error.code);
@@ -81,18 +95,26 @@ export function createActivities(deps: ActivityDeps) {
     approveDocument: (input: Parameters<typeof lifecycle.approveDocument>[1]) =>
       lifecycle.approveDocument(deps.orm, input),
     /** Sends one signed attempt of a webhook delivery and records it. */
-    attemptDelivery: async (input: Parameters<typeof attemptDelivery>[1]) => {
-      const started = performance.now();
-      const result = await whileHeartbeating(() => attemptDelivery(deps, input));
-      const meter = Context.current().metricMeter;
-      meter
-        .createCounter('webhook_delivery_attempts', 'attempts', 'Webhook delivery attempts by event and outcome')
-        .add(1, { event: result.event, outcome: result.outcome });
-      meter
-        .createHistogram('webhook_delivery_latency', 'float', 's', 'Webhook attempt latency')
-        .record((performance.now() - started) / 1000, { event: result.event });
-      return result;
-    },
+    attemptDelivery: (input: Parameters<typeof attemptDelivery>[1]) =>
+      whileHeartbeating(() => measuredAttempt(deps, input)),
+    /**
+     * First attempts of queued deliveries, together: for each, whether it is settled, to be retried, or not sent
+     * (its attempt was not recorded: its own workflow makes it again).
+     */
+    attemptDeliveries: (input: { companyId: string; attempts: { deliveryId: string; attempt: number }[] }) =>
+      whileHeartbeating(() =>
+        Promise.all(
+          input.attempts.map(async ({ deliveryId, attempt }) => {
+            try {
+              const result = await measuredAttempt(deps, { companyId: input.companyId, deliveryId, attempt });
+              return result.outcome === 'retry' ? ('retry' as const) : ('settled' as const);
+            } catch (error) {
+              deps.logger.warn({ err: error, deliveryId }, 'queued delivery attempt not made');
+              return 'unsent' as const;
+            }
+          }),
+        ),
+      ),
     /** Marks a delivery failed once its attempts are exhausted. */
     giveUpDelivery: (input: Parameters<typeof giveUpDelivery>[1]) => giveUpDelivery(deps.orm, input),
     /** Writes a new payment (and a manual payment's payable), checked under a lock on the payable; answers when it goes. */

@@ -19,16 +19,17 @@ export interface LifecycleSubject {
  */
 export interface Processes {
   /**
-   * A received document's flow, `document/<reference>`, which also sends its `document.created` deliveries.
-   * `position`: where its flow stands, when the caller has just recorded it; the process reads it otherwise.
+   * A received document's flow, `document/<reference>`. `position`: where its flow stands, when the caller has just
+   * recorded it; the process reads it otherwise.
    */
-  startDocumentLifecycle(
-    document: LifecycleSubject,
-    deliveries?: DeliveryToStart[],
-    position?: LifecycleSnapshot,
-  ): Promise<void>;
+  startDocumentLifecycle(document: LifecycleSubject, position?: LifecycleSnapshot): Promise<void>;
   /** The delivery of recorded webhook events; `redeliver` sends a finished one once more (an operator's request). */
   startDeliveries(deliveries: readonly DeliveryToStart[], options?: { redeliver?: boolean }): Promise<void>;
+  /**
+   * The same, for events recorded many at a time (`document.created`): queued on their subscriptions, whose first
+   * attempts go out in batches; a delivery they do not settle goes on in its own process.
+   */
+  queueDeliveries(deliveries: readonly DeliveryToStart[]): Promise<void>;
   /** The workflows of queued reception events, with their pacing. */
   startReceptionEvents(
     companyId: string,

@@ -9,8 +9,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { StepDecisionCommand } from '../domain/step-rules.ts';
 import type { ApproveCommand, LifecycleSnapshot, StepRecord } from '../services/documents/lifecycle.ts';
 import type { LifecycleSubject } from '../services/processes.ts';
-import type { WebhookDeliveryInput } from '../workflows/delivery.ts';
-import { approveUpdate, completeStepUpdate, deliverSignal, documentLifecycle } from '../workflows/document.ts';
+import { approveUpdate, completeStepUpdate, documentLifecycle } from '../workflows/document.ts';
 import { workflowIds } from '../workflows/ids.ts';
 import {
   ApprovalStatus,
@@ -39,28 +38,14 @@ function lifecycleStart(temporal: TemporalHandle, document: LifecycleSubject, po
 }
 
 /**
- * Starts a received document's flow, once: a second call (a retried import) finds it started or ended. Its
- * `document.created` deliveries go with the start as a signal (signal-with-start), so that a run already going, one
- * an approval started, say, takes them too; it sends each delivery once, and one found final is not sent again.
- * `position`, where the flow of a document just recorded stands, spares the run its first read; a run already going
- * keeps its own.
+ * Starts a received document's flow, once: a second call (a retried import) finds it started or ended. `position`,
+ * where the flow of a document just recorded stands, spares the run its first read.
  */
 export async function startDocumentLifecycle(
   temporal: TemporalHandle,
   document: LifecycleSubject,
-  deliveries: WebhookDeliveryInput[] = [],
   position?: LifecycleSnapshot,
 ): Promise<void> {
-  if (deliveries.length) {
-    await beforeDeadline(temporal, () =>
-      temporal.client.workflow.signalWithStart(documentLifecycle, {
-        ...lifecycleStart(temporal, document, position),
-        signal: deliverSignal,
-        signalArgs: [deliveries],
-      }),
-    );
-    return;
-  }
   try {
     await beforeDeadline(temporal, () =>
       temporal.client.workflow.start(documentLifecycle, {

@@ -3,19 +3,14 @@ import { startDocumentLifecycle } from './documents.ts';
 import type { TemporalHandle } from './handle.ts';
 import { joinPaymentBatch } from './payments.ts';
 import { startReceptionEventBatch, startReceptionEvents, wakeReceptionEvent } from './reception-events.ts';
-import { deliveryInput, startDeliveries, type RetrySchedule } from './webhooks.ts';
+import { queueDeliveries, startDeliveries, type RetrySchedule } from './webhooks.ts';
 
 /** The processes services set going, run as this deployment's Temporal workflows. */
 export function temporalProcesses(temporal: TemporalHandle, webhookRetry: RetrySchedule): Processes {
   return {
-    startDocumentLifecycle: (document, deliveries = [], position) =>
-      startDocumentLifecycle(
-        temporal,
-        document,
-        deliveries.map((delivery) => deliveryInput(delivery, webhookRetry)),
-        position,
-      ),
+    startDocumentLifecycle: (document, position) => startDocumentLifecycle(temporal, document, position),
     startDeliveries: (deliveries, options) => startDeliveries(temporal, webhookRetry, deliveries, options),
+    queueDeliveries: (deliveries) => queueDeliveries(temporal, webhookRetry, deliveries),
     startReceptionEvents: (companyId, events, timing) => startReceptionEvents(temporal, companyId, events, timing),
     wakeReceptionEvent: (companyId, event, timing) => wakeReceptionEvent(temporal, companyId, event, timing),
     startReceptionEventBatch: (companyId, batchId) => startReceptionEventBatch(temporal, companyId, batchId),

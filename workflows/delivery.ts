@@ -11,6 +11,8 @@ export interface WebhookDeliveryInput {
   attempts: number;
   /** Attempts are numbered on from here (a redelivery continues the delivery's numbering). */
   firstAttempt?: number;
+  /** Attempts of this schedule already made elsewhere (a queued first attempt): the next waits its turn. */
+  attemptsBefore?: number;
   timeoutSeconds: number;
   /** Waits between attempts: from initialMs, doubling, capped at maxMs, times a jitter in [0.5, 1). */
   retry: { initialMs: number; maxMs: number };
@@ -43,8 +45,9 @@ export async function deliverEvent(input: WebhookDeliveryInput): Promise<Deliver
   const { attemptDelivery } = proxyLocalActivities<Activities>(options);
   let lastError: string | null = null;
   const first = input.firstAttempt ?? 1;
+  const before = input.attemptsBefore ?? 0;
   for (let count = 1; count <= input.attempts; count++) {
-    if (count > 1) await sleep(backoffMs(input.retry, count, Math.random()));
+    if (before + count > 1) await sleep(backoffMs(input.retry, before + count, Math.random()));
     const result = await attemptDelivery({
       companyId: input.companyId,
       deliveryId: input.deliveryId,

@@ -18,7 +18,6 @@ import type { Activities } from '../activities/index.ts';
 import type { ApprovalStatus as ApprovalStatusValue } from '../db/documents/document.entity.ts';
 import { closesStep, refuseDecision, type StepDecisionCommand, type StepState } from '../domain/step-rules.ts';
 import type { ApproveCommand, LifecycleSnapshot, StepRecord } from '../services/documents/lifecycle.ts';
-import { deliverEvent, type WebhookDeliveryInput } from './delivery.ts';
 import { ApprovalStatus } from './search-attributes.ts';
 
 export interface DocumentLifecycleInput {
@@ -34,19 +33,13 @@ export const approveUpdate = defineUpdate<{ approvalStatus: ApprovalStatusValue 
 export const resolveStepSignal = defineSignal<[{ stepId: string; by: string }]>('resolveStep');
 /** The ERP registered the document's voucher: an open accounting step (not decided through the API) is resolved. */
 export const accountingRegisteredSignal = defineSignal('accountingRegistered');
-/**
- * The document's `document.created` deliveries, sent with it at its start (signal-with-start): they go out from this
- * workflow, each once, so that a received document costs one workflow, not one more per subscription.
- */
-export const deliverSignal = defineSignal<[WebhookDeliveryInput[]]>('deliver');
 export const currentStepQuery = defineQuery<StepState | null>('currentStep');
 
 /**
  * The flow of one received document, as workflow `document/<reference>`: the company's steps (approval,
  * classification, tagging, steps resolved elsewhere) in order, each written to the read state as it opens and closes,
- * approvals taken at any time; and the document's `document.created` deliveries. It completes when the flow ends and
- * its deliveries are final; an approval after that starts a new run (update-with-start), which finds the flow over in
- * the read state and only approves.
+ * approvals taken at any time. It completes when the flow ends; an approval after that starts a new run
+ * (update-with-start), which finds the flow over in the read state and only approves.
  */
 export async function documentLifecycle(input: DocumentLifecycleInput, carried?: LifecycleSnapshot): Promise<void> {
   const lifecycle = new DocumentLifecycle(input, carried);
@@ -57,7 +50,6 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
   setHandler(approveUpdate, (command) => lifecycle.approve(command));
   setHandler(resolveStepSignal, ({ stepId, by }) => lifecycle.resolveElsewhere((step) => step.id === stepId, by));
   setHandler(accountingRegisteredSignal, () => lifecycle.registerAccounting());
-  setHandler(deliverSignal, (deliveries) => lifecycle.deliver(deliveries));
 
   const outcome = await lifecycle.run();
   await condition(allHandlersFinished);
@@ -91,9 +83,6 @@ export class DocumentLifecycle {
   private readonly waiting: (() => void)[] = [];
   /** The next step is being opened: the read state may show it already, so commands wait until this run knows it. */
   private opening = false;
-  /** Deliveries this run has taken (a repeated signal sends none twice), and how many are still going. */
-  private readonly deliveries = new Set<string>();
-  private delivering = 0;
 
   private readonly input: DocumentLifecycleInput;
 
@@ -179,22 +168,6 @@ export class DocumentLifecycle {
     });
   }
 
-  /** Sends each delivery this run has not taken yet; the run carries on or ends only once they are final. */
-  async deliver(deliveries: WebhookDeliveryInput[]): Promise<void> {
-    const fresh = deliveries.filter((delivery) => !this.deliveries.has(delivery.deliveryId));
-    fresh.forEach((delivery) => this.deliveries.add(delivery.deliveryId));
-    this.delivering += fresh.length;
-    await Promise.all(
-      fresh.map(async (delivery) => {
-        try {
-          await deliverEvent(delivery);
-        } finally {
-          this.delivering -= 1;
-        }
-      }),
-    );
-  }
-
   /** The ERP registered the document's voucher: an open accounting step is resolved, and one opened later at once. */
   async registerAccounting(): Promise<void> {
     this.accountingRegistered = true;
@@ -228,16 +201,11 @@ export class DocumentLifecycle {
         await this.resolveElsewhere(isAccounting, 'ERP registration');
       // A step may wait for weeks: a long history carries on in a fresh run, still waiting on it. One the agent decided
       // as it opened is completed already: the flow goes straight on.
-      await condition(() => step.status === 'completed' || (workflowInfo().continueAsNewSuggested && this.idle));
+      await condition(() => step.status === 'completed' || (workflowInfo().continueAsNewSuggested && !this.busy));
       if (step.status !== 'completed') return this.carried([...done]);
       done.add(position);
     }
     return this.end();
-  }
-
-  /** Nothing in flight that a fresh run would not know of: no write, no delivery. */
-  private get idle(): boolean {
-    return !this.busy && this.delivering === 0;
   }
 
   private end(): 'ended' {

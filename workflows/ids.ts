@@ -12,4 +12,5 @@ export const workflowIds = {
     `reception-event/${companyId}/${cufe}/${eventType}`,
   receptionEventBatch: (companyId: string, batchId: string) => `reception-event-batch/${companyId}/${batchId}`,
   webhook: (subscriptionId: string, eventId: string) => `webhook/${subscriptionId}/${eventId}`,
+  webhookQueue: (subscriptionId: string) => `webhook-queue/${subscriptionId}`,
 };

@@ -1,6 +1,7 @@
 // The workflow bundle's entry: every workflow of the product is exported from here.
 export { documentLifecycle } from './document.ts';
 export { webhookDelivery } from './webhook.ts';
+export { webhookDeliveryQueue } from './delivery-queue.ts';
 export { paymentProcess } from './payment.ts';
 export { paymentBatch } from './payment-batch.ts';
 export { bankAccountValidation } from './bank-account-validation.ts';

@@ -5,7 +5,8 @@ import { workflowIds } from './ids.ts';
 
 /**
  * Delivers one event to one subscription, as workflow `webhook/<subscriptionRef>/<eventId>`: every event but a
- * document's `document.created` (which goes out with the document's lifecycle), and an operator's redelivery.
+ * document's `document.created`, whose first attempt its subscription's queue makes (the rest of its schedule runs
+ * here), and an operator's redelivery.
  */
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<DeliveryOutcome> {
   const outcome = await deliverEvent(input);

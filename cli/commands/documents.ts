@@ -13,6 +13,7 @@ import { dianSettingsFromEnv } from '../../services/dian/settings.ts';
 import { reference } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { CliError, notFound, usage } from '../errors.ts';
+import { handedOverTogether } from '../handed-over-together.ts';
 
 /** Files imported at once: the import waits on PostgreSQL and Temporal more than it works (the CLI's pool matches). */
 const PARALLEL_IMPORTS = 8;
@@ -30,10 +31,11 @@ export const documentCommands: Command[] = [
       if (input.positionals.length === 0) throw usage('Name at least one XML file');
       const orm = await context.orm();
       if (!(await systemEm(orm).findOne(Company, { id: companyId }))) throw notFound('company', companyId);
+      const deliveries = handedOverTogether(await context.processes());
       const deps = {
         orm,
         storage: context.storage(),
-        processes: await context.processes(),
+        processes: deliveries.processes,
         publicUrl: context.publicUrl(),
         // A documento soporte issued with the service's DIAN software has its CUDS recomputed, as the worker does.
         dian: dianSettingsFromEnv(),
@@ -76,6 +78,8 @@ export const documentCommands: Command[] = [
         }),
       );
       for (const [index, file] of receiptsToRetry) await take(index, file);
+      // Deliveries not handed over stay recorded: the command fails, and importing the files again hands them over.
+      await deliveries.drain();
 
       // Two files may hold the same document: it is one document, created once, listed once.
       const documents = new Map<unknown, Record<string, unknown>>();

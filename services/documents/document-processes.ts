@@ -13,9 +13,9 @@ export interface JustRecorded {
 }
 
 /**
- * What follows a recorded document, imported or created: its lifecycle, which also delivers its `document.created`
- * event (recorded with it). Without `recorded` (a retried write) it starts what a crash may have left unstarted, and
- * what runs already is left as it is.
+ * What follows a recorded document, imported or created: its lifecycle, and its `document.created` deliveries
+ * (recorded with it), queued on their subscriptions. Without `recorded` (a retried write) it starts what a crash may
+ * have left unstarted, and what runs already is left as it is.
  */
 export async function startDocumentProcesses(
   processes: Processes,
@@ -26,15 +26,17 @@ export async function startDocumentProcesses(
   recorded?: JustRecorded,
 ): Promise<void> {
   const deliveries = recorded?.deliveries ?? (await undeliveredEventsOf(em.fork(), document.id, 'document.created'));
-  await processes.startDocumentLifecycle(
-    {
-      companyId: document.company.id,
-      documentId: document.id,
-      fiscalReference: document.fiscalReference ?? null,
-      documentNumber: document.documentNumber,
-      approvalStatus: document.approvalStatus,
-    },
-    deliveries,
-    recorded && newDocumentPosition(recorded.flow),
-  );
+  await Promise.all([
+    processes.startDocumentLifecycle(
+      {
+        companyId: document.company.id,
+        documentId: document.id,
+        fiscalReference: document.fiscalReference ?? null,
+        documentNumber: document.documentNumber,
+        approvalStatus: document.approvalStatus,
+      },
+      recorded && newDocumentPosition(recorded.flow),
+    ),
+    deliveries.length ? processes.queueDeliveries(deliveries) : undefined,
+  ]);
 }

@@ -12,6 +12,9 @@ import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
 import { WebhookSubscription } from '../../db/webhooks/webhook-subscription.entity.ts';
 import { companyEm } from '../../db/orm.ts';
 import { Document } from '../../db/documents/document.entity.ts';
+import type { DeliveryToStart } from '../../db/webhooks/webhook-delivery.repository.ts';
+import { recordEvent } from '../../services/webhooks/events.ts';
+import { documentCreatedPayload } from '../../services/webhooks/payloads.ts';
 import { workflowIds } from '../../workflows/ids.ts';
 import { tempDir } from '../../platform/temp-dir.ts';
 import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
@@ -201,45 +204,49 @@ describe('document.created', () => {
     expect(hooks('document.created')).toHaveLength(1);
   });
 
-  it("goes out from the document's own workflow, which a repeated start finds delivered and does not send again", async () => {
+  it("goes out from its subscription's queue in batches of at most 25, and one queued again once final is not sent again", async () => {
     const { company } = await subscribedCompany('document.created');
     const reference = await importInvoice(company.id);
     await expect.poll(async () => (await deliveriesOf(company.id))[0]?.status, { timeout: 30_000 }).toBe('delivered');
     const em = companyEm(api.orm, company.id);
     const delivery = await em.findOneOrFail(WebhookDelivery, { subjectId: reference }, { populate: ['subscription'] });
-    const lifecycle = api.client.workflow.getHandle(workflowIds.document(reference));
-    const history = (await lifecycle.fetchHistory()).events!;
-    const signals = history.map((event) => event.workflowExecutionSignaledEventAttributes?.signalName);
-    expect(signals).toContain('deliver');
-    // The import started the run with where the new document's flow stands: its one local activity is the send.
-    const localActivities = (events: typeof history) => events.filter((event) => event.markerRecordedEventAttributes);
-    expect(localActivities(history)).toHaveLength(1);
+    const queue = api.client.workflow.getHandle(workflowIds.webhookQueue(delivery.subscription.id));
+    const sends = async () =>
+      (await queue.fetchHistory()).events!.filter((event) => event.activityTaskCompletedEventAttributes).length;
+    expect(await sends()).toBe(1);
+    // The document's own workflow only ran its flow (started with where it stands: nothing to read, nothing to send).
+    const lifecycle = (await api.client.workflow.getHandle(workflowIds.document(reference)).fetchHistory()).events!;
+    expect(
+      lifecycle.filter((event) => event.markerRecordedEventAttributes || event.activityTaskScheduledEventAttributes),
+    ).toHaveLength(0);
     await expect(
       api.client.workflow.getHandle(workflowIds.webhook(delivery.subscription.id, delivery.eventId)).describe(),
     ).rejects.toBeInstanceOf(WorkflowNotFoundError);
 
-    // A retried import hands the delivery over once more: the run it starts finds it final.
-    const firstRun = (await lifecycle.describe()).runId;
+    // Queued again (a retried import) on a fresh queue, with 30 more events: the queue sends them in batches of at
+    // most 25, and its send finds the first delivery final and sends it nothing.
+    await queue.terminate('a fresh queue for the test');
     const document = await em.findOneOrFail(Document, { id: reference });
+    const more: DeliveryToStart[] = [];
+    for (let n = 0; n < 30; n++)
+      more.push(
+        ...(await recordEvent(em, company, 'document.created', reference, () =>
+          documentCreatedPayload(em, document, api.url),
+        )),
+      );
     await temporalProcesses(
       { client: api.client, taskQueue: inject('taskQueue') },
       { initialMs: 200, maxMs: 1_000 },
-    ).startDocumentLifecycle(
-      {
-        companyId: company.id,
-        documentId: reference,
-        documentNumber: document.documentNumber,
-        fiscalReference: document.fiscalReference ?? null,
-        approvalStatus: document.approvalStatus,
-      },
-      [delivery],
-    );
-    await lifecycle.result();
-    expect((await lifecycle.describe()).runId).not.toBe(firstRun);
-    // Started without a position, that run read the flow first, then found the delivery final.
-    expect(localActivities((await lifecycle.fetchHistory()).events!)).toHaveLength(2);
-    expect(hooks('document.created')).toHaveLength(1);
-    expect((await deliveriesOf(company.id))[0].attempts).toHaveLength(1);
+    ).queueDeliveries([delivery, ...more]);
+    await expect.poll(sends, { timeout: 20_000 }).toBe(2);
+    await expect
+      .poll(async () =>
+        (await deliveriesOf(company.id)).filter((row: { status: string }) => row.status === 'delivered'),
+      )
+      .toHaveLength(31);
+    expect(hooks('document.created')).toHaveLength(31);
+    const first = (await deliveriesOf(company.id)).find((row: { reference: string }) => row.reference === delivery.id);
+    expect(first.attempts).toHaveLength(1);
   });
 
   it('retries a failing receiver with back-off, recording every attempt, until it answers', async () => {
@@ -251,6 +258,9 @@ describe('document.created', () => {
     expect(delivery.attempts.map((attempt: { status_code: number }) => attempt.status_code)).toEqual([500, 500, 200]);
     expect(delivery.attempts.every((attempt: { latency_ms: number }) => attempt.latency_ms >= 0)).toBe(true);
     expect(new Set(hooks('document.created').map((request) => request.deliveryId)).size).toBe(1);
+    // The queue made the first attempt; the rest of the schedule ran in the delivery's own workflow.
+    const own = api.client.workflow.getHandle(workflowIds.webhook(delivery.subscription, delivery.event_id));
+    expect(await own.result()).toBe('delivered');
   });
 
   it('gives up after 1 + retries attempts, and an operator can redeliver it', async () => {

@@ -4,7 +4,7 @@ import { workflowIds } from '../workflows/ids.ts';
 import type { WebhookDeliveryInput } from '../workflows/delivery.ts';
 import { webhookDelivery } from '../workflows/webhook.ts';
 import { queueDeliveriesSignal, webhookDeliveryQueue, type QueuedDelivery } from '../workflows/delivery-queue.ts';
-import type { TemporalHandle } from './handle.ts';
+import { beforeDeadline, type TemporalHandle } from './handle.ts';
 
 /** The retry schedule: waits grow from `initialMs`, doubling, capped at `maxMs`, each with jitter. */
 export interface RetrySchedule {
@@ -64,7 +64,8 @@ export async function startDeliveries(
 
 /**
  * Queues deliveries on their subscriptions' queues (`webhook-queue/<subscriptionRef>`), one signal-with-start per
- * subscription: they are sent in batches. Queuing one again is a no-op for a queue that holds it, and a delivery found
+ * subscription, under the command deadline (a request that records a document does not wait on a hung server): they
+ * are sent in batches. Queuing one again is a no-op for a queue that holds it, and a delivery found
  * final is not sent again.
  */
 export async function queueDeliveries(
@@ -75,19 +76,21 @@ export async function queueDeliveries(
   const bySubscription = Map.groupBy(deliveries, (delivery) => delivery.subscription.id);
   await Promise.all(
     [...bySubscription].map(([subscriptionId, queued]) =>
-      temporal.client.workflow.signalWithStart(webhookDeliveryQueue, {
-        workflowId: workflowIds.webhookQueue(subscriptionId),
-        taskQueue: temporal.taskQueue,
-        args: [{ companyId: queued[0]!.company.id, subscriptionId }],
-        signal: queueDeliveriesSignal,
-        signalArgs: [
-          queued.map((delivery): QueuedDelivery => ({
-            ...deliveryInput(delivery, schedule),
-            subscriptionId,
-            eventId: delivery.eventId,
-          })),
-        ],
-      }),
+      beforeDeadline(temporal, () =>
+        temporal.client.workflow.signalWithStart(webhookDeliveryQueue, {
+          workflowId: workflowIds.webhookQueue(subscriptionId),
+          taskQueue: temporal.taskQueue,
+          args: [{ companyId: queued[0]!.company.id, subscriptionId }],
+          signal: queueDeliveriesSignal,
+          signalArgs: [
+            queued.map((delivery): QueuedDelivery => ({
+              ...deliveryInput(delivery, schedule),
+              subscriptionId,
+              eventId: delivery.eventId,
+            })),
+          ],
+        }),
+      ),
     ),
   );
 }

@@ -1,4 +1,4 @@
-import { authorizationHeader, EMPTY_PAYLOAD_HASH, encodeKeyPath, sha256Hex, toAmzDate } from './aws-signature-v4.ts';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { FileStorage } from './file-storage.ts';
 
 /** Where and how to reach an S3-compatible bucket. */
@@ -11,16 +11,16 @@ export interface S3Config {
   secretAccessKey: string;
   /** `<endpoint>/<bucket>/<key>` rather than `<bucket>.<endpoint host>/<key>`: what most compatible stores expect. */
   forcePathStyle: boolean;
-  /** Upper bound for one request, body included. */
+  /** Upper bound for one call, its retries and body included. */
   timeoutMs?: number;
 }
 
-/** A failed S3 request, with the HTTP status and the S3 error code from the XML body. */
+/** A failed S3 request, with the HTTP status and the S3 error code. */
 export class S3Error extends Error {
-  readonly status: number;
+  readonly status: number | null;
   readonly code: string | null;
-  constructor(message: string, status: number, code: string | null) {
-    super(message);
+  constructor(message: string, status: number | null, code: string | null, cause: unknown) {
+    super(message, { cause });
     this.name = 'S3Error';
     this.status = status;
     this.code = code;
@@ -42,88 +42,81 @@ function assertObjectKey(key: string): void {
   if (!valid) throw new Error(`Invalid storage key: ${key}`);
 }
 
-/** Files in an S3-compatible bucket, signed with AWS Signature Version 4 over plain fetch. */
-export function s3FileStorage(config: S3Config): FileStorage {
-  const endpoint = new URL(config.endpoint);
-  const basePath = endpoint.pathname.replace(/\/+$/, '');
+/**
+ * The AWS SDK's S3 client for this bucket. Loaded on first use: a process that keeps files in a local directory
+ * never loads the SDK.
+ */
+export async function s3Client(config: S3Config): Promise<S3Client> {
+  const { S3Client } = await import('@aws-sdk/client-s3');
+  return new S3Client({
+    endpoint: config.endpoint,
+    region: config.region,
+    forcePathStyle: config.forcePathStyle,
+    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
+    // The signed x-amz-content-sha256 already lets the store refuse a body changed on the way; compatible stores
+    // do not all take the newer checksum headers.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+/** Files in an S3-compatible bucket, through the AWS SDK. `client` replaces the one built from `config`. */
+export function s3FileStorage(config: S3Config, client?: Promise<S3Client>): FileStorage {
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-
-  const urlOf = (key: string): URL => {
+  let connected = client;
+  const call = async <T>(
+    method: 'GET' | 'PUT',
+    key: string,
+    run: (s3: S3Client, signal: AbortSignal) => Promise<T>,
+  ) => {
     assertObjectKey(key);
-    const url = new URL(endpoint.origin);
-    if (config.forcePathStyle) url.pathname = `${basePath}/${encodeKeyPath(config.bucket)}/${encodeKeyPath(key)}`;
-    else {
-      url.hostname = `${config.bucket}.${endpoint.hostname}`;
-      url.pathname = `${basePath}/${encodeKeyPath(key)}`;
-    }
-    return url;
-  };
-
-  const send = async (method: 'GET' | 'PUT', key: string, body?: Uint8Array, contentType?: string) => {
-    const url = urlOf(key);
-    const payloadHash = body ? sha256Hex(body) : EMPTY_PAYLOAD_HASH;
-    const amzDate = toAmzDate(new Date());
-    const headers: Record<string, string> = { 'x-amz-content-sha256': payloadHash, 'x-amz-date': amzDate };
-    if (contentType) headers['content-type'] = contentType;
-    // fetch sets Host itself, from the URL: sign the same value.
-    const authorization = authorizationHeader(
-      { method, canonicalUri: url.pathname, headers: { ...headers, host: url.host }, payloadHash },
-      {
-        accessKeyId: config.accessKeyId,
-        secretAccessKey: config.secretAccessKey,
-        region: config.region,
-        service: 's3',
-        amzDate,
-      },
-    );
+    connected ??= s3Client(config);
     const where = `S3 ${method} ${config.bucket}/${key}`;
+    const signal = AbortSignal.timeout(timeoutMs);
     try {
-      const response = await fetch(url, {
-        method,
-        headers: { ...headers, authorization },
-        ...(body ? { body: Buffer.from(body) } : {}),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      return {
-        where,
-        status: response.status,
-        headers: response.headers,
-        body: new Uint8Array(await response.arrayBuffer()),
-      };
+      return await run(await connected, signal);
     } catch (error) {
-      if ((error as Error).name === 'TimeoutError')
-        throw new Error(`${where} timed out after ${timeoutMs} ms`, { cause: error });
-      throw new Error(`${where} failed: ${(error as Error).message}`, { cause: error });
+      throw failure(where, error, signal, timeoutMs);
     }
   };
-
   return {
     async put(key, body, contentType) {
-      const response = await send('PUT', key, body, contentType);
-      if (response.status !== 200) throw s3Error(response);
+      const { PutObjectCommand } = await import('@aws-sdk/client-s3');
+      await call('PUT', key, (s3, abortSignal) =>
+        s3.send(new PutObjectCommand({ Bucket: config.bucket, Key: key, Body: body, ContentType: contentType }), {
+          abortSignal,
+        }),
+      );
     },
     async get(key) {
-      const response = await send('GET', key);
-      if (response.status === 200) {
-        return { body: response.body, contentType: response.headers.get('content-type') ?? 'application/octet-stream' };
+      const { GetObjectCommand } = await import('@aws-sdk/client-s3');
+      try {
+        return await call('GET', key, async (s3, abortSignal) => {
+          const object = await s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: key }), { abortSignal });
+          return {
+            body: await object.Body!.transformToByteArray(),
+            contentType: object.ContentType ?? 'application/octet-stream',
+          };
+        });
+      } catch (error) {
+        // Only a missing object is "not found"; a missing bucket is a misconfiguration and must be loud.
+        if (error instanceof S3Error && error.status === 404 && error.code === 'NoSuchKey') return null;
+        throw error;
       }
-      const error = s3Error(response);
-      // Only a missing object is "not found"; a missing bucket is a misconfiguration and must be loud.
-      if (response.status === 404 && (error.code === 'NoSuchKey' || error.code === null)) return null;
-      throw error;
     },
   };
 }
 
-function s3Error(response: { where: string; status: number; body: Uint8Array }): S3Error {
-  const xml = new TextDecoder().decode(response.body);
-  const code = /<Code>([^<]+)<\/Code>/.exec(xml)?.[1] ?? null;
-  const message = /<Message>([^<]+)<\/Message>/.exec(xml)?.[1];
-  return new S3Error(
-    `${response.where} failed: HTTP ${response.status}${code ? ` ${code}` : ''}${message ? ` (${message})` : ''}`,
-    response.status,
-    code,
-  );
+/** What went wrong, named after the call: the store's HTTP status and error code, or the timeout. */
+function failure(where: string, error: unknown, signal: AbortSignal, timeoutMs: number): Error {
+  if (signal.aborted) return new Error(`${where} timed out after ${timeoutMs} ms`, { cause: error });
+  const cause = error as Error & { $metadata?: { httpStatusCode?: number }; $fault?: string };
+  const status = cause.$metadata?.httpStatusCode ?? null;
+  if (status === null) return new Error(`${where} failed: ${cause.message}`, { cause: error });
+  const code = cause.name && cause.name !== 'Unknown' ? cause.name : null;
+  const message =
+    cause.message && cause.message !== code && cause.message !== 'UnknownError' ? ` (${cause.message})` : '';
+  return new S3Error(`${where} failed: HTTP ${status}${code ? ` ${code}` : ''}${message}`, status, code, error);
 }
 
 /** The S3 settings from the STORAGE_S3_* variables, checked at boot. */

@@ -1,15 +1,10 @@
-// An S3-compatible object store in memory, for the embedded default and the tests: path-style PUT and GET of
-// objects, each request's SigV4 signature checked the way S3 checks it, failures answered as S3's XML errors.
-import { createHash } from 'node:crypto';
+// An S3-compatible object store in memory, for the production-shape suite and the tests: path-style PUT and GET of
+// objects, each request's SigV4 signature checked the way S3 checks it, failures answered as S3's XML errors. The
+// signature is computed again with `aws4`, an implementation independent of the AWS SDK the product signs with.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import aws4 from 'aws4';
 import { listen } from '../http.ts';
-import {
-  encodeKeyPath,
-  parseAuthorization,
-  sameSignature,
-  sha256Hex,
-  signature,
-} from '../../platform/storage/aws-signature-v4.ts';
 
 export interface ObjectStorageSimulatorOptions {
   port?: number;
@@ -52,6 +47,26 @@ const fail = (status: number, code: string, message: string): Reply => ({ status
 
 const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
+const sha256Hex = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
+
+/** S3 refuses a request signed more than 15 minutes from its own clock. */
+const MAX_SKEW_MS = 15 * 60 * 1000;
+
+/** The parts of an `AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…` header; null when malformed. */
+function parseAuthorization(header: string) {
+  const match =
+    /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/.exec(
+      header,
+    );
+  if (!match) return null;
+  const [, accessKeyId = '', date = '', region = '', service = '', signedHeaders = '', signature = ''] = match;
+  return { accessKeyId, date, region, service, signedHeaders: signedHeaders.split(';'), signature };
+}
+
+/** `20130524T000000Z` as an instant; NaN when it is not one. */
+const amzInstant = (value: string) =>
+  Date.parse(value.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+
 /** Starts the simulator on 127.0.0.1 unless told otherwise (a free port unless one is given). */
 export async function startObjectStorageSimulator(
   options: ObjectStorageSimulatorOptions,
@@ -60,12 +75,7 @@ export async function startObjectStorageSimulator(
   const objects = new Map<string, { body: Buffer; contentType: string }>();
   const requests: RecordedRequest[] = [];
 
-  const authenticate = (
-    request: IncomingMessage,
-    canonicalUri: string,
-    query: Array<[string, string]>,
-    body: Buffer,
-  ): Reply | null => {
+  const authenticate = (request: IncomingMessage, body: Buffer): Reply | null => {
     const header = request.headers.authorization;
     if (!header) return fail(403, 'AccessDenied', 'Anonymous access is not allowed');
     const auth = parseAuthorization(header);
@@ -91,16 +101,35 @@ export async function startObjectStorageSimulator(
         'host, x-amz-date and x-amz-content-sha256 must be signed, and x-amz-date must match the credential date',
       );
     }
-    const signed: Record<string, string> = {};
+    if (!(Math.abs(Date.now() - amzInstant(amzDate)) <= MAX_SKEW_MS))
+      return fail(
+        403,
+        'RequestTimeTooSkewed',
+        'The difference between the request time and the current time is too large.',
+      );
+    const headers: Record<string, string> = {};
     for (const name of auth.signedHeaders) {
       const value = request.headers[name];
-      signed[name] = Array.isArray(value) ? value.join(',') : (value ?? '');
+      headers[name] = Array.isArray(value) ? value.join(',') : (value ?? '');
     }
-    const expected = signature(
-      { method: request.method ?? '', canonicalUri, query, headers: signed, payloadHash },
-      { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey, region, service: 's3', amzDate },
+    // aws4 decodes the path and encodes it again the S3 way: a client that encodes differently is refused.
+    const recomputed = aws4.sign(
+      {
+        method: request.method,
+        host: headers.host,
+        path: request.url ?? '/',
+        headers,
+        service: 's3',
+        region,
+        doNotModifyHeaders: true,
+      },
+      { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
     );
-    if (!sameSignature(expected, auth.signature))
+    const expected = /Signature=([0-9a-f]{64})$/.exec(String(recomputed.headers?.Authorization ?? ''))?.[1] ?? '';
+    if (
+      expected.length !== auth.signature.length ||
+      !timingSafeEqual(Buffer.from(expected), Buffer.from(auth.signature))
+    )
       return fail(
         403,
         'SignatureDoesNotMatch',
@@ -115,12 +144,7 @@ export async function startObjectStorageSimulator(
     return null;
   };
 
-  const serve = (
-    request: IncomingMessage,
-    rawPath: string,
-    rawQuery: string,
-    body: Buffer,
-  ): Reply & { key: string | null } => {
+  const serve = (request: IncomingMessage, rawPath: string, body: Buffer): Reply & { key: string | null } => {
     let path: string;
     try {
       path = decodeURIComponent(rawPath);
@@ -129,8 +153,7 @@ export async function startObjectStorageSimulator(
     }
     const [, bucket = '', ...rest] = path.split('/');
     const key = rest.length > 0 ? rest.join('/') : null;
-    // S3 signs the decoded path re-encoded its own way, so a client that encodes differently is refused.
-    const denied = authenticate(request, encodeKeyPath(path), [...new URLSearchParams(rawQuery)], body);
+    const denied = authenticate(request, body);
     if (denied) return { ...denied, key };
     if (bucket !== options.bucket) return { ...fail(404, 'NoSuchBucket', 'The specified bucket does not exist'), key };
     if (!key) return { ...fail(501, 'NotImplemented', 'Only object PUT and GET are simulated'), key };
@@ -152,8 +175,8 @@ export async function startObjectStorageSimulator(
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const [rawPath = '/', rawQuery = ''] = (request.url ?? '/').split('?', 2);
-      const reply = serve(request, rawPath, rawQuery, Buffer.concat(chunks));
+      const [rawPath = '/'] = (request.url ?? '/').split('?', 1);
+      const reply = serve(request, rawPath, Buffer.concat(chunks));
       requests.push({
         method: request.method ?? '',
         path: rawPath,

@@ -1,12 +1,14 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import aws4 from 'aws4';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../db/ids.ts';
 import { fileStorageFromEnv } from '../../platform/storage/file-storage.ts';
-import { s3FileStorage, type S3Config } from '../../platform/storage/s3-file-storage.ts';
+import { s3Client, s3FileStorage, type S3Config } from '../../platform/storage/s3-file-storage.ts';
 import { startObjectStorageSimulator, type ObjectStorageSimulator } from '../../simulators/object-storage/server.ts';
 
 const bucket = 'ap-files';
@@ -34,10 +36,6 @@ afterAll(async () => {
   await simulator?.stop();
 });
 
-afterEach(() => {
-  vi.unstubAllGlobals();
-});
-
 const lastRequest = () => simulator.requests.at(-1);
 
 describe('S3 file storage', () => {
@@ -48,9 +46,15 @@ describe('S3 file storage', () => {
     await storage.put(key, body, 'application/xml');
     expect(lastRequest()).toMatchObject({ method: 'PUT', path: `/${bucket}/${key}`, status: 200 });
     expect(lastRequest()?.headers['content-type']).toBe('application/xml');
-    expect(lastRequest()?.headers.authorization).toMatch(
-      /^AWS4-HMAC-SHA256 Credential=simulator-access-key\/\d{8}\/us-east-1\/s3\/aws4_request, SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date, Signature=[0-9a-f]{64}$/,
+    const authorization = lastRequest()?.headers.authorization ?? '';
+    expect(authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=simulator-access-key\/\d{8}\/us-east-1\/s3\/aws4_request, SignedHeaders=[a-z0-9;-]+, Signature=[0-9a-f]{64}$/,
     );
+    // The body's hash is signed, so the store refuses a body changed on the way.
+    expect(/SignedHeaders=([^,]+)/.exec(authorization)?.[1]?.split(';')).toEqual(
+      expect.arrayContaining(['content-type', 'host', 'x-amz-content-sha256', 'x-amz-date']),
+    );
+    expect(lastRequest()?.headers['x-amz-content-sha256']).toBe(createHash('sha256').update(body).digest('hex'));
 
     const file = await storage.get(key);
     expect(file?.contentType).toBe('application/xml');
@@ -90,6 +94,33 @@ describe('S3 file storage', () => {
     expect(await storage.get(key)).toEqual({ body, contentType: 'application/pdf' });
   });
 
+  it('is refused, as S3 refuses it, when the body is not the signed one or the clock is off', async () => {
+    const key = `${company}/documents/tampered.xml`;
+    const url = new URL(`${simulator.url}/${bucket}/${key}`);
+    const signedPut = (body: string, date?: Date) =>
+      aws4.sign(
+        {
+          method: 'PUT',
+          host: url.host,
+          path: url.pathname,
+          service: 's3',
+          region: 'us-east-1',
+          body,
+          headers: date ? { 'X-Amz-Date': date.toISOString().replace(/[-:]|\.\d{3}/g, '') } : {},
+        },
+        { accessKeyId, secretAccessKey },
+      ).headers as Record<string, string>;
+    const put = (headers: Record<string, string>, body: string) => fetch(url, { method: 'PUT', headers, body });
+
+    expect((await put(signedPut('<a/>'), '<a/>')).status).toBe(200);
+    const changed = await put(signedPut('<a/>'), '<b/>');
+    expect(changed.status).toBe(400);
+    expect(await changed.text()).toContain('<Code>XAmzContentSHA256Mismatch</Code>');
+    const late = await put(signedPut('<a/>', new Date(Date.now() - 20 * 60_000)), '<a/>');
+    expect(late.status).toBe(403);
+    expect(await late.text()).toContain('<Code>RequestTimeTooSkewed</Code>');
+  });
+
   it('refuses keys outside a company or with dot segments', async () => {
     const storage = s3FileStorage(config);
     await expect(storage.get('documents/a.xml')).rejects.toThrow(/Invalid storage key/);
@@ -97,19 +128,27 @@ describe('S3 file storage', () => {
   });
 
   it('puts the bucket in the host name when not path-style', async () => {
-    const fetchMock = vi.fn(async (_url: URL, _init?: RequestInit) => new Response(null, { status: 200 }));
-    vi.stubGlobal('fetch', fetchMock);
-    await s3FileStorage({
+    const aws = {
       ...config,
       endpoint: 'https://s3.eu-west-1.amazonaws.com',
       region: 'eu-west-1',
       forcePathStyle: false,
-    }).put(`${company}/a b.xml`, new Uint8Array([1]), 'application/xml');
-    const [url, init] = fetchMock.mock.calls[0] ?? [];
-    expect(String(url)).toBe(`https://${bucket}.s3.eu-west-1.amazonaws.com/${company}/a%20b.xml`);
-    expect((init?.headers as Record<string, string> | undefined)?.authorization).toContain(
-      '/eu-west-1/s3/aws4_request, SignedHeaders=content-type;host;',
+    };
+    const client = await s3Client(aws);
+    let sent: { hostname: string; path: string; headers: Record<string, string> } | undefined;
+    // The request as it would leave, signed, kept instead of sent.
+    client.middlewareStack.add(
+      (_next) => async (args) => {
+        sent = args.request as typeof sent;
+        throw new Error('not sent');
+      },
+      { step: 'deserialize' },
     );
+    await expect(
+      s3FileStorage(aws, Promise.resolve(client)).put(`${company}/a b.xml`, new Uint8Array([1]), 'application/xml'),
+    ).rejects.toThrow(/not sent/);
+    expect(sent).toMatchObject({ hostname: `${bucket}.s3.eu-west-1.amazonaws.com`, path: `/${company}/a%20b.xml` });
+    expect(sent?.headers.authorization).toContain('/eu-west-1/s3/aws4_request, SignedHeaders=');
   });
 
   it('gives up after its timeout', async () => {

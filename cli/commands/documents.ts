@@ -68,15 +68,27 @@ export const documentCommands: Command[] = [
           return null;
         }
       };
+      // A dependency that fails stops the import: no file is taken after it, and the command fails only once the
+      // files under way have ended, so that nothing still runs when the connections close.
+      let failure: { error: unknown } | undefined;
       await Promise.all(
         Array.from({ length: Math.min(PARALLEL_IMPORTS, files.length) }, async () => {
-          for (let next = queue.shift(); next; next = queue.shift()) {
-            const result = await take(...next);
-            if (result?.kind === 'payment_complement' && result.unknownDocuments.length) receiptsToRetry.push(next);
+          for (let next = queue.shift(); next && !failure; next = queue.shift()) {
+            try {
+              const result = await take(...next);
+              if (result?.kind === 'payment_complement' && result.unknownDocuments.length) receiptsToRetry.push(next);
+            } catch (error) {
+              failure ??= { error };
+            }
             progress(next[1]);
           }
         }),
       );
+      if (failure) {
+        // What was imported before the failure is still handed over; running the import again covers the rest.
+        await deliveries.drain().catch(() => undefined);
+        throw failure.error;
+      }
       for (const [index, file] of receiptsToRetry) await take(index, file);
       // Deliveries not handed over stay recorded: the command fails, and importing the files again hands them over.
       await deliveries.drain();

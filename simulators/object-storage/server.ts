@@ -30,6 +30,8 @@ export interface RecordedRequest {
 export interface ObjectStorageSimulator {
   url: string;
   requests: RecordedRequest[];
+  /** Every PUT of a key `refuse` names answers 403 AccessDenied, as a bucket policy would (null: none does). */
+  refusePuts(refuse: ((key: string) => boolean) | null): void;
   stop: () => Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function startObjectStorageSimulator(
   const region = options.region ?? 'us-east-1';
   const objects = new Map<string, { body: Buffer; contentType: string }>();
   const requests: RecordedRequest[] = [];
+  let refused: ((key: string) => boolean) | null = null;
 
   const authenticate = (request: IncomingMessage, body: Buffer): Reply | null => {
     const header = request.headers.authorization;
@@ -113,16 +116,9 @@ export async function startObjectStorageSimulator(
       headers[name] = Array.isArray(value) ? value.join(',') : (value ?? '');
     }
     // aws4 decodes the path and encodes it again the S3 way: a client that encodes differently is refused.
+    // The signed headers as received, x-amz-date among them: aws4 signs with that date and adds nothing.
     const recomputed = aws4.sign(
-      {
-        method: request.method,
-        host: headers.host,
-        path: request.url ?? '/',
-        headers,
-        service: 's3',
-        region,
-        doNotModifyHeaders: true,
-      },
+      { method: request.method, host: headers.host, path: request.url ?? '/', headers, service: 's3', region },
       { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
     );
     const expected = /Signature=([0-9a-f]{64})$/.exec(String(recomputed.headers?.Authorization ?? ''))?.[1] ?? '';
@@ -158,6 +154,7 @@ export async function startObjectStorageSimulator(
     if (bucket !== options.bucket) return { ...fail(404, 'NoSuchBucket', 'The specified bucket does not exist'), key };
     if (!key) return { ...fail(501, 'NotImplemented', 'Only object PUT and GET are simulated'), key };
     if (request.method === 'PUT') {
+      if (refused?.(key)) return { ...fail(403, 'AccessDenied', 'Access Denied'), key };
       if (body.length > MAX_OBJECT_BYTES)
         return { ...fail(400, 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size'), key };
       objects.set(key, { body, contentType: request.headers['content-type'] ?? 'binary/octet-stream' });
@@ -200,5 +197,10 @@ export async function startObjectStorageSimulator(
   });
 
   const running = await listen(server, options);
-  return { url: running.url, requests, stop: running.stop };
+  return {
+    url: running.url,
+    requests,
+    refusePuts: (refuse) => void (refused = refuse),
+    stop: running.stop,
+  };
 }

@@ -6,6 +6,7 @@ import { TEST_WEBHOOK_SECRET_KEY } from './activity-deps.ts';
 import { TEST_DIAN_SOFTWARE } from '../harness/signing-certificates.ts';
 
 const exec = promisify(execFile);
+const COMMAND_TIMEOUT_MS = 60_000;
 
 export interface OpsResult {
   code: number;
@@ -43,7 +44,12 @@ export async function opsWith(overrides: Record<string, string>, ...args: string
     ...overrides,
   };
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['cli/main.ts', ...args], { env });
+    // A command that never ends is killed, and fails its test, rather than holding the suite.
+    const { stdout, stderr } = await exec(process.execPath, ['cli/main.ts', ...args], {
+      env,
+      timeout: COMMAND_TIMEOUT_MS,
+      killSignal: 'SIGKILL',
+    });
     return { code: 0, stdout: JSON.parse(stdout), stderr };
   } catch (error) {
     return failed(error);

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Document } from '../../db/documents/document.entity.ts';
+import { companyEm, initORM, type Orm } from '../../db/orm.ts';
+import { s3FileStorage } from '../../platform/storage/s3-file-storage.ts';
+import { tempDir } from '../../platform/temp-dir.ts';
+import { startObjectStorageSimulator, type ObjectStorageSimulator } from '../../simulators/object-storage/server.ts';
+import { makeCompany } from '../helpers/companies.ts';
+import { opsWith, subscribeWebhook } from '../helpers/ops.ts';
+import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
+
+const CFDI_INVOICE = new URL('../fixtures/cfdi/satcfdi-he951128469_ingreso_iva16_stamped.xml', import.meta.url)
+  .pathname;
+const bucket = { bucket: 'ap-files', accessKeyId: 'import-access-key', secretAccessKey: 'import-secret-key' };
+
+let orm: Orm;
+let simulator: ObjectStorageSimulator;
+let receiver: ErpReceiver;
+beforeAll(async () => {
+  orm = await initORM({ url: inject('databaseUrl'), poolMax: 2, statementTimeoutMs: 30_000, debug: false });
+  simulator = await startObjectStorageSimulator(bucket);
+  receiver = await startErpReceiver({ secret: 'import-receiver-secret' });
+});
+afterAll(async () => {
+  await simulator?.stop();
+  await receiver?.stop();
+  await orm?.close();
+});
+
+describe('documents import into an S3 bucket', () => {
+  it('stores every file of a parallel import in the bucket, signed, each readable back byte for byte', async () => {
+    const { company } = await makeCompany(orm, { country: 'MEX' });
+    const xml = readFileSync(CFDI_INVOICE, 'utf8');
+    const dir = tempDir('ap-import-s3-');
+    const contents = Array.from({ length: 12 }, (_, n) =>
+      xml
+        .replace(/(<tfd:TimbreFiscalDigital\b[^>]*\bUUID=")[^"]*"/, `$1${randomUUID().toUpperCase()}"`)
+        .replace(/(\bFolio=")[^"]*"/, `$1${2000 + n}"`),
+    );
+    const files = contents.map((content, n) => {
+      const file = join(dir, `invoice-${n}.xml`);
+      writeFileSync(file, content);
+      return file;
+    });
+    const result = await opsWith(
+      {
+        STORAGE_S3_BUCKET: bucket.bucket,
+        STORAGE_S3_ENDPOINT: simulator.url,
+        STORAGE_S3_ACCESS_KEY_ID: bucket.accessKeyId,
+        STORAGE_S3_SECRET_ACCESS_KEY: bucket.secretAccessKey,
+      },
+      'documents',
+      'import',
+      '--company',
+      company.id,
+      ...files,
+    );
+    expect(result.stdout.errors).toEqual([]);
+    expect(result.code).toBe(0);
+    const puts = simulator.requests.filter((request) => request.method === 'PUT');
+    expect(puts.map((request) => request.status)).toEqual(Array(12).fill(200));
+
+    const storage = s3FileStorage({ endpoint: simulator.url, region: 'us-east-1', forcePathStyle: true, ...bucket });
+    const documents = await companyEm(orm, company.id).find(Document, {}, { orderBy: { documentNumber: 'asc' } });
+    expect(documents).toHaveLength(12);
+    for (const [n, document] of documents.entries()) {
+      const stored = await storage.get(document.sourceXmlPath!);
+      expect(Buffer.from(stored!.body).toString('utf8')).toBe(contents[n]);
+    }
+  });
+
+  it('fails the command when the bucket refuses a file, ending the files under way and taking no other', async () => {
+    const { company } = await makeCompany(orm, { country: 'MEX' });
+    await subscribeWebhook(company.id, 'document.created', `${receiver.url}/hooks`, 'import-receiver-secret');
+    const xml = readFileSync(CFDI_INVOICE, 'utf8');
+    const dir = tempDir('ap-import-s3-refused-');
+    const files = Array.from({ length: 40 }, (_, n) => {
+      const file = join(dir, `invoice-${n}.xml`);
+      writeFileSync(
+        file,
+        xml
+          .replace(/(<tfd:TimbreFiscalDigital\b[^>]*\bUUID=")[^"]*"/, `$1${randomUUID().toUpperCase()}"`)
+          .replace(/(\bFolio=")[^"]*"/, `$1${3000 + n}"`),
+      );
+      return file;
+    });
+    // The fourth file to reach the bucket is refused, for good; the others are taken.
+    const keys: string[] = [];
+    simulator.refusePuts((key) => {
+      if (!keys.includes(key)) keys.push(key);
+      return keys.indexOf(key) === 3;
+    });
+    const before = simulator.requests.length;
+    try {
+      // A command that kept working after it failed would not end: the helper kills it at its deadline.
+      const result = await opsWith(
+        {
+          STORAGE_S3_BUCKET: bucket.bucket,
+          STORAGE_S3_ENDPOINT: simulator.url,
+          STORAGE_S3_ACCESS_KEY_ID: bucket.accessKeyId,
+          STORAGE_S3_SECRET_ACCESS_KEY: bucket.secretAccessKey,
+        },
+        'documents',
+        'import',
+        '--company',
+        company.id,
+        ...files,
+      );
+      expect(result.stderr.error).toMatchObject({ code: 'internal_error' });
+      expect(result.stderr.error.message).toMatch(/S3 PUT ap-files\/.+ failed: HTTP 403 AccessDenied/);
+      expect(result.code).toBe(1);
+    } finally {
+      simulator.refusePuts(null);
+    }
+    // Every file the bucket took is a document, and no other; once the refused one failed, no file was taken
+    // beyond the 7 then under way beside it.
+    const stored = simulator.requests
+      .slice(before)
+      .filter((request) => request.method === 'PUT' && request.status === 200)
+      .map((request) => request.key);
+    const documents = await companyEm(orm, company.id).find(Document, {});
+    expect(documents.map((document) => document.sourceXmlPath).sort()).toEqual(stored.sort());
+    expect(keys.length).toBeLessThanOrEqual(3 + 8);
+  });
+});

@@ -1,19 +1,15 @@
-import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Document } from '../../db/documents/document.entity.ts';
 import { companyEm, initORM, type Orm } from '../../db/orm.ts';
 import { s3FileStorage } from '../../platform/storage/s3-file-storage.ts';
-import { tempDir } from '../../platform/temp-dir.ts';
+import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
 import { startObjectStorageSimulator, type ObjectStorageSimulator } from '../../simulators/object-storage/server.ts';
+import { writeCfdiInvoices } from '../helpers/cfdi-files.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { opsWith, subscribeWebhook } from '../helpers/ops.ts';
-import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
 
-const CFDI_INVOICE = new URL('../fixtures/cfdi/satcfdi-he951128469_ingreso_iva16_stamped.xml', import.meta.url)
-  .pathname;
 const bucket = { bucket: 'ap-files', accessKeyId: 'import-access-key', secretAccessKey: 'import-secret-key' };
+const RECEIVER_SECRET = 'import-receiver-secret';
 
 let orm: Orm;
 let simulator: ObjectStorageSimulator;
@@ -21,7 +17,7 @@ let receiver: ErpReceiver;
 beforeAll(async () => {
   orm = await initORM({ url: inject('databaseUrl'), poolMax: 2, statementTimeoutMs: 30_000, debug: false });
   simulator = await startObjectStorageSimulator(bucket);
-  receiver = await startErpReceiver({ secret: 'import-receiver-secret' });
+  receiver = await startErpReceiver({ secret: RECEIVER_SECRET });
 });
 afterAll(async () => {
   await simulator?.stop();
@@ -29,37 +25,32 @@ afterAll(async () => {
   await orm?.close();
 });
 
+/** `ops documents import` with the files kept in the simulator's bucket. */
+function importIntoBucket(companyId: string, files: string[]) {
+  return opsWith(
+    {
+      STORAGE_S3_BUCKET: bucket.bucket,
+      STORAGE_S3_ENDPOINT: simulator.url,
+      STORAGE_S3_ACCESS_KEY_ID: bucket.accessKeyId,
+      STORAGE_S3_SECRET_ACCESS_KEY: bucket.secretAccessKey,
+    },
+    'documents',
+    'import',
+    '--company',
+    companyId,
+    ...files,
+  );
+}
+
 describe('documents import into an S3 bucket', () => {
   it('stores every file of a parallel import in the bucket, signed, each readable back byte for byte', async () => {
     const { company } = await makeCompany(orm, { country: 'MEX' });
-    const xml = readFileSync(CFDI_INVOICE, 'utf8');
-    const dir = tempDir('ap-import-s3-');
-    const contents = Array.from({ length: 12 }, (_, n) =>
-      xml
-        .replace(/(<tfd:TimbreFiscalDigital\b[^>]*\bUUID=")[^"]*"/, `$1${randomUUID().toUpperCase()}"`)
-        .replace(/(\bFolio=")[^"]*"/, `$1${2000 + n}"`),
-    );
-    const files = contents.map((content, n) => {
-      const file = join(dir, `invoice-${n}.xml`);
-      writeFileSync(file, content);
-      return file;
-    });
-    const result = await opsWith(
-      {
-        STORAGE_S3_BUCKET: bucket.bucket,
-        STORAGE_S3_ENDPOINT: simulator.url,
-        STORAGE_S3_ACCESS_KEY_ID: bucket.accessKeyId,
-        STORAGE_S3_SECRET_ACCESS_KEY: bucket.secretAccessKey,
-      },
-      'documents',
-      'import',
-      '--company',
-      company.id,
-      ...files,
-    );
+    const { files, contents } = writeCfdiInvoices(12, 2000);
+    const before = simulator.requests.length;
+    const result = await importIntoBucket(company.id, files);
     expect(result.stdout.errors).toEqual([]);
     expect(result.code).toBe(0);
-    const puts = simulator.requests.filter((request) => request.method === 'PUT');
+    const puts = simulator.requests.slice(before).filter((request) => request.method === 'PUT');
     expect(puts.map((request) => request.status)).toEqual(Array(12).fill(200));
 
     const storage = s3FileStorage({ endpoint: simulator.url, region: 'us-east-1', forcePathStyle: true, ...bucket });
@@ -73,19 +64,8 @@ describe('documents import into an S3 bucket', () => {
 
   it('fails the command when the bucket refuses a file, ending the files under way and taking no other', async () => {
     const { company } = await makeCompany(orm, { country: 'MEX' });
-    await subscribeWebhook(company.id, 'document.created', `${receiver.url}/hooks`, 'import-receiver-secret');
-    const xml = readFileSync(CFDI_INVOICE, 'utf8');
-    const dir = tempDir('ap-import-s3-refused-');
-    const files = Array.from({ length: 40 }, (_, n) => {
-      const file = join(dir, `invoice-${n}.xml`);
-      writeFileSync(
-        file,
-        xml
-          .replace(/(<tfd:TimbreFiscalDigital\b[^>]*\bUUID=")[^"]*"/, `$1${randomUUID().toUpperCase()}"`)
-          .replace(/(\bFolio=")[^"]*"/, `$1${3000 + n}"`),
-      );
-      return file;
-    });
+    await subscribeWebhook(company.id, 'document.created', `${receiver.url}/hooks`, RECEIVER_SECRET);
+    const { files } = writeCfdiInvoices(40, 3000);
     // The fourth file to reach the bucket is refused, for good; the others are taken.
     const keys: string[] = [];
     simulator.refusePuts((key) => {
@@ -95,19 +75,7 @@ describe('documents import into an S3 bucket', () => {
     const before = simulator.requests.length;
     try {
       // A command that kept working after it failed would not end: the helper kills it at its deadline.
-      const result = await opsWith(
-        {
-          STORAGE_S3_BUCKET: bucket.bucket,
-          STORAGE_S3_ENDPOINT: simulator.url,
-          STORAGE_S3_ACCESS_KEY_ID: bucket.accessKeyId,
-          STORAGE_S3_SECRET_ACCESS_KEY: bucket.secretAccessKey,
-        },
-        'documents',
-        'import',
-        '--company',
-        company.id,
-        ...files,
-      );
+      const result = await importIntoBucket(company.id, files);
       expect(result.stderr.error).toMatchObject({ code: 'internal_error' });
       expect(result.stderr.error.message).toMatch(/S3 PUT ap-files\/.+ failed: HTTP 403 AccessDenied/);
       expect(result.code).toBe(1);

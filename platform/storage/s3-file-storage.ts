@@ -17,9 +17,9 @@ export interface S3Config {
 
 /** A failed S3 request, with the HTTP status and the S3 error code. */
 export class S3Error extends Error {
-  readonly status: number | null;
+  readonly status: number;
   readonly code: string | null;
-  constructor(message: string, status: number | null, code: string | null, cause: unknown) {
+  constructor(message: string, status: number, code: string | null, cause: unknown) {
     super(message, { cause });
     this.name = 'S3Error';
     this.status = status;
@@ -110,7 +110,7 @@ export function s3FileStorage(config: S3Config, client?: Promise<S3Client>): Fil
 /** What went wrong, named after the call: the store's HTTP status and error code, or the timeout. */
 function failure(where: string, error: unknown, signal: AbortSignal, timeoutMs: number): Error {
   if (signal.aborted) return new Error(`${where} timed out after ${timeoutMs} ms`, { cause: error });
-  const cause = error as Error & { $metadata?: { httpStatusCode?: number }; $fault?: string };
+  const cause = error as Error & { $metadata?: { httpStatusCode?: number } };
   const status = cause.$metadata?.httpStatusCode ?? null;
   if (status === null) return new Error(`${where} failed: ${cause.message}`, { cause: error });
   const code = cause.name && cause.name !== 'Unknown' ? cause.name : null;

@@ -10,29 +10,37 @@ interface StreamedResponse {
 }
 
 /**
- * The first `maxBytes` of a body, as UTF-8 text; `complete` false when there was more, which is not read: an outside
- * server cannot make the process hold more than `maxBytes` of its answer.
+ * The first `maxBytes` of a body; `complete` false when there was more, which is not read: the other side cannot make
+ * the process hold more than `maxBytes` of it.
  */
-export async function readTextUpTo(
+export async function readBytesUpTo(
   response: StreamedResponse,
   maxBytes: number,
-): Promise<{ text: string; complete: boolean }> {
+): Promise<{ bytes: Buffer; complete: boolean }> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const text = () => new TextDecoder().decode(Buffer.concat(chunks));
-  if (!response.body) return { text: '', complete: true };
+  if (!response.body) return { bytes: Buffer.alloc(0), complete: true };
   const reader = response.body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
-    if (done || !value) return { text: text(), complete: true };
+    if (done || !value) return { bytes: Buffer.concat(chunks), complete: true };
     if (size + value.length > maxBytes) {
       chunks.push(value.subarray(0, maxBytes - size));
       await reader.cancel();
-      return { text: text(), complete: false };
+      return { bytes: Buffer.concat(chunks), complete: false };
     }
     chunks.push(value);
     size += value.length;
   }
+}
+
+/** The first `maxBytes` of a body, as UTF-8 text; `complete` false when there was more, which is not read. */
+export async function readTextUpTo(
+  response: StreamedResponse,
+  maxBytes: number,
+): Promise<{ text: string; complete: boolean }> {
+  const { bytes, complete } = await readBytesUpTo(response, maxBytes);
+  return { text: new TextDecoder().decode(bytes), complete };
 }
 
 /** The body as JSON, or null when it is empty, not JSON or larger than any answer (the caller decides what that means). */

@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import { readBytesUpTo } from '../outside-http.ts';
 import type { FileStorage } from './file-storage.ts';
 
 /** Where and how to reach an S3-compatible bucket. */
@@ -28,6 +29,11 @@ export class S3Error extends Error {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * Above the largest file the service stores (a fiscal XML of 10 MB, an attachment of 5 MB): an object past it, in a
+ * bucket others can write to, is refused rather than held in memory.
+ */
+export const MAX_STORED_FILE_BYTES = 16 * 1024 * 1024;
 const OWNER_PREFIX = /^[0-9a-f-]{36}\//;
 
 // Looser than the local store's rule (S3 keys may hold spaces and accents), but the owner prefix and the absence
@@ -93,10 +99,16 @@ export function s3FileStorage(config: S3Config, client?: Promise<S3Client>): Fil
       try {
         return await call('GET', key, async (s3, abortSignal) => {
           const object = await s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: key }), { abortSignal });
-          return {
-            body: await object.Body!.transformToByteArray(),
-            contentType: object.ContentType ?? 'application/octet-stream',
-          };
+          const body = object.Body!.transformToWebStream();
+          if ((object.ContentLength ?? 0) > MAX_STORED_FILE_BYTES) {
+            await body.cancel();
+            throw tooLarge();
+          }
+          const { bytes, complete } = await readBytesUpTo({ body }, MAX_STORED_FILE_BYTES);
+          if (!complete) throw tooLarge();
+          // The bytes read, as a plain Uint8Array (no copy).
+          const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+          return { body: view, contentType: object.ContentType ?? 'application/octet-stream' };
         });
       } catch (error) {
         // Only a missing object is "not found"; a missing bucket is a misconfiguration and must be loud.
@@ -106,6 +118,9 @@ export function s3FileStorage(config: S3Config, client?: Promise<S3Client>): Fil
     },
   };
 }
+
+const tooLarge = () =>
+  new Error(`the object is larger than any file the service stores (${MAX_STORED_FILE_BYTES} bytes)`);
 
 /** What went wrong, named after the call: the store's HTTP status and error code, or the timeout. */
 function failure(where: string, error: unknown, signal: AbortSignal, timeoutMs: number): Error {

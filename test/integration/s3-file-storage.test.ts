@@ -8,7 +8,12 @@ import aws4 from 'aws4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuidv7 } from '../../db/ids.ts';
 import { fileStorageFromEnv } from '../../platform/storage/file-storage.ts';
-import { s3Client, s3FileStorage, type S3Config } from '../../platform/storage/s3-file-storage.ts';
+import {
+  MAX_STORED_FILE_BYTES,
+  s3Client,
+  s3FileStorage,
+  type S3Config,
+} from '../../platform/storage/s3-file-storage.ts';
 import { startObjectStorageSimulator, type ObjectStorageSimulator } from '../../simulators/object-storage/server.ts';
 
 const bucket = 'ap-files';
@@ -121,6 +126,15 @@ describe('S3 file storage', () => {
     const late = await put(signedPut('<a/>', new Date(Date.now() - 20 * 60_000)), '<a/>');
     expect(late.status).toBe(403);
     expect(await late.text()).toContain('<Code>RequestTimeTooSkewed</Code>');
+  });
+
+  it('refuses to download an object larger than any file the service stores', async () => {
+    const storage = s3FileStorage(config);
+    const key = `${company}/documents/oversized.xml`;
+    await storage.put(key, new Uint8Array(MAX_STORED_FILE_BYTES + 1), 'application/xml');
+    await expect(storage.get(key)).rejects.toThrow(
+      `S3 GET ap-files/${key} failed: the object is larger than any file the service stores (${MAX_STORED_FILE_BYTES} bytes)`,
+    );
   });
 
   it('refuses keys outside a company or with dot segments', async () => {

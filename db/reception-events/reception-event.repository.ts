@@ -77,10 +77,8 @@ export function queueParams(companyId: string, unique: readonly ReceptionEventRe
     ids: column(() => uuidv7()),
     cufes: column((request) => request.cufe),
     eventTypes: column((request) => request.eventType),
-    // '' stands for no claim (never a valid code or description): inside a transaction the ORM writes the arrays
-    // into the SQL text, and its formatter cannot write nulls in an array.
-    claimCodes: column((request) => request.claim?.code ?? ''),
-    claimDescriptions: column((request) => request.claim?.description ?? ''),
+    claimCodes: column((request) => request.claim?.code ?? null),
+    claimDescriptions: column((request) => request.claim?.description ?? null),
   };
 }
 
@@ -125,14 +123,14 @@ export const QUEUE_STATEMENT = `with requested as (
     ) e
   ), inserted as (
     insert into "reception_events" ("id", "company_id", "document_id", "cufe", "event_type", "status", "response_code_list_id", "description_claim", "attempts", "round", "created_at", "updated_at")
-    select q.id, :companyId, q.document_id, q.cufe, q.event_type, 'processing', nullif(q.claim_code, ''), nullif(q.claim_description, ''), 0, 1, now(), now()
+    select q.id, :companyId, q.document_id, q.cufe, q.event_type, 'processing', q.claim_code, q.claim_description, 0, 1, now(), now()
     from queued q where not exists (select 1 from existing x where x.document_id = q.document_id and x.event_type = q.event_type)
     returning "id"
   ), resubmitted as (
     update "reception_events" e set
       "status" = 'processing', "round" = e."round" + 1, "message" = null, "dian_response" = null, "issue_date" = null,
       "attempts" = 0, "submitted_at" = null, "completed_at" = null, "updated_at" = now(),
-      "response_code_list_id" = nullif(x.claim_code, ''), "description_claim" = nullif(x.claim_description, '')
+      "response_code_list_id" = x.claim_code, "description_claim" = x.claim_description
     from existing x
     where e."id" = any(array(select "id" from existing where "status" in ('rejected', 'failed'))) and e."id" = x."id"
       and e."company_id" = :companyId and e."status" in ('rejected', 'failed')

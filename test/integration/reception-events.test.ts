@@ -296,6 +296,10 @@ describe('one event', () => {
     });
     expect(response.status).toBe(200);
     expect(await settled(document, '031')).toMatchObject({ event: 'reclamo', status: 'accepted' });
+    expect(await row(document, '031')).toMatchObject({
+      responseCodeListId: '02',
+      descriptionClaim: 'Llegaron 8 de 10 cajas',
+    });
     const [claim] = (await dianSimulator.events(cufeOf(document))).received;
     expect(claim!.applicationResponse).toMatchObject({
       ApplicationResponse: {
@@ -323,8 +327,14 @@ describe('the person who receives for the company (030 and 032)', () => {
   it('is named in full in 030 and 032, and in no other event', async () => {
     const document = await invoice();
     await batch({ documents_fiscal_reference: [cufeOf(document)], events_type: ['030', '032', '033'] });
-    for (const eventType of ['030', '032', '033'] as const)
+    for (const eventType of ['030', '032', '033'] as const) {
       expect((await settled(document, eventType)).status, eventType).toBe('accepted');
+      // No claim in a batch: nothing recorded where a claim's concept and text go.
+      expect(await row(document, eventType), eventType).toMatchObject({
+        responseCodeListId: null,
+        descriptionClaim: null,
+      });
+    }
     const received = Object.fromEntries(
       (await dianSimulator.events(cufeOf(document))).received.map((event) => [event.eventType, event]),
     );

@@ -39,6 +39,22 @@ async function post(context: BenchContext, company: SeededCompany, path: string,
   if (response.status !== 200) throw new Error(`POST ${path} answered ${response.status}: ${text.slice(0, 300)}`);
 }
 
+/**
+ * Milliseconds of one request to the raw HTTP+SQL baseline that authenticates the key (one query) and answers 404: what
+ * any command over HTTP costs on this machine before its own checks, its update and its write.
+ */
+async function authenticatedRoundTrip(context: BenchContext, company: SeededCompany, path: string, body: unknown) {
+  const started = performance.now();
+  const response = await fetch(`${context.raw.httpUrl}${PREFIX}${path}`, {
+    method: 'POST',
+    headers: { 'api-key': company.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  await response.text();
+  if (response.status !== 404) throw new Error(`the raw HTTP+SQL baseline answered ${response.status}, not 404`);
+  return performance.now() - started;
+}
+
 /** The company's flow becomes one approval step, and each document's lifecycle runs until that step is open. */
 async function openApprovalSteps(
   context: BenchContext,
@@ -105,6 +121,17 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
     timedUpdate(workflowIds.document(step.documentId), () =>
       post(context, company, `/documents/${step.documentId}/approve`, {}),
     );
+  const roundTrips = async (batch: PendingStep[]) => {
+    const durations: number[] = [];
+    for (const step of batch)
+      durations.push(
+        await authenticatedRoundTrip(context, company, `/workflow-steps/${step.stepId}/complete`, {
+          decision: step.decision,
+          acting_user_email: company.member.email,
+        }),
+      );
+    return durations;
+  };
   const sequence = async (work: (step: PendingStep) => Promise<TimedUpdate>, batch: PendingStep[]) => {
     const calls: TimedUpdate[] = [];
     for (const step of batch) calls.push(await work(step));
@@ -117,6 +144,8 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
   await updateRoundTrips(context.raw.temporal, 'bench-raw/echo-after-activity/warm-up', WARM_UP, {
     afterActivity: true,
   });
+  await roundTrips(toComplete.slice(0, WARM_UP));
+  const http: number[][] = [];
   const runs = {
     raw: [] as TimedUpdate[][],
     floor: [] as TimedUpdate[][],
@@ -132,6 +161,7 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
         afterActivity: true,
       }),
     );
+    http.push(await roundTrips(slice(toComplete)));
     runs.complete.push(await sequence(complete, slice(toComplete)));
     runs.approve.push(await sequence(approve, slice(toApprove)));
   }
@@ -142,6 +172,8 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
       .map((v) => v.toFixed(1))
       .join(' / ')} ms; with a no-op activity ${p50s(runs.floor)
       .map((v) => v.toFixed(1))
+      .join(' / ')} ms; an authenticated HTTP request ${http
+      .map((run) => latencyOf(run).p50.toFixed(1))
       .join(' / ')} ms; complete ${p50s(runs.complete)
       .map((v) => v.toFixed(1))
       .join(' / ')} ms; approve ${p50s(runs.approve)
@@ -159,9 +191,14 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
   // Temporal's floor for the design's command flow, measured beside it: an update whose handler awaits a no-op
   // activity (two workflow tasks and an activity, nothing written, no API), against the raw update.
   const floorRatio = median(p50s(runs.floor).map((p50, run) => p50 / p50s(runs.raw)[run]!));
+  // And with the HTTP request any command over HTTP makes: the floor of this design's command through an API.
+  const httpP50s = http.map((run) => latencyOf(run).p50);
+  const withHttp = p50s(runs.floor).map((p50, run) => p50 + httpP50s[run]!);
+  const withHttpRatio = median(withHttp.map((floor, run) => floor / p50s(runs.raw)[run]!));
   const bound = (command: UpdateStages, ratio: number, answer: string) =>
     `The answer waits for the write (DESIGN: the update's handler awaits the activity that writes the read state, so the answer reflects it), and the write is an activity scheduled once the update is recorded, so that a crash cannot keep a write whose update was lost (docs/reliability.md): two workflow tasks and an activity where the raw update answers from memory in one task. ` +
     `Temporal's floor for that flow, measured in this run (an update whose handler awaits an activity that does nothing, on the baseline's worker): ${median(p50s(runs.floor)).toFixed(1)} ms at p50, ${floorRatio.toFixed(2)}× the raw update; this command is ${(ratio / floorRatio).toFixed(2)}× that floor. ` +
+    `With the HTTP request any command over HTTP makes on this machine (to the raw HTTP+SQL baseline, which authenticates the key with one query and answers: ${median(httpP50s).toFixed(1)} ms at p50), that floor is ${median(withHttp).toFixed(1)} ms, ${withHttpRatio.toFixed(2)}× the raw update, and this command is ${(ratio / withHttpRatio).toFixed(2)}× it. ` +
     `Beyond it: the activity is a read for the rules and one statement that writes the step, its log, the document and its payables, the document's row locked; ${answer} ` +
     `Medians of this run, read from the workflow histories: raw executeUpdate ${describeStages(stages.raw)}; the floor ${describeStages(stages.floor)}; this command ${describeStages(command)}.`;
   // The tail against the median of the same runs: the figure of a command taken one at a time.

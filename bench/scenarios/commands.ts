@@ -8,7 +8,8 @@ import { workflowIds } from '../../workflows/ids.ts';
 import { updateRoundTrips } from '../baselines/raw-temporal.ts';
 import { row, type BenchContext, type Row } from '../context.ts';
 import type { SeededCompany, SeededDocument } from '../seed.ts';
-import { eachWithConcurrency, latencyOf, median, until } from '../stats.ts';
+import { postJson } from '../requests.ts';
+import { eachWithConcurrency, latencyOf, median, timed, until } from '../stats.ts';
 import {
   describeStages,
   durationOf,
@@ -29,31 +30,12 @@ interface PendingStep {
   decision: string;
 }
 
-async function post(context: BenchContext, company: SeededCompany, path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${context.stack.apiUrl}${PREFIX}${path}`, {
-    method: 'POST',
-    headers: { 'api-key': company.apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`POST ${path} answered ${response.status}: ${text.slice(0, 300)}`);
-}
-
 /**
- * Milliseconds of one request to the raw HTTP+SQL baseline that authenticates the key (one query) and answers 404: what
- * any command over HTTP costs on this machine before its own checks, its update and its write.
+ * One request to the raw HTTP+SQL baseline that authenticates the key (one query) and answers 404: what any command
+ * over HTTP costs on this machine before its own checks, its update and its write.
  */
-async function authenticatedRoundTrip(context: BenchContext, company: SeededCompany, path: string, body: unknown) {
-  const started = performance.now();
-  const response = await fetch(`${context.raw.httpUrl}${PREFIX}${path}`, {
-    method: 'POST',
-    headers: { 'api-key': company.apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  await response.text();
-  if (response.status !== 404) throw new Error(`the raw HTTP+SQL baseline answered ${response.status}, not 404`);
-  return performance.now() - started;
-}
+const authenticatedRoundTrip = (context: BenchContext, company: SeededCompany, path: string, body: unknown) =>
+  timed(() => postJson(`${context.raw.httpUrl}${PREFIX}${path}`, company.apiKey, body, 404));
 
 /** The company's flow becomes one approval step, and each document's lifecycle runs until that step is open. */
 async function openApprovalSteps(
@@ -112,14 +94,14 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
 
   const complete = (step: PendingStep) =>
     timedUpdate(workflowIds.document(step.documentId), () =>
-      post(context, company, `/workflow-steps/${step.stepId}/complete`, {
+      postJson(`${context.stack.apiUrl}${PREFIX}/workflow-steps/${step.stepId}/complete`, company.apiKey, {
         decision: step.decision,
         acting_user_email: company.member.email,
       }),
     );
   const approve = (step: PendingStep) =>
     timedUpdate(workflowIds.document(step.documentId), () =>
-      post(context, company, `/documents/${step.documentId}/approve`, {}),
+      postJson(`${context.stack.apiUrl}${PREFIX}/documents/${step.documentId}/approve`, company.apiKey, {}),
     );
   const roundTrips = async (batch: PendingStep[]) => {
     const durations: number[] = [];

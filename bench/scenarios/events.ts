@@ -4,6 +4,7 @@ import pg from 'pg';
 import { uuidv7 } from '../../db/ids.ts';
 import { startAndComplete } from '../baselines/raw-temporal.ts';
 import { row, type BenchContext, type Row } from '../context.ts';
+import { postJson } from '../requests.ts';
 import type { SeededDocument } from '../seed.ts';
 import { backToBack, median, settle, timed, until } from '../stats.ts';
 
@@ -67,16 +68,13 @@ export async function eventScenario(context: BenchContext, documents: SeededDocu
   const raw: number[] = [];
   try {
     await client.query('create table if not exists bench_reception_events (like reception_events including all)');
-    const send = async (cufes: string[], expected: number) => {
-      const response = await fetch(`${context.stack.apiUrl}/public/api/v1/events/batch`, {
-        method: 'POST',
-        headers: { 'api-key': company.apiKey, 'content-type': 'application/json' },
-        body: JSON.stringify({ documents_fiscal_reference: cufes, events_type: EVENT_TYPES }),
-      });
-      const text = await response.text();
-      if (response.status !== expected)
-        throw new Error(`POST /events/batch answered ${response.status}, not ${expected}: ${text.slice(0, 300)}`);
-    };
+    const send = (cufes: string[], expected: number) =>
+      postJson(
+        `${context.stack.apiUrl}/public/api/v1/events/batch`,
+        company.apiKey,
+        { documents_fiscal_reference: cufes, events_type: EVENT_TYPES },
+        expected,
+      );
     const batch = async (set: SeededDocument[]) => {
       let answered = 0;
       // This machine answers the first request after a few idle seconds late, by 15-30 ms (a bare Node HTTP server

@@ -13,8 +13,8 @@
 // BENCH_RUNS, BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_DOCUMENTS change the run; BENCH_ONLY=reads,commands,events,
 // import,webhooks,recommendations,workers runs only those scenarios (BENCH_DECIDED_STEPS and BENCH_STEP_OPENINGS size
 // recommendations; `workers`, one worker against two, runs in the production shape only, over BENCH_WORKER_FILES
-// files); BENCH_PROFILE=1 writes CPU profiles of the APIs and the workers; BENCH_KEEP=1 keeps the temporary
-// directory (data, logs, profiles).
+// files); BENCH_PROFILE=1 writes CPU profiles of the APIs, the workers and the operator CLI's imports; BENCH_KEEP=1
+// keeps the temporary directory (data, logs, profiles).
 import { companyEm } from '../db/orm.ts';
 import { registerSigningCertificate } from '../services/dian/certificates.ts';
 import { issueSigningCertificate } from '../test/harness/signing-certificates.ts';

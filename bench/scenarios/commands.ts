@@ -92,30 +92,23 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
   const toComplete = steps.slice(0, perSet);
   const toApprove = steps.slice(perSet);
 
+  const decision = (step: PendingStep) => ({ decision: step.decision, acting_user_email: company.member.email });
   const complete = (step: PendingStep) =>
     timedUpdate(workflowIds.document(step.documentId), () =>
-      postJson(`${context.stack.apiUrl}${PREFIX}/workflow-steps/${step.stepId}/complete`, company.apiKey, {
-        decision: step.decision,
-        acting_user_email: company.member.email,
-      }),
+      postJson(
+        `${context.stack.apiUrl}${PREFIX}/workflow-steps/${step.stepId}/complete`,
+        company.apiKey,
+        decision(step),
+      ),
     );
   const approve = (step: PendingStep) =>
     timedUpdate(workflowIds.document(step.documentId), () =>
       postJson(`${context.stack.apiUrl}${PREFIX}/documents/${step.documentId}/approve`, company.apiKey, {}),
     );
-  const roundTrips = async (batch: PendingStep[]) => {
-    const durations: number[] = [];
-    for (const step of batch)
-      durations.push(
-        await authenticatedRoundTrip(context, company, `/workflow-steps/${step.stepId}/complete`, {
-          decision: step.decision,
-          acting_user_email: company.member.email,
-        }),
-      );
-    return durations;
-  };
-  const sequence = async (work: (step: PendingStep) => Promise<TimedUpdate>, batch: PendingStep[]) => {
-    const calls: TimedUpdate[] = [];
+  const roundTrip = (step: PendingStep) =>
+    authenticatedRoundTrip(context, company, `/workflow-steps/${step.stepId}/complete`, decision(step));
+  const sequence = async <T>(work: (step: PendingStep) => Promise<T>, batch: PendingStep[]) => {
+    const calls: T[] = [];
     for (const step of batch) calls.push(await work(step));
     return calls;
   };
@@ -126,7 +119,7 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
   await updateRoundTrips(context.raw.temporal, 'bench-raw/echo-after-activity/warm-up', WARM_UP, {
     afterActivity: true,
   });
-  await roundTrips(toComplete.slice(0, WARM_UP));
+  await sequence(roundTrip, toComplete.slice(0, WARM_UP));
   const http: number[][] = [];
   const runs = {
     raw: [] as TimedUpdate[][],
@@ -143,7 +136,7 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
         afterActivity: true,
       }),
     );
-    http.push(await roundTrips(slice(toComplete)));
+    http.push(await sequence(roundTrip, slice(toComplete)));
     runs.complete.push(await sequence(complete, slice(toComplete)));
     runs.approve.push(await sequence(approve, slice(toApprove)));
   }

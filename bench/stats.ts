@@ -41,6 +41,26 @@ export async function eachWithConcurrency<T>(
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
+/**
+ * Milliseconds to start `count` workflows (`concurrency` starts in flight) and see every one end: `start` starts the
+ * n-th and hands back its handle, whose result is awaited once every start is made.
+ */
+export async function startAndAwaitAll(
+  count: number,
+  concurrency: number,
+  start: (n: number) => Promise<{ result(): Promise<unknown> }>,
+): Promise<number> {
+  return timed(async () => {
+    const results: Promise<unknown>[] = [];
+    await eachWithConcurrency(
+      Array.from({ length: count }, (_, n) => n),
+      concurrency,
+      async (n) => void results.push((await start(n)).result()),
+    );
+    await Promise.all(results);
+  });
+}
+
 /** Polls `check` until it answers true; throws after `timeoutMs`. */
 export async function until(
   check: () => Promise<boolean>,

@@ -2,7 +2,7 @@
 // server, with a worker on SDK defaults that runs trivial workflows. Run as a script, this file is that worker.
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { eachWithConcurrency, timed } from '../stats.ts';
+import { startAndAwaitAll } from '../stats.ts';
 import { timedUpdate, type TimedUpdate } from '../update-stages.ts';
 import {
   echoAfterActivityUpdate,
@@ -40,28 +40,14 @@ export async function updateRoundTrips(
 }
 
 /** Milliseconds to start `count` trivial workflows (`concurrency` starts in flight) and see every one complete. */
-export async function startAndComplete(
-  client: Client,
-  prefix: string,
-  count: number,
-  concurrency: number,
-): Promise<number> {
-  return timed(async () => {
-    const results: Promise<number>[] = [];
-    await eachWithConcurrency(
-      Array.from({ length: count }, (_, n) => n),
-      concurrency,
-      async (n) => {
-        const handle = await client.workflow.start<typeof trivial>('trivial', {
-          workflowId: `${prefix}/${n}`,
-          taskQueue: RAW_TASK_QUEUE,
-          args: [n],
-        });
-        results.push(handle.result());
-      },
-    );
-    await Promise.all(results);
-  });
+export function startAndComplete(client: Client, prefix: string, count: number, concurrency: number): Promise<number> {
+  return startAndAwaitAll(count, concurrency, (n) =>
+    client.workflow.start<typeof trivial>('trivial', {
+      workflowId: `${prefix}/${n}`,
+      taskQueue: RAW_TASK_QUEUE,
+      args: [n],
+    }),
+  );
 }
 
 if (import.meta.main) {

@@ -21,7 +21,7 @@ import { startAndComplete } from '../baselines/raw-temporal.ts';
 import { row, type BenchContext, type Row } from '../context.ts';
 import { CFDI_IMPORT_FILES, cfdiVariant, readFixture } from '../fixtures.ts';
 import type { SeededCompany, SeededDocument } from '../seed.ts';
-import { backToBack, eachWithConcurrency, median, settle, timed, until } from '../stats.ts';
+import { backToBack, eachWithConcurrency, median, settle, startAndAwaitAll, timed, until } from '../stats.ts';
 
 const IMPORT_FILES = 1_000;
 const DELIVERIES = 400;
@@ -145,24 +145,17 @@ export async function importWithCli(
  * stands, here a flow with nothing to wait on) and see every one end: the import's workflow without the document.
  */
 async function lifecyclesAlone(context: BenchContext, company: SeededCompany, count: number): Promise<number> {
-  return timed(async () => {
-    const results: Promise<unknown>[] = [];
-    await eachWithConcurrency(
-      Array.from({ length: count }, () => randomUUID()),
-      START_CONCURRENCY,
-      async (documentId) => {
-        const subject = {
-          companyId: company.id,
-          documentId,
-          fiscalReference: documentId,
-          documentNumber: 'F-1',
-          approvalStatus: 'pending',
-        };
-        await startDocumentLifecycle(context.product, subject, newDocumentPosition([]));
-        results.push(context.product.client.workflow.getHandle(workflowIds.document(documentId)).result());
-      },
-    );
-    await Promise.all(results);
+  return startAndAwaitAll(count, START_CONCURRENCY, async () => {
+    const documentId = randomUUID();
+    const subject = {
+      companyId: company.id,
+      documentId,
+      fiscalReference: documentId,
+      documentNumber: 'F-1',
+      approvalStatus: 'pending',
+    };
+    await startDocumentLifecycle(context.product, subject, newDocumentPosition([]));
+    return context.product.client.workflow.getHandle(workflowIds.document(documentId));
   });
 }
 

@@ -387,7 +387,7 @@ describe('document.accounted', () => {
     expect(receiver.registered.has(reference)).toBe(false);
 
     const again = await ops('documents', 'account', '--document', reference);
-    expect(again.stderr.error.code).toBe('already_accounted');
+    expect(again.stderr.error).toMatchObject({ code: 'already_accounted' });
     await expect.poll(() => receiver.registered.get(reference)?.times ?? 0, { timeout: 30_000 }).toBe(1);
     await expect
       .poll(async () => (await deliveriesOf(company.id)).map((delivery: { status: string }) => delivery.status), {

@@ -1,4 +1,6 @@
 import { AccountingEntry } from './accounting/accounting-entry.entity.ts';
+import { AccountingSetting } from './accounting/accounting-setting.entity.ts';
+import { BookAccountRule } from './accounting/book-account-rule.entity.ts';
 import { ErpDocument } from './accounting/erp-document.entity.ts';
 import { Bank } from './banks/bank.entity.ts';
 import { BeneficiaryBankAccount } from './beneficiaries/bank-account.entity.ts';
@@ -65,6 +67,8 @@ export const TENANT_ENTITIES = [
   WorkflowFlow,
   AgentSetting,
   AccountingEntry,
+  AccountingSetting,
+  BookAccountRule,
   ErpDocument,
   ErpCostCenter,
   ErpVendor,

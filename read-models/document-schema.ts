@@ -306,7 +306,11 @@ export const AccountingBody = z
     registration_state: z
       .enum(REGISTRATION_STATES)
       .describe(
-        '`awaiting_catalog` while the ERP catalog lacks a book account the voucher needs (named in `missing_catalog_entries`; it is handed over once the ERP syncs them), `registering` while the hand-off runs, `registered` once the ERP answered 200, `failed` once it answered 422 (or gave up), `pending` when no receiver is subscribed',
+        '`awaiting_catalog` while the ERP catalog lacks a book account the voucher needs (named in `missing_catalog_entries`; it is handed over once the ERP syncs them), ' +
+          '`awaiting_classification` while a person chooses, through a `book_account` classification step, the book account of lines no evidence places, ' +
+          '`awaiting_order_review` while a person reviews, through a step, invoice lines that do not match their purchase order, ' +
+          '`held` once a person rejected that review (the voucher is not sent; the reason is in `failure`), ' +
+          '`registering` while the hand-off runs, `registered` once the ERP answered 200, `failed` once it answered 422 (or gave up), `pending` when no receiver is subscribed',
       ),
     missing_catalog_entries: z
       .array(
@@ -326,7 +330,9 @@ export const AccountingBody = z
     failure: z
       .strictObject({ code: z.string(), message: z.string().nullable() })
       .nullable()
-      .describe("The ERP's 422 `error` (its code and message, as it answered them) or why the hand-off gave up"),
+      .describe(
+        "The ERP's 422 `error` (its code and message, as it answered them), why the hand-off gave up, or, when `held`, why the voucher is held",
+      ),
     retry_allowed: z
       .boolean()
       .describe(

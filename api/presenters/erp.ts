@@ -64,6 +64,7 @@ export function vendorRow(record: z.output<typeof VendorRecord>, raw: Record<str
     identifierNumber: identifierNumber(record.identifier_type, record.identifier_number),
     email: record.email?.toLowerCase() ?? null,
     paymentTermExternalId: record.payment_term_external_id ?? null,
+    bookAccountExternalId: record.book_account_external_id ?? null,
   };
 }
 
@@ -163,6 +164,7 @@ export function presentVendor(record: ErpVendor): z.input<typeof VendorItem> {
     identifier_number: record.identifierNumber ?? null,
     email: record.email ?? null,
     payment_term_external_id: record.paymentTermExternalId ?? null,
+    book_account_external_id: record.bookAccountExternalId ?? null,
     ...stamps(record),
   };
 }

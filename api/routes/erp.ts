@@ -5,6 +5,7 @@ import {
   findCatalogPage,
   loadAncestry,
   syncCatalog,
+  syncedExternalIds,
   type CatalogRecord,
   type CatalogRow,
 } from '../../db/erp/catalog.repository.ts';
@@ -48,9 +49,16 @@ interface Catalog<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodT
   order: QueryOrderMap<E>[];
   equals?: (query: z.output<Q>) => Record<string, string | undefined>;
   present: (em: EntityManager, records: E[]) => Promise<unknown[]>;
+  /** Refuses valid rows for what they reference (by external_id), before anything is written. */
+  refuse?: (em: EntityManager, rows: CatalogRow[]) => Promise<Map<string, Refusal>>;
+  /** What the sync's description adds for this catalog. */
+  notes?: string;
   /** Runs in the sync's transaction; the webhook deliveries it records start once that commits. */
   afterSync?: (em: EntityManager, companyId: string, publicUrl: string) => Promise<DeliveryToStart[]>;
 }
+
+/** Why a valid row is not written: a stable code and field messages, as the sync's `errors` report them. */
+type Refusal = Required<Pick<z.input<typeof erp.SyncItemError>, 'code' | 'errors'>>;
 
 const defineCatalog = <R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>>(
   catalog: Catalog<R, E, Q>,
@@ -112,7 +120,11 @@ async function syncRecords<R extends z.ZodType, E extends CatalogRecord, Q exten
     indexOf.set(row.externalId, index);
     rows.push(row);
   });
-  const outcome = await syncCatalog(em, catalog.entity as EntityName<CatalogRecord>, caller.company.id, rows, {
+  const refused = (await catalog.refuse?.(em, rows)) ?? new Map<string, Refusal>();
+  for (const [externalId, refusal] of refused)
+    errors.push({ index: indexOf.get(externalId)!, external_id: externalId, ...refusal });
+  const accepted = rows.filter((row) => !refused.has(row.externalId));
+  const outcome = await syncCatalog(em, catalog.entity as EntityName<CatalogRecord>, caller.company.id, accepted, {
     hierarchical: catalog.hierarchical,
   });
   for (const [externalId, cycle] of outcome.cycles) {
@@ -141,7 +153,8 @@ function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z
         `1 to ${erp.MAX_SYNC_BATCH} records per request, written in one transaction.` +
         (catalog.hierarchical
           ? ' A parent may arrive after its children, in the same batch or a later one; a record whose parent link would close a cycle is refused.'
-          : ''),
+          : '') +
+        (catalog.notes ? ` ${catalog.notes}` : ''),
       tags: TAGS,
       auth: 'erp-key',
       body: erp.syncRequest(catalog.record, `Erp${catalog.noun}`),
@@ -190,6 +203,26 @@ function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z
       },
     }),
   ];
+}
+
+/**
+ * Purchase orders whose vendor the company has not synced: an order is crossed with its supplier's invoices through
+ * that vendor, so an order naming an unknown one could never be matched.
+ */
+async function refuseUnknownVendors(em: EntityManager, rows: CatalogRow[]): Promise<Map<string, Refusal>> {
+  const vendorOf = (row: CatalogRow) => (typeof row.vendorExternalId === 'string' ? row.vendorExternalId : null);
+  const named = [...new Set(rows.map(vendorOf).filter((vendor) => vendor !== null))];
+  const synced = await syncedExternalIds(em, ErpVendor as EntityName<CatalogRecord>, named);
+  const refused = new Map<string, Refusal>();
+  for (const row of rows) {
+    const vendor = vendorOf(row);
+    if (vendor === null || synced.has(vendor)) continue;
+    refused.set(row.externalId, {
+      code: 'unknown_vendor',
+      errors: { vendor_external_id: [`Vendor ${vendor} is not synced: sync it (POST /erp/vendors) before its orders`] },
+    });
+  }
+  return refused;
 }
 
 const CATALOGS = [
@@ -308,6 +341,9 @@ const CATALOGS = [
     order: [{ issueDate: 'desc nulls last' }, { number: 'asc' }],
     equals: (query) => ({ vendorExternalId: query.vendor_external_id, status: query.status }),
     present: async (_em, records) => records.map(present.presentPurchaseOrder),
+    refuse: refuseUnknownVendors,
+    notes:
+      'A record whose `vendor_external_id` names a vendor the company has not synced is refused with `code` `unknown_vendor`: sync the vendor first (POST /erp/vendors).',
   }),
 ];
 

@@ -56,6 +56,9 @@ export const VendorRecord = z
       .describe('Dots and spaces are dropped; a NIT check digit after a dash is dropped too'),
     email: z.email().max(255).nullish(),
     payment_term_external_id: ExternalRef.describe('external_id of the payment term'),
+    book_account_external_id: ExternalRef.describe(
+      "external_id of the book account the vendor's purchases go to when nothing more specific names one (the vendor's default account)",
+    ),
     is_active: IsActive,
   })
   .refine((vendor) => !vendor.identifier_number || vendor.identifier_type, {
@@ -269,6 +272,12 @@ export const SyncItemError = z
   .strictObject({
     index: z.number().int().min(0).describe('Position in `items` (0 for a single record)'),
     external_id: z.string().nullable().describe('The external_id as sent, when there was one'),
+    code: z
+      .string()
+      .optional()
+      .describe(
+        'A stable code when the record is refused for what it references rather than for its own fields: `unknown_vendor` (a purchase order whose vendor is not synced)',
+      ),
     errors: z.record(z.string(), z.array(z.string())).describe('Field path mapped to its messages'),
   })
   .meta({ id: 'ErpSyncItemError' });
@@ -317,6 +326,7 @@ export const VendorItem = z
     identifier_number: z.string().nullable(),
     email: z.string().nullable(),
     payment_term_external_id: z.string().nullable(),
+    book_account_external_id: z.string().nullable(),
     ...Timestamps,
   })
   .meta({ id: 'ErpVendor' });

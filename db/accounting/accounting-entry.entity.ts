@@ -9,8 +9,21 @@ export type AccountingEntryStatus = (typeof ACCOUNTING_ENTRY_STATUSES)[number];
 /**
  * Registration of the voucher in the integrator's ERP, through the `document.accounted` webhook. `awaiting_catalog`:
  * the ERP catalog lacks a book account the voucher needs, so there is no voucher to hand over yet.
+ * `awaiting_classification`: a person must choose the book account of lines no evidence places, through a
+ * `book_account` classification step. `awaiting_order_review`: invoice lines do not match their purchase order, and a
+ * person reviews them through a step. `held`: a person rejected the purchase-order review; the voucher is not sent,
+ * and the reason is in failure_code / failure_message.
  */
-export const REGISTRATION_STATES = ['awaiting_catalog', 'pending', 'registering', 'registered', 'failed'] as const;
+export const REGISTRATION_STATES = [
+  'awaiting_catalog',
+  'pending',
+  'registering',
+  'registered',
+  'failed',
+  'awaiting_classification',
+  'awaiting_order_review',
+  'held',
+] as const;
 export type RegistrationState = (typeof REGISTRATION_STATES)[number];
 
 // The JSON below keeps the snake_case wire shape of `document.accounted`, because it is sent as stored.

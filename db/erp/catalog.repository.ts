@@ -138,6 +138,20 @@ async function parentLinks(
   return new Map(found.map((record) => [record.externalId, record.parentExternalId ?? null]));
 }
 
+/** Which of these external_ids the company has synced into a catalog, active or not (one query). */
+export async function syncedExternalIds(
+  em: EntityManager,
+  entity: EntityName<CatalogRecord>,
+  externalIds: string[],
+): Promise<Set<string>> {
+  if (externalIds.length === 0) return new Set();
+  const found = await em.find(entity, { externalId: { $in: externalIds } } as FilterQuery<CatalogRecord>, {
+    fields: ['externalId'],
+    disableIdentityMap: true,
+  });
+  return new Set(found.map((record) => record.externalId));
+}
+
 /** Filters every catalog list offers. */
 export interface CatalogFilters {
   /** Case-insensitive text in any of `searchColumns`. */

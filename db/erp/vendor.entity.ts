@@ -14,6 +14,8 @@ export const ErpVendor = defineEntity({
     identifierNumber: p.string().nullable(),
     email: p.string().nullable(),
     paymentTermExternalId: p.string().nullable(),
+    /** The vendor's default account: where its purchases go when nothing more specific names one. */
+    bookAccountExternalId: p.string().nullable(),
   },
 });
 export type ErpVendor = InferEntity<typeof ErpVendor>;

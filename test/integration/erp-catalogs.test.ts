@@ -393,6 +393,7 @@ describe('the other catalogs', () => {
               identifier_number: '900.123.456-7',
               email: 'Facturas@Ferreteria.co',
               payment_term_external_id: 'PT-30',
+              book_account_external_id: 'BA-1435',
             },
             { external_id: 'V-2', name: 'Sin tipo', identifier_number: '123' },
             { external_id: 'V-3', name: 'Correo malo', email: 'no-es-correo' },
@@ -412,6 +413,7 @@ describe('the other catalogs', () => {
       identifier_number: '900123456',
       email: 'facturas@ferreteria.co',
       payment_term_external_id: 'PT-30',
+      book_account_external_id: 'BA-1435',
       is_active: true,
     });
   });
@@ -541,6 +543,7 @@ describe('the other catalogs', () => {
 
   it('purchase orders: lines with quantities and unit prices (rounded half away from zero to cents), pending at most the quantity', async () => {
     const { company, apiKey } = await makeCompany(api.orm);
+    expectStatus(await api.sdk(apiKey).syncVendors({ body: { external_id: 'V-1', name: 'Ferretería Central' } }), 200);
     const order = {
       external_id: 'PO-1',
       number: 'OC-2026-0142',
@@ -644,6 +647,73 @@ describe('the other catalogs', () => {
     const stored = await companyEm(api.orm, company.id).findOneOrFail(ErpPurchaseOrder, { externalId: 'PO-1' });
     expect(stored.lines[0]).toMatchObject({ unitPriceCents: 123457, quantity: '10', pendingQuantity: '2.5' });
     expect(stored.raw).toEqual(order);
+  });
+
+  it('purchase orders: one naming a vendor the company has not synced is refused with unknown_vendor, the rest go in', async () => {
+    const { company, apiKey } = await makeCompany(api.orm);
+    const other = await makeCompany(api.orm);
+    const erp = api.sdk(apiKey);
+    // An inactive vendor is still a synced one; another company's vendor is not this company's.
+    expectStatus(
+      await erp.syncVendors({
+        body: {
+          items: [
+            { external_id: 'V-1', name: 'Activo' },
+            { external_id: 'V-OLD', name: 'Antiguo', is_active: false },
+          ],
+        },
+      }),
+      200,
+    );
+    expectStatus(await api.sdk(other.apiKey).syncVendors({ body: { external_id: 'V-ELSEWHERE', name: 'Ajeno' } }), 200);
+    const line = { external_id: 'L-1', description: 'Tornillos', quantity: 1, unit_price: 5 };
+    const response = expectStatus(
+      await erp.syncPurchaseOrders({
+        body: {
+          items: [
+            { external_id: 'PO-1', number: 'OC-1', vendor_external_id: 'V-1', lines: [line] },
+            { external_id: 'PO-2', number: 'OC-2', vendor_external_id: 'V-9', lines: [line] },
+            { external_id: 'PO-3', number: 'OC-3', vendor_external_id: 'V-OLD', lines: [line] },
+            { external_id: 'PO-4', number: 'OC-4', lines: [line] },
+            { external_id: 'PO-5', number: 'OC-5', vendor_external_id: 'V-ELSEWHERE', lines: [line] },
+            { external_id: 'PO-6', number: 'OC-6', vendor_external_id: 'V-9', lines: [{ ...line, quantity: 0 }] },
+          ],
+        },
+      }),
+      200,
+    );
+    expect(response).toEqual({
+      synced: 3,
+      errors: [
+        {
+          index: 1,
+          external_id: 'PO-2',
+          code: 'unknown_vendor',
+          errors: { vendor_external_id: [expect.stringContaining('Vendor V-9 is not synced')] },
+        },
+        {
+          index: 4,
+          external_id: 'PO-5',
+          code: 'unknown_vendor',
+          errors: { vendor_external_id: [expect.stringContaining('V-ELSEWHERE')] },
+        },
+        // A record invalid in itself is reported for that, as before.
+        { index: 5, external_id: 'PO-6', errors: { 'lines.0.quantity': ['Must be greater than 0'] } },
+      ],
+    });
+    const stored = await companyEm(api.orm, company.id).find(ErpPurchaseOrder, {}, { orderBy: { externalId: 'asc' } });
+    expect(stored.map((order) => order.externalId)).toEqual(['PO-1', 'PO-3', 'PO-4']);
+
+    // Once its vendor is synced, the same order goes in.
+    expectStatus(await erp.syncVendors({ body: { external_id: 'V-9', name: 'Nuevo' } }), 200);
+    expect(
+      expectStatus(
+        await erp.syncPurchaseOrders({
+          body: { external_id: 'PO-2', number: 'OC-2', vendor_external_id: 'V-9', lines: [line] },
+        }),
+        200,
+      ),
+    ).toEqual({ synced: 1, errors: [] });
   });
 });
 

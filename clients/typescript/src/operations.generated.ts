@@ -217,11 +217,11 @@ export interface DocumentAccounting {
   reference: string;
   status: 'posted' | 'cancelled';
   accounted_at: string;
-  /** `awaiting_catalog` while the ERP catalog lacks a book account the voucher needs (named in `missing_catalog_entries`; it is handed over once the ERP syncs them), `registering` while the hand-off runs, `registered` once the ERP answered 200, `failed` once it answered 422 (or gave up), `pending` when no receiver is subscribed */
-  registration_state: 'awaiting_catalog' | 'pending' | 'registering' | 'registered' | 'failed';
+  /** `awaiting_catalog` while the ERP catalog lacks a book account the voucher needs (named in `missing_catalog_entries`; it is handed over once the ERP syncs them), `awaiting_classification` while a person chooses, through a `book_account` classification step, the book account of lines no evidence places, `awaiting_order_review` while a person reviews, through a step, invoice lines that do not match their purchase order, `held` once a person rejected that review (the voucher is not sent; the reason is in `failure`), `registering` while the hand-off runs, `registered` once the ERP answered 200, `failed` once it answered 422 (or gave up), `pending` when no receiver is subscribed */
+  registration_state: 'awaiting_catalog' | 'pending' | 'registering' | 'registered' | 'failed' | 'awaiting_classification' | 'awaiting_order_review' | 'held';
   /** What the ERP catalog must sync before the voucher can be proposed; empty unless `awaiting_catalog` */
   missing_catalog_entries: MissingCatalogEntry[];
-  /** The ERP's 422 `error` (its code and message, as it answered them) or why the hand-off gave up */
+  /** The ERP's 422 `error` (its code and message, as it answered them), why the hand-off gave up, or, when `held`, why the voucher is held */
   failure: {
     code: string;
     message: string | null;
@@ -815,6 +815,8 @@ export interface ErpSyncItemError {
   index: number;
   /** The external_id as sent, when there was one */
   external_id: string | null;
+  /** A stable code when the record is refused for what it references rather than for its own fields: `unknown_vendor` (a purchase order whose vendor is not synced) */
+  code?: string;
   /** Field path mapped to its messages */
   errors: Record<string, string[]>;
 }
@@ -879,6 +881,7 @@ export interface ErpVendor {
   identifier_number: string | null;
   email: string | null;
   payment_term_external_id: string | null;
+  book_account_external_id: string | null;
   is_active: boolean;
   created_at: string;
   updated_at: string;
@@ -907,6 +910,8 @@ export interface ErpVendorRecord {
   email?: string | null;
   /** external_id of the payment term */
   payment_term_external_id?: string | null;
+  /** external_id of the book account the vendor's purchases go to when nothing more specific names one (the vendor's default account) */
+  book_account_external_id?: string | null;
   /** Inactive records stay for history but are not offered */
   is_active?: boolean;
 }

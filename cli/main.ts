@@ -2,6 +2,7 @@
 // Prints one JSON object on stdout (exit 0), or `{ "error": { code, message } }` on stderr (exit non-zero).
 import { parseArgs } from 'node:util';
 import type { Command } from './command.ts';
+import { accountingCommands } from './commands/accounting.ts';
 import { agentCommands } from './commands/agents.ts';
 import { bankAccountCommands } from './commands/bank-accounts.ts';
 import { companyCommands } from './commands/companies.ts';
@@ -21,6 +22,7 @@ const COMMANDS: Command[] = [
   ...expenseCommands,
   ...flowCommands,
   ...agentCommands,
+  ...accountingCommands,
   ...webhookCommands,
   ...paymentCommands,
   ...bankAccountCommands,

@@ -1,6 +1,7 @@
 import { AccountingEntry } from '../../db/accounting/accounting-entry.entity.ts';
 import { ErpDocument } from '../../db/accounting/erp-document.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
+import { registerCrossedQuantities } from '../../db/erp/purchase-order-receipts.ts';
 import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
 import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
 import {
@@ -239,6 +240,14 @@ async function recordRegistration(
   const document = entry.document;
   const registration = answer && 'registration' in answer ? answer.registration : null;
   if (registration) {
+    // A delivery sent again gets the same answer: only the voucher's first registration receives what it crossed.
+    // One conditional update, so that of two answers recorded at once (two receivers) only one counts as the first.
+    const firstRegistration =
+      (await em.nativeUpdate(
+        AccountingEntry,
+        { id: entry.id, registrationState: { $ne: 'registered' } },
+        { registrationState: 'registered' },
+      )) > 0;
     entry.registrationState = 'registered';
     entry.failureCode = null;
     entry.failureMessage = null;
@@ -256,6 +265,8 @@ async function recordRegistration(
       },
       { onConflictFields: ['document'], onConflictAction: 'merge' },
     );
+    if (firstRegistration && entry.journalEntry)
+      await registerCrossedQuantities(em, entry.company.id, entry.journalEntry);
   } else {
     entry.registrationState = 'failed';
     entry.failureCode = answer && 'rejection' in answer ? answer.rejection.code : 'delivery_failed';

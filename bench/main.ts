@@ -11,10 +11,11 @@
 //   BENCH_SHAPE=production npm run bench     # production shape
 //
 // BENCH_RUNS, BENCH_SECONDS, BENCH_CONNECTIONS and BENCH_DOCUMENTS change the run; BENCH_ONLY=reads,commands,events,
-// import,webhooks,recommendations,workers runs only those scenarios (BENCH_DECIDED_STEPS and BENCH_STEP_OPENINGS size
-// recommendations; `workers`, one worker against two, runs in the production shape only, over BENCH_WORKER_FILES
-// files); BENCH_PROFILE=1 writes CPU profiles of the APIs, the workers and the operator CLI's imports; BENCH_KEEP=1
-// keeps the temporary directory (data, logs, profiles).
+// import,webhooks,recommendations,accounting,workers runs only those scenarios (BENCH_DECIDED_STEPS and
+// BENCH_STEP_OPENINGS size recommendations, BENCH_VOUCHERS and BENCH_PROPOSALS accounting; `workers`, one worker
+// against two, runs in the production shape only, over BENCH_WORKER_FILES files); BENCH_PROFILE=1 writes CPU
+// profiles of the APIs, the workers and the operator CLI's imports; BENCH_KEEP=1 keeps the temporary directory (data,
+// logs, profiles).
 import { companyEm } from '../db/orm.ts';
 import { registerSigningCertificate } from '../services/dian/certificates.ts';
 import { issueSigningCertificate } from '../test/harness/signing-certificates.ts';
@@ -31,6 +32,7 @@ import type { BenchContext, Row } from './context.ts';
 import { spreadLoad } from './load.ts';
 import { countAsOne, MemorySampler } from './memory.ts';
 import { EVERY_LOAD, machine, writeReport, type MemoryFigure } from './report.ts';
+import { accountingScenario } from './scenarios/accounting.ts';
 import { commandScenarios } from './scenarios/commands.ts';
 import { eventScenario } from './scenarios/events.ts';
 import { importScenarios, webhookScenarios } from './scenarios/ingestion.ts';
@@ -46,7 +48,9 @@ const settings = {
   seconds: Number(process.env.BENCH_SECONDS ?? 8),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
   documentsPerCompany: Number(process.env.BENCH_DOCUMENTS ?? 20_000),
-  only: new Set((process.env.BENCH_ONLY ?? 'reads,commands,events,import,webhooks,recommendations,workers').split(',')),
+  only: new Set(
+    (process.env.BENCH_ONLY ?? 'reads,commands,events,import,webhooks,recommendations,accounting,workers').split(','),
+  ),
 };
 
 const RAW_HTTP_NOTE =
@@ -185,6 +189,10 @@ try {
   if (runs('recommendations')) {
     context.log('opening a step with the recommendation agent on and off');
     rows.push(...(await recommendationScenario(context)));
+  }
+  if (runs('accounting')) {
+    context.log("proposing a voucher with the company's history and with none");
+    rows.push(...(await accountingScenario(context)));
   }
   // After the import: both import into the Mexican company, whose one subscription the import scenario adds.
   if (stack.shape === 'production' && runs('workers')) rows.push(...(await workerScenario(context)));

@@ -15,6 +15,7 @@ import { cancelPayment } from '../services/payments/cancel-payment.ts';
 import { expiringCertificates } from '../services/dian/certificates.ts';
 import { PaymentChangeRefused } from '../services/payments/pending.ts';
 import * as lifecycle from '../services/documents/lifecycle.ts';
+import * as accounting from '../services/accounting/accounting.ts';
 import * as receptionEvents from '../services/reception-events/reception-events.ts';
 import { fiscalSyncActivities } from './fiscal-sync.ts';
 import type { FileStorage } from '../platform/storage/file-storage.ts';
@@ -94,6 +95,26 @@ export function createActivities(deps: ActivityDeps) {
     /** Approves a document (with its ERP reference) and generates its payables. */
     approveDocument: (input: Parameters<typeof lifecycle.approveDocument>[1]) =>
       lifecycle.approveDocument(deps.orm, input),
+    /**
+     * Accounts an approved document by itself (when its company accounts by itself and receives the voucher), or
+     * hands the voucher over once a person answered what the agent asked; answers the next question, if any.
+     */
+    accountAutomatically: async (input: { companyId: string; documentId: string }) => {
+      try {
+        const { question } = await accounting.accountDocument(
+          { orm: deps.orm, processes: deps.processes, publicUrl: deps.publicUrl },
+          { ...input, automatic: true },
+        );
+        return question;
+      } catch (error) {
+        if (error instanceof accounting.AccountingRefused)
+          throw ApplicationFailure.nonRetryable(
+            error.message,
+            error.code === 'document_not_found' ? 'DocumentNotFound' : error.code,
+          );
+        throw error;
+      }
+    },
     /** Sends one signed attempt of a webhook delivery and records it. */
     attemptDelivery: (input: Parameters<typeof attemptDelivery>[1]) =>
       whileHeartbeating(() => measuredAttempt(deps, input)),

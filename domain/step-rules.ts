@@ -4,6 +4,9 @@ import type { DecisionOption, StepKind } from '../db/workflow-steps/workflow-ste
 // (to answer at once), and the lifecycle checks them again against its own state before anything is written. Pure
 // and deterministic: the workflow runs them in its sandbox.
 
+/** The steps the accounting agent opens to ask a person sit after any flow's own (at most 20), from here on. */
+export const AGENT_QUESTION_POSITIONS = 1000;
+
 /** A step as the lifecycle tracks it; the read state holds the same, for the API. */
 export interface StepState {
   id: string;

@@ -316,11 +316,14 @@ export const AccountingBody = z
       .array(
         z
           .strictObject({
-            catalog: z.literal('book_accounts').describe('The ERP catalog to sync (POST /erp/book-accounts)'),
+            catalog: z
+              .enum(['book_accounts', 'taxes'])
+              .describe('The ERP catalog to sync (POST /erp/book-accounts or /erp/taxes)'),
             role: z
-              .enum(['expense', 'supplier_payable'])
+              .enum(['expense', 'supplier_payable', 'supplier_advance', 'tax', 'withholding'])
               .describe(
-                '`expense`: an active book account of debit nature; `supplier_payable`: an active book account of credit nature (a code starting with 22 preferred)',
+                'Book accounts: `expense` (no active debit account to choose from), `supplier_payable` (credit nature, PUC 22 in Colombia, 201 in Mexico), ' +
+                  '`supplier_advance` (PUC 1330, 120 in Mexico). Taxes: `tax` or `withholding` of the type and rate `description` names, with its book account',
               ),
             description: z.string(),
           })

@@ -23,6 +23,11 @@ export interface Processes {
    * recorded it; the process reads it otherwise.
    */
   startDocumentLifecycle(document: LifecycleSubject, position?: LifecycleSnapshot): Promise<void>;
+  /**
+   * Tells a document's flow that its voucher waits for a person's answer (an operator's run, a catalog sync found
+   * it so), so that it opens the step that asks; a flow that has ended runs again to ask.
+   */
+  askAccounting(document: LifecycleSubject): Promise<void>;
   /** The delivery of recorded webhook events; `redeliver` sends a finished one once more (an operator's request). */
   startDeliveries(deliveries: readonly DeliveryToStart[], options?: { redeliver?: boolean }): Promise<void>;
   /**

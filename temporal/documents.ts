@@ -9,7 +9,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { StepDecisionCommand } from '../domain/step-rules.ts';
 import type { ApproveCommand, LifecycleSnapshot, StepRecord } from '../services/documents/lifecycle.ts';
 import type { LifecycleSubject } from '../services/processes.ts';
-import { approveUpdate, completeStepUpdate, documentLifecycle } from '../workflows/document.ts';
+import { accountingAskedSignal, approveUpdate, completeStepUpdate, documentLifecycle } from '../workflows/document.ts';
 import { workflowIds } from '../workflows/ids.ts';
 import {
   ApprovalStatus,
@@ -56,6 +56,18 @@ export async function startDocumentLifecycle(
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
+}
+
+/** Signal-with-start: the running flow asks the agent's question; an ended one runs again, reads, and asks it. */
+export async function askAccounting(temporal: TemporalHandle, document: LifecycleSubject): Promise<void> {
+  await beforeDeadline(temporal, () =>
+    temporal.client.workflow.signalWithStart(documentLifecycle, {
+      ...lifecycleStart(temporal, document),
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      signal: accountingAskedSignal,
+      signalArgs: [],
+    }),
+  );
 }
 
 /**

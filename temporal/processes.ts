@@ -1,5 +1,5 @@
 import type { Processes } from '../services/processes.ts';
-import { startDocumentLifecycle } from './documents.ts';
+import { askAccounting, startDocumentLifecycle } from './documents.ts';
 import type { TemporalHandle } from './handle.ts';
 import { joinPaymentBatch } from './payments.ts';
 import { startReceptionEventBatch, startReceptionEvents, wakeReceptionEvent } from './reception-events.ts';
@@ -9,6 +9,7 @@ import { queueDeliveries, startDeliveries, type RetrySchedule } from './webhooks
 export function temporalProcesses(temporal: TemporalHandle, webhookRetry: RetrySchedule): Processes {
   return {
     startDocumentLifecycle: (document, position) => startDocumentLifecycle(temporal, document, position),
+    askAccounting: (document) => askAccounting(temporal, document),
     startDeliveries: (deliveries, options) => startDeliveries(temporal, webhookRetry, deliveries, options),
     queueDeliveries: (deliveries) => queueDeliveries(temporal, webhookRetry, deliveries),
     startReceptionEvents: (companyId, events, timing) => startReceptionEvents(temporal, companyId, events, timing),

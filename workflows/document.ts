@@ -16,7 +16,14 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { ApprovalStatus as ApprovalStatusValue } from '../db/documents/document.entity.ts';
-import { closesStep, refuseDecision, type StepDecisionCommand, type StepState } from '../domain/step-rules.ts';
+import {
+  AGENT_QUESTION_POSITIONS,
+  closesStep,
+  refuseDecision,
+  type StepDecisionCommand,
+  type StepState,
+} from '../domain/step-rules.ts';
+import type { AccountingQuestion } from '../services/accounting/accounting-questions.ts';
 import type { ApproveCommand, LifecycleSnapshot, StepRecord } from '../services/documents/lifecycle.ts';
 import { ApprovalStatus } from './search-attributes.ts';
 
@@ -33,6 +40,8 @@ export const approveUpdate = defineUpdate<{ approvalStatus: ApprovalStatusValue 
 export const resolveStepSignal = defineSignal<[{ stepId: string; by: string }]>('resolveStep');
 /** The ERP registered the document's voucher: an open accounting step (not decided through the API) is resolved. */
 export const accountingRegisteredSignal = defineSignal('accountingRegistered');
+/** The document's voucher waits for a person (an operator's run or a catalog sync found so): the flow asks. */
+export const accountingAskedSignal = defineSignal('accountingAsked');
 export const currentStepQuery = defineQuery<StepState | null>('currentStep');
 
 /**
@@ -50,9 +59,15 @@ export async function documentLifecycle(input: DocumentLifecycleInput, carried?:
   setHandler(approveUpdate, (command) => lifecycle.approve(command));
   setHandler(resolveStepSignal, ({ stepId, by }) => lifecycle.resolveElsewhere((step) => step.id === stepId, by));
   setHandler(accountingRegisteredSignal, () => lifecycle.registerAccounting());
+  setHandler(accountingAskedSignal, () => lifecycle.askAccounting());
 
-  const outcome = await lifecycle.run();
+  let outcome = await lifecycle.run();
   await condition(allHandlersFinished);
+  // An approval taken after the flow ended still accounts the document, and may still ask a person.
+  while (outcome === 'ended' && lifecycle.accountingPending) {
+    outcome = await lifecycle.finishAccounting();
+    await condition(allHandlersFinished);
+  }
   if (outcome !== 'ended') await continueAsNew<typeof documentLifecycle>(input, outcome);
 }
 
@@ -61,6 +76,11 @@ const WRITER_OPTIONS: ActivityOptions = {
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', nonRetryableErrorTypes: ['DocumentNotFound'] },
 };
 const { openStep, completeStep, approveDocument } = proxyActivities<Activities>(WRITER_OPTIONS);
+// Retried until it goes through: a voucher waits on nothing but the database and the catalogs.
+const { accountAutomatically } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['DocumentNotFound'] },
+});
 // A read, inside the first workflow task: a document whose flow has nothing to wait on ends in that one task.
 const { loadLifecycle } = proxyLocalActivities<Activities>(WRITER_OPTIONS);
 
@@ -83,6 +103,19 @@ export class DocumentLifecycle {
   private readonly waiting: (() => void)[] = [];
   /** The next step is being opened: the read state may show it already, so commands wait until this run knows it. */
   private opening = false;
+  /**
+   * Accounting by itself: `idle` until the document is approved (or its accounting step opens), `due` until the
+   * voucher is handed over or waits on nothing a person can answer, then `done`.
+   */
+  private accounting: LifecycleSnapshot['accounting'];
+  /** The accounting activity running in the background, while the flow goes on. */
+  private accountingRun: Promise<void> | null = null;
+  /** What the agent asks a person, once no other step is pending. */
+  private question: AccountingQuestion | null = null;
+  /** How many questions the agent has asked on this document: the next one opens at the position after them. */
+  private questionsAsked: number;
+  /** The flow's positions done when the run left its flow (to carry on from, should accounting still wait). */
+  private ended: number[] = [];
 
   private readonly input: DocumentLifecycleInput;
 
@@ -92,6 +125,81 @@ export class DocumentLifecycle {
     this.current = carried?.openStep ?? null;
     this.approval = carried?.approvalStatus ?? 'pending';
     this.accountingRegistered = carried?.accountingRegistered ?? false;
+    this.accounting = carried?.accounting ?? 'idle';
+    this.questionsAsked = carried?.questionsAsked ?? 0;
+  }
+
+  /** Accounting is running or has a question to ask. */
+  get accountingPending(): boolean {
+    return this.accountingRun !== null || this.question !== null;
+  }
+
+  /**
+   * Starts accounting in the background: once (`again` for an answer given, or a question raised elsewhere). The
+   * approval's answer never waits for it.
+   */
+  private startAccounting(again = false): void {
+    if (this.accountingRun || (!again && this.accounting !== 'idle')) return;
+    this.accounting = 'due';
+    this.accountingRun = this.account();
+  }
+
+  private async account(): Promise<void> {
+    try {
+      this.question = await accountAutomatically(this.input);
+      if (!this.question) this.accounting = 'done';
+    } catch (error) {
+      // Only a document that no longer exists fails it for good: nothing is left to account.
+      if (!(error instanceof ActivityFailure)) throw error;
+      this.accounting = 'done';
+    } finally {
+      this.accountingRun = null;
+    }
+  }
+
+  /** A question raised outside this flow (an operator's run, a catalog sync): asked as soon as no step is pending. */
+  askAccounting(): void {
+    this.startAccounting(true);
+  }
+
+  /**
+   * Waits for the background accounting and asks its questions, one step at a time, each after the flow's current
+   * step: the answer goes back to the agent, which hands the voucher over or asks again.
+   */
+  private async settleAccounting(): Promise<'settled' | 'carry'> {
+    for (;;) {
+      if (this.accountingRun) await this.accountingRun;
+      const open = this.current && isQuestion(this.current) && this.current.status === 'pending' ? this.current : null;
+      const question = this.question;
+      if (!open && !question) return 'settled';
+      let step = open;
+      if (!step) {
+        this.opening = true;
+        const position = AGENT_QUESTION_POSITIONS + this.questionsAsked;
+        const opened = await this.exclusive(() =>
+          openStep({ ...this.input, position, definition: questionStep(question!), question: question! }),
+        );
+        this.questionsAsked += 1;
+        this.current = step = opened.step;
+        this.opening = false;
+      }
+      const asked = step;
+      await condition(() => asked.status === 'completed' || this.mayCarryOn());
+      if (asked.status !== 'completed') return 'carry';
+      this.question = null;
+      this.startAccounting(true);
+    }
+  }
+
+  /** After the flow ended: the accounting that an approval started, settled; or a snapshot to carry on from. */
+  async finishAccounting(): Promise<'ended' | LifecycleSnapshot> {
+    if ((await this.settleAccounting()) === 'carry') return this.carried(this.ended);
+    return this.end();
+  }
+
+  /** A long history carries on in a fresh run once nothing is being written or accounted. */
+  private mayCarryOn(): boolean {
+    return workflowInfo().continueAsNewSuggested && !this.busy && !this.accountingRun;
   }
 
   /** Until the run knows where its flow stands, commands wait (their validators let them through to wait here). */
@@ -183,11 +291,17 @@ export class DocumentLifecycle {
     this.current ??= snapshot.openStep;
     this.approval = snapshot.approvalStatus;
     this.accountingRegistered ||= snapshot.accountingRegistered;
-    if (snapshot.stoppedByRejection) return this.end();
+    if (this.accounting === 'due') this.startAccounting(true);
     const done = new Set(snapshot.completedPositions);
+    if ((await this.settleAccounting()) === 'carry') return this.carried([...done]);
+    this.ended = [...done];
+    if (snapshot.stoppedByRejection) return this.end();
     for (const [position, definition] of snapshot.flow.entries()) {
       if (done.has(position)) continue;
       if (this.approval === 'rejected') break;
+      // The accounting step starts accounting; a question of the agent's is asked before the flow goes on.
+      if (isAccounting(definition)) this.startAccounting();
+      if ((await this.settleAccounting()) === 'carry') return this.carried([...done]);
       if (!this.current || this.current.position !== position) {
         this.opening = true;
         const opened = await this.exclusive(() => openStep({ ...this.input, position, definition }));
@@ -201,10 +315,12 @@ export class DocumentLifecycle {
         await this.resolveElsewhere(isAccounting, 'ERP registration');
       // A step may wait for weeks: a long history carries on in a fresh run, still waiting on it. One the agent decided
       // as it opened is completed already: the flow goes straight on.
-      await condition(() => step.status === 'completed' || (workflowInfo().continueAsNewSuggested && !this.busy));
+      await condition(() => step.status === 'completed' || this.mayCarryOn());
       if (step.status !== 'completed') return this.carried([...done]);
       done.add(position);
     }
+    if ((await this.settleAccounting()) === 'carry') return this.carried([...done]);
+    this.ended = [...done];
     return this.end();
   }
 
@@ -220,6 +336,8 @@ export class DocumentLifecycle {
       openStep: this.current,
       approvalStatus: this.approval,
       accountingRegistered: this.accountingRegistered,
+      accounting: this.accounting,
+      questionsAsked: this.questionsAsked,
     };
   }
 
@@ -227,6 +345,7 @@ export class DocumentLifecycle {
     if (status === this.approval) return;
     this.approval = status;
     upsertSearchAttributes([{ key: ApprovalStatus, value: status }]);
+    if (status === 'approved') this.startAccounting();
   }
 
   /**
@@ -247,4 +366,14 @@ export class DocumentLifecycle {
   }
 }
 
-const isAccounting = (step: StepState) => step.action === 'document.accounting';
+const isAccounting = (step: Pick<StepState, 'action'>) => step.action === 'document.accounting';
+const isQuestion = (step: Pick<StepState, 'position'>) => step.position >= AGENT_QUESTION_POSITIONS;
+
+/** A question of the agent's, as a classification step of the flow. */
+const questionStep = (question: AccountingQuestion) => ({
+  action: question.action,
+  kind: 'classification' as const,
+  fieldName: question.fieldName,
+  assignees: question.assignees,
+  ...(question.options ? { options: question.options } : {}),
+});

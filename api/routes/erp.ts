@@ -17,6 +17,7 @@ import { ErpTax } from '../../db/erp/tax.entity.ts';
 import { ErpVendor } from '../../db/erp/vendor.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { DeliveryToStart } from '../../db/webhooks/webhook-delivery.repository.ts';
+import type { LifecycleSubject } from '../../services/processes.ts';
 import { resumeVouchersAwaitingCatalog } from '../../services/accounting/accounting.ts';
 import { temporalProcesses } from '../../temporal/processes.ts';
 import * as present from '../presenters/erp.ts';
@@ -54,7 +55,11 @@ interface Catalog<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodT
   /** What the sync's description adds for this catalog. */
   notes?: string;
   /** Runs in the sync's transaction; the webhook deliveries it records start once that commits. */
-  afterSync?: (em: EntityManager, companyId: string, publicUrl: string) => Promise<DeliveryToStart[]>;
+  afterSync?: (
+    em: EntityManager,
+    companyId: string,
+    publicUrl: string,
+  ) => Promise<{ deliveries: DeliveryToStart[]; questions: LifecycleSubject[] }>;
 }
 
 /** Why a valid row is not written: a stable code and field messages, as the sync's `errors` report them. */
@@ -168,11 +173,13 @@ function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z
         const { afterSync } = catalog;
         if (!afterSync) return syncRecords(catalog, em, caller, items, submitted);
         // The sync and what follows it commit together; the deliveries start once they have.
-        const { result, deliveries } = await em.transactional(async (tx) => ({
+        const { result, after } = await em.transactional(async (tx) => ({
           result: await syncRecords(catalog, tx, caller, items, submitted),
-          deliveries: await afterSync(tx, caller.company.id, deps.config.publicUrl),
+          after: await afterSync(tx, caller.company.id, deps.config.publicUrl),
         }));
-        await temporalProcesses(deps.temporal, deps.config.webhookRetry).startDeliveries(deliveries);
+        const processes = temporalProcesses(deps.temporal, deps.config.webhookRetry);
+        await processes.startDeliveries(after.deliveries);
+        for (const document of after.questions) await processes.askAccounting(document);
         return result;
       },
     }),
@@ -289,6 +296,8 @@ const CATALOGS = [
     searchColumns: ['externalId', 'code', 'name'],
     order: [{ code: 'asc nulls last' }],
     present: async (_em, records) => records.map(present.presentTax),
+    // Vouchers that waited for a tax are proposed again, as after a book-account sync.
+    afterSync: resumeVouchersAwaitingCatalog,
   }),
   defineCatalog({
     path: 'book-accounts',

@@ -1,5 +1,6 @@
 import { Document } from '../../db/documents/document.entity.ts';
 import { activeCatalogLabels } from '../../db/erp/classification-options.ts';
+import { BOOK_ACCOUNT_ACTION } from '../../services/accounting/accounting-questions.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { Tag, normalizeTagName } from '../../db/tags/tag.entity.ts';
 import { stepAndMember, type StepToDecide } from '../../db/workflow-steps/decision-context.ts';
@@ -105,7 +106,7 @@ export const workflowStepRoutes = [
  */
 async function decidedValues(
   em: EntityManager,
-  step: Pick<StepToDecide, 'decision'>,
+  step: Pick<StepToDecide, 'decision' | 'action'>,
   sent: string[],
 ): Promise<{ values: string[]; labels: string[] }> {
   const decision = step.decision;
@@ -119,7 +120,9 @@ async function decidedValues(
     const values = sent.map((value) => byName.get(normalizeTagName(value))!);
     return { values, labels: values };
   }
-  const named = await activeCatalogLabels(em, decision.fieldName, sent);
+  // The accounting agent's question takes debit accounts only: a credit one is not an answer to it.
+  const only = step.action === BOOK_ACCOUNT_ACTION ? { nature: 'debit' as const } : undefined;
+  const named = await activeCatalogLabels(em, decision.fieldName, sent, only);
   const unknown = sent.filter((value) => !named.has(value));
   if (unknown.length)
     throw refusalError({

@@ -154,6 +154,8 @@ documentCommands.push({
         entry,
         retry: input.values.retry === true,
       });
+      // Only an automatic run leaves the voucher alone; an operator's always records one.
+      if (!accounted) throw new Error(`Document ${documentId} was not accounted`);
       return {
         document: documentId,
         accounting_entry: {

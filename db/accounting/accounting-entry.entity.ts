@@ -80,9 +80,12 @@ export type JournalEntry = {
 
 /** A book account a voucher needs and the company's ERP catalog does not have yet. */
 export type MissingCatalogEntry = {
-  catalog: 'book_accounts';
-  /** `expense` (debit nature) or `supplier_payable` (credit nature). */
-  role: 'expense' | 'supplier_payable';
+  catalog: 'book_accounts' | 'taxes';
+  /**
+   * Book accounts: `expense` (debit nature: none to choose from), `supplier_payable` (credit nature),
+   * `supplier_advance`. Taxes: `tax` or `withholding`, of the type and rate the description names.
+   */
+  role: 'expense' | 'supplier_payable' | 'supplier_advance' | 'tax' | 'withholding';
   description: string;
 };
 

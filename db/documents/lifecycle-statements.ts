@@ -1,3 +1,4 @@
+import type { RegistrationState } from '../accounting/accounting-entry.entity.ts';
 import type { Actor } from './activity-log.entity.ts';
 import type { ApprovalStatus, Document, DocumentPaymentStatus } from './document.entity.ts';
 import { UUID_PATTERN } from '../ids.ts';
@@ -203,6 +204,8 @@ export interface FlowPosition {
   /** The document's steps, by position. */
   steps: FlowStepRow[];
   accountingRegistered: boolean;
+  /** Where the document's posted voucher stands; null when it has none. */
+  registrationState: RegistrationState | null;
 }
 
 /** The document's approval status, its company's flow, its steps and whether its ERP registered it: one statement. */
@@ -223,7 +226,10 @@ export async function readFlowPosition(
        coalesce((
          select e."registered" from "erp_documents" as e
          where e."company_id" = d."company_id" and e."document_id" = d."id" limit 1
-       ), false) as "accountingRegistered"
+       ), false) as "accountingRegistered",
+       (select a."registration_state" from "accounting_entries" as a
+         where a."company_id" = d."company_id" and a."document_id" = d."id" and a."status" = 'posted' limit 1
+       ) as "registrationState"
      from "documents" as d
      where d."id" = :documentId and d."company_id" = :companyId`,
     ids,

@@ -23,29 +23,35 @@ const catalogOf = (fieldName: string | null) =>
 export async function catalogOptions(
   em: EntityManager,
   fieldName: string | null,
+  only?: { nature: 'debit' },
 ): Promise<{ options: DecisionOption[]; complete: boolean } | null> {
   const catalog = catalogOf(fieldName);
   if (!catalog) return null;
   const records = await em.find(
     catalog,
-    { isActive: true },
+    { isActive: true, ...onlyOf(fieldName, only) },
     { fields: ['externalId', 'name'], orderBy: { name: 'asc', externalId: 'asc' }, limit: OPTIONS_SHOWN + 1 },
   );
   const options = records.slice(0, OPTIONS_SHOWN).map((record) => ({ value: record.externalId, label: record.name }));
   return { options, complete: records.length <= OPTIONS_SHOWN };
 }
 
+/** Book accounts of one nature (what the accounting agent's question offers); no filter on other catalogs. */
+const onlyOf = (fieldName: string | null, only: { nature: 'debit' } | undefined) =>
+  only && fieldName === 'book_account' ? { nature: only.nature } : {};
+
 /** Labels of those values that are active records of the field's catalog, by value. */
 export async function activeCatalogLabels(
   em: EntityManager,
   fieldName: string | null,
   values: string[],
+  only?: { nature: 'debit' },
 ): Promise<Map<string, string>> {
   const catalog = catalogOf(fieldName);
   if (!catalog || values.length === 0) return new Map();
   const records = await em.find(
     catalog,
-    { isActive: true, externalId: { $in: values } },
+    { isActive: true, externalId: { $in: values }, ...onlyOf(fieldName, only) },
     { fields: ['externalId', 'name'] },
   );
   return new Map(records.map((record) => [record.externalId, record.name]));

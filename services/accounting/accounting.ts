@@ -6,9 +6,9 @@ import {
   AccountingEntry,
   type JournalEntry,
   type MissingCatalogEntry,
+  type RegistrationState,
 } from '../../db/accounting/accounting-entry.entity.ts';
 import type { DeliveryToStart } from '../../db/webhooks/webhook-delivery.repository.ts';
-import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
 import { LineItem } from '../../db/documents/line-item.entity.ts';
 import { ErpBookAccount } from '../../db/erp/book-account.entity.ts';
@@ -19,9 +19,20 @@ import { companyEm, systemEm, type EntityManager, type Orm } from '../../db/orm.
 import { installmentsOf } from '../../db/payments/payable-schedule.ts';
 import { documentDate } from '../../fiscal/country-dates.ts';
 import { recordEvent, undeliveredEventsOf } from '../webhooks/events.ts';
-import type { Processes } from '../processes.ts';
+import type { LifecycleSubject, Processes } from '../processes.ts';
 import { documentAccountedPayload } from '../webhooks/payloads.ts';
-import { proposeJournal, type Proposal } from './journal-proposal.ts';
+import { proposeJournal, taughtBy, type Proposal } from './journal-proposal.ts';
+import {
+  bookAccountQuestion,
+  decisionsOf,
+  orderReviewQuestion,
+  type AccountingQuestion,
+} from './accounting-questions.ts';
+import { accountingSettingsOf } from '../../db/accounting/accounting-settings.ts';
+import { learnRules, normalizedDescription, rulesFor } from '../../db/accounting/book-account-rules.ts';
+import { ErpPurchaseOrder } from '../../db/erp/purchase-order.entity.ts';
+import { activeSubscribers } from '../../db/webhooks/webhook-delivery.repository.ts';
+import { ActivityLog, type Actor } from '../../db/documents/activity-log.entity.ts';
 import { proposedCrossings } from '../payments/advances.ts';
 
 const Cents = z.number().int();
@@ -120,17 +131,29 @@ export interface AccountingDeps {
 }
 
 const CROSSING_SOURCES = new Set(['purchase_order', 'goods_receipt']);
+/** A voucher that waits for a person's answer on a step of the document's flow. */
+const AWAITING_PERSON = new Set<RegistrationState>(['awaiting_classification', 'awaiting_order_review']);
+
+/** What an accounting run did: the voucher (none when automatic accounting is off for the company), and what it asks. */
+export interface Accounted {
+  entry: AccountingEntry | null;
+  deliveries: number;
+  question: AccountingQuestion | null;
+}
 
 /**
- * Accounts a document: records its posted voucher (from a file, or proposed by the agent from its line items and the
- * company's ERP catalogs), and hands it to the integrator's ERP through `document.accounted`. With `retry`, the
- * posted voucher is handed over again (after the ERP refused it). With `companyId`, another company's document is
- * not found.
+ * Accounts a document: records its posted voucher (from a file, or proposed by the agent from its line items, the
+ * company's ERP catalogs and what its people decided before), and hands it to the integrator's ERP through
+ * `document.accounted`. With `retry`, the posted voucher is handed over again (after the ERP refused it). With
+ * `automatic` (the document's lifecycle, once it is approved), nothing happens unless the company accounts by itself
+ * and receives `document.accounted`, and a voucher already recorded is left as it is unless it waits for a person.
+ * With `companyId`, another company's document is not found. When the agent cannot tell, the answer names the
+ * question a person must decide; the lifecycle asks it (and is told to, when the caller is not the lifecycle).
  */
 export async function accountDocument(
   deps: AccountingDeps,
-  input: { documentId: string; companyId?: string; entry?: unknown; retry?: boolean },
-) {
+  input: { documentId: string; companyId?: string; entry?: unknown; retry?: boolean; automatic?: boolean },
+): Promise<Accounted> {
   const found = await systemEm(deps.orm).findOne(Document, { id: input.documentId });
   if (!found || (input.companyId !== undefined && found.company.id !== input.companyId))
     throw new AccountingRefused('document_not_found', `No document with reference ${input.documentId}`);
@@ -144,7 +167,7 @@ export async function accountDocument(
   });
   if (handingOver)
     await deps.processes.startDeliveries(await undeliveredEventsOf(em, handingOver.id, 'document.accounted'));
-  const { entry, deliveries } = await em.transactional(async (tx) => {
+  const outcome = await em.transactional(async (tx): Promise<Outcome> => {
     const document = await tx.findOneOrFail(Document, { id: input.documentId }, { populate: ['beneficiary'] });
     // Locked: two retries at once would otherwise both hand the voucher over.
     const posted = await tx.findOne(
@@ -152,77 +175,169 @@ export async function accountDocument(
       { document, status: 'posted' },
       { lockMode: LockMode.PESSIMISTIC_WRITE },
     );
-    if (input.retry) {
-      if (!posted)
-        throw new AccountingRefused('not_accounted', 'The document has no posted voucher to hand over again');
-      if (posted.registrationState === 'registered')
-        throw new AccountingRefused('already_registered', 'The ERP has already registered this voucher');
-      if (posted.registrationState === 'registering')
-        throw new AccountingRefused('registration_in_progress', 'The voucher is being handed over right now');
-      if (posted.registrationState === 'awaiting_catalog') {
-        const resumed = await proposeHeld(tx, document, posted, deps.publicUrl);
-        if (!resumed) throw new AccountingRefused('awaiting_catalog', awaitingMessage(posted.missingCatalogEntries));
-        return resumed;
-      }
-      return handOver(tx, document, posted, deps.publicUrl);
-    }
-    if (posted)
+    if (input.retry) return retried(tx, document, posted, deps.publicUrl);
+    if (input.automatic) {
+      const waitsForPerson = posted && AWAITING_PERSON.has(posted.registrationState);
+      if ((posted && !waitsForPerson) || !(await accountsByItself(tx, document.company.id))) return NOTHING;
+    } else if (posted && !AWAITING_PERSON.has(posted.registrationState))
       throw new AccountingRefused(
         'already_accounted',
         'The document already has a posted voucher; use --retry to hand it over again',
       );
     const parsed = input.entry === undefined ? null : EntryFile.safeParse(input.entry);
     if (parsed && !parsed.success) throw new AccountingRefused('invalid_entry', z.prettifyError(parsed.error));
-    const proposal = parsed
-      ? { journal: completeJournal(parsed.data.journal_entry, document), missing: [] }
-      : await agentJournal(tx, document);
-    const journal = proposal.journal;
-    const entry = tx.create(AccountingEntry, {
-      company: document.company,
-      document,
-      status: journal?.status ?? 'posted',
-      registrationState: journal ? 'pending' : 'awaiting_catalog',
-      accountedAt: new Date(),
-      summary: parsed?.data.summary ?? (journal ? summarize(journal) : {}),
-      journalEntry: journal,
-      missingCatalogEntries: proposal.missing,
-      advanceCrossings: parsed ? parsed.data.advance_crossings : await proposedCrossings(tx, document),
-      registrationPayload: parsed ? (input.entry as Record<string, unknown>) : { proposed_by: 'agent' },
-      isCrossed: journal?.erp_journal_entry_lines.some((line) => CROSSING_SOURCES.has(line.source)) ?? false,
-    });
+    const entry =
+      posted ??
+      tx.create(AccountingEntry, {
+        company: document.company,
+        document,
+        status: parsed?.data.journal_entry.status ?? 'posted',
+        registrationState: 'pending',
+        accountedAt: new Date(),
+        summary: {},
+        journalEntry: null,
+        missingCatalogEntries: [],
+        advanceCrossings: parsed ? parsed.data.advance_crossings : await proposedCrossings(tx, document),
+        registrationPayload: parsed ? (input.entry as Record<string, unknown>) : { proposed_by: 'agent' },
+      });
+    if (parsed) {
+      entry.registrationPayload = input.entry as Record<string, unknown>;
+      const journal = completeJournal(parsed.data.journal_entry, document);
+      await learnFromVoucher(tx, document, entry, journal);
+      const proposal = { status: 'ready' as const, journal, summary: parsed.data.summary };
+      return settle(tx, document, entry, proposal, { type: 'system', source: 'operator' }, deps.publicUrl);
+    }
+    return settle(tx, document, entry, await agentProposal(tx, document), AGENT, deps.publicUrl);
+  });
+  await deps.processes.startDeliveries(outcome.deliveries);
+  // The lifecycle asks its own questions; a question raised elsewhere (an operator's run) is handed to it.
+  if (outcome.question && !input.automatic) await deps.processes.askAccounting(lifecycleSubject(found));
+  return { entry: outcome.entry, deliveries: outcome.deliveries.length, question: outcome.question };
+}
+
+const lifecycleSubject = (document: Document): LifecycleSubject => ({
+  companyId: document.company.id,
+  documentId: document.id,
+  fiscalReference: document.fiscalReference ?? null,
+  documentNumber: document.documentNumber,
+  approvalStatus: document.approvalStatus,
+});
+
+/** What a voucher becomes: the agent's proposal or an operator's voucher, or held after a rejected review. */
+type ToSettle =
+  | Exclude<Proposal, { status: 'ready' }>
+  | { status: 'ready'; journal: JournalEntry; summary?: Record<string, unknown> | undefined }
+  | Held;
+type Held = { status: 'held'; journal: null; reason: string };
+
+type Outcome = { entry: AccountingEntry | null; deliveries: DeliveryToStart[]; question: AccountingQuestion | null };
+const NOTHING: Outcome = { entry: null, deliveries: [], question: null };
+const AGENT: Actor = { type: 'agent', name: 'accounting agent' };
+
+/** Whether the company's vouchers go out by themselves: it has not turned that off, and it receives them. */
+async function accountsByItself(em: EntityManager, companyId: string): Promise<boolean> {
+  const settings = await accountingSettingsOf(em, companyId);
+  return settings.automatic && (await activeSubscribers(em, 'document.accounted')).length > 0;
+}
+
+async function retried(
+  tx: EntityManager,
+  document: Document,
+  posted: AccountingEntry | null,
+  publicUrl: string,
+): Promise<Outcome> {
+  if (!posted) throw new AccountingRefused('not_accounted', 'The document has no posted voucher to hand over again');
+  switch (posted.registrationState) {
+    case 'registered':
+      throw new AccountingRefused('already_registered', 'The ERP has already registered this voucher');
+    case 'registering':
+      throw new AccountingRefused('registration_in_progress', 'The voucher is being handed over right now');
+    case 'awaiting_classification':
+    case 'awaiting_order_review':
+      throw new AccountingRefused(
+        posted.registrationState,
+        'The voucher waits for a person to decide the open step of the document (GET /workflow-steps/current)',
+      );
+    case 'held':
+      throw new AccountingRefused('voucher_held', `The voucher is held: ${posted.failureMessage ?? ''}`.trim());
+    case 'awaiting_catalog': {
+      const resumed = await proposeHeld(tx, document, posted, publicUrl);
+      if (!resumed) throw new AccountingRefused('awaiting_catalog', awaitingMessage(posted.missingCatalogEntries));
+      return resumed;
+    }
+    default:
+      return { ...(await handOver(tx, document, posted, publicUrl)), question: null };
+  }
+}
+
+/**
+ * Records what a proposal says on the voucher and its log: a voucher handed over, or what it waits for (a person's
+ * question, the ERP catalog, a review the person rejected).
+ */
+async function settle(
+  tx: EntityManager,
+  document: Document,
+  entry: AccountingEntry,
+  proposal: ToSettle,
+  actor: Actor,
+  publicUrl: string,
+): Promise<Outcome> {
+  const log = (metadata: Record<string, unknown>) =>
     tx.create(ActivityLog, {
       company: document.company,
       document,
       event: 'document.updated',
-      actor: parsed ? { type: 'system', source: 'operator' } : { type: 'agent', name: 'accounting agent' },
-      metadata: journal
-        ? { change: 'accounted', accounting_entry: entry.id, status: entry.status }
-        : { change: 'accounting_awaiting_catalog', accounting_entry: entry.id, missing: proposal.missing },
+      actor,
+      metadata: { accounting_entry: entry.id, ...metadata },
     });
-    // Only posted vouchers are notified; one the catalog cannot map yet waits for the ERP to sync what it lacks.
-    return entry.status === 'posted' && journal
-      ? handOver(tx, document, entry, deps.publicUrl)
-      : { entry, deliveries: [] };
-  });
-  await deps.processes.startDeliveries(deliveries);
-  return { entry, deliveries: deliveries.length };
+  entry.journalEntry = proposal.journal;
+  entry.missingCatalogEntries = proposal.status === 'awaiting_catalog' ? proposal.missing : [];
+  entry.summary = ('summary' in proposal && proposal.summary) || (proposal.journal ? summarize(proposal.journal) : {});
+  entry.isCrossed =
+    proposal.journal?.erp_journal_entry_lines.some((line) => CROSSING_SOURCES.has(line.source)) ?? false;
+  switch (proposal.status) {
+    case 'ready':
+      entry.registrationState = 'pending';
+      log({ change: 'accounted', status: entry.status });
+      if (entry.status !== 'posted') return { entry, deliveries: [], question: null };
+      return { ...(await handOver(tx, document, entry, publicUrl)), question: null };
+    case 'awaiting_catalog':
+      entry.registrationState = 'awaiting_catalog';
+      log({ change: 'accounting_awaiting_catalog', missing: proposal.missing });
+      return { entry, deliveries: [], question: null };
+    case 'held':
+      entry.registrationState = 'held';
+      entry.failureCode = 'purchase_order_mismatch';
+      entry.failureMessage = proposal.reason;
+      log({ change: 'accounting_held', reason: proposal.reason });
+      return { entry, deliveries: [], question: null };
+    case 'awaiting_order_review':
+      entry.registrationState = 'awaiting_order_review';
+      log({ change: 'accounting_awaiting_order_review', mismatches: proposal.mismatches.map((m) => m.text) });
+      return { entry, deliveries: [], question: await orderReviewQuestion(tx, document, proposal.mismatches) };
+    case 'awaiting_classification':
+      entry.registrationState = 'awaiting_classification';
+      log({ change: 'accounting_awaiting_classification', lines: proposal.unplaced.map((line) => line.description) });
+      return { entry, deliveries: [], question: await bookAccountQuestion(tx, document, proposal.unplaced) };
+  }
 }
 
 const awaitingMessage = (missing: MissingCatalogEntry[]) =>
-  `The voucher waits for the ERP catalog to sync: ${missing.map((entry) => `${entry.role} book account (${entry.description})`).join('; ')}`;
+  `The voucher waits for the ERP catalog to sync: ${missing.map((entry) => `${entry.role} (${entry.description})`).join('; ')}`;
 
 /** Most vouchers one book-account sync lets through; the rest go with the next sync or a retry. */
 const RESUMED_PER_SYNC = 100;
 
 /**
- * After the ERP synced book accounts (in the same transaction), proposes the company's waiting vouchers again and
- * hands over those the catalog now maps. The caller starts the deliveries once the transaction commits.
+ * After the ERP synced its catalogs (in the same transaction), proposes the company's waiting vouchers again and
+ * hands over those the catalog now maps. The caller starts the deliveries once the transaction commits, and hands
+ * the documents whose voucher now waits for a person to their lifecycles (`askAccounting`).
  */
 export async function resumeVouchersAwaitingCatalog(
   em: EntityManager,
   companyId: string,
   publicUrl: string,
-): Promise<DeliveryToStart[]> {
+): Promise<{ deliveries: DeliveryToStart[]; questions: LifecycleSubject[] }> {
   // Locked, skipping those a concurrent sync is resuming, so that no voucher is handed over twice.
   const waiting = await em.find(
     AccountingEntry,
@@ -231,32 +346,23 @@ export async function resumeVouchersAwaitingCatalog(
   );
   await em.populate(waiting, ['document.beneficiary']);
   const deliveries: DeliveryToStart[] = [];
+  const questions: LifecycleSubject[] = [];
   for (const entry of waiting) {
     const resumed = await proposeHeld(em, entry.document, entry, publicUrl);
     if (resumed) deliveries.push(...resumed.deliveries);
+    if (resumed?.question) questions.push(lifecycleSubject(entry.document));
   }
-  return deliveries;
+  return { deliveries, questions };
 }
 
-/** A waiting voucher proposed again: handed over when the catalog now maps it, else still waiting (null). */
+/** A voucher waiting for the catalog, proposed again: settled when the catalog now maps it, else still waiting (null). */
 async function proposeHeld(em: EntityManager, document: Document, entry: AccountingEntry, publicUrl: string) {
-  const proposal = await agentJournal(em, document);
-  if (!proposal.journal) {
+  const proposal = await agentProposal(em, document);
+  if (proposal.status === 'awaiting_catalog') {
     entry.missingCatalogEntries = proposal.missing;
     return null;
   }
-  entry.journalEntry = proposal.journal;
-  entry.missingCatalogEntries = [];
-  entry.summary = summarize(proposal.journal);
-  entry.registrationState = 'pending';
-  em.create(ActivityLog, {
-    company: document.company,
-    document,
-    event: 'document.updated',
-    actor: { type: 'agent', name: 'accounting agent' },
-    metadata: { change: 'accounted', accounting_entry: entry.id, status: entry.status, after: 'catalog_sync' },
-  });
-  return handOver(em, document, entry, publicUrl);
+  return settle(em, document, entry, proposal, AGENT, publicUrl);
 }
 
 async function handOver(em: EntityManager, document: Document, entry: AccountingEntry, publicUrl: string) {
@@ -294,17 +400,100 @@ function summarize(journal: JournalEntry): Record<string, number> {
   };
 }
 
-/** Reads what the accounting agent needs and lets it propose the voucher. */
-async function agentJournal(em: EntityManager, document: Document): Promise<Proposal> {
-  const [lines, products, taxes, accounts] = await Promise.all([
+/** Open orders take invoices; an order's lines are few (at most 500, as synced). */
+async function orderOf(em: EntityManager, document: Document) {
+  if (!document.purchaseOrder) return null;
+  return em.findOne(ErpPurchaseOrder, { number: document.purchaseOrder }, { orderBy: { updatedAt: 'desc' } });
+}
+
+/**
+ * Reads what the accounting agent needs and lets it propose the voucher: the document's lines, the company's active
+ * catalogs, the order it names, the supplier's taught rules for these lines, and the answers of people on this
+ * document. A purchase-order review a person rejected holds the voucher. Writes nothing but what a person's answer
+ * teaches.
+ */
+export async function agentProposal(em: EntityManager, document: Document): Promise<Proposal | Held> {
+  const [lines, products, taxes, accounts, order, settings, decisions] = await Promise.all([
     em.find(LineItem, { document }, { orderBy: { position: 'asc' } }),
     em.find(ErpProduct, { isActive: true }),
     em.find(ErpTax, { isActive: true }),
     em.find(ErpBookAccount, { isActive: true }, { orderBy: { code: 'asc' } }),
+    orderOf(em, document),
+    accountingSettingsOf(em, document.company.id),
+    decisionsOf(em, document.id),
   ]);
   const vendor = document.beneficiary
     ? await em.findOne(ErpVendor, { identifierNumber: document.beneficiary.identifierNumber, isActive: true })
     : null;
+  const rules = document.beneficiary
+    ? await rulesFor(em, {
+        companyId: document.company.id,
+        beneficiaryId: document.beneficiary.id,
+        keys: lines.flatMap((line) => [
+          ...(line.code?.trim() ? [{ matchKind: 'product' as const, matchKey: line.code.trim() }] : []),
+          { matchKind: 'description' as const, matchKey: normalizedDescription(line.name) },
+        ]),
+      })
+    : [];
   const installments = await installmentsOf(em, document);
-  return proposeJournal({ document, lines, products, taxes, accounts, vendor, installments, postedAt: new Date() });
+  const proposal = proposeJournal({
+    document,
+    lines,
+    products,
+    taxes,
+    accounts,
+    vendor,
+    installments,
+    postedAt: new Date(),
+    rules,
+    order,
+    priceTolerancePercent: settings.priceTolerancePercent,
+    decisions,
+  });
+  if (proposal.status === 'awaiting_order_review' && decisions.orderReview && !decisions.orderReview.approved)
+    return {
+      status: 'held',
+      journal: null,
+      reason: `A person rejected the lines beyond their purchase order: ${proposal.mismatches.map((m) => m.text).join('; ')}`,
+    };
+  if (proposal.status === 'ready' && decisions.bookAccount && document.beneficiary)
+    await learnRules(em, {
+      companyId: document.company.id,
+      beneficiaryId: document.beneficiary.id,
+      rules: taughtBy(proposal.journal, lines),
+      source: 'classification',
+      sourceReference: decisions.bookAccount.stepId,
+    });
+  return proposal;
+}
+
+/** A voucher an operator gave: its lines a person placed teach the agent where this supplier's lines go. */
+async function learnFromVoucher(em: EntityManager, document: Document, entry: AccountingEntry, journal: JournalEntry) {
+  if (!document.beneficiary) return;
+  const lines = await em.find(LineItem, { document }, { fields: ['name', 'code'] });
+  const codeOf = new Map(lines.map((line) => [normalizedDescription(line.name), line.code?.trim() || null]));
+  const rules = journal.erp_journal_entry_lines.flatMap((line) => {
+    if (line.source !== 'front' || line.debit_cents === null || line.debit_cents === undefined || !line.description)
+      return [];
+    const description = normalizedDescription(line.description);
+    const code = codeOf.get(description);
+    return [
+      {
+        matchKind: 'description' as const,
+        matchKey: description,
+        bookAccountExternalId: line.book_account_external_id,
+      },
+      ...(code
+        ? [{ matchKind: 'product' as const, matchKey: code, bookAccountExternalId: line.book_account_external_id }]
+        : []),
+    ];
+  });
+  if (rules.length > 0)
+    await learnRules(em, {
+      companyId: document.company.id,
+      beneficiaryId: document.beneficiary.id,
+      rules,
+      source: 'voucher',
+      sourceReference: entry.id,
+    });
 }

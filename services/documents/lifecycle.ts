@@ -32,7 +32,8 @@ import {
   type StepDecision,
   type StepResult,
 } from '../../db/workflow-steps/workflow-step.entity.ts';
-import { labelsOf, type Person, type StepState } from '../../domain/step-rules.ts';
+import { AGENT_QUESTION_POSITIONS, labelsOf, type Person, type StepState } from '../../domain/step-rules.ts';
+import type { AccountingQuestion } from '../accounting/accounting-questions.ts';
 import { AGENT_NAME, adviseStep } from '../recommendations/recommend.ts';
 
 /** What a lifecycle run starts from: the company's flow as it was when the document arrived, and how far it got. */
@@ -45,6 +46,13 @@ export interface LifecycleSnapshot {
   stoppedByRejection: boolean;
   /** The ERP has registered the document's voucher (an accounting step resolves as soon as it opens). */
   accountingRegistered: boolean;
+  /**
+   * Accounting by itself: `idle` until the document is approved or its accounting step opens, `due` while its
+   * voucher is being proposed or waits for a person's answer, `done` once it waits on nothing a person decides.
+   */
+  accounting: 'idle' | 'due' | 'done';
+  /** How many steps the accounting agent has opened to ask a person. */
+  questionsAsked: number;
 }
 
 /** Where a document just recorded stands on its company's flow: no step taken yet, its approval pending. */
@@ -56,6 +64,8 @@ export function newDocumentPosition(flow: FlowStepDefinition[]): LifecycleSnapsh
     approvalStatus: 'pending',
     stoppedByRejection: false,
     accountingRegistered: false,
+    accounting: 'idle',
+    questionsAsked: 0,
   };
 }
 
@@ -177,8 +187,19 @@ export async function loadLifecycle(
     throw ApplicationFailure.nonRetryable(`Document ${input.documentId} does not exist`, 'DocumentNotFound');
   const open = position.steps.find((step) => step.status === 'pending');
   const completed = position.steps.filter((step) => step.status === 'completed');
+  const state = position.registrationState;
   return {
     accountingRegistered: position.accountingRegistered,
+    // Approved and never accounted, or waiting for a person: the run accounts (a no-op where the company does not).
+    accounting:
+      state === 'awaiting_classification' || state === 'awaiting_order_review'
+        ? 'due'
+        : state !== null
+          ? 'done'
+          : position.approvalStatus === 'approved'
+            ? 'due'
+            : 'idle',
+    questionsAsked: position.steps.filter((step) => step.position >= AGENT_QUESTION_POSITIONS).length,
     flow: position.flow?.steps ?? [],
     completedPositions: completed.map((step) => step.position),
     openStep: open ? stepState(open) : null,
@@ -187,7 +208,11 @@ export async function loadLifecycle(
   };
 }
 
-async function decisionFor(em: EntityManager, definition: FlowStepDefinition): Promise<StepDecision | null> {
+async function decisionFor(
+  em: EntityManager,
+  definition: FlowStepDefinition,
+  question?: AccountingQuestion,
+): Promise<StepDecision | null> {
   if (definition.actionable === false || !definition.kind) return null;
   if (definition.kind === 'approval')
     return { kind: 'approval', multiple: false, fieldName: null, options: APPROVAL_OPTIONS, optionsComplete: true };
@@ -195,7 +220,8 @@ async function decisionFor(em: EntityManager, definition: FlowStepDefinition): P
     const fieldName = definition.fieldName ?? null;
     if (definition.options?.length)
       return { kind: 'classification', multiple: false, fieldName, options: definition.options, optionsComplete: true };
-    const catalog = await catalogOptions(em, fieldName);
+    // The agent's question places debit lines: only debit accounts answer it.
+    const catalog = await catalogOptions(em, fieldName, question ? { nature: 'debit' } : undefined);
     return {
       kind: 'classification',
       multiple: false,
@@ -235,7 +261,14 @@ export interface OpenedStep {
  */
 export async function openStep(
   orm: Orm,
-  input: { companyId: string; documentId: string; position: number; definition: FlowStepDefinition },
+  input: {
+    companyId: string;
+    documentId: string;
+    position: number;
+    definition: FlowStepDefinition;
+    /** A question of the accounting agent's: its words and guesses, never decided by the recommendation agent. */
+    question?: AccountingQuestion;
+  },
 ): Promise<OpenedStep> {
   const em = companyEm(orm, input.companyId);
   return em.transactional(async (tx) => {
@@ -245,7 +278,7 @@ export async function openStep(
     if (existing) return opened(existing);
     const emails = (input.definition.assignees ?? []).map((email) => email.toLowerCase());
     const members = emails.length ? await tx.find(Member, { email: { $in: emails } }) : [];
-    const decision = await decisionFor(tx, input.definition);
+    const decision = await decisionFor(tx, input.definition, input.question);
     const step = tx.create(WorkflowStep, {
       company: document.company,
       document,
@@ -260,9 +293,11 @@ export async function openStep(
         type: 'document',
         reference: document.id,
         documentNumber: document.documentNumber,
-        concept: document.purchaseOrder
-          ? `${document.documentNumber} (OC ${document.purchaseOrder})`
-          : document.documentNumber,
+        concept:
+          input.question?.concept ??
+          (document.purchaseOrder
+            ? `${document.documentNumber} (OC ${document.purchaseOrder})`
+            : document.documentNumber),
         amountCents: document.amountCents.toString(),
         currency: document.currency,
         issueDate: document.issueDate?.toISOString() ?? null,
@@ -273,10 +308,10 @@ export async function openStep(
       },
       decision,
       assignees: members.map((member) => ({ email: member.email, name: member.name, acted: false })),
-      recommendations: [],
+      recommendations: input.question?.recommendations ?? [],
     });
     if (decision?.kind === 'approval' && document.approvalStatus !== 'approved') document.approvalStatus = 'in_review';
-    const advice = decision ? await adviseStep(tx, { document, decision, now: new Date() }) : null;
+    const advice = decision && !input.question ? await adviseStep(tx, { document, decision, now: new Date() }) : null;
     if (advice) step.recommendations = advice.recommendations;
     if (advice?.decision) {
       // Decided here, not through the API: the step was never anyone's to decide.

@@ -24,21 +24,39 @@ export const FLOW = {
   ],
 };
 
-/** The ERP's chart of accounts, as far as the accounting agent needs it: an expense and a supplier payable account. */
-const BOOK_ACCOUNTS = [
-  { external_id: 'BA-5195', code: '519595', name: 'Diversos', nature: 'debit' },
-  { external_id: 'BA-2205', code: '220505', name: 'Proveedores nacionales', nature: 'credit' },
-];
+/**
+ * The ERP's catalogs, as far as the accounting agent needs them for the fixture invoice: a PUC chart (Caja general
+ * first by code), and the taxes the invoice charges with an amount (IVA 19%, the per-unit bag tax). No product or
+ * vendor places its lines: each voucher asks a person through a `book_account` step, which the load answers.
+ */
+const CATALOGS = {
+  'book-accounts': [
+    { external_id: 'BA-1105', code: '110505', name: 'Caja general', nature: 'debit' },
+    { external_id: 'BA-2205', code: '220505', name: 'Proveedores nacionales', nature: 'credit' },
+    { external_id: 'BA-2408', code: '240802', name: 'IVA descontable', nature: 'debit' },
+    { external_id: 'BA-5195', code: '519595', name: 'Diversos', nature: 'debit' },
+  ],
+  taxes: [
+    { external_id: 'TX-IVA19', name: 'IVA 19%', type: 'iva', rate: '0.19', book_account_external_id: 'BA-2408' },
+    { external_id: 'TX-BOLSAS', name: 'INC bolsas plásticas', type: 'inc', book_account_external_id: 'BA-5195' },
+  ],
+};
 
-async function syncBookAccounts(apiUrl: string, apiKey: string): Promise<void> {
-  const answer = await fetch(`${apiUrl}/api/v1/erp/book-accounts`, {
-    method: 'POST',
-    headers: { authorization: `ApiKey ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: JSON.stringify({ items: BOOK_ACCOUNTS }),
-  });
-  const body = await answer.json();
-  if (answer.status !== 200 || body.synced !== BOOK_ACCOUNTS.length)
-    throw new Error(`book accounts sync: ${answer.status} ${JSON.stringify(body)}`);
+async function syncCatalogs(apiUrl: string, apiKey: string): Promise<void> {
+  for (const [catalog, items] of Object.entries(CATALOGS)) {
+    const answer = await fetch(`${apiUrl}/api/v1/erp/${catalog}`, {
+      method: 'POST',
+      headers: {
+        authorization: `ApiKey ${apiKey}`,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
+      body: JSON.stringify({ items }),
+    });
+    const body = await answer.json();
+    if (answer.status !== 200 || body.synced !== items.length)
+      throw new Error(`${catalog} sync: ${answer.status} ${JSON.stringify(body)}`);
+  }
 }
 
 /** A Colombian company with the workflow API, one member, the flow above, and both webhooks to the ERP receiver. */
@@ -59,7 +77,7 @@ export async function setUpCompany(stack: Stack, ops: Operator): Promise<{ compa
     '900111222',
   );
   await must('members', 'add', '--company', company, '--email', MEMBER, '--name', 'Ana Gómez');
-  await syncBookAccounts(stack.apiUrls[0]!, apiKey);
+  await syncCatalogs(stack.apiUrls[0]!, apiKey);
   // The company signs its DIAN events with a certificate from the authority the simulator trusts.
   const certificate = join(stack.dir, 'company-certificate.p12');
   const passwordFile = join(stack.dir, 'company-certificate.password');

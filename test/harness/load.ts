@@ -87,8 +87,8 @@ const POLL_MS = 400;
 /**
  * Drives the service as an operator and integrators would: imports invoices in batches with the CLI, asks for their
  * reception events, and follows each document's flow (approval, classification, tagging), approving some through
- * POST /approve; once the accounting step opens, the operator accounts the document, and its `document.accounted`
- * webhook, registered by the ERP, closes the flow.
+ * POST /approve; once approved, the document is accounted by itself (its lines' account decided through the agent's
+ * `book_account` step), and its `document.accounted` webhook, registered by the ERP, closes the flow.
  */
 export async function runLoad(input: {
   plan: LoadPlan;
@@ -160,28 +160,37 @@ export async function runLoad(input: {
 
   const follow = async (document: Followed) => {
     const deadline = Date.now() + plan.documentTimeoutMs;
-    let accountingAsked = false;
+    let decided = false;
     while (Date.now() < deadline) {
       const current = await api('GET', `/public/api/v1/workflow-steps/current?entity_reference=${document.reference}`);
       ledger.accepted.read += 1;
-      if (current.status === 204 && accountingAsked) {
+      // The flow has ended once the ERP registered the voucher of the approved document, accounted by itself (between
+      // two steps, no step is pending either).
+      if (current.status === 204 && decided && (await registered(document.reference))) {
+        ledger.accounted.add(document.reference);
         ledger.finished.set(document.reference, Date.now() - document.importedAt);
         for (const link of plan.noteLinks ?? []) await note(document.reference, link);
         if (plan.pay) await pay(document.reference);
         return;
       }
       const step = current.status === 200 ? current.body.step : null;
-      if (step?.action === 'document.accounting' && !accountingAsked) {
-        await account(document.reference);
-        accountingAsked = true;
-      } else if (step?.actionable) {
+      if (step?.actionable) {
+        // The approval, the flow's own steps, and the accounting agent's question on the account of the lines.
+        if (step.action === 'document.book_account') ledger.accepted.account += 1;
         await decide(document, step);
+        decided = true;
       } else if (current.status !== 200 && current.status !== 204) {
         throw new Error(`GET current step of ${document.reference}: ${current.status} ${JSON.stringify(current.body)}`);
       }
       // A client polls: nothing announces the next step.
       await pause(POLL_MS);
     }
+  };
+
+  const registered = async (reference: string) => {
+    const answer = await api('GET', `/public/api/v1/documents/${reference}`);
+    ledger.accepted.read += 1;
+    return answer.status === 200 && answer.body?.accounting?.registration_state === 'registered';
   };
 
   const note = async (reference: string, link: string) => {
@@ -276,19 +285,6 @@ export async function runLoad(input: {
       throw new Error(
         `complete ${step.action} of ${document.reference}: ${answer.status} ${JSON.stringify(answer.body)}`,
       );
-    }
-  };
-
-  const account = async (reference: string) => {
-    const answer = await ops('documents', 'account', '--document', reference);
-    if (answer.code === 0) {
-      ledger.accepted.account += 1;
-      ledger.accounted.add(reference);
-    } else if (answer.error?.code === 'already_accounted' || answer.error?.code === 'registration_in_progress') {
-      // A run before it posted the voucher and then failed (Temporal or PostgreSQL down): this one resumed its hand-off.
-      ledger.doneByEarlierAttempt.add(reference);
-    } else {
-      throw new Error(`documents account ${reference}: ${JSON.stringify(answer.error)}`);
     }
   };
 

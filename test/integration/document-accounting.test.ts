@@ -100,15 +100,15 @@ const syncBookAccounts = async (apiKey: string, items: readonly unknown[]) =>
 
 describe('a voucher waiting for the ERP catalog', () => {
   it('names the missing book accounts, sends nothing, and is handed over, balanced, once the ERP syncs them', async () => {
-    const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
+    const { company, apiKey } = await makeCompany(api.orm, { country: 'COL', bookAccounts: true });
     await subscribeWebhook(company.id, 'document.accounted', `${receiver.url}/hooks`, SECRET);
     const imported = await ops('documents', 'import', '--company', company.id, DIAN_INVOICE);
     const reference = imported.stdout.documents[0].reference as string;
     const accountingOf = async () =>
       expectStatus(await api.sdk(apiKey).getDocument({ params: { reference } }), 200).accounting;
 
-    // Only the expense side is synced: the supplier payable account is missing.
-    await syncBookAccounts(apiKey, [STARTER_BOOK_ACCOUNTS[0]]);
+    // The supplier payable account is no longer active: the chart has no credit account for what is owed.
+    await syncBookAccounts(apiKey, [{ ...STARTER_BOOK_ACCOUNTS[1], is_active: false }]);
     const accounted = await ops('documents', 'account', '--document', reference);
     expect(accounted.code).toBe(0);
     expect(accounted.stdout).toMatchObject({

@@ -1006,10 +1006,10 @@ export interface LineItem {
 }
 
 export interface MissingCatalogEntry {
-  /** The ERP catalog to sync (POST /erp/book-accounts) */
-  catalog: 'book_accounts';
-  /** `expense`: an active book account of debit nature; `supplier_payable`: an active book account of credit nature (a code starting with 22 preferred) */
-  role: 'expense' | 'supplier_payable';
+  /** The ERP catalog to sync (POST /erp/book-accounts or /erp/taxes) */
+  catalog: 'book_accounts' | 'taxes';
+  /** Book accounts: `expense` (no active debit account to choose from), `supplier_payable` (credit nature, PUC 22 in Colombia, 201 in Mexico), `supplier_advance` (PUC 1330, 120 in Mexico). Taxes: `tax` or `withholding` of the type and rate `description` names, with its book account */
+  role: 'expense' | 'supplier_payable' | 'supplier_advance' | 'tax' | 'withholding';
   description: string;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { proposeJournal, type ProposalInput } from '../../../services/accounting/journal-proposal.ts';
+import { taxTypeOf } from '../../../services/accounting/tax-types.ts';
 import { documentAccountedPayload } from '../../../services/webhooks/payloads.ts';
 import type { AccountingEntry } from '../../../db/accounting/accounting-entry.entity.ts';
 import type { Document } from '../../../db/documents/document.entity.ts';
@@ -14,8 +15,30 @@ type DocumentFields = ProposalInput['document'] & Pick<Document, 'beneficiary'>;
 
 const CATALOG: ProposalInput['accounts'] = [
   { externalId: 'ba-2205', code: '220505', name: 'Proveedores nacionales', nature: 'credit' },
+  { externalId: 'ba-2408', code: '240802', name: 'IVA descontable', nature: 'debit' },
+  { externalId: 'ba-2365', code: '236540', name: 'Retención en la fuente', nature: 'credit' },
   { externalId: 'ba-5110', code: '511025', name: 'Asesoría técnica', nature: 'debit' },
+  { externalId: 'mx-201', code: '201.01', name: 'Proveedores nacionales', nature: 'credit' },
 ];
+
+/** A tax catalog that has every tax the lines charge or withhold, each on the account of its side. */
+function taxesOf(country: 'COL' | 'MEX', lines: ProposalInput['lines']): ProposalInput['taxes'] {
+  const seen = new Map<string, ProposalInput['taxes'][number]>();
+  for (const adjustment of lines.flatMap((line) => line.adjustments ?? [])) {
+    if (adjustment.type !== 'tax' && adjustment.type !== 'withholding') continue;
+    const type = taxTypeOf(country, adjustment);
+    const withholding = adjustment.type === 'withholding';
+    const key = `${type}-${withholding}-${adjustment.rate}`;
+    seen.set(key, {
+      externalId: `t-${key}`,
+      type,
+      rate: adjustment.rate,
+      isWithholding: withholding,
+      bookAccountExternalId: withholding ? 'ba-2365' : 'ba-2408',
+    });
+  }
+  return [...seen.values()];
+}
 
 // Issued in the evening: already the next day in UTC.
 const colombian: DocumentFields = {
@@ -53,10 +76,15 @@ async function proposal(document: DocumentFields, overrides: Partial<ProposalInp
   });
 }
 
-/** A voucher the catalog maps whole. */
+/** A voucher the catalog maps whole: every tax in the catalog, and the vendor's default account for the rest. */
 async function voucher(document: DocumentFields, overrides: Partial<ProposalInput> = {}) {
-  const proposed = await proposal(document, { accounts: CATALOG, ...overrides });
-  if (!proposed.journal) throw new Error(`Unexpectedly missing: ${JSON.stringify(proposed.missing)}`);
+  const proposed = await proposal(document, {
+    accounts: CATALOG,
+    taxes: taxesOf(document.country, overrides.lines ?? []),
+    vendor: { externalId: 'v-1', bookAccountExternalId: 'ba-5110' },
+    ...overrides,
+  });
+  if (!proposed.journal) throw new Error(`Unexpectedly waiting: ${JSON.stringify(proposed)}`);
   return proposed.journal;
 }
 
@@ -161,6 +189,7 @@ describe("the agent's voucher carries every key the contract lists", () => {
     products: [{ externalId: 'p-1', code: 'SRV-1', bookAccountExternalId: 'ba-5110' }],
     taxes: [
       { externalId: 't-iva', type: 'iva', rate: '0.19000000', isWithholding: false, bookAccountExternalId: 'ba-2408' },
+      { externalId: 't-rf', type: 'retefuente', rate: '0.04', isWithholding: true, bookAccountExternalId: 'ba-2365' },
     ],
     accounts: CATALOG,
     vendor: { externalId: 'v-1' },
@@ -207,9 +236,9 @@ describe("the agent's voucher carries every key the contract lists", () => {
       taxes: [],
     });
     expect(withholding).toMatchObject({
-      book_account_external_id: 'ba-2205',
+      book_account_external_id: 'ba-2365',
       credit_cents: 4_000_00,
-      metadata: { needs_review: 'no ERP tax matched this rate' },
+      metadata: { tax_external_id: 't-rf', account_source: 'tax' },
     });
     expect(journal.payment_lines[0]).toEqual({
       book_account_external_id: 'ba-2205',
@@ -223,15 +252,18 @@ describe("the agent's voucher carries every key the contract lists", () => {
     });
   });
 
-  it('names the book accounts the catalog lacks instead of inventing them', async () => {
-    expect(await proposal(colombian, { ...input, accounts: [] })).toEqual({
+  it('names what the catalog lacks instead of inventing it', async () => {
+    const noPayable = CATALOG.filter((account) => !['ba-2205', 'mx-201'].includes(account.externalId));
+    expect(await proposal(colombian, { ...input, accounts: noPayable })).toEqual({
       journal: null,
+      status: 'awaiting_catalog',
       missing: [expect.objectContaining({ catalog: 'book_accounts', role: 'supplier_payable' })],
     });
-    const noProduct = { ...input, products: [], accounts: [] };
-    const { missing } = await proposal(colombian, noProduct);
-    expect(missing.map((entry) => entry.role).sort()).toEqual(['expense', 'supplier_payable']);
-    expect((await proposal(colombian, { ...noProduct, accounts: CATALOG })).missing).toEqual([]);
+    const noWithholding = await proposal(colombian, { ...input, taxes: input.taxes!.slice(0, 1) });
+    expect(noWithholding).toMatchObject({
+      status: 'awaiting_catalog',
+      missing: [{ catalog: 'taxes', role: 'withholding', description: expect.stringContaining('RETEFUENTE 4%') }],
+    });
   });
 });
 
@@ -367,11 +399,12 @@ describe("the agent's voucher balances", () => {
     const difference = journal.erp_journal_entry_lines.find((line) => line.metadata.reason);
     expect(difference).toMatchObject({
       debit_cents: 5,
-      metadata: { reason: 'difference_to_total', needs_review: expect.any(String) },
+      book_account_external_id: 'ba-5110',
+      metadata: { reason: 'difference_to_total', account_source: 'vendor_default' },
     });
   });
 
-  it('with an expense that has no line items: its amount on the expense account', async () => {
+  it("with an expense that has no line items: its amount on the vendor's default account", async () => {
     const journal = await voucher(
       { ...colombian, type: 'expense', amountCents: 250_000_00n },
       {
@@ -384,7 +417,7 @@ describe("the agent's voucher balances", () => {
         description: 'Amount of the document',
         book_account_external_id: 'ba-5110',
         debit_cents: 250_000_00,
-        metadata: { reason: 'not_itemized' },
+        metadata: { reason: 'not_itemized', account_source: 'vendor_default' },
       }),
     ]);
   });

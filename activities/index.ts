@@ -90,6 +90,8 @@ export function createActivities(deps: ActivityDeps) {
     loadLifecycle: (input: Parameters<typeof lifecycle.loadLifecycle>[1]) => lifecycle.loadLifecycle(deps.orm, input),
     /** Writes a flow step as it opens. */
     openStep: (input: Parameters<typeof lifecycle.openStep>[1]) => lifecycle.openStep(deps.orm, input),
+    /** Takes back a pending step decided elsewhere, for a question of the accounting agent's. */
+    withdrawStep: (input: Parameters<typeof lifecycle.withdrawStep>[1]) => lifecycle.withdrawStep(deps.orm, input),
     /** Records a decision on a step, and its outcome when it closes the step. */
     completeStep: (input: Parameters<typeof lifecycle.completeStep>[1]) => lifecycle.completeStep(deps.orm, input),
     /** Approves a document (with its ERP reference) and generates its payables. */

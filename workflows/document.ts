@@ -75,7 +75,7 @@ const WRITER_OPTIONS: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', nonRetryableErrorTypes: ['DocumentNotFound'] },
 };
-const { openStep, completeStep, approveDocument } = proxyActivities<Activities>(WRITER_OPTIONS);
+const { openStep, completeStep, approveDocument, withdrawStep } = proxyActivities<Activities>(WRITER_OPTIONS);
 // Retried until it goes through: a voucher waits on nothing but the database and the catalogs.
 const { accountAutomatically } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -197,6 +197,11 @@ export class DocumentLifecycle {
     return this.end();
   }
 
+  /** A question of the agent's that the open accounting step keeps from being asked. */
+  private questionWaitsOn(step: StepState): boolean {
+    return isAccounting(step) && step.status === 'pending' && this.question !== null && !this.busy;
+  }
+
   /** A long history carries on in a fresh run once nothing is being written or accounted. */
   private mayCarryOn(): boolean {
     return workflowInfo().continueAsNewSuggested && !this.busy && !this.accountingRun;
@@ -301,22 +306,29 @@ export class DocumentLifecycle {
       if (this.approval === 'rejected') break;
       // The accounting step starts accounting; a question of the agent's is asked before the flow goes on.
       if (isAccounting(definition)) this.startAccounting();
-      if ((await this.settleAccounting()) === 'carry') return this.carried([...done]);
-      if (!this.current || this.current.position !== position) {
-        this.opening = true;
-        const opened = await this.exclusive(() => openStep({ ...this.input, position, definition }));
-        this.current = opened.step;
-        this.opening = false;
-        // `in_review` while an approval step is open; or what the agent decided, when it decided the step as it opened.
-        this.setApproval(opened.approvalStatus);
+      for (;;) {
+        if ((await this.settleAccounting()) === 'carry') return this.carried([...done]);
+        if (!this.current || this.current.position !== position) {
+          this.opening = true;
+          const opened = await this.exclusive(() => openStep({ ...this.input, position, definition }));
+          this.current = opened.step;
+          this.opening = false;
+          // `in_review` while an approval step is open; or what the agent decided, when it decided it as it opened.
+          this.setApproval(opened.approvalStatus);
+        }
+        const step = this.current;
+        if (this.accountingRegistered && isAccounting(step))
+          await this.resolveElsewhere(isAccounting, 'ERP registration');
+        // A step may wait for weeks: a long history carries on in a fresh run, still waiting on it. One the agent
+        // decided as it opened is completed already: the flow goes straight on.
+        await condition(() => step.status === 'completed' || this.mayCarryOn() || this.questionWaitsOn(step));
+        if (step.status === 'completed') break;
+        if (!this.questionWaitsOn(step)) return this.carried([...done]);
+        // The voucher waits for a person while the flow waits for the ERP to register it: the accounting step steps
+        // aside for the question, and opens again once it is answered.
+        await this.exclusive(() => withdrawStep({ ...this.input, stepId: step.id }));
+        this.current = null;
       }
-      const step = this.current;
-      if (this.accountingRegistered && isAccounting(step))
-        await this.resolveElsewhere(isAccounting, 'ERP registration');
-      // A step may wait for weeks: a long history carries on in a fresh run, still waiting on it. One the agent decided
-      // as it opened is completed already: the flow goes straight on.
-      await condition(() => step.status === 'completed' || this.mayCarryOn());
-      if (step.status !== 'completed') return this.carried([...done]);
       done.add(position);
     }
     if ((await this.settleAccounting()) === 'carry') return this.carried([...done]);

@@ -177,8 +177,11 @@ export async function accountDocument(
     );
     if (input.retry) return retried(tx, document, posted, deps.publicUrl);
     if (input.automatic) {
-      const waitsForPerson = posted && AWAITING_PERSON.has(posted.registrationState);
-      if ((posted && !waitsForPerson) || !(await accountsByItself(tx, document.company.id))) return NOTHING;
+      // A voucher that waits for a person goes on once answered, whoever started it; the company's switch only
+      // decides whether accounting starts by itself.
+      const waitsForPerson = posted !== null && AWAITING_PERSON.has(posted.registrationState);
+      if (posted && !waitsForPerson) return NOTHING;
+      if (!waitsForPerson && !(await accountsByItself(tx, document.company.id))) return NOTHING;
     } else if (posted && !AWAITING_PERSON.has(posted.registrationState))
       throw new AccountingRefused(
         'already_accounted',

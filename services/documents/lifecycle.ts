@@ -331,6 +331,21 @@ export async function openStep(
 }
 
 /**
+ * Takes back a pending step decided elsewhere (the accounting step, waiting on the ERP) so that a question of the
+ * accounting agent's can open in its place: a document has one pending step at a time, and the ERP cannot register
+ * a voucher that waits for a person. Nothing was decided on it; it opens again once the question is answered.
+ */
+export async function withdrawStep(orm: Orm, input: { companyId: string; documentId: string; stepId: string }) {
+  const em = companyEm(orm, input.companyId);
+  await em.nativeDelete(WorkflowStep, {
+    id: input.stepId,
+    document: input.documentId,
+    status: 'pending',
+    actionable: false,
+  });
+}
+
+/**
  * Records one assignee's decision and, when it closes the step, its outcome: an approval sets approval_status
  * (and generates payables when approved), a tagging step tags the document. Safe to retry: a retried write finds its
  * own work done (the step completed, or this assignee marked as having acted).

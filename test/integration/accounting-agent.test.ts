@@ -191,6 +191,33 @@ describe('a line no evidence places', () => {
   });
 });
 
+describe('who starts accounting', () => {
+  it('nobody, once the operator turns it off: the approval sends nothing, and an operator’s run still accounts', async () => {
+    const { company, apiKey } = await colombianCompany();
+    expect((await ops('accounting', 'settings', '--company', company.id, '--automatic', 'off')).stdout).toMatchObject({
+      automatic: false,
+    });
+    const reference = await importInvoice(company, {
+      supplier: SUPPLIER,
+      lines: [{ ...GUARD_SERVICE, code: 'VIG-1' }],
+      ivaPercent: 19,
+    });
+    expectStatus(await decide(apiKey, await stepWith(apiKey, reference, 'document.approval'), 'approve'), 200);
+    // The flow goes on to its accounting step, which waits on the ERP: nothing accounted the document.
+    await stepWith(apiKey, reference, 'document.accounting');
+    expect(await accountingOf(apiKey, reference)).toBeNull();
+
+    // The operator's run finds no evidence either: it asks through the document's flow, as the lifecycle would.
+    const accounted = await ops('documents', 'account', '--document', reference);
+    expect(accounted.stdout.accounting_entry).toMatchObject({ registration_state: 'awaiting_classification' });
+    const question = await stepWith(apiKey, reference, 'document.book_account');
+    expectStatus(await decide(apiKey, question, 'puc-519595'), 200);
+    const journal = await registeredJournal(apiKey, reference);
+    expect(journal.erp_journal_entry_lines[0]).toMatchObject({ book_account_external_id: 'puc-519595' });
+    await expect.poll(() => currentStep(apiKey, reference), { timeout: 30_000 }).toBeNull();
+  });
+});
+
 describe('purchase-order crossing', () => {
   async function companyWithOrder() {
     const made = await colombianCompany();

@@ -78,7 +78,7 @@ const WRITER_OPTIONS: ActivityOptions = {
 const { openStep, completeStep, approveDocument, withdrawStep } = proxyActivities<Activities>(WRITER_OPTIONS);
 // Retried until it goes through: a voucher waits on nothing but the database and the catalogs.
 const { accountAutomatically } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['DocumentNotFound'] },
 });
 // A read, inside the first workflow task: a document whose flow has nothing to wait on ends in that one task.
@@ -163,12 +163,13 @@ export class DocumentLifecycle {
   }
 
   /**
-   * Waits for the background accounting and asks its questions, one step at a time, each after the flow's current
-   * step: the answer goes back to the agent, which hands the voucher over or asks again.
+   * Asks the background accounting's questions, one step at a time, each after the flow's current step: the answer
+   * goes back to the agent, which hands the voucher over or asks again. `wait`: first let a running accounting end
+   * (before the accounting step, and at the flow's end); otherwise the flow goes on meanwhile.
    */
-  private async settleAccounting(): Promise<'settled' | 'carry'> {
+  private async settleAccounting(wait: boolean): Promise<'settled' | 'carry'> {
     for (;;) {
-      if (this.accountingRun) await this.accountingRun;
+      if (this.accountingRun && wait) await this.accountingRun;
       const open = this.current && isQuestion(this.current) && this.current.status === 'pending' ? this.current : null;
       const question = this.question;
       if (!open && !question) return 'settled';
@@ -188,12 +189,13 @@ export class DocumentLifecycle {
       if (asked.status !== 'completed') return 'carry';
       this.question = null;
       this.startAccounting(true);
+      wait = true;
     }
   }
 
   /** After the flow ended: the accounting that an approval started, settled; or a snapshot to carry on from. */
   async finishAccounting(): Promise<'ended' | LifecycleSnapshot> {
-    if ((await this.settleAccounting()) === 'carry') return this.carried(this.ended);
+    if ((await this.settleAccounting(true)) === 'carry') return this.carried(this.ended);
     return this.end();
   }
 
@@ -298,7 +300,7 @@ export class DocumentLifecycle {
     this.accountingRegistered ||= snapshot.accountingRegistered;
     if (this.accounting === 'due') this.startAccounting(true);
     const done = new Set(snapshot.completedPositions);
-    if ((await this.settleAccounting()) === 'carry') return this.carried([...done]);
+    if ((await this.settleAccounting(false)) === 'carry') return this.carried([...done]);
     this.ended = [...done];
     if (snapshot.stoppedByRejection) return this.end();
     for (const [position, definition] of snapshot.flow.entries()) {
@@ -307,7 +309,7 @@ export class DocumentLifecycle {
       // The accounting step starts accounting; a question of the agent's is asked before the flow goes on.
       if (isAccounting(definition)) this.startAccounting();
       for (;;) {
-        if ((await this.settleAccounting()) === 'carry') return this.carried([...done]);
+        if ((await this.settleAccounting(isAccounting(definition))) === 'carry') return this.carried([...done]);
         if (!this.current || this.current.position !== position) {
           this.opening = true;
           const opened = await this.exclusive(() => openStep({ ...this.input, position, definition }));
@@ -331,7 +333,7 @@ export class DocumentLifecycle {
       }
       done.add(position);
     }
-    if ((await this.settleAccounting()) === 'carry') return this.carried([...done]);
+    if ((await this.settleAccounting(true)) === 'carry') return this.carried([...done]);
     this.ended = [...done];
     return this.end();
   }

@@ -83,6 +83,8 @@ interface Followed {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const POLL_MS = 400;
+/** The flow's steps the load always decides through the API (the approval may go through POST /approve). */
+const FLOW_DECIDED = ['document.classification', 'document.tagging'];
 
 /**
  * Drives the service as an operator and integrators would: imports invoices in batches with the CLI, asks for their
@@ -160,13 +162,18 @@ export async function runLoad(input: {
 
   const follow = async (document: Followed) => {
     const deadline = Date.now() + plan.documentTimeoutMs;
-    let decided = false;
+    // What the load decided of the flow's steps (the approval may be taken by POST /approve instead).
+    const decided = new Set<string>();
     while (Date.now() < deadline) {
       const current = await api('GET', `/public/api/v1/workflow-steps/current?entity_reference=${document.reference}`);
       ledger.accepted.read += 1;
-      // The flow has ended once the ERP registered the voucher of the approved document, accounted by itself (between
-      // two steps, no step is pending either).
-      if (current.status === 204 && decided && (await registered(document.reference))) {
+      // The flow has ended once its steps are decided and the ERP registered the voucher of the approved document,
+      // accounted by itself (between two steps, no step is pending either).
+      if (
+        current.status === 204 &&
+        FLOW_DECIDED.every((action) => decided.has(action)) &&
+        (await registered(document.reference))
+      ) {
         ledger.accounted.add(document.reference);
         ledger.finished.set(document.reference, Date.now() - document.importedAt);
         for (const link of plan.noteLinks ?? []) await note(document.reference, link);
@@ -178,7 +185,7 @@ export async function runLoad(input: {
         // The approval, the flow's own steps, and the accounting agent's question on the account of the lines.
         if (step.action === 'document.book_account') ledger.accepted.account += 1;
         await decide(document, step);
-        decided = true;
+        decided.add(step.action);
       } else if (current.status !== 200 && current.status !== 204) {
         throw new Error(`GET current step of ${document.reference}: ${current.status} ${JSON.stringify(current.body)}`);
       }

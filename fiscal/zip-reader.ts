@@ -25,6 +25,23 @@ export interface ZipEntryHandle {
   declaredSize: number;
   /** Inflates the entry, or says why it is refused. */
   read(): Promise<{ bytes: Uint8Array } | Refusal>;
+  /**
+   * Inflates the entry as a stream of chunks, for an entry read as it comes (SAT's metadata, a line at a time): counted
+   * against the archive's inflation budget and the size the entry declares, its CRC-32 checked at the end, but not held
+   * whole, so the per-entry cap does not apply. A refusal (before or while inflating) is thrown as EntryRefused.
+   */
+  stream(): AsyncGenerator<Uint8Array>;
+}
+
+/** Why one entry read as a stream cannot be read (on opening it, or part-way through). */
+export class EntryRefused extends Error {
+  readonly refusal: Refusal;
+
+  constructor(refusal: Refusal) {
+    super(refusal.detail);
+    this.name = 'EntryRefused';
+    this.refusal = refusal;
+  }
 }
 
 /** Why a whole archive cannot be read: not a ZIP, truncated, too many entries, a damaged central directory. */
@@ -76,6 +93,7 @@ export async function* zipEntries(
         directory,
         declaredSize: entry.uncompressedSize,
         read: () => readEntry(zip, entry, name, spans, limits, budget),
+        stream: () => streamEntry(zip, entry, name, spans, limits, budget),
       };
     }
   } finally {
@@ -125,6 +143,29 @@ async function openZip(source: ZipSource): Promise<ZipFile> {
   }
 }
 
+/** What refuses an entry before any of it is inflated: its name, encryption, its compression method. */
+function entryRefusal(entry: Entry, name: string): Refusal | null {
+  const unsafe = yauzl.validateFileName(name);
+  if (unsafe !== null) return { reason: 'unsafe_name', detail: `refused name (${unsafe.replace(/:.*$/, '')})` };
+  if (entry.isEncrypted()) return { reason: 'unreadable', detail: 'encrypted' };
+  if (entry.compressionMethod !== STORED && entry.compressionMethod !== DEFLATED)
+    return { reason: 'unreadable', detail: `compression method ${entry.compressionMethod} is not supported` };
+  return null;
+}
+
+/** Opens an entry's inflating stream, unless its bytes overlap another entry's or it is damaged. */
+async function openEntry(zip: ZipFile, entry: Entry, spans: DataSpans): Promise<Readable | Refusal> {
+  try {
+    const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, { minimal: true });
+    // Entries sharing their bytes are how the smallest bombs multiply a deflate stream.
+    if (!spans.add(entry.relativeOffsetOfLocalHeader, fileDataStart + entry.compressedSize))
+      return { reason: 'unreadable', detail: "overlaps another entry's data" };
+    return await zip.openReadStreamPromise(entry);
+  } catch (error) {
+    return { reason: 'unreadable', detail: `damaged entry: ${(error as Error).message}` };
+  }
+}
+
 async function readEntry(
   zip: ZipFile,
   entry: Entry,
@@ -133,32 +174,72 @@ async function readEntry(
   limits: IntakeLimits,
   budget: InflateBudget,
 ): Promise<{ bytes: Uint8Array } | Refusal> {
-  const unsafe = yauzl.validateFileName(name);
-  if (unsafe !== null) return { reason: 'unsafe_name', detail: `refused name (${unsafe.replace(/:.*$/, '')})` };
-  if (entry.isEncrypted()) return { reason: 'unreadable', detail: 'encrypted' };
-  if (entry.compressionMethod !== STORED && entry.compressionMethod !== DEFLATED)
-    return { reason: 'unreadable', detail: `compression method ${entry.compressionMethod} is not supported` };
+  const refused = entryRefusal(entry, name);
+  if (refused) return refused;
   // A declared size past a cap is refused without inflating; a smaller one is checked as the bytes come.
   if (entry.uncompressedSize > limits.entryBytes)
     return {
       reason: 'too_large',
       detail: `declares ${entry.uncompressedSize} bytes, ${pastCap('entryBytes', limits)}`,
     };
-  let stream: Readable;
-  try {
-    const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, { minimal: true });
-    // Entries sharing their bytes are how the smallest bombs multiply a deflate stream.
-    if (!spans.add(entry.relativeOffsetOfLocalHeader, fileDataStart + entry.compressedSize))
-      return { reason: 'unreadable', detail: "overlaps another entry's data" };
-    stream = await zip.openReadStreamPromise(entry);
-  } catch (error) {
-    return { reason: 'unreadable', detail: `damaged entry: ${(error as Error).message}` };
-  }
+  const stream = await openEntry(zip, entry, spans);
+  if ('reason' in stream) return stream;
   const read = await readCapped(stream, entry.uncompressedSize, limits, budget);
   // yauzl leaves the CRC to its caller; a flipped bit that still inflates is caught here.
   if ('bytes' in read && crc32(read.bytes) !== entry.crc32)
     return { reason: 'unreadable', detail: 'damaged entry: its CRC-32 does not match' };
   return read;
+}
+
+async function* streamEntry(
+  zip: ZipFile,
+  entry: Entry,
+  name: string,
+  spans: DataSpans,
+  limits: IntakeLimits,
+  budget: InflateBudget,
+): AsyncGenerator<Uint8Array> {
+  const refused = entryRefusal(entry, name);
+  if (refused) throw new EntryRefused(refused);
+  if (entry.uncompressedSize > budget.bytesLeft)
+    throw new EntryRefused({
+      reason: 'too_large',
+      detail: `declares ${entry.uncompressedSize} bytes, and the archive would inflate ${pastCap('archiveBytes', limits)}`,
+    });
+  const stream = await openEntry(zip, entry, spans);
+  if ('reason' in stream) throw new EntryRefused(stream);
+  let total = 0;
+  let crc = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      total += chunk.byteLength;
+      budget.bytesLeft -= chunk.byteLength;
+      if (budget.bytesLeft < 0)
+        throw new EntryRefused({
+          reason: 'too_large',
+          detail: `the archive inflates ${pastCap('archiveBytes', limits)}`,
+        });
+      if (total > entry.uncompressedSize)
+        throw new EntryRefused({
+          reason: 'unreadable',
+          detail: `inflates past the ${entry.uncompressedSize} bytes it declares`,
+        });
+      crc = crc32(chunk, crc);
+      yield chunk;
+    }
+  } catch (error) {
+    if (error instanceof EntryRefused) throw error;
+    throw new EntryRefused({ reason: 'unreadable', detail: `damaged entry: ${(error as Error).message}` });
+  } finally {
+    stream.destroy();
+  }
+  if (total !== entry.uncompressedSize)
+    throw new EntryRefused({
+      reason: 'unreadable',
+      detail: `damaged entry: ${total} bytes where it declares ${entry.uncompressedSize}`,
+    });
+  if (crc !== entry.crc32)
+    throw new EntryRefused({ reason: 'unreadable', detail: 'damaged entry: its CRC-32 does not match' });
 }
 
 /** Collects a stream's bytes, stopping as soon as they pass the entry's cap or the archive's budget. */

@@ -1,20 +1,32 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Context } from 'koa';
 import {
   BankAccountRefused,
   changeBankAccount,
   lockBankAccount,
 } from '../../db/beneficiaries/bank-account.repository.ts';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
-import { findBeneficiaryPage } from '../../db/beneficiaries/beneficiary.repository.ts';
+import {
+  BeneficiaryRefused,
+  createBeneficiary,
+  findBeneficiary,
+  findBeneficiaryPage,
+} from '../../db/beneficiaries/beneficiary.repository.ts';
+import { uuidv5 } from '../../db/ids.ts';
+import { addBeneficiaryBankAccount, BeneficiaryUnavailable } from '../../services/beneficiaries/bank-accounts.ts';
 import { startBankAccountValidation } from '../../temporal/payments.ts';
+import type { AppDeps } from '../deps.ts';
 import { ApiError, notFound, validationError } from '../errors.ts';
 import { presentBankAccount } from '../presenters/bank-account.ts';
 import { presentBeneficiary } from '../presenters/beneficiary.ts';
-import { defineRoute } from '../route.ts';
+import { defineRoute, type Caller } from '../route.ts';
 import {
   BankAccountBody,
   BankAccountParams,
   BeneficiaryListQuery,
+  BeneficiaryParams,
+  CreateBankAccountRequest,
+  CreateBeneficiaryRequest,
   UpdateBankAccountRequest,
 } from '../schemas/beneficiaries.ts';
 import { listOf, page } from '../schemas/common.ts';
@@ -28,15 +40,58 @@ const BENEFICIARY_NOT_FOUND = {
 const BANK_ACCOUNT_NOT_FOUND = {
   status: 404,
   code: 'bank_account_not_found',
-  description: 'the beneficiary has no bank account with this reference (accounts are added by operators)',
+  description: 'the beneficiary has no bank account with this reference (accounts are added with POST bank-accounts)',
 };
 const BANK_ACCOUNT_EXISTS = {
   status: 409,
   code: 'bank_account_exists',
   description: 'the beneficiary already has another account with this bank and number',
 };
+const BENEFICIARY_EXISTS = {
+  status: 409,
+  code: 'beneficiary_exists',
+  description:
+    'the company already has a beneficiary with this identifier type and number; `reference` (in the body) is that beneficiary',
+};
+const BENEFICIARY_DELETED = {
+  status: 422,
+  code: 'beneficiary_deleted',
+  description: 'the beneficiary was deleted; `reference` (in the body) is that beneficiary',
+};
+const INVALID_IDENTIFIER = {
+  status: 422,
+  code: 'invalid_identifier',
+  description:
+    "the identifier is not one of its type, or its type is not one of the company's country; `field` (in the body) is `identifier_type` or `identifier_number`",
+};
+const BANK_OF_ANOTHER_COUNTRY = {
+  status: 422,
+  code: 'bank_of_another_country',
+  description: "the bank is a bank of another country than the company's",
+};
 
-const duplicate = (message: string) => new ApiError(BANK_ACCOUNT_EXISTS.status, BANK_ACCOUNT_EXISTS.code, message);
+const duplicate = (message: string, extras: Record<string, unknown> = {}) =>
+  new ApiError(BANK_ACCOUNT_EXISTS.status, BANK_ACCOUNT_EXISTS.code, message, { extras });
+
+/**
+ * A new row's reference. With an Idempotency-Key it is named by the company, the key and the request, so that a retry
+ * whose answer was lost (a 5xx releases the key) finds what the first attempt wrote instead of being refused as a
+ * duplicate of it; without one it is time-ordered like every id.
+ */
+function idOf(kind: string, caller: Caller, ctx: Context): string | null {
+  const key = ctx.get('idempotency-key');
+  return key ? uuidv5(`${kind}\n${caller.company.id}\n${key}\n${ctx.path}\n${ctx.request.rawBody ?? ''}`) : null;
+}
+
+/** Starts a validation attempt of an account, checking back as the API's configuration says. */
+const validations = (deps: AppDeps) => ({
+  orm: deps.orm,
+  startValidation: (subject: { companyId: string; accountId: string; attempt: number }) =>
+    startBankAccountValidation(deps.temporal, {
+      ...subject,
+      pollIntervalMs: deps.config.bankValidationPollIntervalMs,
+    }),
+});
 
 /** Beneficiaries and their bank accounts. */
 export const beneficiaryRoutes = [
@@ -45,8 +100,11 @@ export const beneficiaryRoutes = [
     path: '/beneficiaries',
     operationId: 'listBeneficiaries',
     summary: 'List beneficiaries',
-    description:
-      'By name, with their contacts and bank accounts; deleted beneficiaries are left out. Beneficiaries are not created or read one by one through the API: suppliers come from the documents received (matched by their tax identifier), and bank accounts are added by operators.',
+    description: [
+      'By name, with their contacts and bank accounts; deleted beneficiaries are left out.',
+      'Suppliers come from the documents received (matched by their tax identifier), and people reimbursed from expenses;',
+      'integrators also create beneficiaries (POST /beneficiaries) and add their bank accounts (POST /beneficiaries/{reference}/bank-accounts).',
+    ].join(' '),
     tags: ['Beneficiaries'],
     auth: 'api-key',
     scope: 'beneficiaries:read',
@@ -62,14 +120,157 @@ export const beneficiaryRoutes = [
     },
   }),
   defineRoute({
+    method: 'post',
+    path: '/beneficiaries',
+    operationId: 'createBeneficiary',
+    summary: 'Create a beneficiary',
+    description: [
+      'A supplier or an employee the company pays, named by its identifier: answers 201 with the beneficiary,',
+      'whose bank accounts are then added with POST /beneficiaries/{reference}/bank-accounts.',
+      "The identifier is checked against its type and the company's country and written as the documents' suppliers are",
+      "(without dots, spaces, hyphens or a NIT's check digit), so a supplier's documents received later find this beneficiary.",
+      'An identifier the company already has answers 409 `beneficiary_exists` with the `reference` of the beneficiary that has it.',
+      'Its e-mail and phone number are also its first contacts. Nothing is written when it is refused.',
+    ].join(' '),
+    tags: ['Beneficiaries'],
+    auth: 'api-key',
+    scope: 'beneficiaries:write',
+    body: CreateBeneficiaryRequest,
+    status: 201,
+    response: BeneficiaryBody,
+    errors: [BENEFICIARY_EXISTS, BENEFICIARY_DELETED, INVALID_IDENTIFIER],
+    handler: async ({ em, body, caller, ctx }) => {
+      const id = idOf('beneficiary', caller, ctx);
+      // A retry whose answer was lost: the beneficiary is written, and would otherwise be refused as existing.
+      const earlier = id ? await findBeneficiary(em, id) : null;
+      if (earlier) return presentBeneficiary(earlier);
+      let created;
+      try {
+        created = await createBeneficiary(em, caller.company, {
+          id,
+          name: body.name,
+          type: body.type,
+          email: body.email ?? null,
+          phoneNumber: body.phone_number ?? null,
+          identifierType: body.identifier_type,
+          identifierNumber: body.identifier_number,
+          paymentTerms: body.payment_terms ?? null,
+          fiscalAddress: body.fiscal_address ?? null,
+          contacts: body.contact_information ?? [],
+        });
+      } catch (error) {
+        if (!(error instanceof BeneficiaryRefused)) throw error;
+        const status = { beneficiary_exists: 409, beneficiary_deleted: 422, invalid_identifier: 422 }[error.code];
+        const extras = error.code === 'invalid_identifier' ? { field: error.field } : { reference: error.reference };
+        throw new ApiError(status, error.code, error.message, { extras });
+      }
+      const written = await findBeneficiary(em.fork(), created.id);
+      if (!written) throw new Error(`Beneficiary ${created.id} is not readable after its creation`);
+      return presentBeneficiary(written);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/beneficiaries/:reference',
+    operationId: 'getBeneficiary',
+    summary: 'Get a beneficiary',
+    description: [
+      'One beneficiary of the company, as the list shows it, with its contacts and bank accounts',
+      '(where their validation stands: the answer of POST or PUT bank-accounts, or a waiting payment, GET /payments/{reference}).',
+      "A deleted beneficiary, or another company's, answers 404.",
+    ].join(' '),
+    tags: ['Beneficiaries'],
+    auth: 'api-key',
+    scope: 'beneficiaries:read',
+    params: BeneficiaryParams,
+    response: BeneficiaryBody,
+    errors: [BENEFICIARY_NOT_FOUND],
+    handler: async ({ em, params }) => {
+      const beneficiary = await findBeneficiary(em, params.reference);
+      if (!beneficiary) throw notFound(BENEFICIARY_NOT_FOUND.code, 'Beneficiary not found');
+      return presentBeneficiary(beneficiary);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/beneficiaries/:reference/bank-accounts',
+    operationId: 'createBeneficiaryBankAccount',
+    summary: 'Add a bank account to a beneficiary',
+    description: [
+      "Checked as a change is (PUT): the bank must be an active bank of the company's country (another country's answers",
+      '422 `bank_of_another_country`, an unknown one `VALIDATION_ERROR` on bank_reference) and the account number must follow',
+      'its rules (Colombia: 6 to 20 digits, Nequi and Daviplata the 10-digit mobile number;',
+      'Mexico: an 18-digit CLABE of the chosen bank with a valid check digit).',
+      'The holder is the beneficiary unless the account_recipient_* fields name another.',
+      'Answers 201 with the account in `pending`, and its validation starts by itself',
+      '(`processing`, then `validated`, `rejected` or `validation_error`); once the account is validated,',
+      "the beneficiary's payments waiting for one (`payment_gateway.status` `waiting_for_validated_account`) go.",
+      'The same account twice answers 409 `bank_account_exists` with the `reference` of the account the beneficiary has.',
+      'Send an Idempotency-Key: a retry with it after a lost answer (or a 503) answers the account written',
+      'and starts its validation if the first attempt could not.',
+    ].join(' '),
+    tags: ['Beneficiaries'],
+    auth: 'api-key',
+    scope: 'beneficiaries:write',
+    params: BeneficiaryParams,
+    body: CreateBankAccountRequest,
+    status: 201,
+    response: BankAccountBody,
+    errors: [
+      BENEFICIARY_NOT_FOUND,
+      {
+        ...BANK_ACCOUNT_EXISTS,
+        description: `${BANK_ACCOUNT_EXISTS.description}; \`reference\` (in the body) is that account`,
+      },
+      { ...BENEFICIARY_DELETED, description: 'the beneficiary was deleted' },
+      BANK_OF_ANOTHER_COUNTRY,
+    ],
+    handler: async ({ params, body, caller, deps, ctx }) => {
+      let account;
+      try {
+        account = await addBeneficiaryBankAccount(validations(deps), caller.company, {
+          accountId: idOf('bank-account', caller, ctx),
+          beneficiaryId: params.reference,
+          bankId: body.bank_reference,
+          accountNumber: body.account_number,
+          accountType: body.account_type,
+          recipientName: body.account_recipient_name,
+          recipientDocumentNumber: body.account_recipient_document_number,
+          recipientDocumentType: body.account_recipient_document_type,
+        });
+      } catch (error) {
+        if (error instanceof BeneficiaryUnavailable)
+          throw error.code === 'beneficiary_not_found'
+            ? notFound(BENEFICIARY_NOT_FOUND.code, 'Beneficiary not found')
+            : new ApiError(BENEFICIARY_DELETED.status, error.code, error.message);
+        if (error instanceof BankAccountRefused) {
+          if (error.code === 'bank_account_exists')
+            throw duplicate(error.message, error.reference ? { reference: error.reference } : {});
+          if (error.code === 'bank_of_another_country')
+            throw new ApiError(BANK_OF_ANOTHER_COUNTRY.status, error.code, error.message);
+          throw validationError({ [error.field]: [error.message] });
+        }
+        throw error;
+      }
+      return presentBankAccount(account);
+    },
+  }),
+  defineRoute({
     method: 'put',
     path: '/beneficiaries/:reference/bank-accounts/:bank_account_reference',
     operationId: 'updateBeneficiaryBankAccount',
     summary: "Change a beneficiary's bank account",
-    description:
-      "Every field is optional. The bank must be of the company's country; the account number must follow its rules (Colombia: 6 to 20 digits, Nequi and Daviplata the 10-digit mobile number; Mexico: an 18-digit CLABE of the chosen bank with a valid check digit). Any change puts `validation_status` back to `pending` and starts a validation (`processing`, then `validated`, `rejected` or `validation_error`). The account must exist: this endpoint does not create accounts. Not covered by `beneficiaries:read`: only keys without scopes may change accounts.",
+    description: [
+      'Every field is optional.',
+      "The bank must be of the company's country; the account number must follow its rules (Colombia: 6 to 20 digits, Nequi and Daviplata the 10-digit mobile number;",
+      'Mexico: an 18-digit CLABE of the chosen bank with a valid check digit).',
+      'Any change puts `validation_status` back to `pending` and starts a validation (`processing`, then `validated`, `rejected` or `validation_error`).',
+      'The account must exist: POST /beneficiaries/{reference}/bank-accounts adds one.',
+      'A PUT on an account still `pending` starts its validation again (a no-op while it runs), so a change whose answer was lost may simply be repeated.',
+    ].join(' '),
     tags: ['Beneficiaries'],
     auth: 'api-key',
+    scope: 'beneficiaries:write',
     params: BankAccountParams,
     body: UpdateBankAccountRequest,
     response: BankAccountBody,
@@ -97,9 +298,9 @@ export const beneficiaryRoutes = [
         });
       } catch (error) {
         if (error instanceof BankAccountRefused)
-          throw error.code === 'invalid_field'
-            ? validationError({ [error.field]: [error.message] })
-            : duplicate(error.message);
+          throw error.code === 'bank_account_exists'
+            ? duplicate(error.message)
+            : validationError({ [error.field]: [error.message] });
         if (error instanceof UniqueConstraintViolationException)
           throw duplicate('The beneficiary already has another account with this bank and number');
         throw error;

@@ -96,7 +96,7 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { s
           in: 'header',
           name: 'api-key',
           description:
-            "The company's API key, issued by an operator (`ops api-keys create`, optionally `--scopes payments:read,payments:write,beneficiaries:read`). A scoped key is sent the same way and reaches only what its scopes name.",
+            "The company's API key, issued by an operator (`ops api-keys create`, optionally `--scopes payments:read,payments:write,beneficiaries:read,beneficiaries:write`). A scoped key is sent the same way and reaches only what its scopes name.",
         },
         ErpApiKey: {
           type: 'apiKey',

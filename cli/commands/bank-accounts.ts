@@ -1,14 +1,19 @@
 import { pollIntervalsFromEnv } from '../../temporal/timings.ts';
 import { ACCOUNT_TYPES } from '../../db/beneficiaries/bank-account.entity.ts';
-import { BankAccountRefused, addBankAccount } from '../../db/beneficiaries/bank-account.repository.ts';
+import { BankAccountRefused } from '../../db/beneficiaries/bank-account.repository.ts';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
-import { companyEm, systemEm } from '../../db/orm.ts';
+import { systemEm } from '../../db/orm.ts';
+import {
+  addBeneficiaryBankAccount,
+  BeneficiaryUnavailable,
+  type ValidationSubject,
+} from '../../services/beneficiaries/bank-accounts.ts';
 import { startBankAccountValidation } from '../../temporal/payments.ts';
 import { oneOf, optional, reference, required } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { CliError, notFound } from '../errors.ts';
 
-/** Beneficiaries' bank accounts: operators add them (the public API only changes them). */
+/** Beneficiaries' bank accounts: operators add them as integrators do through the API (POST bank-accounts). */
 export const bankAccountCommands: Command[] = [
   {
     group: 'bank-accounts',
@@ -33,34 +38,32 @@ export const bankAccountCommands: Command[] = [
       const found = await systemEm(orm).findOne(Beneficiary, { id: beneficiaryId }, { populate: ['company'] });
       if (!found) throw notFound('beneficiary', beneficiaryId);
       const company = found.company;
+      const pollIntervalMs = pollIntervalsFromEnv().bankValidationMs;
+      const startValidation = async (subject: ValidationSubject) =>
+        startBankAccountValidation(await context.temporal(), { ...subject, pollIntervalMs });
       let account;
       try {
-        account = await companyEm(orm, company.id).transactional(async (tx) => {
-          const beneficiary = await tx.findOneOrFail(Beneficiary, { id: beneficiaryId });
-          // The holder is the beneficiary unless the operator names someone else.
-          return addBankAccount(tx, company.country, beneficiary, {
-            bankId,
-            accountNumber,
-            accountType,
-            recipientName: optional(input, 'recipient-name') || beneficiary.name,
-            recipientDocumentType: (
-              optional(input, 'recipient-document-type') || beneficiary.identifierType
-            ).toUpperCase(),
-            recipientDocumentNumber: optional(input, 'recipient-document-number') || beneficiary.identifierNumber,
-          });
+        // The holder is the beneficiary unless the operator names someone else.
+        account = await addBeneficiaryBankAccount({ orm, startValidation }, company, {
+          accountId: null,
+          beneficiaryId,
+          bankId,
+          accountNumber,
+          accountType,
+          recipientName: optional(input, 'recipient-name'),
+          recipientDocumentType: optional(input, 'recipient-document-type'),
+          recipientDocumentNumber: optional(input, 'recipient-document-number'),
         });
       } catch (error) {
+        if (error instanceof BeneficiaryUnavailable) throw new CliError(error.code, error.message);
         if (error instanceof BankAccountRefused)
-          throw new CliError(error.code === 'invalid_field' ? `invalid_${error.field}` : error.code, error.message);
+          // A bank of another country is one the company cannot use, as an unknown one.
+          throw new CliError(
+            error.code === 'bank_account_exists' ? error.code : `invalid_${error.field}`,
+            error.message,
+          );
         throw error;
       }
-      await companyEm(orm, company.id).populate(account, ['bank']);
-      await startBankAccountValidation(await context.temporal(), {
-        companyId: company.id,
-        accountId: account.id,
-        attempt: account.validationAttempt,
-        pollIntervalMs: pollIntervalsFromEnv().bankValidationMs,
-      });
       return {
         reference: account.id,
         beneficiary: beneficiaryId,

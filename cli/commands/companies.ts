@@ -57,7 +57,8 @@ export const companyCommands: Command[] = [
   {
     group: 'api-keys',
     action: 'create',
-    usage: 'api-keys create --company REF [--scopes payments:read,payments:write,beneficiaries:read]',
+    usage:
+      'api-keys create --company REF [--scopes payments:read,payments:write,beneficiaries:read,beneficiaries:write]',
     options: { company: { type: 'string' }, scopes: { type: 'string' } },
     async run(input, context) {
       const em = systemEm(await context.orm());

@@ -6,14 +6,19 @@ import type { EntityManager } from '../orm.ts';
 import { BeneficiaryBankAccount, type AccountType } from './bank-account.entity.ts';
 import type { Beneficiary } from './beneficiary.entity.ts';
 
-/** A change the account cannot take: a field that is wrong, or another account of the beneficiary already being it. */
+/**
+ * A change or an account that cannot be: a field that is wrong, a bank of another country than the company's, or
+ * another account of the beneficiary already being it (`reference` names that one).
+ */
 export class BankAccountRefused extends Error {
-  readonly code: 'invalid_field' | 'bank_account_exists';
+  readonly code: 'invalid_field' | 'bank_of_another_country' | 'bank_account_exists';
   readonly field: string;
-  constructor(code: BankAccountRefused['code'], field: string, message: string) {
+  readonly reference: string | null;
+  constructor(code: BankAccountRefused['code'], field: string, message: string, reference: string | null = null) {
     super(message);
     this.code = code;
     this.field = field;
+    this.reference = reference;
   }
 }
 
@@ -27,12 +32,18 @@ export interface BankAccountFields {
 }
 
 async function bankOf(em: EntityManager, country: Country, bankId: string): Promise<Bank> {
-  const bank = await em.findOne(Bank, { id: bankId.toLowerCase(), country, active: true });
+  const bank = await em.findOne(Bank, { id: bankId.toLowerCase(), active: true });
   if (!bank)
     throw new BankAccountRefused(
       'invalid_field',
       'bank_reference',
       `No bank of ${country} has this reference (see GET /banks)`,
+    );
+  if (bank.country !== country)
+    throw new BankAccountRefused(
+      'bank_of_another_country',
+      'bank_reference',
+      `${bank.name} is a bank of ${bank.country}: the company's beneficiaries are paid at banks of ${country} (see GET /banks)`,
     );
   return bank;
 }
@@ -60,6 +71,7 @@ async function refuseDuplicate(
       'bank_account_exists',
       'account_number',
       `The beneficiary already has this account at this bank (${other.id})`,
+      other.id,
     );
 }
 
@@ -114,25 +126,40 @@ export async function changeBankAccount(
   return true;
 }
 
-/** Adds a bank account to a beneficiary, checked as a change is, in `pending` under its first validation attempt. */
+/** A new account's fields: its holder is the beneficiary unless another is named. */
+export type NewBankAccountFields = Omit<
+  BankAccountFields,
+  'recipientName' | 'recipientDocumentNumber' | 'recipientDocumentType'
+> &
+  Partial<Pick<BankAccountFields, 'recipientName' | 'recipientDocumentNumber' | 'recipientDocumentType'>> & {
+    /** Given so that a retried request writes the account it wrote before, not another. */
+    id?: string;
+  };
+
+/**
+ * Adds a bank account to a beneficiary, checked as a change is, in `pending` under its first validation attempt. The
+ * holder (name, document type and number) is the beneficiary unless the fields name another; the document type is
+ * upper-cased.
+ */
 export async function addBankAccount(
   em: EntityManager,
   country: Country,
   beneficiary: Beneficiary,
-  fields: BankAccountFields,
+  fields: NewBankAccountFields,
 ): Promise<BeneficiaryBankAccount> {
   const bank = await bankOf(em, country, fields.bankId);
   const accountNumber = checkedNumber(country, bank, fields.accountNumber);
   await refuseDuplicate(em, beneficiary, bank, accountNumber, null);
   return em.create(BeneficiaryBankAccount, {
+    ...(fields.id ? { id: fields.id } : {}),
     company: beneficiary.company,
     beneficiary,
     bank,
     accountNumber,
     accountType: fields.accountType,
-    accountRecipientName: fields.recipientName,
-    accountRecipientDocumentNumber: fields.recipientDocumentNumber,
-    accountRecipientDocumentType: fields.recipientDocumentType,
+    accountRecipientName: fields.recipientName || beneficiary.name,
+    accountRecipientDocumentNumber: fields.recipientDocumentNumber || beneficiary.identifierNumber,
+    accountRecipientDocumentType: (fields.recipientDocumentType || beneficiary.identifierType).toUpperCase(),
     validationStatus: 'pending',
     validationAttempt: 1,
   });

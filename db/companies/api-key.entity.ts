@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { uuidv7 } from '../ids.ts';
 import { Company } from './company.entity.ts';
 
-export const SCOPES = ['payments:read', 'payments:write', 'beneficiaries:read'] as const;
+export const SCOPES = ['payments:read', 'payments:write', 'beneficiaries:read', 'beneficiaries:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** A company's credential. Only a SHA-256 hash of the secret is kept; the prefix is shown to operators. */

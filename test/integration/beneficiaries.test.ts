@@ -293,11 +293,11 @@ describe('PUT /beneficiaries/{reference}/bank-accounts/{bank_account_reference} 
     expect(await refusal(colombia, 'abc', account.id, {})).toHaveProperty('reference');
   });
 
-  it('is not reachable with beneficiaries:read, which only reads', async () => {
+  it('is not reachable with beneficiaries:read, which only reads (changing needs beneficiaries:write)', async () => {
     const key = await colombia.scopedKey(['beneficiaries:read']);
     const response = await put({ apiKey: key }, beneficiary.id, account.id, { account_type: 'savings' });
     expect(response.status).toBe(403);
-    expect(response.body).toMatchObject({ code: 'insufficient_scope', required_scope: null });
+    expect(response.body).toMatchObject({ code: 'insufficient_scope', required_scope: 'beneficiaries:write' });
     expect((await api.sdk(key).listBeneficiaries()).status).toBe(200);
     expect((await api.sdk(key).getBank({ params: { reference: bankReference('COL', '1007') } })).status).toBe(200);
   });

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { localFileStorage } from '../../platform/storage/file-storage.ts';
 import { FILES_ROUTE } from '../../api/routes/files.ts';
 import { PUBLIC_PREFIX, ROUTE_GROUPS } from '../../api/routes/index.ts';
+import { bankReference } from '../../db/banks/bank-catalog.ts';
+import { BeneficiaryBankAccount } from '../../db/beneficiaries/bank-account.entity.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
@@ -73,6 +75,16 @@ const PROBES: Record<string, (a: Owned) => Probe[]> = {
     },
   ],
   'GET /public/api/v1/payments/:reference': (a) => [{ method: 'GET', path: `/public/api/v1/payments/${a.paymentId}` }],
+  'GET /public/api/v1/beneficiaries/:reference': (a) => [
+    { method: 'GET', path: `/public/api/v1/beneficiaries/${a.beneficiaryId}` },
+  ],
+  'POST /public/api/v1/beneficiaries/:reference/bank-accounts': (a) => [
+    {
+      method: 'POST',
+      path: `/public/api/v1/beneficiaries/${a.beneficiaryId}/bank-accounts`,
+      body: { bank_reference: bankReference('COL', '1007'), account_number: '987654321', account_type: 'savings' },
+    },
+  ],
   'PUT /public/api/v1/beneficiaries/:reference/bank-accounts/:bank_account_reference': (a) => [
     {
       method: 'PUT',
@@ -181,6 +193,7 @@ describe('tenant isolation over the route table', () => {
     const fresh = companyEm(api.orm, owner.company.id);
     expect(await fresh.count(ActivityLog, { document: owner.document })).toBe(logsBefore);
     expect(await fresh.count(ReceptionEvent, { document: owner.document })).toBe(0);
+    expect(await fresh.count(BeneficiaryBankAccount, { beneficiary: owner.beneficiaryId })).toBe(1);
     const document = (
       await api.call('GET', `/public/api/v1/documents/${owner.document.id}`, { apiKey: await makeKey(owner.company) })
     ).body;

@@ -2023,6 +2023,122 @@ export interface ListBeneficiaries {
   };
 }
 
+/** `POST /public/api/v1/beneficiaries`: Create a beneficiary */
+export interface CreateBeneficiary {
+  request: {
+    body: {
+      name: string;
+      /** `supplier` (absent: supplier) or `employee` (paid through payroll payables) */
+      type?: BeneficiaryType;
+      /** Compared without case. Colombia: NIT, CC, CE, TI, RC, NUIP, TE, PA, PEP, PPT, FOREIGN_ID, NIT_EXT; Mexico: RFC */
+      identifier_type: string;
+      /** Dots, spaces and hyphens are dropped. A NIT is digits, its check digit optionally after a hyphen (`900123456-8`), checked and not kept; an RFC has 12 (a company) or 13 (a person) characters with a real date; CC, TI, RC and NUIP are digits; other documents letters and digits */
+      identifier_number: string;
+      email?: string | null;
+      phone_number?: string | null;
+      /** Payment term in days */
+      payment_terms?: number | null;
+      fiscal_address?: string | null;
+      /** Other e-mail addresses and phone numbers; `email` and `phone_number` are contacts too */
+      contact_information?: {
+        type: ContactType;
+        value: string;
+      }[];
+    };
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
+    idempotencyKey?: string;
+  };
+  responses: {
+    /** Success */
+    201: Beneficiary;
+    /** `VALIDATION_ERROR`: the request is not valid */
+    400: ValidationError;
+    /** `unauthorized`: missing or invalid API key */
+    401: FlatError;
+    /** `insufficient_scope`: a scoped key without `beneficiaries:write` */
+    403: FlatError;
+    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running; `beneficiary_exists`: the company already has a beneficiary with this identifier type and number; `reference` (in the body) is that beneficiary */
+    409: FlatError;
+    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the beneficiary was deleted; `reference` (in the body) is that beneficiary; `invalid_identifier`: the identifier is not one of its type, or its type is not one of the company's country; `field` (in the body) is `identifier_type` or `identifier_number` */
+    422: FlatError;
+    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
+  };
+}
+
+/** `GET /public/api/v1/beneficiaries/{reference}`: Get a beneficiary */
+export interface GetBeneficiary {
+  request: {
+    params: {
+      /** UUID reference */
+      reference: string;
+    };
+  };
+  responses: {
+    /** Success */
+    200: Beneficiary;
+    /** `VALIDATION_ERROR`: the request is not valid */
+    400: ValidationError;
+    /** `unauthorized`: missing or invalid API key */
+    401: FlatError;
+    /** `insufficient_scope`: a scoped key without `beneficiaries:read` */
+    403: FlatError;
+    /** `beneficiary_not_found`: no beneficiary of the company has this reference */
+    404: FlatError;
+    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
+  };
+}
+
+/** `POST /public/api/v1/beneficiaries/{reference}/bank-accounts`: Add a bank account to a beneficiary */
+export interface CreateBeneficiaryBankAccount {
+  request: {
+    params: {
+      /** UUID reference */
+      reference: string;
+    };
+    body: {
+      /** A bank of the company's country (GET /banks) */
+      bank_reference: string;
+      /** Colombia: 6 to 20 digits (Nequi and Daviplata: the 10-digit mobile number); Mexico: an 18-digit CLABE of the chosen bank. Spaces and hyphens are ignored */
+      account_number: string;
+      account_type: AccountType;
+      /** The holder's name; the beneficiary's name when not given */
+      account_recipient_name?: string;
+      /** The holder's document number; the beneficiary's identifier number when not given */
+      account_recipient_document_number?: string;
+      /** The holder's document type (NIT, CC, RFC...); the beneficiary's identifier type when not given */
+      account_recipient_document_type?: string;
+    };
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
+    idempotencyKey?: string;
+  };
+  responses: {
+    /** Success */
+    201: BeneficiaryBankAccount;
+    /** `VALIDATION_ERROR`: the request is not valid */
+    400: ValidationError;
+    /** `unauthorized`: missing or invalid API key */
+    401: FlatError;
+    /** `insufficient_scope`: a scoped key without `beneficiaries:write` */
+    403: FlatError;
+    /** `beneficiary_not_found`: no beneficiary of the company has this reference */
+    404: FlatError;
+    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running; `bank_account_exists`: the beneficiary already has another account with this bank and number; `reference` (in the body) is that account */
+    409: FlatError;
+    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the beneficiary was deleted; `bank_of_another_country`: the bank is a bank of another country than the company's */
+    422: FlatError;
+    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
+  };
+}
+
 /** `PUT /public/api/v1/beneficiaries/{reference}/bank-accounts/{bank_account_reference}`: Change a beneficiary's bank account */
 export interface UpdateBeneficiaryBankAccount {
   request: {
@@ -2050,9 +2166,9 @@ export interface UpdateBeneficiaryBankAccount {
     400: ValidationError;
     /** `unauthorized`: missing or invalid API key */
     401: FlatError;
-    /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
+    /** `insufficient_scope`: a scoped key without `beneficiaries:write` */
     403: FlatError;
-    /** `beneficiary_not_found`: no beneficiary of the company has this reference; `bank_account_not_found`: the beneficiary has no bank account with this reference (accounts are added by operators) */
+    /** `beneficiary_not_found`: no beneficiary of the company has this reference; `bank_account_not_found`: the beneficiary has no bank account with this reference (accounts are added with POST bank-accounts) */
     404: FlatError;
     /** `bank_account_exists`: the beneficiary already has another account with this bank and number */
     409: FlatError;
@@ -2580,6 +2696,9 @@ export interface Operations {
   createPayment: CreatePayment;
   getPayment: GetPayment;
   listBeneficiaries: ListBeneficiaries;
+  createBeneficiary: CreateBeneficiary;
+  getBeneficiary: GetBeneficiary;
+  createBeneficiaryBankAccount: CreateBeneficiaryBankAccount;
   updateBeneficiaryBankAccount: UpdateBeneficiaryBankAccount;
   startFiscalSync: StartFiscalSync;
   getFiscalSyncStatus: GetFiscalSyncStatus;
@@ -2622,6 +2741,9 @@ export const operations = {
   createPayment: { method: 'POST', path: '/public/api/v1/payments', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429, 503] },
   getPayment: { method: 'GET', path: '/public/api/v1/payments/{reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 429, 503] },
   listBeneficiaries: { method: 'GET', path: '/public/api/v1/beneficiaries', auth: 'api-key', statuses: [200, 400, 401, 403, 429, 503] },
+  createBeneficiary: { method: 'POST', path: '/public/api/v1/beneficiaries', auth: 'api-key', statuses: [201, 400, 401, 403, 409, 422, 429, 503] },
+  getBeneficiary: { method: 'GET', path: '/public/api/v1/beneficiaries/{reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 429, 503] },
+  createBeneficiaryBankAccount: { method: 'POST', path: '/public/api/v1/beneficiaries/{reference}/bank-accounts', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429, 503] },
   updateBeneficiaryBankAccount: { method: 'PUT', path: '/public/api/v1/beneficiaries/{reference}/bank-accounts/{bank_account_reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 429, 503] },
   startFiscalSync: { method: 'POST', path: '/public/api/v1/fiscal-sync', auth: 'api-key', statuses: [202, 400, 401, 403, 409, 422, 429, 502, 503] },
   getFiscalSyncStatus: { method: 'GET', path: '/public/api/v1/fiscal-sync/status', auth: 'api-key', statuses: [200, 400, 401, 403, 422, 429, 503] },

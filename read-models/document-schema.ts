@@ -279,7 +279,11 @@ const DocumentBase = {
   payment_status: DocumentPaymentStatus.describe(
     'Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` 0: prepaid in full) has no payable and is `paid` once approved',
   ),
-  is_archived: z.boolean(),
+  is_archived: z
+    .boolean()
+    .describe(
+      'Set by POST /documents/{reference}/archive, cleared by …/unarchive: archived documents are listed with `is_archived=true` only',
+    ),
   created_at: DateTime,
   updated_at: DateTime,
   issue_date: DateTime.nullable(),

@@ -63,7 +63,11 @@ const PaymentBase = {
   ),
   file_path: z.string().nullable(),
   receipt_file_path: z.string().nullable(),
-  is_archived: z.boolean(),
+  is_archived: z
+    .boolean()
+    .describe(
+      'Set by POST /payments/{reference}/archive, cleared by …/unarchive: archived payments are listed with `state=archived` only',
+    ),
   batch: z
     .strictObject({ reference: Reference, name: z.string(), status: z.string() })
     .nullable()

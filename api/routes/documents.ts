@@ -51,6 +51,52 @@ const author = (caller: Caller) => `API key ${caller.apiKeyPrefix}`;
 /** A note's comment, in characters. */
 const MAX_COMMENT = 5000;
 
+/**
+ * Archives or unarchives a document: a flag for the integrator's own lists, which changes nothing else (its flow, its
+ * payables and payments go on). The update applies only when the flag changes, so a repeat (or a concurrent twin)
+ * answers the document unchanged and logs nothing.
+ */
+function archivingRoute(archived: boolean) {
+  const change = archived ? 'archived' : 'unarchived';
+  return defineRoute({
+    method: 'post',
+    path: `/documents/:reference/${archived ? 'archive' : 'unarchive'}`,
+    operationId: archived ? 'archiveDocument' : 'unarchiveDocument',
+    summary: archived ? 'Archive a document' : 'Unarchive a document',
+    description: archived
+      ? 'Sets `is_archived`: the document leaves the default GET /documents list (`is_archived=true` lists the archived ones) ' +
+        'and is still read by its reference. Archiving hides; it changes nothing else: the flow, the payables and the payments ' +
+        'of the document go on. Idempotent: an archived document answers unchanged. The change is logged (`document.updated`, ' +
+        '`metadata.change` `archived`). Answers the document.'
+      : 'Clears `is_archived`: the document is back in the default GET /documents list. Idempotent: a document not archived ' +
+        'answers unchanged. The change is logged (`document.updated`, `metadata.change` `unarchived`). Answers the document.',
+    tags: ['Documents'],
+    auth: 'api-key',
+    params: DocumentParams,
+    response: DocumentDetail,
+    errors: [DOCUMENT_NOT_FOUND],
+    handler: async ({ em, params, caller, deps }) => {
+      const id = params.reference.toLowerCase();
+      await em.transactional(async (tx) => {
+        const changed = await tx.nativeUpdate(
+          Document,
+          { id, company: caller.company.id, isArchived: !archived },
+          { isArchived: archived, updatedAt: new Date() },
+        );
+        if (changed)
+          tx.create(ActivityLog, {
+            company: caller.company,
+            document: tx.getReference(Document, id),
+            event: 'document.updated',
+            actor: { type: 'system', source: 'integration', name: author(caller) },
+            metadata: { change },
+          });
+      });
+      return found(await renderDocument(em, caller.company.id, id, deps.config.publicUrl));
+    },
+  });
+}
+
 /** Documents: the read API, and the annotations an integrator adds (acknowledge, tags, notes). */
 export const documentRoutes = [
   defineRoute({
@@ -59,7 +105,9 @@ export const documentRoutes = [
     operationId: 'listDocuments',
     summary: 'List documents',
     description:
-      'Paginated, filtered and sorted. `fields` adds expansions to each item; without it only the base fields are returned.',
+      'Paginated, filtered and sorted. Archived documents are left out unless `is_archived=true`, which lists only them ' +
+      '(as GET /payments leaves out archived payments unless `state=archived`). `fields` adds expansions to each item; ' +
+      'without it only the base fields are returned.',
     tags: ['Documents'],
     auth: 'api-key',
     query: DocumentListQuery,
@@ -249,6 +297,8 @@ export const documentRoutes = [
       return presentNote(created, deps.config.publicUrl);
     },
   }),
+  archivingRoute(true),
+  archivingRoute(false),
 ];
 
 type NoteInput = Pick<DocumentNote, 'comment' | 'filePath' | 'fileName'> & { storageKey?: string | null; id?: string };

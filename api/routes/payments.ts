@@ -13,6 +13,7 @@ import {
   type PaymentRefusal,
 } from '../../db/payments/new-payment.ts';
 import { findPaymentPage } from '../../db/payments/payment.repository.ts';
+import { Payment } from '../../db/payments/payment.entity.ts';
 import { createPaymentThroughProcess } from '../../temporal/payments.ts';
 import type { NewPaymentCommand } from '../../services/payments/payments.ts';
 import { ApiError, notFound } from '../errors.ts';
@@ -126,6 +127,42 @@ async function paymentDetailOr404(em: EntityManager, companyId: string, referenc
   return detail;
 }
 
+/**
+ * Archives or unarchives a payment: a flag for the integrator's own lists (GET /payments `state`), which changes nothing
+ * else. The update applies only when the flag changes, so a repeat answers the payment unchanged.
+ */
+function archivingRoute(archived: boolean) {
+  return defineRoute({
+    method: 'post',
+    path: `/payments/:reference/${archived ? 'archive' : 'unarchive'}`,
+    operationId: archived ? 'archivePayment' : 'unarchivePayment',
+    summary: archived ? 'Archive a payment' : 'Unarchive a payment',
+    description: archived
+      ? 'Sets `is_archived`: the payment leaves the default GET /payments list (`state=active`) and is listed with ' +
+        '`state=archived`; it is still read by its reference. Archiving hides, it does not cancel: a pending payment still ' +
+        'goes to the gateway on its day, and its outcome still reaches its payable and document (operators cancel payments). ' +
+        'Payments keep no activity log, so nothing is logged. Idempotent: an archived payment answers unchanged. ' +
+        'Answers the payment detail.'
+      : 'Clears `is_archived`: the payment is back in the default GET /payments list (`state=active`). Idempotent: a payment ' +
+        'not archived answers unchanged. Answers the payment detail.',
+    tags: ['Payments'],
+    auth: 'api-key',
+    scope: 'payments:write',
+    params: PaymentParams,
+    response: PaymentDetail,
+    errors: [INVALID_INPUT, PAYMENT_NOT_FOUND],
+    handler: async ({ em, params, caller }) => {
+      if (UUID_PATTERN.test(params.reference))
+        await em.nativeUpdate(
+          Payment,
+          { id: params.reference.toLowerCase(), company: caller.company.id, isArchived: !archived },
+          { isArchived: archived, updatedAt: new Date() },
+        );
+      return paymentDetailOr404(em, caller.company.id, params.reference);
+    },
+  });
+}
+
 /** Payments: the list and detail of what the company pays, and manual payments or payments of a payable. */
 export const paymentRoutes = [
   defineRoute({
@@ -215,4 +252,6 @@ export const paymentRoutes = [
       return created;
     },
   }),
+  archivingRoute(true),
+  archivingRoute(false),
 ];

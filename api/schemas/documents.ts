@@ -26,7 +26,13 @@ export const DocumentListQuery = z.object({
   is_canceled: QueryBoolean.optional().describe(
     'true: only documents cancelled before the tax authority; false: excludes them',
   ),
-  is_archived: QueryBoolean.optional(),
+  is_archived: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true')
+    .describe(
+      'Default false: archived documents are left out. true: only archived documents (POST /documents/{reference}/archive). A document is always read by its reference, archived or not',
+    ),
   tags: commaSeparated(z.string().min(1).max(100))
     .optional()
     .describe('Tag ids or names, comma-separated; a document matches when it has any of them'),

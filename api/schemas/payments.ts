@@ -26,7 +26,9 @@ export const PaymentListQuery = z.object({
   state: z
     .enum(['active', 'archived'])
     .default('active')
-    .describe('`active` (default) or `archived`; with `archived` the status filter is ignored'),
+    .describe(
+      '`active` (default): payments not archived; `archived`: only those archived with POST /payments/{reference}/archive, whatever the status filter',
+    ),
   status: commaSeparated(z.enum(PAYMENT_STATUSES)).optional().describe('Comma-separated statuses'),
   expiration_date_from: DateOnly.optional().describe("YYYY-MM-DD, inclusive, on the payable's due date"),
   expiration_date_to: DateOnly.optional().describe("YYYY-MM-DD, inclusive, on the payable's due date"),

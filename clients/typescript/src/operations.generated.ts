@@ -132,6 +132,7 @@ export interface Document {
   approval_status: ApprovalStatus;
   /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` 0: prepaid in full) has no payable and is `paid` once approved */
   payment_status: DocumentPaymentStatus;
+  /** Set by POST /documents/{reference}/archive, cleared by …/unarchive: archived documents are listed with `is_archived=true` only */
   is_archived: boolean;
   created_at: string;
   updated_at: string;
@@ -291,6 +292,7 @@ export interface DocumentListItem {
   approval_status: ApprovalStatus;
   /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` 0: prepaid in full) has no payable and is `paid` once approved */
   payment_status: DocumentPaymentStatus;
+  /** Set by POST /documents/{reference}/archive, cleared by …/unarchive: archived documents are listed with `is_archived=true` only */
   is_archived: boolean;
   created_at: string;
   updated_at: string;
@@ -1057,6 +1059,7 @@ export interface Payment {
   pay_date: string;
   file_path: string | null;
   receipt_file_path: string | null;
+  /** Set by POST /payments/{reference}/archive, cleared by …/unarchive: archived payments are listed with `state=archived` only */
   is_archived: boolean;
   /** The payment batch: reference, name and status only */
   batch: {
@@ -1173,6 +1176,7 @@ export interface PaymentListItem {
   pay_date: string;
   file_path: string | null;
   receipt_file_path: string | null;
+  /** Set by POST /payments/{reference}/archive, cleared by …/unarchive: archived payments are listed with `state=archived` only */
   is_archived: boolean;
   /** The payment batch: reference, name and status only */
   batch: {
@@ -1361,6 +1365,7 @@ export interface ListDocuments {
       is_admited?: 'true' | 'false';
       /** true: only documents cancelled before the tax authority; false: excludes them */
       is_canceled?: 'true' | 'false';
+      /** Default false: archived documents are left out. true: only archived documents (POST /documents/{reference}/archive). A document is always read by its reference, archived or not */
       is_archived?: 'true' | 'false';
       /** Tag ids or names, comma-separated; a document matches when it has any of them */
       tags?: string;
@@ -1635,6 +1640,70 @@ export interface AddDocumentNote {
   };
 }
 
+/** `POST /public/api/v1/documents/{reference}/archive`: Archive a document */
+export interface ArchiveDocument {
+  request: {
+    params: {
+      /** UUID reference */
+      reference: string;
+    };
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
+    idempotencyKey?: string;
+  };
+  responses: {
+    /** Success */
+    200: Document;
+    /** `VALIDATION_ERROR`: the request is not valid */
+    400: ValidationError;
+    /** `unauthorized`: missing or invalid API key */
+    401: FlatError;
+    /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
+    403: FlatError;
+    /** `document_not_found`: no document of the company has this reference */
+    404: FlatError;
+    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
+    409: FlatError;
+    /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
+    422: FlatError;
+    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
+  };
+}
+
+/** `POST /public/api/v1/documents/{reference}/unarchive`: Unarchive a document */
+export interface UnarchiveDocument {
+  request: {
+    params: {
+      /** UUID reference */
+      reference: string;
+    };
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
+    idempotencyKey?: string;
+  };
+  responses: {
+    /** Success */
+    200: Document;
+    /** `VALIDATION_ERROR`: the request is not valid */
+    400: ValidationError;
+    /** `unauthorized`: missing or invalid API key */
+    401: FlatError;
+    /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
+    403: FlatError;
+    /** `document_not_found`: no document of the company has this reference */
+    404: FlatError;
+    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
+    409: FlatError;
+    /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
+    422: FlatError;
+    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
+  };
+}
+
 /** `POST /public/api/v1/documents/{reference}/accounting/retry`: Hand the voucher over to the ERP again */
 export interface RetryDocumentAccounting {
   request: {
@@ -1877,7 +1946,7 @@ export interface ListPayments {
       batch_reference?: string;
       /** UUID reference */
       payable_reference?: string;
-      /** `active` (default) or `archived`; with `archived` the status filter is ignored */
+      /** `active` (default): payments not archived; `archived`: only those archived with POST /payments/{reference}/archive, whatever the status filter */
       state?: 'active' | 'archived';
       /** Comma-separated statuses */
       status?: string;
@@ -1988,6 +2057,70 @@ export interface GetPayment {
     403: FlatError;
     /** `payment_not_found`: no payment of the company has this reference */
     404: FlatError;
+    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
+  };
+}
+
+/** `POST /public/api/v1/payments/{reference}/archive`: Archive a payment */
+export interface ArchivePayment {
+  request: {
+    params: {
+      /** Payment reference (UUID) */
+      reference: string;
+    };
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
+    idempotencyKey?: string;
+  };
+  responses: {
+    /** Success */
+    200: Payment;
+    /** `VALIDATION_ERROR`: the request is not valid; `invalid_input`: the reference is not a UUID */
+    400: ValidationError | FlatError;
+    /** `unauthorized`: missing or invalid API key */
+    401: FlatError;
+    /** `insufficient_scope`: a scoped key without `payments:write` */
+    403: FlatError;
+    /** `payment_not_found`: no payment of the company has this reference */
+    404: FlatError;
+    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
+    409: FlatError;
+    /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
+    422: FlatError;
+    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    429: FlatError;
+    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    503: FlatError;
+  };
+}
+
+/** `POST /public/api/v1/payments/{reference}/unarchive`: Unarchive a payment */
+export interface UnarchivePayment {
+  request: {
+    params: {
+      /** Payment reference (UUID) */
+      reference: string;
+    };
+    /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
+    idempotencyKey?: string;
+  };
+  responses: {
+    /** Success */
+    200: Payment;
+    /** `VALIDATION_ERROR`: the request is not valid; `invalid_input`: the reference is not a UUID */
+    400: ValidationError | FlatError;
+    /** `unauthorized`: missing or invalid API key */
+    401: FlatError;
+    /** `insufficient_scope`: a scoped key without `payments:write` */
+    403: FlatError;
+    /** `payment_not_found`: no payment of the company has this reference */
+    404: FlatError;
+    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
+    409: FlatError;
+    /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
+    422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;
     /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
@@ -2685,6 +2818,8 @@ export interface Operations {
   acknowledgeDocument: AcknowledgeDocument;
   tagDocument: TagDocument;
   addDocumentNote: AddDocumentNote;
+  archiveDocument: ArchiveDocument;
+  unarchiveDocument: UnarchiveDocument;
   retryDocumentAccounting: RetryDocumentAccounting;
   getCurrentWorkflowStep: GetCurrentWorkflowStep;
   completeWorkflowStep: CompleteWorkflowStep;
@@ -2695,6 +2830,8 @@ export interface Operations {
   listPayments: ListPayments;
   createPayment: CreatePayment;
   getPayment: GetPayment;
+  archivePayment: ArchivePayment;
+  unarchivePayment: UnarchivePayment;
   listBeneficiaries: ListBeneficiaries;
   createBeneficiary: CreateBeneficiary;
   getBeneficiary: GetBeneficiary;
@@ -2730,6 +2867,8 @@ export const operations = {
   acknowledgeDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/acknowledge', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
   tagDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/tags', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
   addDocumentNote: { method: 'POST', path: '/public/api/v1/documents/{reference}/notes', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429, 503], multipart: true },
+  archiveDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/archive', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
+  unarchiveDocument: { method: 'POST', path: '/public/api/v1/documents/{reference}/unarchive', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
   retryDocumentAccounting: { method: 'POST', path: '/public/api/v1/documents/{reference}/accounting/retry', auth: 'api-key', statuses: [202, 400, 401, 403, 404, 409, 422, 429, 503] },
   getCurrentWorkflowStep: { method: 'GET', path: '/public/api/v1/workflow-steps/current', auth: 'api-key', statuses: [200, 204, 400, 401, 403, 404, 429, 503] },
   completeWorkflowStep: { method: 'POST', path: '/public/api/v1/workflow-steps/{reference}/complete', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
@@ -2740,6 +2879,8 @@ export const operations = {
   listPayments: { method: 'GET', path: '/public/api/v1/payments', auth: 'api-key', statuses: [200, 400, 401, 403, 429, 503] },
   createPayment: { method: 'POST', path: '/public/api/v1/payments', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429, 503] },
   getPayment: { method: 'GET', path: '/public/api/v1/payments/{reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 429, 503] },
+  archivePayment: { method: 'POST', path: '/public/api/v1/payments/{reference}/archive', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
+  unarchivePayment: { method: 'POST', path: '/public/api/v1/payments/{reference}/unarchive', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
   listBeneficiaries: { method: 'GET', path: '/public/api/v1/beneficiaries', auth: 'api-key', statuses: [200, 400, 401, 403, 429, 503] },
   createBeneficiary: { method: 'POST', path: '/public/api/v1/beneficiaries', auth: 'api-key', statuses: [201, 400, 401, 403, 409, 422, 429, 503] },
   getBeneficiary: { method: 'GET', path: '/public/api/v1/beneficiaries/{reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 429, 503] },

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import type { EntityManager } from '../db/orm.ts';
 import { runStatement, type Transaction } from '../db/prepared.ts';
+import { supplierPaymentTermDays } from '../db/erp/payment-term-days.ts';
 import type { ReceptionEventType } from '../db/reception-events/reception-event.entity.ts';
 import { ADMITTED_TAG } from '../db/tags/tag.entity.ts';
 import { EXPANSIONS, type DocumentDetail, type DocumentListItem, type Expansion } from './document-schema.ts';
 import { fileUrl } from './files.ts';
-import { PAYABLE as PAYMENT_PAYABLE } from './payment-json.ts';
+import { PAYABLE as PAYMENT_PAYABLE, PAYABLE_COST_CENTER } from './payment-json.ts';
 import { array, date, json, money, object, owned, timestamp } from './sql-json.ts';
 
 type ListItem = z.input<typeof DocumentListItem>;
@@ -72,7 +73,7 @@ const BENEFICIARY = object({
   phone_number: 'b.phone_number',
   identifier_type: 'b.identifier_type',
   identifier_number: 'b.identifier_number',
-  payment_terms: 'b.payment_terms',
+  payment_terms: `coalesce(${supplierPaymentTermDays('b')}, b.payment_terms)`,
   fiscal_address: 'b.fiscal_address',
   // E-mails first, then phones, each by value, as the payments show them.
   contact_information: array(
@@ -92,7 +93,7 @@ const BENEFICIARY = object({
 const PAYABLE = object({
   ...PAYMENT_PAYABLE,
   installment_number: 'pa.installment_number',
-  cost_center: json('pa.cost_center'),
+  cost_center: PAYABLE_COST_CENTER,
 });
 
 /** A stored JSON object (camelCase keys, as the services write it) shown with the API's keys; null when absent. */

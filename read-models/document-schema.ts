@@ -3,6 +3,7 @@ import { EXPENSE_ORIGINS, PREPAID_CONVENTIONS } from '../db/documents/document.e
 import { Currency, Reference } from '../platform/schema-atoms.ts';
 import { ACCOUNTING_ENTRY_STATUSES, REGISTRATION_STATES } from '../db/accounting/accounting-entry.entity.ts';
 import { ErpDocumentBody } from './erp-document-schema.ts';
+import { COST_CENTER, PROJECTS } from './payment-schema.ts';
 import { DocumentExchangeRate } from './exchange-rate-schema.ts';
 import {
   ApprovalStatus,
@@ -33,7 +34,16 @@ export const BeneficiaryBody = z
     phone_number: z.string().nullable(),
     identifier_type: z.string().describe('NIT, CC, CE, RFC...'),
     identifier_number: z.string(),
-    payment_terms: z.number().int().nullable().describe('Payment term in days'),
+    payment_terms: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        "Payment term in days. When the company's ERP catalogs hold one for the supplier, the ERP's: the term " +
+          "(`payment_term_external_id`) of the active ERP vendor with the beneficiary's identifier number, its `days`, or " +
+          "for a term in installments the days of the last one (the term that schedules the document's payables). " +
+          "Else the beneficiary's own, null when it has none",
+      ),
     fiscal_address: z.string().nullable(),
     contact_information: z.array(ContactInformation),
     bank_accounts: z.array(
@@ -75,8 +85,8 @@ export const PayableBody = z
     concept: z.string().nullable(),
     origin: z.string().describe('document, fiscal_entity or manual'),
     installment_number: z.number().int().min(1).describe("1-based installment of the document's payment term"),
-    projects: z.array(z.record(z.string(), z.unknown())).describe('Kept as received; free-form objects'),
-    cost_center: z.record(z.string(), z.unknown()).nullable().describe('Kept as received; a free-form object'),
+    projects: z.array(z.record(z.string(), z.unknown())).describe(PROJECTS),
+    cost_center: z.record(z.string(), z.unknown()).nullable().describe(COST_CENTER),
   })
   .meta({
     id: 'Payable',

@@ -41,6 +41,24 @@ export const PAYABLE = {
   projects: `coalesce(${json('pa.projects')}, '[]')`,
 };
 
+/**
+ * A payable's (alias `pa`) cost center: as stored (nothing stores one today), else, once the ERP has registered the
+ * document's posted voucher, the cost center of the voucher's payment line for this installment (`quota_number`), or
+ * the voucher's own, with the code and name the ERP's cost-center catalog gives it (null when it holds none).
+ */
+export const PAYABLE_COST_CENTER = `coalesce(${json('pa.cost_center')}, (
+  select jsonb_build_object('external_id', voucher.cost_center, 'code', cc.code, 'name', cc.name)
+  from accounting_entries as e
+  cross join lateral (select coalesce(
+    (select nullif(line.value ->> 'cost_center_external_id', '')
+      from jsonb_array_elements(e.journal_entry -> 'payment_lines') as line
+      where line.value ->> 'quota_number' = pa.installment_number::text limit 1),
+    nullif(e.journal_entry ->> 'cost_center_external_id', '')) as cost_center) as voucher
+  left join erp_cost_centers as cc on cc.external_id = voucher.cost_center and ${owned('cc')}
+  where e.document_id = pa.document_id and ${owned('e')} and e.status = 'posted'
+    and e.registration_state = 'registered' and voucher.cost_center is not null
+  limit 1))`;
+
 const BENEFICIARY = {
   reference: 'b.id',
   name: 'b.name',
@@ -99,7 +117,7 @@ const DETAIL = object({
     type: 'b.type',
     contact_information: contacts({ reference: 'c.id', type: 'c.type', value: 'c.value' }),
   }),
-  payable: object({ ...PAYABLE, cost_center: 'pa.cost_center' }),
+  payable: object({ ...PAYABLE, cost_center: PAYABLE_COST_CENTER }),
   payment_gateway: 'p.payment_gateway',
   advance_balance: `case when pa.type = 'advance' and p.status = 'processed' then ${object({
     original_amount: money('p.amount_cents'),

@@ -32,6 +32,16 @@ const PaymentDocument = z
   })
   .meta({ id: 'PaymentDocument', description: 'The source document, through the payable' });
 
+/** Fields this version never fills, each with why (shared with the document's payables). */
+export const PROJECTS =
+  'Always empty in this version: the service holds no catalog of projects, and nothing that creates a payable ' +
+  '(an approval, POST /payments) names one';
+export const COST_CENTER =
+  "Null until the ERP has registered the document's posted voucher (`document.accounted` answered 200); then the cost " +
+  "center of the voucher's payment line for this installment (`quota_number` = the installment), else the voucher's own " +
+  "`cost_center_external_id`, as `{ external_id, code, name }` (code and name from the ERP's cost-center catalog, null " +
+  'when it does not hold it). Null for manual payables and when the voucher names none';
+
 const PayableBase = {
   reference: Reference,
   type: PayableType,
@@ -44,7 +54,7 @@ const PayableBase = {
   expiration_date: DateOnly.nullable().describe('The due date'),
   concept: z.string().nullable(),
   origin: z.string().describe('`document` for a document installment, `manual` for a payable created with its payment'),
-  projects: z.array(Details).describe('Kept as received; free-form objects'),
+  projects: z.array(Details).describe(PROJECTS),
 };
 
 const PaymentBase = {
@@ -62,7 +72,12 @@ const PaymentBase = {
     "The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another",
   ),
   file_path: z.string().nullable(),
-  receipt_file_path: z.string().nullable(),
+  receipt_file_path: z
+    .string()
+    .nullable()
+    .describe(
+      'Always null in this version: the payment gateway reports no receipt of a transfer (only its id, status, failure reason, settlement time and method), so there is no file to link',
+    ),
   is_archived: z
     .boolean()
     .describe(
@@ -73,8 +88,12 @@ const PaymentBase = {
     .nullable()
     .describe('The payment batch: reference, name and status only'),
   tags: z.array(z.string()).describe("Tag names, propagated from the payable's document"),
-  source_of_fund: Details.nullable().describe('Kept as stored; a free-form object'),
-  accounting_receipt: Details.nullable().describe('Kept as stored; a free-form object'),
+  source_of_fund: Details.nullable().describe(
+    "Always null in this version: the gateway pays from the account the company set up with it, and the service holds no catalog of the company's own accounts to name one",
+  ),
+  accounting_receipt: Details.nullable().describe(
+    'Always null in this version: the service accounts documents (`document.accounted`), not payments; no payment voucher is made or received',
+  ),
   paid_at: DateTime.nullable(),
   payment_method: z
     .string()
@@ -106,7 +125,7 @@ export const PaymentDetail = z
     }),
     payable: z.strictObject({
       ...PayableBase,
-      cost_center: Details.nullable().describe('Kept as received; a free-form object'),
+      cost_center: Details.nullable().describe(COST_CENTER),
     }),
     payment_gateway: Details.nullable().describe(
       'Where the payment stands with the gateway. While pending: status `scheduled` (with pay_date) or `waiting_for_validated_account` (with the reason, naming each account of the beneficiary and its validation); once handed over: provider, transfer_id, status (`processing`, `settled`, `failed`), failure_reason, submitted_at, settled_at; `canceled` (with canceled_at) when an operator canceled it',
@@ -121,12 +140,22 @@ export const PaymentDetail = z
       })
       .nullable()
       .describe('For a processed payment of an `advance` payable; null otherwise'),
-    has_erp_payment: z.boolean(),
-    erp_payment_reference: z.string().nullable(),
+    has_erp_payment: z.boolean().describe('Always false in this version: see erp_payment_reference'),
+    erp_payment_reference: z
+      .string()
+      .nullable()
+      .describe(
+        "Always null in this version: no ERP endpoint reports the ERP's record of a payment (PUT /api/v1/erp/advances/{reference} takes an advance's balance only)",
+      ),
     is_fiscal_entity: z.boolean().describe('The payable comes from a document received from the tax authority'),
-    has_erp_payable: z.boolean(),
-    erp_payable_reference: z.string().nullable(),
-    erp_payable: Details.nullable(),
-    erp_payment: Details.nullable(),
+    has_erp_payable: z.boolean().describe('Always false in this version: see erp_payable_reference'),
+    erp_payable_reference: z
+      .string()
+      .nullable()
+      .describe(
+        "Always null in this version: the ERP answers `document.accounted` with its id of the whole voucher, not of each payable; that id is the document's `erp_document.erp_invoice_id`",
+      ),
+    erp_payable: Details.nullable().describe('Always null in this version: see erp_payable_reference'),
+    erp_payment: Details.nullable().describe('Always null in this version: see erp_payment_reference'),
   })
   .meta({ id: 'Payment' });

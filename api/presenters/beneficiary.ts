@@ -12,7 +12,7 @@ export function presentBeneficiary(beneficiary: Beneficiary): z.input<typeof Ben
     phone_number: beneficiary.phoneNumber ?? null,
     identifier_type: beneficiary.identifierType,
     identifier_number: beneficiary.identifierNumber,
-    payment_terms: beneficiary.paymentTerms ?? null,
+    payment_terms: beneficiary.erpPaymentTermDays ?? beneficiary.paymentTerms ?? null,
     fiscal_address: beneficiary.fiscalAddress ?? null,
     contact_information: beneficiary.contacts.isInitialized()
       ? beneficiary.contacts.getItems().map((contact) => ({ type: contact.type, value: contact.value }))

@@ -30,7 +30,15 @@ const DocumentAccounted = z
       .record(z.string(), z.unknown())
       .describe(
         'reference (deduplicate on it), document_number, type, issue_date (YYYY-MM-DD, the day where it was issued), expiration_date, amount (integer cents), amount_currency, status, payment_status, fiscal_reference, fiscal_metadata, file_path, purchase_order, beneficiary, accounting_entry (reference, accounted_at, is_crossed, summary, journal_entry, advance_crossings, registration_payload); catalog references are ERP external ids. ' +
-          "Besides the voucher's own keys, journal_entry has currency (the document's), exchange_rate (as the document shows it; null for a document in the local currency or without a rate), on each line local_debit_cents / local_credit_cents and on each payment line local_amount_cents: integer cents in the company's local currency, converted at the rate half up line by line, with the rounding difference on the largest line of the side that falls short so that local debits and credits balance whenever the voucher does; the line's own amounts for a document in the local currency, null for one in another currency without a rate",
+          "Besides the voucher's own keys, journal_entry has currency (the document's), exchange_rate (as the document shows it; " +
+          'null for a document in the local currency or without a rate), on each line local_debit_cents / local_credit_cents and ' +
+          "on each payment line local_amount_cents: integer cents in the company's local currency, converted at the rate half up " +
+          'line by line, with the rounding difference on the largest line of the side that falls short so that local debits and ' +
+          "credits balance whenever the voucher does; the line's own amounts for a document in the local currency, null for one " +
+          'in another currency without a rate. ' +
+          'In the advance_crossings the service proposes, external_move_id and external_payment_id are always null in this version ' +
+          "(the ERP reports an advance's balance, never its own ids for it) and external_move_line_id is the advance payment's " +
+          'reference, as `reference` is; a voucher given as a file carries its crossings as given',
       ),
   })
   .meta({ id: 'DocumentAccountedEvent' });

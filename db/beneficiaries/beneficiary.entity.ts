@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
 import { uuidv7 } from '../ids.ts';
+import { supplierPaymentTermDays } from '../erp/payment-term-days.ts';
 import { trigramIndex } from '../text-search.ts';
 import { BeneficiaryBankAccount } from './bank-account.entity.ts';
 import { BeneficiaryContact } from './contact.entity.ts';
@@ -32,8 +33,13 @@ export const Beneficiary = defineEntity({
     /** NIT, CC, CE, NIT_EXT, RFC, PASSPORT...: open list, so a plain string. */
     identifierType: p.string(),
     identifierNumber: p.string(),
-    /** Payment term in days. */
+    /** Payment term in days, set on the beneficiary itself; the ERP's term (erpPaymentTermDays) comes first. */
     paymentTerms: p.integer().nullable(),
+    /** The days of the supplier's payment term in the company's ERP (its vendor's term), read with the row. */
+    erpPaymentTermDays: p
+      .integer()
+      .formula((_, table) => supplierPaymentTermDays(table.alias))
+      .nullable(),
     fiscalAddress: p.text().nullable(),
     isDeleted: p.boolean().default(false),
     deletedAt: p.datetime().nullable(),

@@ -47,7 +47,7 @@ export interface Beneficiary {
   /** NIT, CC, CE, RFC... */
   identifier_type: string;
   identifier_number: string;
-  /** Payment term in days */
+  /** Payment term in days. When the company's ERP catalogs hold one for the supplier, the ERP's: the term (`payment_term_external_id`) of the active ERP vendor with the beneficiary's identifier number, its `days`, or for a term in installments the days of the last one (the term that schedules the document's payables). Else the beneficiary's own, null when it has none */
   payment_terms: number | null;
   fiscal_address: string | null;
   contact_information: {
@@ -209,7 +209,7 @@ export interface Document {
 export interface DocumentAccountedEvent {
   event: 'document.accounted';
   timestamp: string;
-  /** reference (deduplicate on it), document_number, type, issue_date (YYYY-MM-DD, the day where it was issued), expiration_date, amount (integer cents), amount_currency, status, payment_status, fiscal_reference, fiscal_metadata, file_path, purchase_order, beneficiary, accounting_entry (reference, accounted_at, is_crossed, summary, journal_entry, advance_crossings, registration_payload); catalog references are ERP external ids. Besides the voucher's own keys, journal_entry has currency (the document's), exchange_rate (as the document shows it; null for a document in the local currency or without a rate), on each line local_debit_cents / local_credit_cents and on each payment line local_amount_cents: integer cents in the company's local currency, converted at the rate half up line by line, with the rounding difference on the largest line of the side that falls short so that local debits and credits balance whenever the voucher does; the line's own amounts for a document in the local currency, null for one in another currency without a rate */
+  /** reference (deduplicate on it), document_number, type, issue_date (YYYY-MM-DD, the day where it was issued), expiration_date, amount (integer cents), amount_currency, status, payment_status, fiscal_reference, fiscal_metadata, file_path, purchase_order, beneficiary, accounting_entry (reference, accounted_at, is_crossed, summary, journal_entry, advance_crossings, registration_payload); catalog references are ERP external ids. Besides the voucher's own keys, journal_entry has currency (the document's), exchange_rate (as the document shows it; null for a document in the local currency or without a rate), on each line local_debit_cents / local_credit_cents and on each payment line local_amount_cents: integer cents in the company's local currency, converted at the rate half up line by line, with the rounding difference on the largest line of the side that falls short so that local debits and credits balance whenever the voucher does; the line's own amounts for a document in the local currency, null for one in another currency without a rate. In the advance_crossings the service proposes, external_move_id and external_payment_id are always null in this version (the ERP reports an advance's balance, never its own ids for it) and external_move_line_id is the advance payment's reference, as `reference` is; a voucher given as a file carries its crossings as given */
   data: Record<string, unknown>;
 }
 
@@ -1032,9 +1032,9 @@ export interface Payable {
   origin: string;
   /** 1-based installment of the document's payment term */
   installment_number: number;
-  /** Kept as received; free-form objects */
+  /** Always empty in this version: the service holds no catalog of projects, and nothing that creates a payable (an approval, POST /payments) names one */
   projects: Record<string, unknown>[];
-  /** Kept as received; a free-form object */
+  /** Null until the ERP has registered the document's posted voucher (`document.accounted` answered 200); then the cost center of the voucher's payment line for this installment (`quota_number` = the installment), else the voucher's own `cost_center_external_id`, as `{ external_id, code, name }` (code and name from the ERP's cost-center catalog, null when it does not hold it). Null for manual payables and when the voucher names none */
   cost_center: Record<string, unknown> | null;
 }
 
@@ -1058,6 +1058,7 @@ export interface Payment {
   /** The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another */
   pay_date: string;
   file_path: string | null;
+  /** Always null in this version: the payment gateway reports no receipt of a transfer (only its id, status, failure reason, settlement time and method), so there is no file to link */
   receipt_file_path: string | null;
   /** Set by POST /payments/{reference}/archive, cleared by …/unarchive: archived payments are listed with `state=archived` only */
   is_archived: boolean;
@@ -1070,9 +1071,9 @@ export interface Payment {
   } | null;
   /** Tag names, propagated from the payable's document */
   tags: string[];
-  /** Kept as stored; a free-form object */
+  /** Always null in this version: the gateway pays from the account the company set up with it, and the service holds no catalog of the company's own accounts to name one */
   source_of_fund: Record<string, unknown> | null;
-  /** Kept as stored; a free-form object */
+  /** Always null in this version: the service accounts documents (`document.accounted`), not payments; no payment voucher is made or received */
   accounting_receipt: Record<string, unknown> | null;
   paid_at: string | null;
   /** e.g. bank_transfer (through the gateway), cash, card, banking_correspondent */
@@ -1112,9 +1113,9 @@ export interface Payment {
     concept: string | null;
     /** `document` for a document installment, `manual` for a payable created with its payment */
     origin: string;
-    /** Kept as received; free-form objects */
+    /** Always empty in this version: the service holds no catalog of projects, and nothing that creates a payable (an approval, POST /payments) names one */
     projects: Record<string, unknown>[];
-    /** Kept as received; a free-form object */
+    /** Null until the ERP has registered the document's posted voucher (`document.accounted` answered 200); then the cost center of the voucher's payment line for this installment (`quota_number` = the installment), else the voucher's own `cost_center_external_id`, as `{ external_id, code, name }` (code and name from the ERP's cost-center catalog, null when it does not hold it). Null for manual payables and when the voucher names none */
     cost_center: Record<string, unknown> | null;
   };
   /** Where the payment stands with the gateway. While pending: status `scheduled` (with pay_date) or `waiting_for_validated_account` (with the reason, naming each account of the beneficiary and its validation); once handed over: provider, transfer_id, status (`processing`, `settled`, `failed`), failure_reason, submitted_at, settled_at; `canceled` (with canceled_at) when an operator canceled it */
@@ -1128,13 +1129,19 @@ export interface Payment {
     /** When the ERP last reported it; null: never */
     updated_at: string | null;
   } | null;
+  /** Always false in this version: see erp_payment_reference */
   has_erp_payment: boolean;
+  /** Always null in this version: no ERP endpoint reports the ERP's record of a payment (PUT /api/v1/erp/advances/{reference} takes an advance's balance only) */
   erp_payment_reference: string | null;
   /** The payable comes from a document received from the tax authority */
   is_fiscal_entity: boolean;
+  /** Always false in this version: see erp_payable_reference */
   has_erp_payable: boolean;
+  /** Always null in this version: the ERP answers `document.accounted` with its id of the whole voucher, not of each payable; that id is the document's `erp_document.erp_invoice_id` */
   erp_payable_reference: string | null;
+  /** Always null in this version: see erp_payable_reference */
   erp_payable: Record<string, unknown> | null;
+  /** Always null in this version: see erp_payment_reference */
   erp_payment: Record<string, unknown> | null;
 }
 
@@ -1175,6 +1182,7 @@ export interface PaymentListItem {
   /** The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another */
   pay_date: string;
   file_path: string | null;
+  /** Always null in this version: the payment gateway reports no receipt of a transfer (only its id, status, failure reason, settlement time and method), so there is no file to link */
   receipt_file_path: string | null;
   /** Set by POST /payments/{reference}/archive, cleared by …/unarchive: archived payments are listed with `state=archived` only */
   is_archived: boolean;
@@ -1187,9 +1195,9 @@ export interface PaymentListItem {
   } | null;
   /** Tag names, propagated from the payable's document */
   tags: string[];
-  /** Kept as stored; a free-form object */
+  /** Always null in this version: the gateway pays from the account the company set up with it, and the service holds no catalog of the company's own accounts to name one */
   source_of_fund: Record<string, unknown> | null;
-  /** Kept as stored; a free-form object */
+  /** Always null in this version: the service accounts documents (`document.accounted`), not payments; no payment voucher is made or received */
   accounting_receipt: Record<string, unknown> | null;
   paid_at: string | null;
   /** e.g. bank_transfer (through the gateway), cash, card, banking_correspondent */
@@ -1227,7 +1235,7 @@ export interface PaymentListItem {
     concept: string | null;
     /** `document` for a document installment, `manual` for a payable created with its payment */
     origin: string;
-    /** Kept as received; free-form objects */
+    /** Always empty in this version: the service holds no catalog of projects, and nothing that creates a payable (an approval, POST /payments) names one */
     projects: Record<string, unknown>[];
   };
 }

@@ -62,6 +62,8 @@ const BASE = {
   purchase_order: 'd.purchase_order',
   tags: 'tags.names',
   is_admited: 'tags.admitted',
+  is_canceled: 'd.is_canceled',
+  canceled_at: timestamp('d.canceled_at'),
   created_by: `case when ${json('d.created_by')} is not null then ${object({ source: `d.created_by -> 'source'`, user: `d.created_by -> 'user'` })} end`,
 };
 

@@ -309,6 +309,14 @@ const DocumentBase = {
   purchase_order: z.string().nullable(),
   tags: z.array(z.string()),
   is_admited: z.boolean().describe('True when the system tag `admitido` is present'),
+  is_canceled: z
+    .boolean()
+    .describe(
+      'True once the tax authority lists the document as cancelled: a Mexican CFDI whose SAT metadata says `Estatus` 0 (read by the fiscal sync or `ops documents import`). Its open payables are then `canceled`, its pending payments canceled, and a new payment of it is refused (`document_canceled`). Never true for a Colombian document: DIAN cancels nothing, a credit note annuls it',
+    ),
+  canceled_at: DateTime.nullable().describe(
+    "When the tax authority cancelled the document (SAT's `FechaCancelacion`, Mexico City time); null while it is not cancelled",
+  ),
   created_by: z.strictObject({ source: z.string(), user: z.string().nullable() }).nullable(),
 };
 

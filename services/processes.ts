@@ -51,4 +51,14 @@ export interface Processes {
   startReceptionEventBatch(companyId: string, batchId: string): Promise<void>;
   /** Asks a pending payment to go with a batch; false when it is already on its way (or changing). */
   joinPaymentBatch(paymentId: string, batchId: string): Promise<boolean>;
+  /**
+   * Cancels a pending payment through its process, as `ops payments cancel` does, because its document was cancelled
+   * before the tax authority (`reason` says how). Refused once its money may have left: the refusal's code is answered
+   * (`payment_in_process`, `payment_in_batch`, `payment_final`), never thrown.
+   */
+  cancelPayment(paymentId: string, reason: string): Promise<PaymentCancellation>;
 }
+
+/** What a payment's process answered to a cancellation. */
+export type PaymentCancellation =
+  { canceled: true; failureReason: string } | { canceled: false; code: string; message: string };

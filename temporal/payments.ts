@@ -6,7 +6,7 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import { bankAccountValidation, type BankAccountValidationInput } from '../workflows/bank-account-validation.ts';
 import {
   cancelPaymentUpdate,
@@ -18,6 +18,8 @@ import {
 } from '../workflows/payment.ts';
 import { paymentBatch, type PaymentBatchInput } from '../workflows/payment-batch.ts';
 import { type NewPaymentCommand } from '../services/payments/payments.ts';
+import type { PaymentCancelCause } from '../services/payments/cancel-payment.ts';
+import type { PaymentCancellation } from '../services/processes.ts';
 import { CompanyReference } from '../workflows/search-attributes.ts';
 import { beforeDeadline, type TemporalHandle } from './handle.ts';
 import { workflowIds } from '../workflows/ids.ts';
@@ -83,10 +85,38 @@ export async function reschedulePaymentThroughProcess(temporal: TemporalHandle, 
   return beforeDeadline(temporal, () => handle.executeUpdate(reschedulePaymentUpdate, { args: [{ dueDate }] }));
 }
 
-/** Cancels a pending payment through its workflow; refused once the payment is on its way. */
-export async function cancelPaymentThroughProcess(temporal: TemporalHandle, paymentId: string, reason: string) {
+/**
+ * Cancels a pending payment through its workflow; refused once the payment is on its way. The update's command reaches
+ * the activity that writes the cancellation whole, `cause` included (the operator's by default).
+ */
+export async function cancelPaymentThroughProcess(
+  temporal: TemporalHandle,
+  paymentId: string,
+  reason: string,
+  cause: PaymentCancelCause = 'operator',
+) {
   const handle = temporal.client.workflow.getHandle<typeof paymentProcess>(workflowIds.payment(paymentId));
-  return beforeDeadline(temporal, () => handle.executeUpdate(cancelPaymentUpdate, { args: [{ reason }] }));
+  const command = { reason, cause };
+  return beforeDeadline(temporal, () => handle.executeUpdate(cancelPaymentUpdate, { args: [command] }));
+}
+
+/** A cancellation by the product itself (a document cancelled before SAT): its process's refusal is an answer. */
+export async function cancelPaymentOfCanceledDocument(
+  temporal: TemporalHandle,
+  paymentId: string,
+  reason: string,
+): Promise<PaymentCancellation> {
+  try {
+    const canceled = await cancelPaymentThroughProcess(temporal, paymentId, reason, 'document_canceled');
+    return { canceled: true, failureReason: canceled.failureReason };
+  } catch (error) {
+    const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type)
+      return { canceled: false, code: cause.type, message: cause.message };
+    if (error instanceof WorkflowNotFoundError)
+      return { canceled: false, code: 'payment_final', message: 'The payment has ended' };
+    throw error;
+  }
 }
 
 /** Asks a pending payment to go with a batch: false when its workflow refuses (it is on its way, or no longer runs). */

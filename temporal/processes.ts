@@ -1,7 +1,7 @@
 import type { Processes } from '../services/processes.ts';
 import { askAccounting, startDocumentLifecycle } from './documents.ts';
 import type { TemporalHandle } from './handle.ts';
-import { joinPaymentBatch } from './payments.ts';
+import { cancelPaymentOfCanceledDocument, joinPaymentBatch } from './payments.ts';
 import { startReceptionEventBatch, startReceptionEvents, wakeReceptionEvent } from './reception-events.ts';
 import { queueDeliveries, startDeliveries, type RetrySchedule } from './webhooks.ts';
 
@@ -16,5 +16,6 @@ export function temporalProcesses(temporal: TemporalHandle, webhookRetry: RetryS
     wakeReceptionEvent: (companyId, event, timing) => wakeReceptionEvent(temporal, companyId, event, timing),
     startReceptionEventBatch: (companyId, batchId) => startReceptionEventBatch(temporal, companyId, batchId),
     joinPaymentBatch: (paymentId, batchId) => joinPaymentBatch(temporal, paymentId, batchId),
+    cancelPayment: (paymentId, reason) => cancelPaymentOfCanceledDocument(temporal, paymentId, reason),
   };
 }

@@ -41,6 +41,7 @@ const REFUSAL_DESCRIPTIONS: Record<PaymentRefusal, string> = {
   amount_exceeds_balance:
     'the amount is more than the payable has left once processed and under-way payments are counted',
   invalid_payable_type: 'an advance to an employee (payments to employees are payroll)',
+  document_canceled: "the payable's document was cancelled before the tax authority (SAT): it is not paid",
 };
 const REFUSALS: DocumentedError[] = (Object.keys(PAYMENT_REFUSALS) as PaymentRefusal[]).map((code) => ({
   status: PAYMENT_REFUSALS[code],

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import {
   importFiscalDocument,
@@ -9,6 +10,14 @@ import { AccountingRefused, accountDocument } from '../../services/accounting/ac
 import { Company } from '../../db/companies/company.entity.ts';
 import { systemEm } from '../../db/orm.ts';
 import { FiscalDocumentError } from '../../fiscal/errors.ts';
+import { looksLikeSatMetadata, NotSatMetadata, readSatMetadata } from '../../fiscal/sat-metadata.ts';
+import {
+  addReports,
+  applySatMetadata,
+  emptyReport,
+  MetadataRefused,
+  type MetadataReport,
+} from '../../services/documents/sat-cancellations.ts';
 import { dianSettingsFromEnv } from '../../services/dian/settings.ts';
 import { reference } from '../arguments.ts';
 import type { Command } from '../command.ts';
@@ -23,12 +32,12 @@ export const documentCommands: Command[] = [
   {
     group: 'documents',
     action: 'import',
-    usage: 'documents import --company REF FILE.xml...',
+    usage: 'documents import --company REF FILE.xml|METADATA.txt...',
     options: { company: { type: 'string' } },
     positionals: true,
     async run(input, context) {
       const companyId = reference(input, 'company');
-      if (input.positionals.length === 0) throw usage('Name at least one XML file');
+      if (input.positionals.length === 0) throw usage('Name at least one XML file or SAT metadata file');
       const orm = await context.orm();
       if (!(await systemEm(orm).findOne(Company, { id: companyId }))) throw notFound('company', companyId);
       const deliveries = handedOverTogether(await context.processes());
@@ -41,13 +50,17 @@ export const documentCommands: Command[] = [
         dian: dianSettingsFromEnv(),
       };
       // A file named twice is read once; the outcome of each name is reported in `files`, in the order given.
-      const files = [...new Set(input.positionals)];
+      const named = [...new Set(input.positionals)];
+      // SAT's metadata is told by its first line, whatever the file's name; it is applied once the CFDI are in.
+      const isMetadata = await Promise.all(named.map((file) => startsAsSatMetadata(file)));
+      const files = named.filter((_file, index) => !isMetadata[index]);
+      const metadataFiles = named.filter((_file, index) => isMetadata[index]);
       const outcomes: FileOutcome[] = [];
       let done = 0;
       const progress = (file: string) => {
         done += 1;
         if (process.stderr.isTTY)
-          process.stderr.write(`\r\u001b[2Kimporting ${done}/${files.length} ${basename(file)}`);
+          process.stderr.write(`\r\u001b[2Kimporting ${done}/${named.length} ${basename(file)}`);
       };
       const importOne = async (file: string) => {
         const xml = await readFile(file);
@@ -90,6 +103,19 @@ export const documentCommands: Command[] = [
         throw failure.error;
       }
       for (const [index, file] of receiptsToRetry) await take(index, file);
+      const metadata: MetadataOutcome[] = [];
+      for (const file of metadataFiles) {
+        try {
+          const report = await applySatMetadata(
+            { orm, processes: deliveries.processes },
+            { companyId, items: readSatMetadata(createReadStream(file)), readFrom: 'ops documents import' },
+          );
+          metadata.push({ file, report });
+        } catch (error) {
+          metadata.push({ file, error: describeMetadata(file, error) });
+        }
+        progress(file);
+      }
       // Deliveries not handed over stay recorded: the command fails, and importing the files again hands them over.
       await deliveries.drain();
 
@@ -103,25 +129,41 @@ export const documentCommands: Command[] = [
         else documents.set(key, { ...outcome.document });
       }
       const imported = [...documents.values()];
-      const errors = outcomes.flatMap((outcome) => (outcome.error ? [outcome.error] : []));
+      const errors = [
+        ...outcomes.flatMap((outcome) => (outcome.error ? [outcome.error] : [])),
+        ...metadata.flatMap((outcome) => (outcome.error ? [outcome.error] : [])),
+      ];
       const created = imported.filter((document) => document.created).length;
+      const applied = metadata.flatMap((outcome) => (outcome.report ? [outcome.report] : []));
+      const total = applied.reduce(addReports, emptyReport());
       process.stderr.write(
-        `${process.stderr.isTTY ? '\r\u001b[2K' : ''}${files.length} files: ${imported.length} documents (${created} new, ${imported.length - created} already known), ${errors.length} not imported\n`,
+        `${process.stderr.isTTY ? '\r\u001b[2K' : ''}${named.length} files: ${imported.length} documents (${created} new, ${imported.length - created} already known), ${errors.length} not imported` +
+          (metadataFiles.length
+            ? `; SAT metadata: ${total.lines} lines, ${total.applied} applied, ${total.canceled} cancelled, ${total.unknown} unknown, ${total.malformed} malformed\n`
+            : '\n'),
       );
-      if (imported.length === 0) throw new CliError('import_failed', errors.map((error) => error.message).join('; '));
+      if (imported.length === 0 && applied.length === 0)
+        throw new CliError('import_failed', errors.map((error) => error.message).join('; '));
+      const outcomeOf = new Map<string, Record<string, unknown>>();
+      for (const { file, document, error } of outcomes)
+        outcomeOf.set(
+          file,
+          document
+            ? { file, outcome: 'imported', reference: document.reference ?? null, created: document.created }
+            : { file, outcome: 'refused', code: error!.code, message: error!.message },
+        );
+      for (const { file, report, error } of metadata)
+        outcomeOf.set(
+          file,
+          report
+            ? { file, outcome: 'metadata_applied', ...presentReport(report) }
+            : { file, outcome: 'refused', code: error!.code, message: error!.message },
+        );
       return {
         documents: imported,
         errors,
-        files: outcomes.map(({ file, document, error }) =>
-          document
-            ? { file, outcome: 'imported', reference: document.reference ?? null, created: document.created }
-            : {
-                file,
-                outcome: 'refused',
-                code: error!.code,
-                message: error!.message,
-              },
-        ),
+        ...(metadataFiles.length ? { metadata: presentReport(total) } : {}),
+        files: named.map((file) => outcomeOf.get(file)!),
       };
     },
   },
@@ -194,6 +236,50 @@ function present(result: ImportFiscalDocumentResult): Record<string, unknown> {
     unknown_documents: result.unknownDocuments,
     created: result.created,
   };
+}
+
+interface MetadataOutcome {
+  file: string;
+  report?: MetadataReport;
+  error?: FileError;
+}
+
+/** Whether a file starts with SAT's metadata header; a file that cannot be read is left to the XML import to report. */
+async function startsAsSatMetadata(file: string): Promise<boolean> {
+  try {
+    const handle = await open(file, 'r');
+    try {
+      const head = Buffer.alloc(64);
+      const { bytesRead } = await handle.read(head, 0, head.byteLength, 0);
+      return looksLikeSatMetadata(head.subarray(0, bytesRead));
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** What applying a metadata file did, as the command prints it. */
+function presentReport(report: MetadataReport): Record<string, unknown> {
+  return {
+    lines: report.lines,
+    applied: report.applied,
+    canceled: report.canceled,
+    unknown: report.unknown,
+    malformed: report.malformed,
+    malformed_lines: report.malformedLines,
+    conflicting: report.conflicting,
+    conflicting_lines: report.conflictingLines,
+    payments_canceled: report.paymentsCanceled,
+    payments_not_canceled: report.paymentsNotCanceled,
+  };
+}
+
+function describeMetadata(file: string, error: unknown): FileError {
+  if (error instanceof NotSatMetadata) return { file, code: 'not_sat_metadata', message: `${file}: ${error.message}` };
+  if (error instanceof MetadataRefused) return { file, code: error.code, message: `${file}: ${error.message}` };
+  return describe(file, error);
 }
 
 interface FileError {

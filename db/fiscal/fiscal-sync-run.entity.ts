@@ -29,6 +29,8 @@ export const FiscalSyncRun = defineEntity({
     status: p.enum(SYNC_STATUSES).nativeEnumName('sync_status').default('pending'),
     fetchingStatus: p.enum(FETCHING_STATUSES).nativeEnumName('fetching_status').nullable(),
     extractionId: p.string().nullable(),
+    /** Mexico: the extraction of SAT's metadata of the company's received CFDI (their status: cancelled or current). */
+    metadataExtractionId: p.string().nullable(),
     errorCode: p.string().nullable(),
     message: p.text().nullable(),
     documentsImported: p.integer().default(0),

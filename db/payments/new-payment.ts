@@ -16,6 +16,7 @@ export const PAYMENT_REFUSALS = {
   payable_not_payable: 422,
   amount_exceeds_balance: 422,
   invalid_payable_type: 422,
+  document_canceled: 422,
 } as const;
 export type PaymentRefusal = keyof typeof PAYMENT_REFUSALS;
 
@@ -63,6 +64,11 @@ export async function resolveNewPayment(
     );
     if (!payable) throw new PaymentRefused('payable_not_found', 'No payable of the company has this reference');
     await em.populate(payable, ['beneficiary', 'document']);
+    if (payable.document?.isCanceled)
+      throw new PaymentRefused(
+        'document_canceled',
+        `The payable's document was cancelled before the tax authority${payable.document.canceledAt ? ` on ${payable.document.canceledAt.toISOString()}` : ''}: it is not paid`,
+      );
     if (target.beneficiaryId && target.beneficiaryId !== payable.beneficiary.id)
       throw new PaymentRefused('beneficiary_mismatch', "beneficiary_reference is not the payable's beneficiary");
     if (payable.beneficiary.isDeleted)

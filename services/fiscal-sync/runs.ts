@@ -70,12 +70,46 @@ export async function recordImportCounts(orm: Orm, subject: SyncSubject, counts:
 function applyCounts(run: FiscalSyncRun, counts: ImportCounts): void {
   run.documentsImported = counts.created;
   run.entriesSkipped = skippedTotal(counts);
+  const metadata = run.details?.['metadata'];
   run.details = {
     documents_created: counts.created,
     documents_existing: counts.existing,
     payment_complements: counts.complements,
     skipped: counts.skipped,
+    // What SAT's metadata did, written by its own packages (recordMetadataProgress): kept.
+    ...(metadata ? { metadata } : {}),
   };
+}
+
+/**
+ * Records what SAT's metadata did (Mexico), under `details.metadata`: the extraction, what stopped it if anything, and
+ * each package's counts by id (a package read again replaces its own), with their totals. The import's counts stay.
+ */
+export async function recordMetadataProgress(
+  orm: Orm,
+  subject: SyncSubject,
+  change: { extractionId: string; error?: string; packageId?: string; counts?: Record<string, unknown> },
+): Promise<void> {
+  const { em, run } = await loadRun(orm, subject);
+  if (TERMINAL.includes(run.status)) return;
+  const current = (run.details?.['metadata'] ?? {}) as { packages?: Record<string, Record<string, unknown>> };
+  const packages = { ...current.packages };
+  if (change.packageId && change.counts) packages[change.packageId] = change.counts;
+  const totals: Record<string, number> = {};
+  for (const counts of Object.values(packages))
+    for (const [key, value] of Object.entries(counts))
+      if (typeof value === 'number') totals[key] = (totals[key] ?? 0) + value;
+  run.details = {
+    ...run.details,
+    metadata: {
+      ...current,
+      extraction_id: change.extractionId,
+      ...(change.error ? { error: change.error } : {}),
+      ...totals,
+      packages,
+    },
+  };
+  await em.flush();
 }
 
 export interface SyncOutcome extends SyncSubject {

@@ -1,6 +1,7 @@
 // The adapter to the SAT extraction provider: a third-party REST API in front of SAT's bulk download (request, verify,
-// download). Three calls: create an extraction of received CFDI for an RFC and a period (idempotent by key), read it
-// (SAT's EstadoSolicitud and CodigoEstadoSolicitud, the package ids), and download one package (a ZIP) to a file.
+// download). Three calls: create an extraction of received CFDI for an RFC and a period (idempotent by key), as XML or
+// as SAT's metadata, read it (SAT's EstadoSolicitud and CodigoEstadoSolicitud, the package ids), and download one
+// package (a ZIP of CFDI XML, or of metadata text files) to a file.
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,8 +16,17 @@ export interface SatExtraction extends SatExtractionView {
   errorMessage: string | null;
 }
 
+/** What an extraction asks SAT for: the CFDI themselves, or their metadata (each one's status, current or cancelled). */
+export type ExtractionFormat = 'xml' | 'metadata';
+
 export interface SatProviderClient {
-  createExtraction(input: { rfc: string; from: string; to: string; idempotencyKey: string }): Promise<SatExtraction>;
+  createExtraction(input: {
+    rfc: string;
+    from: string;
+    to: string;
+    idempotencyKey: string;
+    format?: ExtractionFormat;
+  }): Promise<SatExtraction>;
   getExtraction(id: string): Promise<SatExtraction>;
   /** Writes the package to `destination`, streamed: a package is far larger than what a worker may hold. */
   downloadPackage(extractionId: string, packageId: string, destination: string): Promise<void>;
@@ -106,14 +116,19 @@ export function satProviderClient(baseUrl: string, maxPackageBytes: number): Sat
   };
 
   return {
-    async createExtraction({ rfc, from, to, idempotencyKey }) {
+    async createExtraction({ rfc, from, to, idempotencyKey, format = 'xml' }) {
       const response = await send(url('v1/extractions'), {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
-        // Received CFDI as XML; SAT only serves received XML filtered to current (vigente) documents.
-        body: JSON.stringify({ rfc, type: 'received', format: 'xml', document_status: 'active', period: { from, to } }),
+        // Received CFDI as XML: SAT only serves received XML filtered to current (vigente) documents. Their metadata
+        // is served whatever their status, which is what it is asked for: the cancelled ones.
+        body: JSON.stringify(
+          format === 'xml'
+            ? { rfc, type: 'received', format, document_status: 'active', period: { from, to } }
+            : { rfc, type: 'received', format, period: { from, to } },
+        ),
       });
-      return extraction(response, 'the extraction request');
+      return extraction(response, format === 'xml' ? 'the extraction request' : 'the metadata extraction request');
     },
     async getExtraction(id) {
       return extraction(

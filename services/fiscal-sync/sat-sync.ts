@@ -1,18 +1,38 @@
 // Mexico: the activities of a fiscal sync with the SAT extraction provider: create the extraction, verify it, and
-// download and import each package of CFDI.
+// download and import each package of CFDI. Beside the CFDI, SAT's metadata of the company's received CFDI is asked
+// for (a second extraction of the same run): it is what says which were cancelled, and it is applied once the CFDI
+// are in. Its packages follow the CFDI packages in the list the workflow downloads (`metadata:<packageId>`), so the
+// workflow's loop takes them as it takes any package.
+import { Context } from '@temporalio/activity';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
+import { Document } from '../../db/documents/document.entity.ts';
 import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
+import { FiscalSyncRun } from '../../db/fiscal/fiscal-sync-run.entity.ts';
+import type { EntityManager } from '../../db/orm.ts';
 import type { IntakeLimits } from '../../fiscal/intake-limits.ts';
 import { packageEntries } from '../../fiscal/package-entries.ts';
+import { metadataEntryRefusal, metadataPackageEntries, type MetadataSkipReason } from '../../fiscal/sat-metadata.ts';
 import { extractionStep, type ExtractionStep } from '../../fiscal/sat-request-state.ts';
+import { dateInZone, isoInZone, MEXICO_CITY } from '../../fiscal/sync-window.ts';
 import { ArchiveRefused } from '../../fiscal/zip-reader.ts';
 import type { ImportDeps } from '../documents/import-fiscal-document.ts';
+import { applySatMetadata, emptyReport, type MetadataReport } from '../documents/sat-cancellations.ts';
 import { importEntries, keepHeartbeating, newProgress, resumedProgress } from './import-files.ts';
-import { loadRun, recordSyncProgress, type ImportCounts, type SyncSubject } from './runs.ts';
+import {
+  loadRun,
+  noCounts,
+  recordMetadataProgress,
+  recordSyncProgress,
+  type ImportCounts,
+  type SyncSubject,
+} from './runs.ts';
 import { providerRefused, type SatProviderClient } from './sat-provider-client.ts';
+
+/** How a metadata package's id is passed from the verification to the download. */
+export const METADATA_PACKAGE = 'metadata:';
 
 export interface SatSyncDeps extends ImportDeps {
   provider: SatProviderClient;
@@ -26,26 +46,39 @@ export interface SatSyncDeps extends ImportDeps {
  */
 export async function createSatExtraction(deps: SatSyncDeps, subject: SyncSubject): Promise<{ extractionId: string }> {
   const { em, run } = await loadRun(deps.orm, subject);
-  if (run.extractionId) return { extractionId: run.extractionId };
+  if (run.extractionId && run.metadataExtractionId) return { extractionId: run.extractionId };
   const credential = await em.findOne(FiscalCredential, {});
   if (!credential?.rfc)
     throw ApplicationFailure.nonRetryable('No RFC is registered for the company', 'SatProviderRefused', {
       code: 'sat_credentials_not_configured',
     });
   try {
-    const extraction = await deps.provider.createExtraction({
+    let extractionId = run.extractionId;
+    if (!extractionId) {
+      const extraction = await deps.provider.createExtraction({
+        rfc: credential.rfc,
+        from: run.syncFrom,
+        to: run.syncTo,
+        idempotencyKey: run.id,
+      });
+      extractionId = extraction.id;
+      await recordSyncProgress(deps.orm, {
+        ...subject,
+        extractionId,
+        status: 'pending',
+        message: `Extraction ${extractionId} created with the SAT provider`,
+      });
+    }
+    // The metadata of every received CFDI whose cancellation still matters, whatever its status (see below).
+    const metadata = await deps.provider.createExtraction({
       rfc: credential.rfc,
-      from: run.syncFrom,
+      from: await metadataWindowStart(em, run),
       to: run.syncTo,
-      idempotencyKey: run.id,
+      idempotencyKey: `${run.id}/metadata`,
+      format: 'metadata',
     });
-    await recordSyncProgress(deps.orm, {
-      ...subject,
-      extractionId: extraction.id,
-      status: 'pending',
-      message: `Extraction ${extraction.id} created with the SAT provider`,
-    });
-    return { extractionId: extraction.id };
+    await em.nativeUpdate(FiscalSyncRun, { id: run.id }, { metadataExtractionId: metadata.id });
+    return { extractionId };
   } catch (error) {
     if (
       error instanceof ApplicationFailure &&
@@ -58,21 +91,81 @@ export async function createSatExtraction(deps: SatSyncDeps, subject: SyncSubjec
   }
 }
 
-/** Verifies the extraction with the provider and records where it stands; answers the poller's next step. */
+/**
+ * The start of the metadata window: SAT lists CFDI by their date of issue, and a CFDI is cancelled any time after it,
+ * so the window reaches back to the oldest received CFDI of the company that is neither cancelled nor paid (whose
+ * cancellation would still stop a payment), never after the sync's own window, and never before SAT's bound (six years
+ * back). SAT allows a metadata request of the same period any number of times, and up to a million CFDI.
+ */
+async function metadataWindowStart(em: EntityManager, run: FiscalSyncRun): Promise<string> {
+  const oldest = await em.findOne(
+    Document,
+    { country: 'MEX', isCanceled: false, paymentStatus: { $ne: 'paid' }, issueDate: { $ne: null } },
+    { orderBy: { issueDate: 'asc' }, fields: ['issueDate'] },
+  );
+  const [year, month, day] = dateInZone(run.startedAt, MEXICO_CITY).split('-').map(Number) as [number, number, number];
+  // 00:00 in Mexico City (UTC-6) of the day after the same day six years back.
+  const bound = Date.UTC(year - 6, month - 1, day + 1, 6);
+  const from = Math.max(bound, Math.min(Date.parse(run.syncFrom), oldest?.issueDate?.getTime() ?? Infinity));
+  return isoInZone(new Date(from), MEXICO_CITY);
+}
+
+/** Where the metadata extraction stands once the CFDI are ready: its packages, still running, or why it stopped. */
+async function metadataStep(deps: SatSyncDeps, extractionId: string): Promise<ExtractionStep> {
+  try {
+    return extractionStep(await deps.provider.getExtraction(extractionId));
+  } catch (error) {
+    // Gone, or refused for good: the CFDI are still imported; the next sync asks again (its window reaches as far).
+    if (error instanceof ApplicationFailure && error.nonRetryable)
+      return { kind: 'failed', errorCode: 'metadata_unavailable', message: error.message };
+    throw error;
+  }
+}
+
+/**
+ * Verifies the extraction, and the metadata extraction with it, with the provider and records where they stand; answers
+ * the poller's next step. Once the CFDI are ready the sync waits for the metadata too, then downloads its packages after
+ * the CFDI's. A metadata extraction that fails is recorded (`details.metadata.error`) and the CFDI are imported all the
+ * same.
+ */
 export async function checkSatExtraction(
   deps: SatSyncDeps,
   input: SyncSubject & { extractionId: string },
 ): Promise<ExtractionStep & { cfdiCount: number | null }> {
   const extraction = await deps.provider.getExtraction(input.extractionId);
-  const step = extractionStep(extraction);
+  let step = extractionStep(extraction);
+  let metadataPackages = 0;
+  // Verified together, so that the two requests SAT works on at once are waited for once.
+  const { run } = await loadRun(deps.orm, input);
+  const metadataId = step.kind === 'failed' ? null : run.metadataExtractionId;
+  const metadata = metadataId ? await metadataStep(deps, metadataId) : null;
+  if (metadata?.kind === 'failed' && !(run.details?.['metadata'] as { error?: string } | undefined)?.error)
+    await recordMetadataProgress(deps.orm, input, { extractionId: metadataId!, error: metadata.message });
+  if (step.kind === 'download' || step.kind === 'empty') {
+    if (metadata?.kind === 'poll') step = { kind: 'poll', status: 'running' };
+    if (metadata?.kind === 'download') {
+      metadataPackages = metadata.packageIds.length;
+      step = {
+        kind: 'download',
+        packageIds: [
+          ...(step.kind === 'download' ? step.packageIds : []),
+          ...metadata.packageIds.map((id) => `${METADATA_PACKAGE}${id}`),
+        ],
+      };
+    }
+  }
   if (step.kind === 'poll') await recordSyncProgress(deps.orm, { ...input, status: step.status });
-  if (step.kind === 'download')
+  if (step.kind === 'download') {
+    const cfdiPackages = step.packageIds.length - metadataPackages;
     await recordSyncProgress(deps.orm, {
       ...input,
       status: 'running',
       fetchingStatus: 'pending',
-      message: `SAT finished the request: ${extraction.cfdiCount ?? 'some'} CFDI in ${step.packageIds.length} package(s)`,
+      message:
+        `SAT finished the request: ${extraction.cfdiCount ?? 'some'} CFDI in ${cfdiPackages} package(s)` +
+        (metadataPackages ? `, their metadata in ${metadataPackages} package(s)` : ''),
     });
+  }
   if (extraction.errorCode === 'invalid_credentials') {
     const { em } = await loadRun(deps.orm, input);
     const credential = await em.findOne(FiscalCredential, {});
@@ -91,6 +184,7 @@ export async function importSatPackage(
   deps: SatSyncDeps,
   input: SyncSubject & { extractionId: string; packageId: string; index: number },
 ): Promise<ImportCounts> {
+  if (input.packageId.startsWith(METADATA_PACKAGE)) return applySatMetadataPackage(deps, input);
   const resumed = resumedProgress();
   const progress = resumed?.unit === input.index ? resumed : newProgress(input.index);
   const stop = keepHeartbeating(() => progress);
@@ -119,5 +213,91 @@ async function packageRead(packageId: string, read: () => Promise<void>): Promis
     // Past a cap it will not shrink; a truncated download reads as a broken archive, retried like any failed download.
     if (error.refusal.reason === 'too_large') throw providerRefused('package_too_large', message);
     throw ApplicationFailure.retryable(message, 'PackageUnreadable', { code: 'package_unreadable' });
+  }
+}
+
+/** Where applying a metadata package stands, heartbeated so that a retry resumes at the line a dead worker reached. */
+interface MetadataProgress {
+  unit: number;
+  /** Entries of the package done, and the last line applied of the one under way. */
+  entry: number;
+  line: number;
+  report: MetadataReport;
+  skipped: Partial<Record<MetadataSkipReason, number>>;
+}
+
+/**
+ * Downloads one metadata package and applies each metadata file in it, line by line as it inflates: the company's CFDI
+ * SAT lists as cancelled are cancelled, with their pending payments. Junk entries are counted by reason. Records the
+ * package's counts under the run's `details.metadata`; the workflow's import counts are left as they are.
+ */
+async function applySatMetadataPackage(
+  deps: SatSyncDeps,
+  input: SyncSubject & { packageId: string; index: number },
+): Promise<ImportCounts> {
+  const packageId = input.packageId.slice(METADATA_PACKAGE.length);
+  const { run } = await loadRun(deps.orm, input);
+  const extractionId = run.metadataExtractionId;
+  if (!extractionId) throw providerRefused('metadata_unavailable', `Run ${run.id} has no metadata extraction`);
+  const resumed = Context.current().info.heartbeatDetails as MetadataProgress | undefined;
+  const progress: MetadataProgress =
+    resumed?.unit === input.index && resumed.report
+      ? resumed
+      : { unit: input.index, entry: 0, line: 0, report: emptyReport(), skipped: {} };
+  const stop = keepHeartbeating(() => progress);
+  const folder = await mkdtemp(join(tmpdir(), 'ap-sat-metadata-'));
+  try {
+    await recordSyncProgress(deps.orm, { ...input, fetchingStatus: 'running' });
+    const path = join(folder, 'package.zip');
+    await deps.provider.downloadPackage(extractionId, packageId, path);
+    await packageRead(packageId, async () => {
+      let position = 0;
+      for await (const entry of metadataPackageEntries({ path }, deps.intake)) {
+        if (position++ < progress.entry) continue;
+        if ('skipped' in entry) progress.skipped[entry.skipped] = (progress.skipped[entry.skipped] ?? 0) + 1;
+        else {
+          try {
+            await applySatMetadata(deps, {
+              companyId: input.companyId,
+              items: entry.items(),
+              readFrom: 'fiscal sync',
+              afterLine: progress.line,
+              report: progress.report,
+              onProgress: (line) => void (progress.line = line),
+            });
+          } catch (error) {
+            const refusal = metadataEntryRefusal(error);
+            if (!refusal) throw error;
+            progress.skipped[refusal.reason] = (progress.skipped[refusal.reason] ?? 0) + 1;
+          }
+        }
+        progress.entry = position;
+        progress.line = 0;
+      }
+    });
+    const { report } = progress;
+    await recordMetadataProgress(deps.orm, input, {
+      extractionId,
+      packageId,
+      counts: {
+        lines: report.lines,
+        applied: report.applied,
+        canceled: report.canceled,
+        unknown: report.unknown,
+        malformed: report.malformed,
+        conflicting: report.conflicting,
+        payments_canceled: report.paymentsCanceled.length,
+        payments_not_canceled: report.paymentsNotCanceled.length,
+        entries_skipped: Object.values(progress.skipped).reduce((sum, count) => sum + (count ?? 0), 0),
+        skipped: progress.skipped,
+        malformed_lines: report.malformedLines.slice(0, 20),
+        conflicting_lines: report.conflictingLines.slice(0, 20),
+        not_canceled: report.paymentsNotCanceled,
+      },
+    });
+    return noCounts();
+  } finally {
+    stop();
+    await rm(folder, { recursive: true, force: true });
   }
 }

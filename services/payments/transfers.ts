@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { BeneficiaryBankAccount } from '../../db/beneficiaries/bank-account.entity.ts';
+import { Document } from '../../db/documents/document.entity.ts';
 import { companyEm, type Orm } from '../../db/orm.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
 import type { TransferState } from './payments.ts';
@@ -53,6 +54,16 @@ export async function submitPayment(
   const payment = await em.findOne(Payment, { id: input.paymentId }, { populate: ['beneficiary', 'payable'] });
   if (!payment) throw ApplicationFailure.nonRetryable(`Payment ${input.paymentId} does not exist`, 'PaymentNotFound');
   if (payment.status !== 'pending') return stateOf(payment);
+  // Its document cancelled before SAT, it is not paid: its cancellation may have been cut short (its process is
+  // cancelled right after the document), and nothing may leave meanwhile. Failed like a transfer the gateway refused.
+  if (payment.payable.document && (await em.findOne(Document, { id: payment.payable.document.id }))?.isCanceled)
+    return {
+      transferId: null,
+      status: 'failed',
+      failureReason: "Not sent: the payable's document was cancelled before the tax authority",
+      settledAt: null,
+      method: null,
+    };
   const accounts = await em.find(
     BeneficiaryBankAccount,
     { beneficiary: payment.beneficiary },

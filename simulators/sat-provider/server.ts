@@ -1,11 +1,15 @@
 // The SAT extraction provider, for the embedded default and the tests: a REST API in front of SAT's bulk download.
-// `POST /v1/extractions` submits a request of received CFDI for an RFC and a period (idempotent by `Idempotency-Key`);
+// `POST /v1/extractions` submits a request of received CFDI for an RFC and a period (idempotent by `Idempotency-Key`),
+// as XML (`format: xml`, which SAT serves only for current documents: `document_status: active`) or as SAT's metadata
+// (`format: metadata`, any status: a `~`-separated text file per package, as SAT writes it, with Estatus and
+// FechaCancelacion);
 // `GET /v1/extractions/<id>` verifies it, answering SAT's EstadoSolicitud (1 accepted, 2 in progress, then 3 finished,
 // 4 error, 5 rejected, 6 expired) and CodigoEstadoSolicitud like `VerificaSolicitudDescarga`; once finished,
 // `GET /v1/extractions/<id>/packages/<packageId>` downloads a package (a ZIP of CFDI XML, like `Descargar`).
 // Packages are built from the real stamped CFDI fixtures plus the junk entries of SAT's own sample package
-// (`__MACOSX/`, an empty file, a `.xml` that is not XML, CFDI 3.2 files, `other.txt`). Steered per RFC or per
-// extraction, from code or over `/_control/...`, since one instance serves a whole test suite.
+// (`__MACOSX/`, an empty file, a `.xml` that is not XML, CFDI 3.2 files, `other.txt`); metadata packages from the text a
+// test gives (by default: each CFDI of the XML packages, current) plus the junk of SAT's sample metadata package.
+// Steered per RFC or per extraction, from code or over `/_control/...`, since one instance serves a whole test suite.
 import { randomUUID } from 'node:crypto';
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -33,12 +37,23 @@ export type SatPackageSpec =
     }
   | { path: string };
 
+/** A metadata package: the metadata file's text as SAT writes it (header line included), or a ZIP on disk. */
+export type SatMetadataPackageSpec =
+  | {
+      text: string;
+      /** Adds the junk entries of SAT's sample metadata package (default true). */
+      junk?: boolean;
+    }
+  | { path: string };
+
 export interface SatScenario {
   outcome?: SatProviderOutcome;
   /** Verifications until the final state: the first answers 1 (accepted), the next ones 2 (in progress). Default 3. */
   polls?: number;
   /** `finished`: the packages (default: one with every stamped CFDI fixture and the junk). */
   packages?: SatPackageSpec[];
+  /** `finished`, for a metadata extraction: its packages (default: one listing the XML packages' CFDI as current). */
+  metadata?: SatMetadataPackageSpec[];
   /** `error` / `rejected`: CodigoEstadoSolicitud (default 404 / 5002). */
   satStatusCode?: string;
   /** `provider_error`: the provider's own error code (default invalid_credentials, the CIEC refused at SAT's login). */
@@ -52,6 +67,7 @@ export interface SatScenario {
 export interface SimulatedExtraction {
   id: string;
   rfc: string;
+  format: 'xml' | 'metadata';
   period: { from: string; to: string };
   scenario: SatScenario;
   verifications: number;
@@ -111,7 +127,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /** Checks a scenario (from code or the control API); throws a RangeError when invalid. */
 function toScenario(input: Record<string, unknown>): SatScenario {
-  const { outcome, polls, packages, unavailable } = input;
+  const { outcome, polls, packages, metadata, unavailable } = input;
   const satStatusCode = input.satStatusCode ?? input.sat_status_code;
   const errorCode = input.errorCode ?? input.error_code;
   const refuseCreation = input.refuseCreation ?? input.refuse_creation;
@@ -138,6 +154,20 @@ function toScenario(input: Record<string, unknown>): SatScenario {
       'packages must be a list of { files: [fixture names], junk? } or { path: absolute .zip path }',
     );
   }
+  if (
+    metadata !== undefined &&
+    !(
+      Array.isArray(metadata) &&
+      metadata.every(
+        (spec) =>
+          isObject(spec) &&
+          (typeof spec.text === 'string' ||
+            (typeof spec.path === 'string' && isAbsolute(spec.path) && spec.path.endsWith('.zip'))),
+      )
+    )
+  ) {
+    throw new RangeError('metadata must be a list of { text: metadata file, junk? } or { path: absolute .zip path }');
+  }
   for (const [name, value] of [
     ['satStatusCode', satStatusCode],
     ['errorCode', errorCode],
@@ -149,6 +179,7 @@ function toScenario(input: Record<string, unknown>): SatScenario {
     ...(outcome !== undefined ? { outcome: outcome as SatProviderOutcome } : {}),
     ...(polls !== undefined ? { polls: polls as number } : {}),
     ...(packages !== undefined ? { packages: packages as SatPackageSpec[] } : {}),
+    ...(metadata !== undefined ? { metadata: metadata as SatMetadataPackageSpec[] } : {}),
     ...(satStatusCode !== undefined ? { satStatusCode: satStatusCode as string } : {}),
     ...(errorCode !== undefined ? { errorCode: errorCode as string } : {}),
     ...(refuseCreation !== undefined ? { refuseCreation: refuseCreation as string } : {}),
@@ -178,6 +209,67 @@ export function buildSatPackage(spec: { files: string[]; junk?: boolean }): Uint
   return zipSync(Object.fromEntries(entries.map(({ name, data }) => [name, data])), { mtime: PACKAGE_TIME });
 }
 
+export const SAT_METADATA_HEADER =
+  'Uuid~RfcEmisor~NombreEmisor~RfcReceptor~NombreReceptor~RfcPac~FechaEmision~FechaCertificacionSat~Monto~EfectoComprobante~Estatus~FechaCancelacion';
+
+/** The attribute of the first element named `element` in an XML text (entities decoded), or null. */
+function attribute(xml: string, element: string, name: string): string | null {
+  const tag = new RegExp(`<(?:\\w+:)?${element}\\b[^>]*?\\s${name}="([^"]*)"`).exec(xml);
+  return tag
+    ? tag[1]!
+        .replace(/&amp;/g, '&')
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+    : null;
+}
+
+/** SAT's metadata of fixture CFDI, each current (Estatus 1), CRLF as SAT ends its lines; unstamped files are left out. */
+export function metadataOfFixtures(files: string[]): string {
+  const rows = files.flatMap((file) => {
+    const xml = readFileSync(new URL(`cfdi/${file}`, FIXTURES), 'utf8');
+    const uuid = attribute(xml, 'TimbreFiscalDigital', 'UUID');
+    if (!uuid) return [];
+    const fecha = (attribute(xml, 'Comprobante', 'Fecha') ?? '').replace('T', ' ');
+    return [
+      [
+        uuid.toUpperCase(),
+        attribute(xml, 'Emisor', 'Rfc') ?? '',
+        attribute(xml, 'Emisor', 'Nombre') ?? '',
+        attribute(xml, 'Receptor', 'Rfc') ?? '',
+        attribute(xml, 'Receptor', 'Nombre') ?? '',
+        attribute(xml, 'TimbreFiscalDigital', 'RfcProvCertif') ?? '',
+        fecha,
+        (attribute(xml, 'TimbreFiscalDigital', 'FechaTimbrado') ?? '').replace('T', ' '),
+        attribute(xml, 'Comprobante', 'Total') ?? '',
+        attribute(xml, 'Comprobante', 'TipoDeComprobante') ?? '',
+        '1',
+        '',
+      ].join('~'),
+    ];
+  });
+  return [SAT_METADATA_HEADER, ...rows].join('\r\n') + '\r\n';
+}
+
+let metadataJunkEntries: { name: string; data: Uint8Array }[] | undefined;
+/** The entries of SAT's sample metadata package that are not metadata: a text file that is not, macOS's, empty ones. */
+function metadataJunk(): { name: string; data: Uint8Array }[] {
+  metadataJunkEntries ??= Object.entries(
+    unzipSync(readFileSync(new URL('sat-descarga-masiva/metadata.zip', FIXTURES))),
+  ).flatMap(([name, data]) =>
+    Buffer.from(data).subarray(0, 15).toString('latin1') === 'Uuid~RfcEmisor~' ? [] : [{ name, data }],
+  );
+  return metadataJunkEntries;
+}
+
+/** Builds a metadata package: the metadata file (named like SAT's, `<package>.txt`), then (unless told otherwise) the junk. */
+export function buildSatMetadataPackage(packageId: string, spec: { text: string; junk?: boolean }): Uint8Array {
+  const entries = [
+    { name: `${packageId}.txt`, data: new Uint8Array(Buffer.from(spec.text, 'utf8')) },
+    ...(spec.junk === false ? [] : metadataJunk()),
+  ];
+  return zipSync(Object.fromEntries(entries.map(({ name, data }) => [name, data])), { mtime: PACKAGE_TIME });
+}
+
 /** Starts the simulator on 127.0.0.1 unless told otherwise (a free port unless one is given). */
 export async function startSatProviderSimulator(
   options: { port?: number; host?: string } = {},
@@ -195,6 +287,33 @@ export async function startSatProviderSimulator(
     return true;
   };
 
+  /** What a metadata extraction serves: the scenario's, or the XML packages' CFDI listed as current. */
+  const metadataSpecs = (scenario: SatScenario): SatMetadataPackageSpec[] =>
+    scenario.metadata ?? [
+      {
+        text: metadataOfFixtures(
+          (scenario.packages ?? [{ files: STAMPED_CFDI_FIXTURES }]).flatMap((spec) =>
+            'files' in spec ? spec.files : [],
+          ),
+        ),
+      },
+    ];
+  /** The packages an extraction is made of, in order. */
+  const specsOf = (extraction: SimulatedExtraction): (SatPackageSpec | SatMetadataPackageSpec)[] =>
+    extraction.format === 'metadata'
+      ? metadataSpecs(extraction.scenario)
+      : (extraction.scenario.packages ?? [{ files: STAMPED_CFDI_FIXTURES }]);
+  /** How many CFDI the packages hold; null when one is a ZIP on disk, which is not read to count them. */
+  const countOf = (specs: (SatPackageSpec | SatMetadataPackageSpec)[]): number | null => {
+    let count = 0;
+    for (const spec of specs) {
+      if ('files' in spec) count += spec.files.length;
+      else if ('text' in spec) count += spec.text.split('\n').filter((line) => line.trim()).length - 1;
+      else return null;
+    }
+    return count;
+  };
+
   /** The extraction as the provider reports it at its `verifications`-th verification. */
   const view = (extraction: SimulatedExtraction): ExtractionView => {
     const { scenario } = extraction;
@@ -204,7 +323,7 @@ export async function startSatProviderSimulator(
       id: extraction.id,
       rfc: extraction.rfc,
       type: 'received',
-      format: 'xml',
+      format: extraction.format,
       period: extraction.period,
       sat_request_id: extraction.id,
       created_at: extraction.createdAt,
@@ -221,17 +340,9 @@ export async function startSatProviderSimulator(
     if (extraction.verifications < polls) return running;
     switch (outcome) {
       case 'finished': {
-        const specs = scenario.packages ?? [{ files: STAMPED_CFDI_FIXTURES }];
+        const specs = specsOf(extraction);
         const ids = specs.map((_spec, index) => `${extraction.id.toUpperCase()}_${String(index + 1).padStart(2, '0')}`);
-        return {
-          ...running,
-          sat_request_status: 3,
-          // A package on disk is not read to count its CFDI.
-          cfdi_count: specs.every((spec) => 'files' in spec)
-            ? specs.reduce((sum, spec) => sum + ('files' in spec ? spec.files.length : 0), 0)
-            : null,
-          package_ids: ids,
-        };
+        return { ...running, sat_request_status: 3, cfdi_count: countOf(specs), package_ids: ids };
       }
       case 'no_documents':
         return { ...running, sat_request_status: 5, sat_status_code: '5004', cfdi_count: 0 };
@@ -263,8 +374,17 @@ export async function startSatProviderSimulator(
     }
     const rfc = body.rfc.toUpperCase();
     if (takeUnavailable(rfc)) return error(503, 'unavailable', 'The provider is temporarily unavailable');
-    if (body.type !== 'received' || body.format !== 'xml')
-      return error(422, 'unsupported_request', 'This simulator extracts received CFDI as XML only');
+    if (body.type !== 'received' || (body.format !== 'xml' && body.format !== 'metadata'))
+      return error(422, 'unsupported_request', 'This simulator extracts received CFDI, as XML or as metadata');
+    // SAT v1.5: a request of received CFDI as XML fails unless it is filtered to current (vigente) documents.
+    if (body.format === 'xml' && body.document_status !== 'active')
+      return error(
+        422,
+        'unsupported_request',
+        'SAT serves received CFDI as XML only for current documents: document_status must be active',
+      );
+    if (body.document_status !== undefined && body.document_status !== 'active' && body.document_status !== 'canceled')
+      return error(400, 'invalid_request', 'document_status is active or canceled (absent: both)');
     // SAT v1.5: the start must be strictly before the end.
     if (!(Date.parse(body.period.from) < Date.parse(body.period.to)))
       return error(422, 'invalid_period', 'The period must start before it ends');
@@ -277,6 +397,7 @@ export async function startSatProviderSimulator(
     const extraction: SimulatedExtraction = {
       id: randomUUID(),
       rfc,
+      format: body.format,
       period: { from: body.period.from, to: body.period.to },
       scenario,
       verifications: 0,
@@ -303,10 +424,10 @@ export async function startSatProviderSimulator(
       const index = current.package_ids.indexOf(packageId);
       if (current.sat_request_status !== 3 || index === -1)
         return error(404, 'package_not_found', 'No package has this id');
-      const spec = (extraction.scenario.packages ?? [{ files: STAMPED_CFDI_FIXTURES }])[index]!;
+      const spec = specsOf(extraction)[index]!;
       let bytes = packages.get(packageId);
-      if (!bytes && 'files' in spec) {
-        bytes = buildSatPackage(spec);
+      if (!bytes && !('path' in spec)) {
+        bytes = 'files' in spec ? buildSatPackage(spec) : buildSatMetadataPackage(packageId, spec);
         packages.set(packageId, bytes);
       }
       extraction.downloads.push(packageId);

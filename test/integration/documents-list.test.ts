@@ -511,6 +511,8 @@ describe('GET /documents/{reference}', () => {
       purchase_order: 'OC-77',
       tags: ['Urgente', 'admitido'],
       is_admited: true,
+      is_canceled: false,
+      canceled_at: null,
       created_by: { source: 'fiscal', user: null },
     };
     const expansions = {

@@ -149,6 +149,10 @@ export interface Document {
   tags: string[];
   /** True when the system tag `admitido` is present */
   is_admited: boolean;
+  /** True once the tax authority lists the document as cancelled: a Mexican CFDI whose SAT metadata says `Estatus` 0 (read by the fiscal sync or `ops documents import`). Its open payables are then `canceled`, its pending payments canceled, and a new payment of it is refused (`document_canceled`). Never true for a Colombian document: DIAN cancels nothing, a credit note annuls it */
+  is_canceled: boolean;
+  /** When the tax authority cancelled the document (SAT's `FechaCancelacion`, Mexico City time); null while it is not cancelled */
+  canceled_at: string | null;
   created_by: {
     source: string;
     user: string | null;
@@ -309,6 +313,10 @@ export interface DocumentListItem {
   tags: string[];
   /** True when the system tag `admitido` is present */
   is_admited: boolean;
+  /** True once the tax authority lists the document as cancelled: a Mexican CFDI whose SAT metadata says `Estatus` 0 (read by the fiscal sync or `ops documents import`). Its open payables are then `canceled`, its pending payments canceled, and a new payment of it is refused (`document_canceled`). Never true for a Colombian document: DIAN cancels nothing, a credit note annuls it */
+  is_canceled: boolean;
+  /** When the tax authority cancelled the document (SAT's `FechaCancelacion`, Mexico City time); null while it is not cancelled */
+  canceled_at: string | null;
   created_by: {
     source: string;
     user: string | null;
@@ -2037,7 +2045,7 @@ export interface CreatePayment {
     404: FlatError;
     /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
     409: FlatError;
-    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the beneficiary has been deleted; `beneficiary_mismatch`: beneficiary_reference is not the payable's beneficiary; `currency_mismatch`: amount_currency is not the payable's currency; `payable_not_payable`: the payable is already paid or canceled; `amount_exceeds_balance`: the amount is more than the payable has left once processed and under-way payments are counted; `invalid_payable_type`: an advance to an employee (payments to employees are payroll) */
+    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the beneficiary has been deleted; `beneficiary_mismatch`: beneficiary_reference is not the payable's beneficiary; `currency_mismatch`: amount_currency is not the payable's currency; `payable_not_payable`: the payable is already paid or canceled; `amount_exceeds_balance`: the amount is more than the payable has left once processed and under-way payments are counted; `invalid_payable_type`: an advance to an employee (payments to employees are payroll); `document_canceled`: the payable's document was cancelled before the tax authority (SAT): it is not paid */
     422: FlatError;
     /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
     429: FlatError;

@@ -20,7 +20,7 @@ const HEADER =
   'Uuid~RfcEmisor~NombreEmisor~RfcReceptor~NombreReceptor~RfcPac~FechaEmision~FechaCertificacionSat~Monto~EfectoComprobante~Estatus~FechaCancelacion';
 
 /** One data line as SAT writes it. */
-function row(uuid: string, estatus: '0' | '1', canceledAt = '', issuer = 'H&E951128469'): string {
+function row(uuid: string, estatus: string, canceledAt = '', issuer = 'H&E951128469'): string {
   return [
     uuid.toUpperCase(),
     issuer,

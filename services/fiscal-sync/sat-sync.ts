@@ -257,13 +257,19 @@ async function applySatMetadataPackage(
         if ('skipped' in entry) progress.skipped[entry.skipped] = (progress.skipped[entry.skipped] ?? 0) + 1;
         else {
           try {
+            // Counted on a copy: what is heartbeated is the counts at the last batch applied whole, which a retry
+            // resumes after (a batch cut short is applied again, and changes nothing it already changed).
+            const working = structuredClone(progress.report);
             await applySatMetadata(deps, {
               companyId: input.companyId,
               items: entry.items(),
               readFrom: 'fiscal sync',
               afterLine: progress.line,
-              report: progress.report,
-              onProgress: (line) => void (progress.line = line),
+              report: working,
+              onProgress: (line, report) => {
+                progress.line = line;
+                progress.report = structuredClone(report);
+              },
             });
           } catch (error) {
             const refusal = metadataEntryRefusal(error);

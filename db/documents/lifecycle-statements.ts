@@ -60,6 +60,7 @@ export interface LifecycleState {
     | 'createdAt'
     | 'approvalStatus'
     | 'paymentStatus'
+    | 'isCanceled'
   > & {
     approvalErpReference: string | null;
     fiscalMetadata: { timeZone?: unknown };
@@ -87,6 +88,7 @@ interface StateRow {
   approval_status: ApprovalStatus;
   payment_status: DocumentPaymentStatus;
   approval_erp_reference: string | null;
+  is_canceled: boolean;
   identifier_number: string | null;
   payment_terms: number | null;
   has_payables: boolean;
@@ -122,7 +124,7 @@ export async function readLifecycleState(
        d."document_number", d."country", d."fiscal_metadata" -> 'timeZone' as "time_zone",
        ${timestamp('d."issue_date"')} as "issue_date", ${timestamp('d."expiration_date"')} as "expiration_date",
        ${timestamp('d."created_at"')} as "created_at", d."approval_status", d."payment_status", d."approval_erp_reference",
-       b."identifier_number", b."payment_terms",
+       d."is_canceled", b."identifier_number", b."payment_terms",
        exists (select from "payables" as p where p."company_id" = d."company_id" and p."document_id" = d."id") as "has_payables",
        t."external_id" is not null as "term_found", t."days" as "term_days", t."installments" as "term_installments",
        s."id" as "step_id", s."action" as "step_action", s."kind" as "step_kind", s."status" as "step_status",
@@ -165,6 +167,7 @@ export async function readLifecycleState(
       approvalStatus: row.approval_status,
       paymentStatus: row.payment_status,
       approvalErpReference: row.approval_erp_reference,
+      isCanceled: row.is_canceled,
       beneficiary:
         row.identifier_number === null
           ? null

@@ -88,7 +88,8 @@ export const owesPayables = (document: ScheduledDocument): boolean =>
 /** A payable as approval generates it, but for its document, beneficiary and company. */
 export interface PayableOfDocument {
   type: 'supplier';
-  status: 'pending';
+  /** `canceled` when the document was cancelled before the tax authority before it was approved. */
+  status: 'pending' | 'canceled';
   amountCents: bigint;
   currency: Document['currency'];
   balanceCents: bigint;

@@ -569,10 +569,11 @@ function approveOrReject(
     paid: outcome.paid,
     changed: outcome.changed,
   };
-  // Generated once: a document that has payables keeps them.
+  // Generated once: a document that has payables keeps them. A document SAT cancelled owes nothing: they start canceled.
   if (status === 'approved' && owesPayables(document) && !state.hasPayables)
     write.payables = payablesOf(document, scheduleInstallments(document, state.paymentTerm)).map((payable) => ({
       ...payable,
+      ...(document.isCanceled ? { status: 'canceled' as const } : {}),
       id: uuidv7(),
     }));
   write.logs.push(...outcome.logs.map((log) => logRow(log.event, log.actor, log.metadata)));

@@ -312,6 +312,32 @@ describe('a payment of a cancelled CFDI', () => {
   });
 });
 
+describe('a CFDI cancelled before it is approved', () => {
+  it('has its payables generated canceled on approval, and no payment of them', async () => {
+    const { company, apiKey } = await makeCompany(api.orm, { country: 'MEX' });
+    const sdk = api.sdk(apiKey);
+    const imported = await ops('documents', 'import', '--company', company.id, ...writeCfdiInvoices(1, 9500).files);
+    const { reference, fiscal_reference: uuid } = imported.stdout.documents[0];
+    const applied = await ops(
+      'documents',
+      'import',
+      '--company',
+      company.id,
+      metadataFile([metadataLine(uuid, '0', '2026-11-26 12:00:00')]),
+    );
+    expect(applied.stdout.metadata).toMatchObject({ applied: 1, canceled: 1 });
+    expectStatus(await sdk.approveDocument({ params: { reference }, body: {} }), 200);
+    const { payables, is_canceled } = expectStatus(await sdk.getDocument({ params: { reference } }), 200);
+    expect(is_canceled).toBe(true);
+    expect(payables!.map((payable) => payable.status)).toEqual(['canceled']);
+    expect(
+      await sdk.createPayment({
+        body: { payable_reference: payables![0]!.reference, amount: 1, amount_currency: 'MXN' },
+      }),
+    ).toMatchObject({ status: 422, body: { code: 'document_canceled' } });
+  });
+});
+
 describe('the Mexican fiscal sync reads SAT metadata', () => {
   const INVOICE_UUID = '6d7434a6-e3f2-47ad-9e4c-08849946afa0';
 

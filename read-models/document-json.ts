@@ -230,7 +230,9 @@ const EXPANDED: Record<Expansion, Record<string, string>> = {
       registration_state: 'e.registration_state',
       missing_catalog_entries: json('e.missing_catalog_entries'),
       failure: `case when e.failure_code is null then null else ${object({ code: 'e.failure_code', message: 'e.failure_message' })} end`,
-      retry_allowed: `e.status = 'posted' and e.registration_state in ('failed', 'pending')`,
+      // Only where a retry would be taken: someone receives the voucher.
+      retry_allowed: `e.status = 'posted' and e.registration_state in ('failed', 'pending') and exists (select 1 from webhook_subscriptions s
+        where s.company_id = e.company_id and s.event = 'document.accounted' and s.is_active)`,
     })} from accounting_entries e where e.document_id = d.id and ${owned('e')}
       order by e.status = 'posted' desc, e.created_at desc limit 1)`,
   },

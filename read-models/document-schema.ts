@@ -237,7 +237,7 @@ export const ExpenseBody = z
     origin: z
       .enum(EXPENSE_ORIGINS)
       .describe(
-        '`support_document`: imported from a DIAN documento soporte (see `document_support`); `manual`: recorded by an operator or integrator with its receipt (POST /documents/expenses)',
+        '`support_document`: imported from a DIAN documento soporte (see `document_support`); `manual`: recorded by an operator or integrator with its receipt (POST /documents)',
       ),
     category: z.string().nullable().describe('Free text: travel, meals, transport...'),
     cost_center: z.string().nullable().describe('The cost center it is charged to (an ERP external_id, or free text)'),

@@ -12,7 +12,7 @@ import { RECEPTION_EVENT_STATUSES, RECEPTION_EVENT_TYPES } from '../db/reception
 export const DocumentType = z.enum(DOCUMENT_TYPES).meta({
   id: 'DocumentType',
   description:
-    "`expense`: a cost that is not a supplier's invoice. In Colombia, a purchase from a seller not obliged to invoice, backed by the company's own DIAN documento soporte (imported like an invoice); in both countries, a reimbursable or non-invoiced cost an operator or integrator records with its receipt (POST /documents/expenses). It is approved and paid like an invoice",
+    "`expense`: a cost that is not a supplier's invoice. In Colombia, a purchase from a seller not obliged to invoice, backed by the company's own DIAN documento soporte (imported like an invoice); in both countries, a reimbursable or non-invoiced cost an operator or integrator records with its receipt (POST /documents). It is approved and paid like an invoice",
 });
 export const ApprovalStatus = z.enum(APPROVAL_STATUSES).meta({ id: 'ApprovalStatus' });
 export const DocumentPaymentStatus = z.enum(DOCUMENT_PAYMENT_STATUSES).meta({

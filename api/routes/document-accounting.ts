@@ -43,23 +43,20 @@ export const documentAccountingRoutes = [
     errors: [DOCUMENT_NOT_FOUND, ...RETRY_REFUSALS],
     handler: async ({ em, caller, params, deps }) => {
       const documentId = params.reference.toLowerCase();
-      let deliveries: number;
       try {
-        ({ deliveries } = await accountDocument(
+        await accountDocument(
           {
             orm: deps.orm,
             processes: temporalProcesses(deps.temporal, deps.config.webhookRetry),
             publicUrl: deps.config.publicUrl,
           },
           { documentId, companyId: caller.company.id, retry: true },
-        ));
+        );
       } catch (error) {
         if (!(error instanceof AccountingRefused)) throw error;
         if (error.code === 'document_not_found') throw notFound(DOCUMENT_NOT_FOUND.code, 'Document not found');
         throw new ApiError(409, error.code, error.message);
       }
-      if (deliveries === 0)
-        throw new ApiError(409, 'no_receiver', 'No webhook subscription of the company receives document.accounted');
       // Only the accounting expansion: the rest of the document is not part of the answer.
       const [document] = await renderDocuments(
         em,

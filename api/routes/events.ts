@@ -17,7 +17,7 @@ const DOCUMENT_NOT_FOUND = {
   status: 404,
   code: 'document_not_found',
   description:
-    'no document of the company has this CUFE (in a batch: the unknown CUFEs are listed in `documents_fiscal_reference`, and nothing is queued)',
+    'no document of the company has this CUFE (in a batch: none of them matches one; they are listed in `documents_fiscal_reference`, and nothing is queued)',
 };
 const CLAIM_IN_BATCH = {
   status: 422,
@@ -99,7 +99,11 @@ export const eventRoutes = [
     path: '/events/batch',
     operationId: 'sendReceptionEventsBatch',
     summary: 'Send reception events for many invoices: every event type for every CUFE',
-    description: `Each (CUFE, event type) pair is its own event, processed independently: one failure never stops the others. All or nothing on the request: if any CUFE matches no document of the company, nothing is queued and the answer lists the unknown ones. ${ASYNCHRONOUS}`,
+    description:
+      'Each (CUFE, event type) pair is its own event, processed independently: one failure never stops the others. ' +
+      'The events of every CUFE the company has are queued; the CUFEs that match none of its documents are left out and ' +
+      'named in `unknown_documents_fiscal_reference`. Only when none matches is the answer 404, listing them. ' +
+      ASYNCHRONOUS,
     tags: ['Tax-authority events'],
     auth: 'api-key',
     body: BatchEventsRequest,
@@ -117,21 +121,30 @@ export const eventRoutes = [
       const eventTypes = [...new Set(body.events_type)];
       const requests = cufes.flatMap(([cufe]) => eventTypes.map((eventType) => ({ cufe, eventType, claim: null })));
       const outcome = await queueReceptionEvents(em, caller.company.id, requests, timing(deps));
-      if (outcome.unknownCufes.length) {
-        const unknown = new Set(outcome.unknownCufes);
-        const sent = cufes.filter(([cufe]) => unknown.has(cufe)).map(([, as]) => as);
+      const unknown = new Set(outcome.unknownCufes);
+      const [missing, found] = [
+        cufes.filter(([cufe]) => unknown.has(cufe)).map(([, as]) => as),
+        cufes.filter(([cufe]) => !unknown.has(cufe)).map(([, as]) => as),
+      ];
+      if (found.length === 0)
         throw new ApiError(
           404,
           DOCUMENT_NOT_FOUND.code,
-          `${sent.length} of the CUFEs match no document of the company; nothing was queued`,
-          { extras: { documents_fiscal_reference: sent } },
+          'None of the CUFEs matches a document of the company; nothing was queued',
+          {
+            extras: { documents_fiscal_reference: missing },
+          },
         );
-      }
       handOver(deps, ctx, caller.company.id, outcome.batchId);
       const { created, resubmitted, alreadyProcessing, alreadyAccepted } = outcome;
+      const events = found.length * eventTypes.length;
       return {
-        documents_fiscal_reference: cufes.map(([, sent]) => sent),
-        message: `${requests.length} events (${cufes.length} documents × ${eventTypes.length} event types): ${created} queued, ${resubmitted} queued again, ${alreadyProcessing} already processing, ${alreadyAccepted} already accepted`,
+        documents_fiscal_reference: found,
+        unknown_documents_fiscal_reference: missing,
+        message:
+          `${events} events (${found.length} documents × ${eventTypes.length} event types): ${created} queued, ${resubmitted} queued again, ` +
+          `${alreadyProcessing} already processing, ${alreadyAccepted} already accepted` +
+          (missing.length ? `; ${missing.length} CUFEs match no document of the company and were left out` : ''),
       };
     },
   }),

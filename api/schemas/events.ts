@@ -71,6 +71,9 @@ export const SingleEventResponse = z.strictObject({
 });
 
 export const BatchEventsResponse = z.strictObject({
-  documents_fiscal_reference: z.array(z.string()),
+  documents_fiscal_reference: z.array(z.string()).describe('The CUFEs whose events were queued, as sent'),
+  unknown_documents_fiscal_reference: z
+    .array(z.string())
+    .describe('The CUFEs that match no document of the company, as sent: their events were not queued (an extension)'),
   message: z.string(),
 });

@@ -70,6 +70,7 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { s
       (paths[path] ??= {})[route.method] = operation(route, convert);
     }
   }
+  paths[`${PUBLIC_PREFIX}/files/{key}`] = { get: fileOperation() };
   return {
     openapi: '3.1.0',
     info: {
@@ -168,6 +169,53 @@ function operation(route: AnyRoute, convert: (schema: z.ZodType, io: 'input' | '
         }
       : {}),
     responses,
+  };
+}
+
+/** The stored files the documents link to (`file_path`, `xml_file_path`, notes' attachments): served outside the route table. */
+function fileOperation() {
+  const errors: DocumentedError[] = [
+    { status: 401, code: 'unauthorized', description: 'missing or invalid API key' },
+    { status: 403, code: 'insufficient_scope', description: 'a scoped key (no scope covers stored files)' },
+    { status: 404, code: 'file_not_found', description: 'no file of the company has this key' },
+    {
+      status: 429,
+      code: 'rate_limited',
+      description: 'this API key made too many requests (when the operator sets a limit)',
+    },
+    { status: 503, code: 'service_unavailable', description: 'the file storage did not answer' },
+  ];
+  const binary = { schema: { type: 'string', format: 'binary' } };
+  return {
+    operationId: 'getFile',
+    summary: 'Download a stored file',
+    description:
+      "A document's XML or attachment, or a note's attachment, as linked from the document: served to the company that owns it, " +
+      'with the API key of the documents (a scoped key is refused, as on the documents). `key` is the rest of the link, slashes included.',
+    tags: ['Documents'],
+    security: [{ ApiKey: [] }],
+    parameters: [
+      {
+        name: 'key',
+        in: 'path',
+        required: true,
+        description: "The file's key: the link's path after `/files/`, starting with the company's reference",
+        schema: { type: 'string', minLength: 1 },
+      },
+    ],
+    responses: {
+      '200': {
+        description:
+          'The file, with its own content type: `application/xml`, `application/pdf`, `image/png` or `image/jpeg`',
+        content: { 'application/octet-stream': binary },
+      },
+      ...Object.fromEntries(
+        [...groupErrors(errors)].map(([status, grouped]) => [
+          String(status),
+          response(grouped.map((error) => `\`${error.code}\`: ${error.description}`).join('; '), errorSchema(grouped)),
+        ]),
+      ),
+    },
   };
 }
 

@@ -100,7 +100,7 @@ export const WEBHOOKS: WebhookDescription[] = [
       {
         status: 422,
         description:
-          'Refused for good (the accounting is marked failed, the message is shown to the customer, an operator retries it); a 422 in another shape is retried like a 5xx',
+          'Refused for good (the accounting is marked failed, the message is shown to the customer, who retries it through POST /documents/{reference}/accounting/retry once the cause is fixed); a 422 in another shape is retried like a 5xx',
         schema: Refused,
       },
     ],

@@ -81,11 +81,12 @@ export async function resolveNewPayment(
     if (payable.status === 'canceled' || payable.status === 'paid')
       throw new PaymentRefused('payable_not_payable', `The payable is ${payable.status}`);
     const committed = await em.find(Payment, { payable, status: { $ne: 'failed' } }, { fields: ['amountCents'] });
-    const outstanding = payable.amountCents - committed.reduce((sum, payment) => sum + payment.amountCents, 0n);
+    const outstanding =
+      payable.amountCents - payable.crossedCents - committed.reduce((sum, payment) => sum + payment.amountCents, 0n);
     if (target.amountCents > outstanding) {
       throw new PaymentRefused(
         'amount_exceeds_balance',
-        `The payable has ${cents(outstanding > 0n ? outstanding : 0n)} ${payable.currency} left to pay once the payments processed or under way are counted`,
+        `The payable has ${cents(outstanding > 0n ? outstanding : 0n)} ${payable.currency} left to pay once the payments processed or under way and the advances crossed are counted`,
       );
     }
     return { beneficiary: payable.beneficiary, payable, payableType: payable.type };

@@ -48,6 +48,8 @@ export const Payable = defineEntity({
     currency: currencyProperty(),
     /** What remains to pay; for advances, what remains to cross. */
     balanceCents: p.bigint('bigint'),
+    /** What the ERP registered as settled by crossing the beneficiary's advances: paid, with no money moving now. */
+    crossedCents: p.bigint('bigint').default(0),
     issueDate: p.date().nullable(),
     /** The due date, moved by `payments reschedule`. */
     expirationDate: p.date().nullable(),

@@ -7,6 +7,8 @@ export interface PayableAmount {
   id: string;
   amountCents: bigint;
   status: PayableStatus;
+  /** Settled by crossing advances, as the ERP registered it. */
+  crossedCents?: bigint;
 }
 
 export interface PaymentAmount {
@@ -31,9 +33,14 @@ function paidByPayable(payments: readonly PaymentAmount[]): Map<string, bigint> 
   return paid;
 }
 
-/** A payable's balance and status from its own processed payments; a canceled payable stays canceled. */
+/**
+ * A payable's balance and status from its own processed payments and what advances crossed on it; a canceled
+ * payable stays canceled.
+ */
 export function payableSettlement(payable: PayableAmount, payments: readonly PaymentAmount[]): PayableSettlement {
-  const paidCents = paidByPayable(payments.filter((payment) => payment.payableId === payable.id)).get(payable.id) ?? 0n;
+  const paidCents =
+    (paidByPayable(payments.filter((payment) => payment.payableId === payable.id)).get(payable.id) ?? 0n) +
+    (payable.crossedCents ?? 0n);
   const balanceCents = paidCents >= payable.amountCents ? 0n : payable.amountCents - paidCents;
   const status: PayableStatus =
     payable.status === 'canceled' ? 'canceled' : balanceCents === 0n ? 'paid' : paidCents > 0n ? 'partial' : 'pending';
@@ -51,8 +58,9 @@ export function documentPaymentStatus(
 ): DocumentPaymentStatus {
   const open = payables.filter((payable) => payable.status !== 'canceled');
   if (open.length === 0) return 'pending';
-  const paid = paidByPayable(payments);
-  const settled = open.filter((payable) => (paid.get(payable.id) ?? 0n) >= payable.amountCents);
+  const moved = paidByPayable(payments);
+  const paid = (payable: PayableAmount) => (moved.get(payable.id) ?? 0n) + (payable.crossedCents ?? 0n);
+  const settled = open.filter((payable) => paid(payable) >= payable.amountCents);
   if (settled.length === open.length) return 'paid';
-  return open.some((payable) => (paid.get(payable.id) ?? 0n) > 0n) ? 'partial' : 'pending';
+  return open.some((payable) => paid(payable) > 0n) ? 'partial' : 'pending';
 }

@@ -26,7 +26,7 @@ export interface QueuedReceptionEvent {
 }
 
 export interface QueueOutcome {
-  /** CUFEs that match no document of the company: when there are any, nothing was queued. */
+  /** CUFEs that match no document of the company: their events are not queued; the others' are. */
   unknownCufes: string[];
   /** The batch whose workflow starts the events' own; null when none needs one (all accepted already). */
   batchId: string | null;
@@ -57,7 +57,7 @@ export async function queueReceptionEvents(
   for (let attempt = 1; ; attempt++) {
     try {
       const [outcome] = await runStatement<QueueCounts>(em, QUEUE_STATEMENT, params);
-      return outcomeOf(outcome!, unique.length, params.batchId);
+      return outcomeOf(outcome!, params.batchId);
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException) || attempt === MAX_ATTEMPTS) throw error;
     }
@@ -93,6 +93,8 @@ const NOTHING_QUEUED: QueueOutcome = {
 
 interface QueueCounts {
   unknown: string[];
+  /** The events requested of documents the company has. */
+  known: number;
   created: number;
   resubmitted: number;
   already_processing: number;
@@ -114,7 +116,7 @@ export const QUEUE_STATEMENT = `with requested as (
   ), unknown as (
     select cufe from unnest(array[:distinctCufes]::text[]) as cufe where cufe not in (select "fiscal_reference" from found)
   ), queued as (
-    select r.*, f."id" as document_id from requested r join found f on f."fiscal_reference" = r.cufe where not exists (select 1 from unknown)
+    select r.*, f."id" as document_id from requested r join found f on f."fiscal_reference" = r.cufe
   ), existing as (
     select e."id", e."status", q.document_id, q.event_type, q.claim_code, q.claim_description
     from queued q cross join lateral (
@@ -144,20 +146,20 @@ export const QUEUE_STATEMENT = `with requested as (
     where exists (select 1 from inserted) or exists (select 1 from resubmitted) or exists (select 1 from processing)
     returning "id"
   )
-  select array(select cufe from unknown) as "unknown", (select count(*) from inserted)::int as "created",
+  select array(select cufe from unknown) as "unknown", (select count(*) from queued)::int as "known",
+    (select count(*) from inserted)::int as "created",
     (select count(*) from resubmitted)::int as "resubmitted", (select count(*) from processing)::int as "already_processing",
     exists (select 1 from batch) as "batched"`;
 
-function outcomeOf(counts: QueueCounts, requested: number, batchId: string): QueueOutcome {
-  const { unknown, created, resubmitted, already_processing: alreadyProcessing, batched } = counts;
-  if (unknown.length > 0) return { ...NOTHING_QUEUED, unknownCufes: unknown };
+function outcomeOf(counts: QueueCounts, batchId: string): QueueOutcome {
+  const { unknown, known, created, resubmitted, already_processing: alreadyProcessing, batched } = counts;
   return {
-    unknownCufes: [],
+    unknownCufes: unknown,
     batchId: batched ? batchId : null,
     created,
     resubmitted,
     alreadyProcessing,
-    alreadyAccepted: requested - created - resubmitted - alreadyProcessing,
+    alreadyAccepted: known - created - resubmitted - alreadyProcessing,
   };
 }
 

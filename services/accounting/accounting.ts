@@ -269,6 +269,12 @@ async function retried(
       return resumed;
     }
     default:
+      // Refused before anything changes: with no receiver, the voucher stays as it was.
+      if ((await activeSubscribers(tx, 'document.accounted')).length === 0)
+        throw new AccountingRefused(
+          'no_receiver',
+          'No webhook subscription of the company receives document.accounted',
+        );
       return { ...(await handOver(tx, document, posted, publicUrl)), question: null };
   }
 }

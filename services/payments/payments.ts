@@ -203,13 +203,21 @@ export async function recordPaymentOutcome(
     await tx.flush();
     if (!settled) return { status: found.status };
 
-    await settle(tx, payable, document, found);
+    await settle(tx, payable, document, { payment: found.id });
     return { status: found.status };
   });
 }
 
-/** Recomputes a payable from its payments, and its document from all of its payables (grouped by payable). */
-async function settle(em: EntityManager, payable: Payable, document: Document | null, payment: Payment): Promise<void> {
+/**
+ * Recomputes a payable from its payments and crossed advances, and its document from all of its payables (grouped by
+ * payable). `cause` says in the log what changed it.
+ */
+export async function settle(
+  em: EntityManager,
+  payable: Payable,
+  document: Document | null,
+  cause: Record<string, unknown>,
+): Promise<void> {
   const amounts = (payments: Payment[]) =>
     payments.map((row) => ({ payableId: row.payable.id, amountCents: row.amountCents, status: row.status }));
   const settlement = payableSettlement(payable, amounts(await em.find(Payment, { payable })));
@@ -226,7 +234,7 @@ async function settle(em: EntityManager, payable: Payable, document: Document | 
     document,
     event: 'document.updated',
     actor: { type: 'system', source: 'payments' },
-    metadata: { change: 'payment_status', payment_status: status, payment: payment.id, payable: payable.id },
+    metadata: { change: 'payment_status', payment_status: status, ...cause, payable: payable.id },
   });
 }
 

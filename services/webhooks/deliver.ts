@@ -2,6 +2,7 @@ import { AccountingEntry } from '../../db/accounting/accounting-entry.entity.ts'
 import { ErpDocument } from '../../db/accounting/erp-document.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { registerCrossedQuantities } from '../../db/erp/purchase-order-receipts.ts';
+import { applyAdvanceCrossings } from '../payments/advance-crossings.ts';
 import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
 import { WebhookDelivery } from '../../db/webhooks/webhook-delivery.entity.ts';
 import {
@@ -267,6 +268,8 @@ async function recordRegistration(
     );
     if (firstRegistration && entry.journalEntry)
       await registerCrossedQuantities(em, entry.company.id, entry.journalEntry);
+    // The advances the ERP crossed count as paid on the invoice from its first registration on.
+    if (firstRegistration) await applyAdvanceCrossings(em, entry);
   } else {
     entry.registrationState = 'failed';
     entry.failureCode = answer && 'rejection' in answer ? answer.rejection.code : 'delivery_failed';

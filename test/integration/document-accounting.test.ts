@@ -76,9 +76,17 @@ describe('POST /documents/{reference}/accounting/retry', () => {
     const { apiKey, reference } = await companyWithInvoice(false);
     expect(expectStatus(await retry(apiKey, reference), 409).code).toBe('not_accounted');
 
-    expect((await ops('documents', 'account', '--document', reference)).code).toBe(0);
-    expect(await accountingOf(apiKey, reference)).toMatchObject({ registration_state: 'pending', retry_allowed: true });
+    expect((await ops('documents', 'account', '--document', reference)).code, 'accounted').toBe(0);
+    // No receiver: a retry would be refused, so it is not allowed, and the refused retry changes nothing.
+    expect(await accountingOf(apiKey, reference)).toMatchObject({
+      registration_state: 'pending',
+      retry_allowed: false,
+    });
     expect(expectStatus(await retry(apiKey, reference), 409).code).toBe('no_receiver');
+    expect(await accountingOf(apiKey, reference)).toMatchObject({
+      registration_state: 'pending',
+      retry_allowed: false,
+    });
 
     const other = await makeCompany(api.orm, { country: 'COL' });
     expect(expectStatus(await retry(other.apiKey, reference), 404).code).toBe('document_not_found');

@@ -19,6 +19,7 @@ import { Payable } from '../../db/payments/payable.entity.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
 import { ReceptionEvent } from '../../db/reception-events/reception-event.entity.ts';
 import { DocumentTag } from '../../db/tags/document-tag.entity.ts';
+import { WebhookSubscription } from '../../db/webhooks/webhook-subscription.entity.ts';
 import { ensureTags } from '../../db/tags/tag.repository.ts';
 import { seedDocument } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
@@ -422,7 +423,13 @@ describe('GET /documents/{reference}', () => {
       invoiceReference: null,
       data: null,
     });
-    // A refused hand-off: its voucher waits for the customer's retry.
+    // A refused hand-off: its voucher waits for the customer's retry, which its receiver would take.
+    em.create(WebhookSubscription, {
+      company: own,
+      event: 'document.accounted',
+      url: 'https://erp.example.com/hooks',
+      secretCiphertext: 'sealed',
+    });
     const voucher = em.create(AccountingEntry, {
       company: own,
       document,

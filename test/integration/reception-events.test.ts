@@ -202,7 +202,7 @@ describe('validation', () => {
     expect(claim.body).toEqual({ code: 'claim_not_allowed_in_batch', message: expect.any(String) });
   });
 
-  it('answers document_not_found for an unknown CUFE, and queues nothing of a batch with one', async () => {
+  it('answers document_not_found for an unknown CUFE; a batch queues the known ones and names the others', async () => {
     const unknown = 'c'.repeat(96);
     expect((await single({ document_fiscal_reference: unknown, event_type: '030' })).body).toEqual({
       code: 'document_not_found',
@@ -213,13 +213,20 @@ describe('validation', () => {
       documents_fiscal_reference: [cufeOf(known), unknown.toUpperCase()],
       events_type: ['030'],
     });
-    expect(response.status).toBe(404);
+    expect(response.status).toBe(200);
     expect(response.body).toEqual({
+      documents_fiscal_reference: [cufeOf(known)],
+      unknown_documents_fiscal_reference: [unknown.toUpperCase()],
+      message: expect.stringContaining('1 CUFEs match no document'),
+    });
+    await expect.poll(async () => (await receptionEvents(known)).length).toBe(1);
+    const none = await batch({ documents_fiscal_reference: [unknown, 'd'.repeat(96)], events_type: ['030'] });
+    expect(none.status).toBe(404);
+    expect(none.body).toEqual({
       code: 'document_not_found',
       message: expect.stringContaining('nothing was queued'),
-      documents_fiscal_reference: [unknown.toUpperCase()],
+      documents_fiscal_reference: [unknown, 'd'.repeat(96)],
     });
-    expect(await receptionEvents(known)).toEqual([]);
   });
 
   it('another company’s CUFE is unknown too', async () => {
@@ -488,6 +495,7 @@ describe('ordering rules', () => {
     });
     expect(response.body).toEqual({
       documents_fiscal_reference: [cufeOf(document)],
+      unknown_documents_fiscal_reference: [],
       message:
         '3 events (1 documents × 3 event types): 3 queued, 0 queued again, 0 already processing, 0 already accepted',
     });

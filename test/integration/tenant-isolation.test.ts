@@ -52,6 +52,18 @@ const PROBES: Record<string, (a: Owned) => Probe[]> = {
     { method: 'POST', path: `/public/api/v1/documents/${a.document.id}/approve` },
     { method: 'POST', path: `/public/api/v1/documents/${a.document.fiscalReference}/approve` },
   ],
+  'POST /public/api/v1/documents/:reference/archive': (a) => [
+    { method: 'POST', path: `/public/api/v1/documents/${a.document.id}/archive` },
+  ],
+  'POST /public/api/v1/documents/:reference/unarchive': (a) => [
+    { method: 'POST', path: `/public/api/v1/documents/${a.document.id}/unarchive` },
+  ],
+  'POST /public/api/v1/payments/:reference/archive': (a) => [
+    { method: 'POST', path: `/public/api/v1/payments/${a.paymentId}/archive` },
+  ],
+  'POST /public/api/v1/payments/:reference/unarchive': (a) => [
+    { method: 'POST', path: `/public/api/v1/payments/${a.paymentId}/unarchive` },
+  ],
   'POST /public/api/v1/documents/:reference/acknowledge': (a) => [
     { method: 'POST', path: `/public/api/v1/documents/${a.document.id}/acknowledge` },
   ],

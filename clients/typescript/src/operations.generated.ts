@@ -255,7 +255,7 @@ export interface DocumentExchangeRate {
 
 /** What an `expense` document adds: its category, cost center, receipt and who is reimbursed. Null on every other type */
 export interface DocumentExpense {
-  /** `support_document`: imported from a DIAN documento soporte (see `document_support`); `manual`: recorded by an operator or integrator with its receipt (POST /documents/expenses) */
+  /** `support_document`: imported from a DIAN documento soporte (see `document_support`); `manual`: recorded by an operator or integrator with its receipt (POST /documents) */
   origin: 'support_document' | 'manual';
   /** Free text: travel, meals, transport... */
   category: string | null;
@@ -454,7 +454,7 @@ export interface DocumentSupport {
   environment: 'production' | 'test' | null;
 }
 
-/** `expense`: a cost that is not a supplier's invoice. In Colombia, a purchase from a seller not obliged to invoice, backed by the company's own DIAN documento soporte (imported like an invoice); in both countries, a reimbursable or non-invoiced cost an operator or integrator records with its receipt (POST /documents/expenses). It is approved and paid like an invoice */
+/** `expense`: a cost that is not a supplier's invoice. In Colombia, a purchase from a seller not obliged to invoice, backed by the company's own DIAN documento soporte (imported like an invoice); in both countries, a reimbursable or non-invoiced cost an operator or integrator records with its receipt (POST /documents). It is approved and paid like an invoice */
 export type DocumentType = 'invoice' | 'debit_note' | 'credit_note' | 'expense';
 
 export interface ErpBookAccount {
@@ -1894,7 +1894,7 @@ export interface SendReceptionEvent {
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
     403: FlatError;
-    /** `document_not_found`: no document of the company has this CUFE (in a batch: the unknown CUFEs are listed in `documents_fiscal_reference`, and nothing is queued) */
+    /** `document_not_found`: no document of the company has this CUFE (in a batch: none of them matches one; they are listed in `documents_fiscal_reference`, and nothing is queued) */
     404: FlatError;
     /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
     409: FlatError;
@@ -1922,7 +1922,10 @@ export interface SendReceptionEventsBatch {
   responses: {
     /** Success */
     200: {
+      /** The CUFEs whose events were queued, as sent */
       documents_fiscal_reference: string[];
+      /** The CUFEs that match no document of the company, as sent: their events were not queued (an extension) */
+      unknown_documents_fiscal_reference: string[];
       message: string;
     };
     /** `VALIDATION_ERROR`: the request is not valid */
@@ -1931,7 +1934,7 @@ export interface SendReceptionEventsBatch {
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
     403: FlatError;
-    /** `document_not_found`: no document of the company has this CUFE (in a batch: the unknown CUFEs are listed in `documents_fiscal_reference`, and nothing is queued) */
+    /** `document_not_found`: no document of the company has this CUFE (in a batch: none of them matches one; they are listed in `documents_fiscal_reference`, and nothing is queued) */
     404: FlatError;
     /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
     409: FlatError;
@@ -2825,6 +2828,30 @@ export interface UpdateAdvanceBalance {
   };
 }
 
+/** `GET /public/api/v1/files/{key}`: Download a stored file */
+export interface GetFile {
+  request: {
+    params: {
+      /** The file's key: the link's path after `/files/`, starting with the company's reference */
+      key: string;
+    };
+  };
+  responses: {
+    /** The file, with its own content type: `application/xml`, `application/pdf`, `image/png` or `image/jpeg` */
+    200: undefined;
+    /** `unauthorized`: missing or invalid API key */
+    401: FlatError;
+    /** `insufficient_scope`: a scoped key (no scope covers stored files) */
+    403: FlatError;
+    /** `file_not_found`: no file of the company has this key */
+    404: FlatError;
+    /** `rate_limited`: this API key made too many requests (when the operator sets a limit) */
+    429: FlatError;
+    /** `service_unavailable`: the file storage did not answer */
+    503: FlatError;
+  };
+}
+
 /** Every operation by its operationId. */
 export interface Operations {
   listDocuments: ListDocuments;
@@ -2870,6 +2897,7 @@ export interface Operations {
   syncPurchaseOrders: SyncPurchaseOrders;
   listPurchaseOrders: ListPurchaseOrders;
   updateAdvanceBalance: UpdateAdvanceBalance;
+  getFile: GetFile;
 }
 
 export type OperationId = keyof Operations;
@@ -2919,4 +2947,5 @@ export const operations = {
   syncPurchaseOrders: { method: 'POST', path: '/api/v1/erp/purchase-orders', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429, 503] },
   listPurchaseOrders: { method: 'GET', path: '/api/v1/erp/purchase-orders', auth: 'erp-key', statuses: [200, 400, 401, 403, 429, 503] },
   updateAdvanceBalance: { method: 'PUT', path: '/api/v1/erp/advances/{reference}', auth: 'erp-key', statuses: [200, 400, 401, 403, 404, 409, 422, 429, 503] },
+  getFile: { method: 'GET', path: '/public/api/v1/files/{key}', auth: 'api-key', statuses: [200, 401, 403, 404, 429, 503] },
 } as const satisfies Record<OperationId, OperationSpec>;

@@ -9,8 +9,8 @@ describe('the typed client', () => {
     expect(await readFile(GENERATED_FILE, 'utf8')).toBe(generatedSource());
   });
 
-  it('has one operation per declared route', () => {
+  it('has one operation per declared route, and the stored files’ download', () => {
     const declared = ROUTE_GROUPS.flatMap((group) => group.routes.map((route) => route.operationId));
-    expect(Object.keys(operations).sort()).toEqual([...declared].sort());
+    expect(Object.keys(operations).sort()).toEqual([...declared, 'getFile'].sort());
   });
 });

@@ -80,6 +80,7 @@ describe('a batch of 200 CUFEs × 4 event types', () => {
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         documents_fiscal_reference: cufes,
+        unknown_documents_fiscal_reference: [],
         message:
           '800 events (200 documents × 4 event types): 800 queued, 0 queued again, 0 already processing, 0 already accepted',
       });

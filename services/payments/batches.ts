@@ -16,6 +16,7 @@ export type BatchRefusal =
   | 'batch_mixed_currencies'
   | 'payment_in_batch'
   | 'no_validated_account'
+  | 'document_canceled'
   | 'batch_empty';
 
 export class BatchRefused extends Refusal<BatchRefusal> {}
@@ -67,6 +68,14 @@ export async function createPaymentBatch(
       throw new BatchRefused(
         'no_validated_account',
         `${unpayable.id}: ${unpayable.beneficiary.name} has no validated bank account`,
+      );
+    // A cancellation cancels the document's pending payments through their process: none joins a batch meanwhile.
+    await tx.populate(payments, ['payable.document']);
+    const canceled = payments.find((payment) => payment.payable.document?.isCanceled);
+    if (canceled)
+      throw new BatchRefused(
+        'document_canceled',
+        `${canceled.id}: its document was cancelled before the tax authority; it is not paid`,
       );
     const company = payments[0]!.company;
     const batch = tx.create(PaymentBatch, {

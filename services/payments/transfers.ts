@@ -32,7 +32,8 @@ export interface Waiting {
 
 /** Why no account of the beneficiary can be paid to, naming each account and where its validation stands. */
 function waitingReason(beneficiary: string, accounts: BeneficiaryBankAccount[]): string {
-  if (accounts.length === 0) return `${beneficiary} has no bank account: register one (ops bank-accounts add)`;
+  if (accounts.length === 0)
+    return `${beneficiary} has no bank account: register one (POST /beneficiaries/{reference}/bank-accounts, or ops bank-accounts add)`;
   const states = accounts.map(
     (account) =>
       `…${account.accountNumber.slice(-4)} ${account.validationStatus}${account.validationMessage ? ` (${account.validationMessage})` : ''}`,

@@ -7,6 +7,7 @@ import { AccountingEntry } from '../../db/accounting/accounting-entry.entity.ts'
 import { bankReference } from '../../db/banks/bank-catalog.ts';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
+import { Document } from '../../db/documents/document.entity.ts';
 import { companyEm, systemEm } from '../../db/orm.ts';
 import { PaymentBatch } from '../../db/payments/payment-batch.entity.ts';
 import { createPaymentBatch } from '../../services/payments/batches.ts';
@@ -21,6 +22,7 @@ import {
   seedBankAccount,
   seedBeneficiary,
   seedPayable,
+  seedPayment,
   steerBankValidation,
   steerGateway,
 } from '../helpers/payments.ts';
@@ -112,7 +114,8 @@ describe('a payment whose beneficiary has no validated bank account', () => {
       status: 'pending',
       pay_date: day(-3),
       payment_gateway: {
-        reason: 'Distribuciones Sin Cuenta S.A.S. has no bank account: register one (ops bank-accounts add)',
+        reason:
+          'Distribuciones Sin Cuenta S.A.S. has no bank account: register one (POST /beneficiaries/{reference}/bank-accounts, or ops bank-accounts add)',
       },
     });
     expect(await gatewayTransfers([reference])).toEqual([]);
@@ -369,8 +372,25 @@ describe('ops payments batch create', () => {
       201,
     ).reference;
 
+    // A payment of a document SAT cancelled, not yet cancelled itself by the cancellation's process.
+    const canceledDocument = await seedDocument(api.orm, company, { amountCents: 5_000_00n });
+    await companyEm(api.orm, company.id).nativeUpdate(Document, { id: canceledDocument.id }, { isCanceled: true });
+    const ofCanceled = await seedPayment(api.orm, company, {
+      payable: await seedPayable(api.orm, company, {
+        beneficiary: canceledDocument.beneficiary!,
+        document: canceledDocument,
+        amountCents: 5_000_00n,
+      }),
+      amountCents: 5_000_00n,
+    });
+    await seedBankAccount(api.orm, company, canceledDocument.beneficiary!, {
+      bankCode: '1007',
+      accountNumber: accountNumber(),
+    });
+
     const before = await batchesOfCompany();
     const refusals = [
+      [[peso, ofCanceled.id], 'document_canceled'],
       [[peso, dollar], 'batch_mixed_currencies'],
       [[peso, theirs], 'batch_mixed_companies'],
       [[peso, '00000000-0000-4000-8000-000000000000'], 'payment_not_found'],

@@ -46,6 +46,15 @@ export interface ResolvedPayment {
 const cents = (value: bigint) => `${value / 100n}.${(value % 100n).toString().padStart(2, '0')}`;
 
 /**
+ * What a payable still leaves to pay: its amount less the advances crossed on it and the payments processed or under
+ * way (only failed ones give their amount back). Negative when more was committed than it owes.
+ */
+export async function leftToPay(em: EntityManager, payable: Payable): Promise<bigint> {
+  const committed = await em.find(Payment, { payable, status: { $ne: 'failed' } }, { fields: ['amountCents'] });
+  return payable.amountCents - payable.crossedCents - committed.reduce((sum, payment) => sum + payment.amountCents, 0n);
+}
+
+/**
  * Checks what a new payment is for: its beneficiary, or the payable it pays (which must be open, in the same
  * currency, with enough left once the payments already processed or under way are counted). With `lock`, the
  * payable row stays locked until the transaction ends, so that concurrent payments of one payable cannot together
@@ -80,9 +89,7 @@ export async function resolveNewPayment(
       );
     if (payable.status === 'canceled' || payable.status === 'paid')
       throw new PaymentRefused('payable_not_payable', `The payable is ${payable.status}`);
-    const committed = await em.find(Payment, { payable, status: { $ne: 'failed' } }, { fields: ['amountCents'] });
-    const outstanding =
-      payable.amountCents - payable.crossedCents - committed.reduce((sum, payment) => sum + payment.amountCents, 0n);
+    const outstanding = await leftToPay(em, payable);
     if (target.amountCents > outstanding) {
       throw new PaymentRefused(
         'amount_exceeds_balance',

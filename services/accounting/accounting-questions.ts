@@ -1,5 +1,4 @@
-import { rulesOfOtherSuppliers } from '../../db/accounting/book-account-rules.ts';
-import { normalizedDescription } from '../../db/accounting/book-account-rules.ts';
+import { normalizedDescription, rulesOfOtherSuppliers } from '../../db/accounting/book-account-rules.ts';
 import { Member } from '../../db/companies/member.entity.ts';
 import type { Document } from '../../db/documents/document.entity.ts';
 import { ErpBookAccount } from '../../db/erp/book-account.entity.ts';

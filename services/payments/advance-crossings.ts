@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { AccountingEntry } from '../../db/accounting/accounting-entry.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
+import { leftToPay } from '../../db/payments/new-payment.ts';
 import { Payable } from '../../db/payments/payable.entity.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
 import { settle } from './payments.ts';
@@ -28,9 +29,7 @@ export async function applyAdvanceCrossings(em: EntityManager, entry: Accounting
   let left = crossed;
   for (const payable of payables) {
     if (left === 0n) break;
-    const committed = await em.find(Payment, { payable, status: { $ne: 'failed' } }, { fields: ['amountCents'] });
-    const room =
-      payable.amountCents - payable.crossedCents - committed.reduce((sum, payment) => sum + payment.amountCents, 0n);
+    const room = await leftToPay(em, payable);
     const taken = room <= 0n ? 0n : room < left ? room : left;
     if (taken === 0n) continue;
     payable.crossedCents += taken;

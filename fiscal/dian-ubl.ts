@@ -191,7 +191,7 @@ export function parseDianDocument(
   const withholdingTotalCents = sum(
     withholdingTotals.map((total) => requireAmount(total, 'TaxAmount', 'cbc:TaxAmount', file)),
   );
-  const { withholdingsDeducted, prepaid, owedCents } = checkTotals({
+  const { withholdingsDeducted, prepaid, totalCents } = checkTotals({
     root,
     monetaryTotal,
     lineItems,
@@ -239,7 +239,7 @@ export function parseDianDocument(
       subtotalCents: requireAmount(monetaryTotal, 'LineExtensionAmount', 'cbc:LineExtensionAmount', file),
       taxTotalCents,
       withholdingTotalCents,
-      totalCents: owedCents,
+      totalCents,
     },
     prepaid,
     supplier: support?.seller ?? supplier,
@@ -539,8 +539,8 @@ interface TotalsReading {
   /** Whether the issuer deducted the withholdings from PayableAmount. */
   withholdingsDeducted: boolean;
   prepaid: FiscalPrepaid | null;
-  /** What is left to pay: PayableAmount, less PrepaidAmount when the issuer did not subtract it. */
-  owedCents: bigint;
+  /** The document's total: PayableAmount, plus PrepaidAmount when the issuer subtracted it. */
+  totalCents: bigint;
 }
 
 /** Refuses totals that do not add up (1 cent of rounding per line); tells how PayableAmount was written. */
@@ -655,7 +655,7 @@ function checkTotals(input: TotalsInput): TotalsReading {
   return {
     withholdingsDeducted: reading.withholdingsDeducted,
     prepaid: prepaidCents === 0n ? null : { amountCents: prepaidCents, convention: reading.convention },
-    owedCents: payableCents - (reading.convention === 'payable_includes_prepaid' ? prepaidCents : 0n),
+    totalCents: payableCents + (reading.convention === 'payable_net_of_prepaid' ? prepaidCents : 0n),
   };
 }
 

@@ -153,7 +153,7 @@ export interface NormalizedDocument {
     subtotalCents: bigint;
     taxTotalCents: bigint;
     withholdingTotalCents: bigint;
-    /** What is left to pay: UBL PayableAmount less PrepaidAmount when the issuer did not subtract it; CFDI Total. */
+    /** The document's total: UBL PayableAmount plus PrepaidAmount when the issuer subtracted it; CFDI Total. */
     totalCents: bigint;
   };
   /** UBL PrepaidAmount (advances paid before the invoice) and how PayableAmount treated it; null when none. */

@@ -264,7 +264,7 @@ export const Prepaid = z
     convention: z
       .enum(PREPAID_CONVENTIONS)
       .describe(
-        "How the file's PayableAmount treated it: `payable_net_of_prepaid` when PayableAmount was already the total less the prepaid amount, `payable_includes_prepaid` when it was the total and the service subtracted the prepaid amount. Either way `amount` and the payables are what is left to pay",
+        "How the file's PayableAmount treated it: `payable_net_of_prepaid` when PayableAmount was already the total less the prepaid amount, `payable_includes_prepaid` when it was the total. Either way `amount` is the total and the payables are `amount` less the prepaid amount",
       ),
   })
   .meta({ id: 'DocumentPrepaid' });
@@ -275,7 +275,7 @@ const DocumentBase = {
   type: DocumentType,
   amount: z
     .number()
-    .describe('Total of the document: what it asks to be paid, less any amount paid in advance (see `prepaid`)'),
+    .describe('Total of the document (DIAN: PayableAmount plus PrepaidAmount; CFDI: Total). What the company prepaid is in `prepaid` and not in the payables'),
   amount_currency: Currency,
   prepaid: Prepaid.nullable().describe(
     'What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when nothing was',
@@ -287,7 +287,7 @@ const DocumentBase = {
     '`in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state',
   ),
   payment_status: DocumentPaymentStatus.describe(
-    'Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` 0: prepaid in full) has no payable and is `paid` once approved',
+    'Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` all prepaid) has no payable and is `paid` once approved',
   ),
   is_archived: z
     .boolean()

@@ -52,6 +52,7 @@ export interface LifecycleState {
     Document,
     | 'type'
     | 'amountCents'
+    | 'prepaidCents'
     | 'currency'
     | 'documentNumber'
     | 'country'
@@ -78,6 +79,7 @@ interface StateRow {
   version: string;
   type: Document['type'];
   amount_cents: string;
+  prepaid_cents: string | null;
   currency: Document['currency'];
   document_number: string;
   country: Document['country'];
@@ -120,7 +122,8 @@ export async function readLifecycleState(
 ): Promise<LifecycleState | null> {
   const [row] = await runStatement<StateRow>(
     em,
-    `select d."xmin"::text as "version", d."type", d."amount_cents"::text as "amount_cents", d."currency",
+    `select d."xmin"::text as "version", d."type", d."amount_cents"::text as "amount_cents",
+       d."prepaid_cents"::text as "prepaid_cents", d."currency",
        d."document_number", d."country", d."fiscal_metadata" -> 'timeZone' as "time_zone",
        ${timestamp('d."issue_date"')} as "issue_date", ${timestamp('d."expiration_date"')} as "expiration_date",
        ${timestamp('d."created_at"')} as "created_at", d."approval_status", d."payment_status", d."approval_erp_reference",
@@ -157,6 +160,7 @@ export async function readLifecycleState(
     document: {
       type: row.type,
       amountCents: BigInt(row.amount_cents),
+      prepaidCents: row.prepaid_cents === null ? null : BigInt(row.prepaid_cents),
       currency: row.currency,
       documentNumber: row.document_number,
       country: row.country,

@@ -17,17 +17,21 @@ const DAY = 24 * 60 * 60 * 1000;
 const addDays = (day: string, days: number) =>
   new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
 
+/** What a document leaves to pay: its total less what the company prepaid (UBL PrepaidAmount), never in its payables. */
+export const owedCents = (document: Pick<Document, 'amountCents' | 'prepaidCents'>): bigint =>
+  document.amountCents - (document.prepaidCents ?? 0n);
+
 /**
- * An invoice or debit note whose amount left to pay is 0 (prepaid in full, say): nothing will ever be paid on it, so it
+ * An invoice or debit note that leaves nothing to pay (prepaid in full, say): nothing will ever be paid on it, so it
  * gets no installment and no payable, and is `paid` once approved. Credit notes owe nothing too, but are never paid.
  */
-export const nothingLeftToPay = (document: Pick<Document, 'type' | 'amountCents'>): boolean =>
-  document.type !== 'credit_note' && document.amountCents === 0n;
+export const nothingLeftToPay = (document: Pick<Document, 'type' | 'amountCents' | 'prepaidCents'>): boolean =>
+  document.type !== 'credit_note' && owedCents(document) === 0n;
 
 /** What the schedule of a document's payables reads of it. */
 export type ScheduledDocument = Pick<
   Document,
-  'type' | 'amountCents' | 'currency' | 'documentNumber' | 'issueDate' | 'expirationDate' | 'createdAt'
+  'type' | 'amountCents' | 'prepaidCents' | 'currency' | 'documentNumber' | 'issueDate' | 'expirationDate' | 'createdAt'
 > &
   DatedDocument & { beneficiary?: { identifierNumber: string; paymentTerms?: number | null } | null };
 
@@ -64,13 +68,14 @@ export function scheduleInstallments(document: ScheduledDocument, term: PaymentT
   const issueDate = document.issueDate ?? document.createdAt;
   const issueDay = documentDate(issueDate, document);
   const parts = term?.installments?.length ? term.installments : null;
+  const owed = owedCents(document);
   if (parts) {
     let assigned = 0n;
     return parts.map((part, index) => {
       const last = index === parts.length - 1;
       const share = last
-        ? document.amountCents - assigned
-        : (document.amountCents * BigInt(Math.round(Number(part.percentage) * 1000))) / 100_000n;
+        ? owed - assigned
+        : (owed * BigInt(Math.round(Number(part.percentage) * 1000))) / 100_000n;
       assigned += share;
       return { number: index + 1, amountCents: share, dueDate: addDays(issueDay, part.days) };
     });
@@ -78,7 +83,7 @@ export function scheduleInstallments(document: ScheduledDocument, term: PaymentT
   const dueDate = document.expirationDate
     ? documentDate(document.expirationDate, document)
     : addDays(issueDay, term?.days ?? document.beneficiary?.paymentTerms ?? 0);
-  return [{ number: 1, amountCents: document.amountCents, dueDate }];
+  return [{ number: 1, amountCents: owed, dueDate }];
 }
 
 /** Whether approving the document gives it payables: credit notes and documents with nothing left to pay owe nothing. */

@@ -11,7 +11,7 @@ import type { ErpBookAccount } from '../../db/erp/book-account.entity.ts';
 import type { ErpProduct } from '../../db/erp/product.entity.ts';
 import type { ErpTax } from '../../db/erp/tax.entity.ts';
 import type { ErpVendor } from '../../db/erp/vendor.entity.ts';
-import type { Installment } from '../../db/payments/payable-schedule.ts';
+import { owedCents, type Installment } from '../../db/payments/payable-schedule.ts';
 import { countryDate, documentDate } from '../../fiscal/country-dates.ts';
 import { crossWithOrder, type Mismatch, type OrderForCrossing } from './order-crossing.ts';
 import { taxLabel, taxTypeOf } from './tax-types.ts';
@@ -160,7 +160,7 @@ function documentAllowanceCharges(
 }
 
 /**
- * Whether what is owed (`amountCents`) already has the withholdings taken off: a CFDI's Total always does; a DIAN
+ * Whether what is owed (the total less what was prepaid) already has the withholdings taken off: a CFDI's Total always does; a DIAN
  * PayableAmount normally leaves them to the buyer, and the parser records when an issuer deducted them.
  */
 const withholdingsDeducted = (document: ProposalInput['document']): boolean =>
@@ -376,7 +376,7 @@ export function proposeJournal(input: ProposalInput): Proposal {
     });
 
   const { installments } = input;
-  const owed = Number(document.amountCents) - (withholdingsDeducted(document) ? 0 : withheld);
+  const owed = Number(owedCents({ ...document, prepaidCents: document.prepaidCents ?? null })) - (withholdingsDeducted(document) ? 0 : withheld);
   const paymentLines: ProposedPaymentLine[] = installments.map((installment, index) => ({
     book_account_external_id: payableAccount?.externalId ?? '',
     book_account_code: payableAccount?.code ?? null,

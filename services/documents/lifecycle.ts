@@ -504,7 +504,7 @@ interface ApprovalOutcome {
 }
 
 function approvalOutcome(
-  document: Pick<Document, 'type' | 'amountCents' | 'approvalStatus' | 'paymentStatus'> & {
+  document: Pick<Document, 'type' | 'amountCents' | 'prepaidCents' | 'approvalStatus' | 'paymentStatus'> & {
     approvalErpReference?: string | null;
   },
   status: 'approved' | 'rejected',

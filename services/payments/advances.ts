@@ -4,6 +4,7 @@ import type { AdvanceCrossing } from '../../db/accounting/accounting-entry.entit
 import type { Document } from '../../db/documents/document.entity.ts';
 import type { Currency } from '../../db/money.ts';
 import type { EntityManager } from '../../db/orm.ts';
+import { owedCents } from '../../db/payments/payable-schedule.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
 
 export type AdvanceRefusal = 'payment_not_found' | 'not_an_advance' | 'advance_not_paid' | 'outstanding_out_of_range';
@@ -82,7 +83,7 @@ export async function proposedCrossings(em: EntityManager, document: Document): 
     { orderBy: { paidAt: 'asc', id: 'asc' } },
   );
   const crossings: AdvanceCrossing[] = [];
-  let owed = document.amountCents;
+  let owed = owedCents(document);
   for (const advance of advances) {
     if (owed <= 0n) break;
     const { outstandingCents } = advanceBalance(advance);

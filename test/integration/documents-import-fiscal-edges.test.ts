@@ -64,15 +64,16 @@ describe('fiscal edge cases through `ops documents import` and GET /documents/{r
 
     const sdk = api.sdk(apiKey);
     const body = expectStatus(await sdk.getDocument({ params }), 200);
+    // The amount is the document's total; the payables owe it less what was prepaid.
     expect(body).toMatchObject({
-      amount: 1_523_060,
+      amount: 2_023_060,
       amount_currency: 'COP',
       prepaid: { amount: 500_000, convention: 'payable_includes_prepaid' },
       exchange_rate: null,
     });
     const [delivery] = await companyEm(api.orm, company.id).find(WebhookDelivery, { subjectId: params.reference });
     expect(delivery?.payload).toMatchObject({
-      data: { amount: 152_306_000, prepaid: { amount: 50_000_000, convention: 'payable_includes_prepaid' } },
+      data: { amount: 202_306_000, prepaid: { amount: 50_000_000, convention: 'payable_includes_prepaid' } },
     });
     const approved = expectStatus(await sdk.approveDocument({ params }), 200);
     expect(approved.payables.map((payable) => [payable.amount, payable.balance])).toEqual([[1_523_060, 1_523_060]]);

@@ -357,7 +357,7 @@ describe("the agent's voucher balances", () => {
       { externalId: 'ba-1330', code: '133005', name: 'Anticipos', nature: 'debit' as const },
     ];
     const journal = await voucher(
-      { ...colombian, amountCents: 69_000_00n, prepaidCents: 50_000_00n },
+      { ...colombian, amountCents: 119_000_00n, prepaidCents: 50_000_00n },
       {
         lines: [
           {

@@ -439,16 +439,16 @@ describe('DIAN PrepaidAmount: both ways issuers write PayableAmount', () => {
     expect(parseDocument(invoice, 'f.xml').prepaid).toBeNull();
   });
 
-  it('reads PayableAmount = total − prepaid as the amount left to pay', () => {
+  it('reads PayableAmount = total − prepaid, keeping the total as the amount', () => {
     const document = parseDocument(withPrepaid('500000.00', '1523060.00'), 'f.xml');
     expect(document.prepaid).toEqual({ amountCents: 50_000_000n, convention: 'payable_net_of_prepaid' });
-    expect(document.totals.totalCents).toBe(152_306_000n);
+    expect(document.totals.totalCents).toBe(202_306_000n);
   });
 
-  it('subtracts the prepaid amount when PayableAmount is the total', () => {
+  it('reads PayableAmount as the total when the issuer did not subtract the prepaid amount', () => {
     const document = parseDocument(withPrepaid('500000.00', '2023060.00'), 'f.xml');
     expect(document.prepaid).toEqual({ amountCents: 50_000_000n, convention: 'payable_includes_prepaid' });
-    expect(document.totals.totalCents).toBe(152_306_000n);
+    expect(document.totals.totalCents).toBe(202_306_000n);
   });
 
   it('still refuses a PayableAmount that matches neither convention, naming both', () => {
@@ -479,7 +479,7 @@ describe('DIAN PrepaidAmount: both ways issuers write PayableAmount', () => {
     const document = parseDocument(xml, 'f.xml');
     expect(document.prepaid?.convention).toBe('payable_net_of_prepaid');
     expect(document.metadata['withholdingsDeductedFromPayable']).toBe(true);
-    expect(document.totals.totalCents).toBe(148_006_000n);
+    expect(document.totals.totalCents).toBe(198_006_000n);
   });
 });
 

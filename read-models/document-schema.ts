@@ -269,13 +269,15 @@ export const Prepaid = z
   })
   .meta({ id: 'DocumentPrepaid' });
 
-const DocumentBase = {
+export const DocumentBase = {
   reference: Reference,
   document_number: z.string(),
   type: DocumentType,
   amount: z
     .number()
-    .describe('Total of the document (DIAN: PayableAmount plus PrepaidAmount; CFDI: Total). What the company prepaid is in `prepaid` and not in the payables'),
+    .describe(
+      'Total of the document (DIAN: PayableAmount plus PrepaidAmount; CFDI: Total). What the company prepaid is in `prepaid` and not in the payables',
+    ),
   amount_currency: Currency,
   prepaid: Prepaid.nullable().describe(
     'What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when nothing was',

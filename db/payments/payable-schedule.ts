@@ -73,9 +73,7 @@ export function scheduleInstallments(document: ScheduledDocument, term: PaymentT
     let assigned = 0n;
     return parts.map((part, index) => {
       const last = index === parts.length - 1;
-      const share = last
-        ? owed - assigned
-        : (owed * BigInt(Math.round(Number(part.percentage) * 1000))) / 100_000n;
+      const share = last ? owed - assigned : (owed * BigInt(Math.round(Number(part.percentage) * 1000))) / 100_000n;
       assigned += share;
       return { number: index + 1, amountCents: share, dueDate: addDays(issueDay, part.days) };
     });

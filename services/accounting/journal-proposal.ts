@@ -376,7 +376,9 @@ export function proposeJournal(input: ProposalInput): Proposal {
     });
 
   const { installments } = input;
-  const owed = Number(owedCents({ ...document, prepaidCents: document.prepaidCents ?? null })) - (withholdingsDeducted(document) ? 0 : withheld);
+  const owed =
+    Number(owedCents({ ...document, prepaidCents: document.prepaidCents ?? null })) -
+    (withholdingsDeducted(document) ? 0 : withheld);
   const paymentLines: ProposedPaymentLine[] = installments.map((installment, index) => ({
     book_account_external_id: payableAccount?.externalId ?? '',
     book_account_code: payableAccount?.code ?? null,

@@ -45,7 +45,9 @@ export function documentAccountedPayload(
     data: {
       reference: document.id,
       document_number: document.documentNumber,
-      type: document.type,
+      // The contract's three types: an expense is booked like an invoice, and said so apart.
+      type: document.type === 'expense' ? 'invoice' : document.type,
+      is_expense: document.type === 'expense',
       issue_date: document.issueDate ? documentDate(document.issueDate, document) : null,
       expiration_date: document.expirationDate?.toISOString() ?? null,
       amount: Number(document.amountCents),

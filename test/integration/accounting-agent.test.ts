@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expectStatus, type WorkflowStep } from '@accounts-payable/client';
+import { expectPublishedShapes } from '../helpers/published-webhooks.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import { ErpPurchaseOrder } from '../../db/erp/purchase-order.entity.ts';
@@ -41,6 +42,8 @@ beforeAll(async () => {
   receiver = await startErpReceiver({ secret: SECRET });
 });
 afterAll(async () => {
+  // Every webhook the receiver got has the shape the OpenAPI document publishes.
+  expect(expectPublishedShapes(receiver.received)).toBeGreaterThan(0);
   await receiver.stop();
   await api.close();
 });

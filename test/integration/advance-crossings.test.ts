@@ -2,6 +2,7 @@
 // is partly paid, its payable shows what is left, and nothing can pay more than that, not even two payments at once.
 import { join } from 'node:path';
 import { expectStatus, type CreatePayment, type Payment } from '@accounts-payable/client';
+import { expectPublishedShapes } from '../helpers/published-webhooks.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import { companyEm } from '../../db/orm.ts';
@@ -25,6 +26,8 @@ beforeAll(async () => {
   receiver = await startErpReceiver({ secret: SECRET });
 });
 afterAll(async () => {
+  // Every webhook the receiver got has the shape the OpenAPI document publishes.
+  expect(expectPublishedShapes(receiver.received)).toBeGreaterThan(0);
   await receiver.stop();
   await api.close();
 });

@@ -1,8 +1,11 @@
 // Where a voucher stands in its hand-off to the ERP (`accounting`): the ERP's 422 shows on the document and the
 // integrator hands the same voucher over again through the API, which the ERP then registers once; and a voucher the
 // ERP catalog cannot map yet waits, naming what is missing, instead of being sent with made-up accounts.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../../platform/temp-dir.ts';
 import { expectStatus } from '@accounts-payable/client';
+import { expectPublishedShapes } from '../helpers/published-webhooks.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startErpReceiver, type ErpReceiver } from '../../simulators/erp-receiver/server.ts';
 import { makeCompany, STARTER_BOOK_ACCOUNTS } from '../helpers/companies.ts';
@@ -23,6 +26,8 @@ beforeAll(async () => {
   receiver = await startErpReceiver({ secret: SECRET });
 });
 afterAll(async () => {
+  // Every webhook the receiver got has the shape the OpenAPI document publishes.
+  expect(expectPublishedShapes(receiver.received)).toBeGreaterThan(0);
   await receiver.stop();
   await api.close();
 });
@@ -167,5 +172,43 @@ describe('a voucher waiting for the ERP catalog', () => {
       journal.payment_lines.reduce((sum: number, line: any) => sum + line.amount_cents, 0);
     expect(debits).toBe(credits);
     expect(journal.payment_lines.reduce((sum: number, line: any) => sum + line.amount_cents, 0)).toBe(2_023_060_00);
+  });
+
+  it('sends an expense as the contract types it: `invoice`, with `is_expense`', async () => {
+    const { company, apiKey } = await makeCompany(api.orm, { country: 'COL', bookAccounts: true });
+    await subscribeWebhook(company.id, 'document.accounted', `${receiver.url}/hooks`, SECRET);
+    const created = await api.call('POST', '/public/api/v1/documents', {
+      apiKey,
+      body: {
+        reimbursed_person: { name: 'Carlos Gómez', identifier_type: 'CC', identifier_number: '1020304999' },
+        amount: 85_000,
+        amount_currency: 'COP',
+        issue_date: '2026-11-02',
+      },
+    });
+    expect(created.status).toBe(201);
+    const reference = created.body.reference as string;
+    expect(created.body.type).toBe('expense');
+    const dir = tempDir('ap-expense-entry-');
+    writeFileSync(
+      join(dir, 'entry.json'),
+      JSON.stringify({
+        journal_entry: {
+          erp_journal_entry_lines: [
+            { source: 'front', description: 'Taxi', book_account_external_id: 'BA-5195', debit_cents: 85_000_00 },
+          ],
+          payment_lines: [
+            { book_account_external_id: 'BA-2205', amount_cents: 85_000_00, due_date: '2026-11-02', quota_number: 1 },
+          ],
+        },
+      }),
+    );
+    const accounted = await ops('documents', 'account', '--document', reference, '--file', join(dir, 'entry.json'));
+    expect(accounted.code).toBe(0);
+    await expect.poll(() => receiver.registered.get(reference)?.times, { timeout: 30_000 }).toBe(1);
+    const [hook] = receiver.received.filter(
+      (request) => request.event === 'document.accounted' && (request.json as any).data.reference === reference,
+    );
+    expect((hook!.json as any).data).toMatchObject({ type: 'invoice', is_expense: true, amount: 85_000_00 });
   });
 });

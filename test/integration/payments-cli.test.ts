@@ -1,4 +1,5 @@
 import { expectStatus } from '@accounts-payable/client';
+import { expectPublishedShapes } from '../helpers/published-webhooks.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankReference } from '../../db/banks/bank-catalog.ts';
 import { BeneficiaryBankAccount } from '../../db/beneficiaries/bank-account.entity.ts';
@@ -25,6 +26,8 @@ beforeAll(async () => {
   ({ company, apiKey } = await makeCompany(api.orm, { country: 'COL' }));
 });
 afterAll(async () => {
+  // Every webhook the receiver got has the shape the OpenAPI document publishes.
+  expect(expectPublishedShapes(receiver.received)).toBeGreaterThan(0);
   await receiver.stop();
   await api.close();
 });

@@ -2,6 +2,7 @@
 // down by the voucher line's quantity, once, however often the ERP is asked again.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expectPublishedShapes } from '../helpers/published-webhooks.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErpPurchaseOrder } from '../../db/erp/purchase-order.entity.ts';
 import { companyEm } from '../../db/orm.ts';
@@ -25,6 +26,8 @@ beforeAll(async () => {
   receiver = await startErpReceiver({ secret: SECRET });
 });
 afterAll(async () => {
+  // Every webhook the receiver got has the shape the OpenAPI document publishes.
+  expect(expectPublishedShapes(receiver.received)).toBeGreaterThan(0);
   await receiver.stop();
   await api.close();
 });

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expectPublishedShapes } from '../helpers/published-webhooks.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ErpDocumentData } from '../../read-models/erp-document-schema.ts';
 import { convertCents } from '../../services/accounting/local-amounts.ts';
@@ -26,7 +27,10 @@ beforeAll(async () => {
   api = await startTestApi();
   receiver = await startErpReceiver({ secret: SECRET });
 });
-afterEach(() => receiver.reset());
+afterEach(() => {
+  expectPublishedShapes(receiver.received);
+  receiver.reset();
+});
 afterAll(async () => {
   await receiver.stop();
   await api.close();

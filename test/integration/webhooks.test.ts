@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { expectPublishedShapes } from '../helpers/published-webhooks.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { accountDocument } from '../../services/accounting/accounting.ts';
 import { ErpDocumentData } from '../../read-models/erp-document-schema.ts';
@@ -36,7 +37,10 @@ beforeAll(async () => {
   api = await startTestApi();
   receiver = await startErpReceiver({ secret: SECRET });
 });
-afterEach(() => receiver.reset());
+afterEach(() => {
+  expectPublishedShapes(receiver.received);
+  receiver.reset();
+});
 afterAll(async () => {
   await receiver.stop();
   await api.close();

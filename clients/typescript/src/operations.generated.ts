@@ -121,7 +121,7 @@ export interface Document {
   reference: string;
   document_number: string;
   type: DocumentType;
-  /** Total of the document: what it asks to be paid, less any amount paid in advance (see `prepaid`) */
+  /** Total of the document (DIAN: PayableAmount plus PrepaidAmount; CFDI: Total). What the company prepaid is in `prepaid` and not in the payables */
   amount: number;
   amount_currency: Currency;
   /** What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when nothing was */
@@ -130,7 +130,7 @@ export interface Document {
   exchange_rate: DocumentExchangeRate | null;
   /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
   approval_status: ApprovalStatus;
-  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` 0: prepaid in full) has no payable and is `paid` once approved */
+  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` all prepaid) has no payable and is `paid` once approved */
   payment_status: DocumentPaymentStatus;
   /** Set by POST /documents/{reference}/archive, cleared by …/unarchive: archived documents are listed with `is_archived=true` only */
   is_archived: boolean;
@@ -210,11 +210,54 @@ export interface Document {
   line_items: LineItem[];
 }
 
+export interface DocumentAccountedData {
+  /** The document: deduplicate on it */
+  reference: string;
+  document_number: string;
+  /** An expense (a documento soporte or one created through the API) is booked like an invoice and sent as `invoice`, with `is_expense` */
+  type: 'invoice' | 'credit_note' | 'debit_note';
+  /** An extension of the contract: true for an `expense` document, sent as `invoice` */
+  is_expense: boolean;
+  /** The day where the document was issued */
+  issue_date: string | null;
+  expiration_date: string | null;
+  amount: number;
+  amount_currency: Currency;
+  status: ApprovalStatus;
+  payment_status: DocumentPaymentStatus;
+  fiscal_reference: string | null;
+  fiscal_metadata: {
+    final_notes: string[];
+  };
+  file_path: string | null;
+  purchase_order: string | null;
+  beneficiary: {
+    /** UUID reference */
+    reference: string;
+    name: string;
+    identifier_type: string;
+    identifier_number: string;
+  } | null;
+  /** Never null here: the event is sent once the document is accounted */
+  accounting_entry: {
+    /** UUID reference */
+    reference: string;
+    accounted_at: string;
+    /** A line crosses a purchase order or a goods receipt: register the voucher against that document */
+    is_crossed: boolean;
+    /** Totals: debit_cents, credit_cents, lines and payment_lines for the service's vouchers; as given for a voucher given as a file */
+    summary: Record<string, unknown>;
+    journal_entry: VoucherJournalEntry;
+    advance_crossings: VoucherAdvanceCrossing[];
+    /** The original input of a voucher given as a file (traceability only); null otherwise */
+    registration_payload: unknown;
+  };
+}
+
 export interface DocumentAccountedEvent {
   event: 'document.accounted';
   timestamp: string;
-  /** reference (deduplicate on it), document_number, type, issue_date (YYYY-MM-DD, the day where it was issued), expiration_date, amount (integer cents), amount_currency, status, payment_status, fiscal_reference, fiscal_metadata, file_path, purchase_order, beneficiary, accounting_entry (reference, accounted_at, is_crossed, summary, journal_entry, advance_crossings, registration_payload); catalog references are ERP external ids. Besides the voucher's own keys, journal_entry has currency (the document's), exchange_rate (as the document shows it; null for a document in the local currency or without a rate), on each line local_debit_cents / local_credit_cents and on each payment line local_amount_cents: integer cents in the company's local currency, converted at the rate half up line by line, with the rounding difference on the largest line of the side that falls short so that local debits and credits balance whenever the voucher does; the line's own amounts for a document in the local currency, null for one in another currency without a rate. In the advance_crossings the service proposes, external_move_id and external_payment_id are always null in this version (the ERP reports an advance's balance, never its own ids for it) and external_move_line_id is the advance payment's reference, as `reference` is; a voucher given as a file carries its crossings as given */
-  data: Record<string, unknown>;
+  data: DocumentAccountedData;
 }
 
 export interface DocumentAccounting {
@@ -235,11 +278,55 @@ export interface DocumentAccounting {
   retry_allowed: boolean;
 }
 
+/** The document as GET /documents?fields=beneficiaries lists it, except that `amount` and `prepaid.amount` are integer cents */
+export interface DocumentCreatedData {
+  /** UUID reference */
+  reference: string;
+  document_number: string;
+  type: DocumentType;
+  /** Total of the document (DIAN: PayableAmount plus PrepaidAmount; CFDI: Total). What the company prepaid is in `prepaid` and not in the payables */
+  amount: number;
+  amount_currency: Currency;
+  /** What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when nothing was */
+  prepaid: DocumentPrepaid | null;
+  /** The rate the fiscal document states from `amount_currency` to the company's local currency (DIAN `cac:PaymentExchangeRate`, CFDI `TipoCambio`): local amount = amount × rate. Null for a document in the local currency, or when the file states none */
+  exchange_rate: DocumentExchangeRate | null;
+  /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
+  approval_status: ApprovalStatus;
+  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` all prepaid) has no payable and is `paid` once approved */
+  payment_status: DocumentPaymentStatus;
+  /** Set by POST /documents/{reference}/archive, cleared by …/unarchive: archived documents are listed with `is_archived=true` only */
+  is_archived: boolean;
+  created_at: string;
+  updated_at: string;
+  issue_date: string | null;
+  expiration_date: string | null;
+  /** CUFE (96 hex characters) in Colombia (the CUDS of a documento soporte), fiscal UUID in Mexico; null for an expense recorded without a fiscal document */
+  fiscal_reference: string | null;
+  fiscal_metadata: {
+    final_notes: string[];
+  } | null;
+  /** URL of the fiscal XML (or PDF) */
+  file_path: string | null;
+  purchase_order: string | null;
+  tags: string[];
+  /** True when the system tag `admitido` is present */
+  is_admited: boolean;
+  /** True once the tax authority lists the document as cancelled: a Mexican CFDI whose SAT metadata says `Estatus` 0 (read by the fiscal sync or `ops documents import`). Its open payables are then `canceled`, its pending payments canceled, and a new payment of it is refused (`document_canceled`). Never true for a Colombian document: DIAN cancels nothing, a credit note annuls it */
+  is_canceled: boolean;
+  /** When the tax authority cancelled the document (SAT's `FechaCancelacion`, Mexico City time); null while it is not cancelled */
+  canceled_at: string | null;
+  created_by: {
+    source: string;
+    user: string | null;
+  } | null;
+  beneficiary: Beneficiary | null;
+}
+
 export interface DocumentCreatedEvent {
   event: 'document.created';
   timestamp: string;
-  /** The document as GET /documents?fields=beneficiaries lists it, with `amount` and `prepaid.amount` in integer cents */
-  data: Record<string, unknown>;
+  data: DocumentCreatedData;
 }
 
 export interface DocumentExchangeRate {
@@ -285,7 +372,7 @@ export interface DocumentListItem {
   reference: string;
   document_number: string;
   type: DocumentType;
-  /** Total of the document: what it asks to be paid, less any amount paid in advance (see `prepaid`) */
+  /** Total of the document (DIAN: PayableAmount plus PrepaidAmount; CFDI: Total). What the company prepaid is in `prepaid` and not in the payables */
   amount: number;
   amount_currency: Currency;
   /** What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when nothing was */
@@ -294,7 +381,7 @@ export interface DocumentListItem {
   exchange_rate: DocumentExchangeRate | null;
   /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
   approval_status: ApprovalStatus;
-  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` 0: prepaid in full) has no payable and is `paid` once approved */
+  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` all prepaid) has no payable and is `paid` once approved */
   payment_status: DocumentPaymentStatus;
   /** Set by POST /documents/{reference}/archive, cleared by …/unarchive: archived documents are listed with `is_archived=true` only */
   is_archived: boolean;
@@ -412,7 +499,7 @@ export type DocumentPaymentStatus = 'pending' | 'partial' | 'paid';
 export interface DocumentPrepaid {
   /** PrepaidAmount, in amount_currency */
   amount: number;
-  /** How the file's PayableAmount treated it: `payable_net_of_prepaid` when PayableAmount was already the total less the prepaid amount, `payable_includes_prepaid` when it was the total and the service subtracted the prepaid amount. Either way `amount` and the payables are what is left to pay */
+  /** How the file's PayableAmount treated it: `payable_net_of_prepaid` when PayableAmount was already the total less the prepaid amount, `payable_includes_prepaid` when it was the total. Either way `amount` is the total and the payables are `amount` less the prepaid amount */
   convention: 'payable_net_of_prepaid' | 'payable_includes_prepaid';
 }
 
@@ -1300,6 +1387,98 @@ export interface ValidationError {
     /** Field path mapped to its messages */
     details: Record<string, string[]>;
   };
+}
+
+export interface VoucherAdvanceCrossing {
+  /** In the crossings the service proposes, the advance payment's reference, as `reference` is */
+  external_move_line_id: string;
+  /** Always null in the crossings the service proposes: the ERP reports an advance's balance, never its own ids for it */
+  external_move_id: string | null;
+  /** The advance's payment id in the ERP when the ERP reported one, else null */
+  external_payment_id: string | null;
+  /** What the voucher crosses of the advance */
+  amount_cents: number;
+  original_amount_cents: number;
+  /** What would be left of the advance; report the balance your ERP keeps through PUT /erp/advances/{reference} */
+  outstanding_amount_cents: number;
+  currency: string;
+  advance_date: string;
+  status: string | null;
+  reference: string | null;
+}
+
+export interface VoucherJournalEntry {
+  status: 'posted' | 'cancelled';
+  document_number: string;
+  document_type_external_id: string | null;
+  vendor_external_id: string | null;
+  issue_date: string;
+  posting_date: string | null;
+  expiration_date: string | null;
+  cost_center_external_id: string | null;
+  description: string | null;
+  erp_journal_entry_lines: VoucherLine[];
+  payment_lines: VoucherPaymentLine[];
+  erp_journal_entry_taxes: Record<string, unknown>[];
+  /** The document's currency, which the lines' own amounts are in */
+  currency: Currency;
+  /** The rate to the local currency as the document shows it; null for a document in the local currency or without a rate. The local amounts are converted at it half up line by line, the rounding difference on the largest line of the side that falls short, so local debits and credits balance whenever the voucher does; they are the line's own amounts for a document in the local currency, and null for one in another currency without a rate */
+  exchange_rate: DocumentExchangeRate | null;
+}
+
+export interface VoucherLine {
+  source: 'document' | 'agent' | 'front' | 'purchase_order' | 'goods_receipt';
+  description: string | null;
+  /** An ERP catalog record's external_id */
+  book_account_external_id: string;
+  /** Exactly one of debit_cents and credit_cents is set */
+  debit_cents: number | null;
+  credit_cents: number | null;
+  quantity: number | null;
+  unit_price_cents: number | null;
+  /** An amount, in cents */
+  discount: number | null;
+  /** A percentage */
+  discount_rate: number | null;
+  product_external_id: string | null;
+  /** Set when it differs from the voucher's vendor */
+  vendor_external_id: string | null;
+  cost_centers: {
+    cost_center_external_id: string;
+    percentage: number;
+  }[];
+  warehouses: {
+    warehouse_external_id: string;
+  }[];
+  taxes: {
+    tax_external_id: string;
+    base_cents: number;
+    amount_cents: number;
+    type: string | null;
+  }[];
+  purchase_order_line_external_id: string | null;
+  goods_receipt_line_external_id: string | null;
+  /** Why the line is there: for the agent's lines `account_source` (the evidence that names the account), and marks such as `prepaid` or `document_level` */
+  metadata: Record<string, unknown>;
+  /** debit_cents in the company's local currency (see journal_entry) */
+  local_debit_cents: number | null;
+  /** credit_cents in the company's local currency */
+  local_credit_cents: number | null;
+}
+
+/** The counterpart owed to the supplier, one per installment */
+export interface VoucherPaymentLine {
+  /** An ERP catalog record's external_id */
+  book_account_external_id: string;
+  book_account_code: string | null;
+  book_account_name: string | null;
+  amount_cents: number;
+  due_date: string;
+  quota_number: number;
+  payment_method_external_id: string | null;
+  cost_center_external_id: string | null;
+  /** amount_cents in the company's local currency */
+  local_amount_cents: number | null;
 }
 
 /** Your ERP registered the voucher: its id, and its consecutive once assigned */

@@ -16,6 +16,7 @@ import { Payment } from '../../db/payments/payment.entity.ts';
 import type { MalformedLine, SatMetadataItem, SatMetadataRecord } from '../../fiscal/sat-metadata.ts';
 import { Refusal } from '../../platform/refusal.ts';
 import type { Processes } from '../processes.ts';
+import { satCancellationReason } from '../payments/cancel-payment.ts';
 
 /** Lines named in a report at most (each kind); the counts have them all. */
 export const MAX_NAMED_LINES = 100;
@@ -238,7 +239,7 @@ async function cancelPendingPayments(
   pending: string[],
   report: MetadataReport,
 ): Promise<void> {
-  const reason = `the CFDI ${record.uuid} was cancelled before SAT on ${record.canceledAt}`;
+  const reason = satCancellationReason(record.uuid, record.canceledAt!);
   for (const paymentId of pending) {
     const answer = await deps.processes.cancelPayment(paymentId, reason);
     if (answer.canceled) {

@@ -7,6 +7,10 @@ import { refuseUnlessPending } from './pending.ts';
 /** Who cancels a payment: the operator (`ops payments cancel`), or the cancellation of its document (SAT's metadata). */
 export type PaymentCancelCause = 'operator' | 'document_canceled';
 
+/** Why a payment of a CFDI SAT cancelled is cancelled: one wording, whichever path gets there first. */
+export const satCancellationReason = (uuid: string, canceledAt: string) =>
+  `the CFDI ${uuid} was cancelled before SAT on ${canceledAt}`;
+
 /**
  * Cancels a pending payment: `failed`, with the operator's reason (or, when its document was cancelled before the tax
  * authority, that reason), and `payment_gateway.status` `canceled`. Nothing was sent, so the payable's balance and the

@@ -5,6 +5,7 @@ import { companyEm, type Orm } from '../../db/orm.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
 import type { TransferState } from './payments.ts';
 import { markSubmitted } from './payments.ts';
+import { cancelPayment, satCancellationReason } from './cancel-payment.ts';
 import {
   TransferRefused,
   type TransferRequest,
@@ -56,15 +57,21 @@ export async function submitPayment(
   if (!payment) throw ApplicationFailure.nonRetryable(`Payment ${input.paymentId} does not exist`, 'PaymentNotFound');
   if (payment.status !== 'pending') return stateOf(payment);
   // Its document cancelled before SAT, it is not paid: its cancellation may have been cut short (its process is
-  // cancelled right after the document), and nothing may leave meanwhile. Failed like a transfer the gateway refused.
-  if (payment.payable.document && (await em.findOne(Document, { id: payment.payable.document.id }))?.isCanceled)
-    return {
-      transferId: null,
-      status: 'failed',
-      failureReason: "Not sent: the payable's document was cancelled before the tax authority",
-      settledAt: null,
-      method: null,
-    };
+  // cancelled right after the document), and nothing may leave meanwhile. It ends as that cancellation ends it.
+  const document = payment.payable.document ? await em.findOne(Document, { id: payment.payable.document.id }) : null;
+  if (document?.isCanceled) {
+    const reason = satCancellationReason(
+      document.fiscalReference ?? document.documentNumber,
+      document.canceledAt?.toISOString() ?? 'an unknown date',
+    );
+    const canceled = await cancelPayment(deps, {
+      companyId: input.companyId,
+      paymentId: payment.id,
+      reason,
+      cause: 'document_canceled',
+    });
+    return { transferId: null, status: 'failed', failureReason: canceled.failureReason, settledAt: null, method: null };
+  }
   const accounts = await em.find(
     BeneficiaryBankAccount,
     { beneficiary: payment.beneficiary },

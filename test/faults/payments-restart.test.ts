@@ -1,13 +1,19 @@
 // Payments waiting for a validated bank account or for their pay date are durable: with the worker and the Temporal
 // server killed (SIGKILL) and started again, each one still goes to the gateway exactly once, and not before it should.
+// And a SAT cancellation that loses its worker while it cancels a CFDI's payments still lets none of them out.
 // Real processes: the fault harness's API, worker, Temporal dev server and PostgreSQL; a day ahead of a pay date
 // lasts PAYMENT_DAY_MS.
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { todayIn } from '../../services/payments/schedule.ts';
 import { addSupplierAccount, setUpCompany } from '../harness/company.ts';
 import { integratorClient, type Integrator } from '../harness/integrator.ts';
 import { writeInvoices } from '../harness/invoices.ts';
+import { writeCfdiInvoices } from '../helpers/cfdi-files.ts';
+import { clabeOf } from '../helpers/payments.ts';
+import { SAT_METADATA_HEADER } from '../../simulators/sat-provider/server.ts';
 import { operatorClient, type Operator } from '../harness/operator.ts';
 import { RetryStats } from '../harness/retry-stats.ts';
 import { startFaultStack, type FaultStack } from '../harness/stack.ts';
@@ -98,5 +104,93 @@ describe('payments across a worker and Temporal restart', () => {
     expect(await submittedAfter(rescheduled)).toBeGreaterThanOrEqual(70 * DAY_MS);
     expect(await submittedAfter(rescheduled)).toBeLessThan(400 * DAY_MS);
     for (const reference of [waiting, scheduled, rescheduled]) expect(await transfersOf(reference)).toBe(1);
+  }, 300_000);
+});
+
+describe('a SAT cancellation across a worker kill', () => {
+  it("cancels every payment of the CFDI, and none reaches the gateway once the supplier's account is validated", async () => {
+    const created = await ops('companies', 'create', '--name', 'Ferretería Anulada', '--country', 'MEX');
+    expect(created.code, JSON.stringify(created.error)).toBe(0);
+    const { reference: company, api_key: apiKey } = created.stdout;
+    const mexican = integratorClient({
+      baseUrls: stack.apiUrls,
+      apiKey,
+      stats: new RetryStats(),
+      giveUpAfterMs: 120_000,
+    });
+    const { files } = writeCfdiInvoices(1, 7700);
+    const imported = await ops('documents', 'import', '--company', company, ...files);
+    expect(imported.code, JSON.stringify(imported.error)).toBe(0);
+    const { reference: document, fiscal_reference: uuid } = imported.stdout.documents[0];
+    expect((await mexican('POST', `/public/api/v1/documents/${document}/approve`, { body: {} })).status).toBe(200);
+    const approved = (await mexican('GET', `/public/api/v1/documents/${document}?fields=beneficiaries`)).body;
+    const payable = approved.payables[0].reference;
+
+    // The supplier has no account yet: every payment waits for one, on today's date.
+    const payments: string[] = [];
+    for (let n = 0; n < 20; n++) {
+      const answer = await mexican('POST', '/public/api/v1/payments', {
+        body: { payable_reference: payable, amount: 100, amount_currency: 'MXN' },
+      });
+      expect(answer.status).toBe(201);
+      payments.push(answer.body.reference);
+    }
+    const status = async (reference: string) =>
+      (await mexican('GET', `/public/api/v1/payments/${reference}`)).body.payment_gateway?.status;
+    for (const reference of payments)
+      await expect.poll(() => status(reference), { timeout: 60_000 }).toBe('waiting_for_validated_account');
+
+    const metadata = join(stack.dir, `${randomUUID().toUpperCase()}_01.txt`);
+    const line = [uuid, 'H&E951128469', 'HERRERIA & ELECTRICOS S DE CV', 'KIJ0906199R1', 'KIJ, S.A DE C.V.'];
+    const rest = [
+      'SAT970701NN3',
+      '2026-11-20 10:15:00',
+      '2026-11-20 10:16:02',
+      '17852.75',
+      'I',
+      '0',
+      '2026-11-25 09:30:00',
+    ];
+    writeFileSync(metadata, `${SAT_METADATA_HEADER}\r\n${[...line, ...rest].join('~')}\r\n`);
+    // The worker dies once the command has cancelled the first payment (they go in order), while it cancels the rest.
+    const cancellation = ops('documents', 'import', '--company', company, metadata);
+    await expect.poll(() => status(payments[0]!), { timeout: 60_000, interval: 10 }).toBe('canceled');
+    await stack.worker.kill();
+    const beforeKill = (await Promise.all(payments.map(status))).filter((state) => state === 'canceled').length;
+
+    // The account is registered and validated once the worker is back: a payment left pending would now go out.
+    const banks = (await mexican('GET', '/public/api/v1/banks')).body as { reference: string; bank_code: string }[];
+    const bank = banks.find((candidate) => candidate.bank_code === '072') ?? banks[0]!;
+    const account = await mexican(
+      'POST',
+      `/public/api/v1/beneficiaries/${approved.beneficiary.reference}/bank-accounts`,
+      {
+        body: {
+          bank_reference: bank.reference,
+          account_number: clabeOf(bank.bank_code, '77001'),
+          account_type: 'checking',
+        },
+      },
+    );
+    expect(account.status, JSON.stringify(account.body)).toBe(201);
+    await stack.worker.start();
+
+    const applied = await cancellation;
+    expect(applied.code, JSON.stringify(applied.error)).toBe(0);
+    // An attempt cut short is run again by the operator; applying the same file again finishes what it left pending.
+    expect(applied.stdout.metadata).toMatchObject({ applied: 1, payments_not_canceled: [] });
+    for (const reference of payments) await expect.poll(() => status(reference), { timeout: 60_000 }).toBe('canceled');
+    const validation = async () =>
+      (
+        await stack.query<{ validation_status: string }>(
+          'select validation_status from beneficiary_bank_accounts where id = $1',
+          [account.body.reference],
+        )
+      )[0]?.validation_status;
+    await expect.poll(validation, { timeout: 60_000 }).toBe('validated');
+    for (const reference of payments) expect(await transfersOf(reference)).toBe(0);
+    console.info(
+      `SAT cancellation across a worker kill: ${beforeKill} of ${payments.length} payments cancelled before the kill, none sent`,
+    );
   }, 300_000);
 });

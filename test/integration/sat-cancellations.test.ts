@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import type { Company } from '../../db/companies/company.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
+import { Document as DocumentRow } from '../../db/documents/document.entity.ts';
 import { IdempotencyKey } from '../../db/idempotency/idempotency-key.entity.ts';
 import { companyEm, systemEm } from '../../db/orm.ts';
 import { Payable } from '../../db/payments/payable.entity.ts';
@@ -309,6 +310,40 @@ describe('a payment of a cancelled CFDI', () => {
     expect(((inProcess as WorkflowUpdateFailedError).cause as { type?: string }).type).toBe('document_canceled');
     expect(await api.client.workflow.getHandle(`payment/${paymentId}`).result()).toBe('refused');
     expect(await counts()).toEqual(before);
+  });
+});
+
+describe('a cancellation cut short', () => {
+  it('still sends nothing: the payment it did not reach ends cancelled on its pay date, as the cancellation would', async () => {
+    const { company, sdk, document, uuid, payable } = await importedAndApproved(9500);
+    const beneficiary = await companyEm(api.orm, company.id).findOneOrFail(Beneficiary, { identifierNumber: ISSUER });
+    await seedBankAccount(api.orm, company, beneficiary, {
+      bankCode: '072',
+      accountNumber: clabeOf('072', `${process.pid}95${folioSuffix()}`),
+      validationStatus: 'validated',
+    });
+    const scheduled = expectStatus(
+      await sdk.createPayment({
+        body: { payable_reference: payable, amount: 100, amount_currency: 'MXN', pay_date: day(20) },
+      }),
+      201,
+    );
+    // The document was cancelled and the run stopped before it reached the payment's process.
+    const canceledAt = new Date('2026-11-26T18:00:00.000Z');
+    await companyEm(api.orm, company.id).nativeUpdate(
+      DocumentRow,
+      { id: document.reference },
+      { isCanceled: true, canceledAt },
+    );
+    expect(await api.client.workflow.getHandle(`payment/${scheduled.reference}`).result()).toBe('failed');
+    expect(await detail(sdk, scheduled.reference)).toMatchObject({
+      status: 'failed',
+      payment_gateway: {
+        status: 'canceled',
+        failure_reason: `Canceled: the CFDI ${uuid} was cancelled before SAT on ${canceledAt.toISOString()}`,
+      },
+    });
+    expect(await gatewayTransfers([scheduled.reference])).toEqual([]);
   });
 });
 

@@ -33,10 +33,11 @@ export const createPaymentUpdate = defineUpdate<{ paymentId: string }, [NewPayme
 export const reschedulePaymentUpdate = defineUpdate<Omit<Rescheduled, 'deliveries'>, [{ dueDate: string }]>(
   'reschedulePayment',
 );
-/** An update: canceling is refused once money may have left. */
-export const cancelPaymentUpdate = defineUpdate<{ status: 'failed'; failureReason: string }, [{ reason: string }]>(
-  'cancelPayment',
-);
+/** An update: canceling is refused once money may have left. `cause` says who cancels (the operator by default). */
+export const cancelPaymentUpdate = defineUpdate<
+  { status: 'failed'; failureReason: string },
+  [{ reason: string; cause?: 'operator' | 'document_canceled' }]
+>('cancelPayment');
 /** An update from the batch's release: the payment joins (and no longer goes alone) unless it is already on its way. */
 export const joinBatchUpdate = defineUpdate<{ joined: true }, [{ batchId: string }]>('joinBatch');
 /** The batch handed its payments to the gateway: this payment's transfer, or why it left the batch. */

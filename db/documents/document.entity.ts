@@ -137,6 +137,11 @@ export const Document = defineEntity({
      */
     fiscalReference: p.string().nullable().collation('C'),
     fiscalMetadata: p.json<FiscalMetadata>().nullable(),
+    /**
+     * SHA-256 of what the imported file says (`fiscal/content-hash.ts`): a later file with the same fiscal reference
+     * is the same document when it says the same. Null for documents not imported, and for those imported before it.
+     */
+    contentHash: p.string().length(64).nullable(),
     filePath: p.string().length(2048).nullable(),
     /** Storage key of the original fiscal XML. */
     sourceXmlPath: p.string().length(2048).nullable(),

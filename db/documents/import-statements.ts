@@ -49,6 +49,10 @@ export interface KnownDocument {
   approvalStatus: ApprovalStatus;
   /** `identifier_type identifier_number` of its beneficiary; null without one. */
   issuer: string | null;
+  /** SHA-256 of what its file says; null when it was imported before the digest was kept. */
+  contentHash: string | null;
+  /** Storage key of its fiscal XML. */
+  sourceXmlPath: string | null;
 }
 
 /** The company's document with this fiscal reference (a CUFE, CUDS or UUID), or null. */
@@ -61,7 +65,8 @@ export async function readKnownDocument(
     em,
     `select d."id", d."company_id" as "companyId", d."document_number" as "documentNumber",
        d."fiscal_reference" as "fiscalReference", d."amount_cents"::text as "amountCents", d."currency",
-       d."approval_status" as "approvalStatus", b."identifier_type" || ' ' || b."identifier_number" as "issuer"
+       d."approval_status" as "approvalStatus", b."identifier_type" || ' ' || b."identifier_number" as "issuer",
+       d."content_hash" as "contentHash", d."source_xml_path" as "sourceXmlPath"
      from "documents" as d
      left join "beneficiaries" as b on b."id" = d."beneficiary_id" and b."company_id" = d."company_id"
      where d."company_id" = :companyId and d."fiscal_reference" = :fiscalReference`,
@@ -104,6 +109,7 @@ export interface ImportedDocumentWrite {
     expirationDate: Date | null;
     fiscalReference: string;
     fiscalMetadata: FiscalMetadata;
+    contentHash: string;
     purchaseOrder: string | null;
     sourceXmlPath: string;
     createdBy: DocumentCreatedBy;
@@ -183,7 +189,7 @@ export async function writeImportedDocument(
        insert into "documents" ("id", "company_id", "beneficiary_id", "country", "document_number", "type",
          "amount_cents", "currency", "subtotal_cents", "tax_total_cents", "withholding_total_cents", "prepaid_cents",
          "prepaid_convention", "exchange_rate", "exchange_rate_source_currency", "exchange_rate_target_currency",
-         "exchange_rate_date", "issue_date", "expiration_date", "fiscal_reference", "fiscal_metadata",
+         "exchange_rate_date", "issue_date", "expiration_date", "fiscal_reference", "fiscal_metadata", "content_hash",
          "source_xml_path", "purchase_order", "created_by", "document_support", "expenses", "created_at", "updated_at")
        select cast(:documentId as uuid), :companyId, "supplier"."id", cast(:country as country), :documentNumber,
          cast(:type as document_type), cast(:amountCents as bigint), cast(:currency as currency),
@@ -191,7 +197,7 @@ export async function writeImportedDocument(
          cast(:prepaidCents as bigint), cast(:prepaidConvention as prepaid_convention), cast(:exchangeRate as numeric),
          cast(:exchangeRateSourceCurrency as currency), cast(:exchangeRateTargetCurrency as currency),
          cast(:exchangeRateDate as date), cast(:issueDate as timestamptz), cast(:expirationDate as timestamptz),
-         :fiscalReference, cast(:fiscalMetadata as jsonb), :sourceXmlPath, :purchaseOrder,
+         :fiscalReference, cast(:fiscalMetadata as jsonb), :contentHash, :sourceXmlPath, :purchaseOrder,
          cast(:createdBy as jsonb), cast(:documentSupport as jsonb), cast(:expenses as jsonb), cast(:at as timestamptz), cast(:at as timestamptz)
        from "supplier"
        on conflict ("company_id", "fiscal_reference") do nothing
@@ -251,6 +257,7 @@ export async function writeImportedDocument(
       expirationDate: document.expirationDate,
       fiscalReference: document.fiscalReference,
       fiscalMetadata: json(document.fiscalMetadata),
+      contentHash: document.contentHash,
       sourceXmlPath: document.sourceXmlPath,
       purchaseOrder: document.purchaseOrder,
       createdBy: json(document.createdBy),
@@ -264,4 +271,49 @@ export async function writeImportedDocument(
     },
   );
   return row!;
+}
+
+/** Keeps the digest of what a document's file says, once a later file was found to say the same. */
+export async function writeContentHash(
+  em: EntityManager,
+  document: Pick<KnownDocument, 'id' | 'companyId'>,
+  contentHash: string,
+): Promise<void> {
+  await runStatement(
+    em,
+    `update "documents" set "content_hash" = :contentHash
+     where "company_id" = :companyId and "id" = :documentId and "content_hash" is distinct from :contentHash`,
+    { companyId: document.companyId, documentId: document.id, contentHash },
+  );
+}
+
+/**
+ * Logs on a document a file refused for carrying its fiscal reference with other content: once per content, however
+ * often that file comes back (a sync that reads the mailbox again, a retried import).
+ */
+export async function writeConflictLog(
+  em: EntityManager,
+  document: Pick<KnownDocument, 'id' | 'companyId'>,
+  log: { event: string; actor: Actor; metadata: Record<string, unknown> & { content_hash: string } },
+): Promise<void> {
+  await runStatement(
+    em,
+    `insert into "activity_logs" ("id", "company_id", "document_id", "event", "actor", "metadata", "created_at")
+     select cast(:logId as uuid), cast(:companyId as uuid), cast(:documentId as uuid), cast(:event as varchar),
+       cast(:actor as jsonb), cast(:metadata as jsonb), now()
+     where not exists (
+       select from "activity_logs" as l
+       where l."company_id" = cast(:companyId as uuid) and l."document_id" = cast(:documentId as uuid)
+         and l."event" = cast(:event as varchar) and l."metadata" ->> 'content_hash' = cast(:contentHash as text)
+     )`,
+    {
+      logId: uuidv7(),
+      companyId: document.companyId,
+      documentId: document.id,
+      event: log.event,
+      actor: json(log.actor),
+      metadata: json(log.metadata),
+      contentHash: log.metadata.content_hash,
+    },
+  );
 }

@@ -4,6 +4,8 @@ import type { DocumentExpenses, DocumentSupport } from '../../db/documents/docum
 import {
   readImportingCompany,
   readKnownDocument,
+  writeConflictLog,
+  writeContentHash,
   writeImportedDocument,
   type KnownDocument,
 } from '../../db/documents/import-statements.ts';
@@ -15,12 +17,14 @@ import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
 import { inTransaction } from '../../db/prepared.ts';
 import { insertDeliveries } from '../../db/webhooks/webhook-delivery.repository.ts';
 import type {
+  FiscalParseContext,
   NormalizedDocument,
   NormalizedPaymentComplement,
   SupportDocumentFacts,
 } from '../../fiscal/normalized-document.ts';
+import { contentDifferences, contentHash, type ContentPart } from '../../fiscal/content-hash.ts';
 import { centsToDecimal } from '../../fiscal/money.ts';
-import { parseFiscalDocument } from '../../fiscal/parse.ts';
+import { FiscalDocumentError, parseFiscalDocument } from '../../fiscal/parse.ts';
 import type { FileStorage } from '../../platform/storage/file-storage.ts';
 import { startDocumentProcesses, type JustRecorded } from './document-processes.ts';
 import type { Processes } from '../processes.ts';
@@ -63,9 +67,9 @@ export interface ImportDeps {
 /**
  * Imports one fiscal XML for a company: the document, its supplier as beneficiary, its line items and a
  * `document.created` log, in one transaction; then makes sure its lifecycle workflow runs. A DIAN documento soporte
- * becomes an `expense` whose beneficiary is its seller, with its `document_support`. Importing the same
- * file again returns the existing document, so the call is safe to retry; a known fiscal reference with other content
- * is refused (`fiscal_reference_conflict`).
+ * becomes an `expense` whose beneficiary is its seller, with its `document_support`. Importing a file that says the
+ * same again (the same bytes, or the same content) returns the existing document, so the call is safe to retry; a
+ * known fiscal reference with other content is refused (`fiscal_reference_conflict`) and logged on that document.
  */
 export async function importFiscalDocument(
   deps: ImportDeps,
@@ -75,10 +79,11 @@ export async function importFiscalDocument(
   const company = await readImportingCompany(em, input.companyId);
   if (!company) throw new Error(`company ${input.companyId} does not exist`);
   const { softwareId, softwarePin } = deps.dian ?? {};
-  const parsed = parseFiscalDocument(input.xml, input.fileName, {
+  const context: FiscalParseContext = {
     ownTaxId: company.taxId,
     dianSoftware: softwareId && softwarePin ? { id: softwareId, pin: softwarePin } : null,
-  });
+  };
+  const parsed = parseFiscalDocument(input.xml, input.fileName, context);
   if (parsed.kind === 'payment_complement')
     return importPaymentComplement(em, em.getReference(Company, company.id), parsed.complement);
 
@@ -105,7 +110,7 @@ export async function importFiscalDocument(
       if (!document && attempt === 2) throw new Error(`${input.fileName}: the import kept losing races to others`);
     }
   }
-  if (!created) refuseConflict(document, normalized, input.fileName);
+  if (!created) await refuseConflict(deps, em, document, normalized, { ...input, context });
   await startDocumentProcesses(deps.processes, em, { ...document, company: { id: company.id } }, recorded);
   return {
     kind: 'document',
@@ -160,6 +165,7 @@ async function createDocument(
           issueDate: new Date(normalized.issueDate),
           expirationDate: normalized.expirationDate ? new Date(normalized.expirationDate) : null,
           fiscalReference: normalized.fiscalReference,
+          contentHash: contentHash(normalized),
           fiscalMetadata: {
             finalNotes: normalized.finalNotes,
             format: normalized.format,
@@ -223,6 +229,8 @@ async function createDocument(
         currency,
         approvalStatus: 'pending',
         issuer: `${normalized.supplier.identifierType} ${normalized.supplier.identifierNumber}`,
+        contentHash: contentHash(normalized),
+        sourceXmlPath: key,
       };
       return { document, recorded: { deliveries, flow: flow?.steps ?? [] } };
     });
@@ -292,26 +300,86 @@ function knownCurrency(code: string, fileName: string): Currency {
 }
 
 /**
- * A fiscal reference names one document: a file that carries a known CUFE or UUID with another number, issuer or
- * total is not a re-import but a conflict (a forged or corrupted file, or a supplier's error), and is refused.
+ * A fiscal reference names one document: a file that carries a known CUFE or UUID but says something else (another
+ * number, issuer, customer, date, amount or line) is not a re-import but a conflict (a forged or corrupted file, or a
+ * supplier's error). It is refused and logged on the stored document, once per content. The digest kept at import
+ * answers at once when the file says the same; otherwise the stored file, read again by this parser, decides and names
+ * what differs, so that a document imported before the digest was kept, or a parser that reads more than it did, never
+ * turns an honest copy into a conflict.
  */
-function refuseConflict(stored: KnownDocument, normalized: NormalizedDocument, fileName: string): void {
+async function refuseConflict(
+  deps: ImportDeps,
+  em: EntityManager,
+  stored: KnownDocument,
+  normalized: NormalizedDocument,
+  input: ImportFiscalDocumentInput & { context: FiscalParseContext },
+): Promise<void> {
+  const incoming = contentHash(normalized);
+  if (stored.contentHash === incoming) return;
+  const before = await storedDocument(deps, stored, input.context);
+  const differences: (ContentPart | 'content')[] = before
+    ? contentDifferences(before, normalized)
+    : stored.contentHash
+      ? ['content']
+      : legacyDifferences(stored, normalized);
+  if (differences.length === 0) {
+    await writeContentHash(em, stored, incoming);
+    return;
+  }
   const storedIssuer = stored.issuer;
   const incomingIssuer = `${normalized.supplier.identifierType} ${normalized.supplier.identifierNumber}`;
   const storedTotal = `${centsToDecimal(stored.amountCents)} ${stored.currency}`;
   const incomingTotal = `${centsToDecimal(normalized.totals.totalCents)} ${normalized.currency}`;
-  const same =
-    stored.documentNumber === normalized.documentNumber &&
-    (storedIssuer === null || storedIssuer === incomingIssuer) &&
-    stored.amountCents === normalized.totals.totalCents &&
-    stored.currency === normalized.currency;
-  if (same) return;
+  await writeConflictLog(em, stored, {
+    event: 'document.import_refused',
+    actor: { type: 'system', source: input.source },
+    metadata: {
+      code: 'fiscal_reference_conflict',
+      file_name: input.fileName,
+      differences,
+      document_number: normalized.documentNumber,
+      issuer: incomingIssuer,
+      total: incomingTotal,
+      content_hash: incoming,
+    },
+  });
   throw new ImportRejected(
     'fiscal_reference_conflict',
-    `${fileName}: fiscal reference ${normalized.fiscalReference} is already document ${stored.id} ` +
+    `${input.fileName}: fiscal reference ${normalized.fiscalReference} is already document ${stored.id} ` +
       `(number ${stored.documentNumber}, issuer ${storedIssuer ?? 'unknown'}, total ${storedTotal}), ` +
-      `but this file has number ${normalized.documentNumber}, issuer ${incomingIssuer}, total ${incomingTotal}`,
+      `but this file has number ${normalized.documentNumber}, issuer ${incomingIssuer}, total ${incomingTotal}, ` +
+      `and differs in: ${differences.join(', ')}`,
   );
+}
+
+/** The stored document as its file reads today; null when the file is gone or no longer reads. */
+async function storedDocument(
+  deps: ImportDeps,
+  stored: KnownDocument,
+  context: FiscalParseContext,
+): Promise<NormalizedDocument | null> {
+  if (!stored.sourceXmlPath) return null;
+  const file = await deps.storage.get(stored.sourceXmlPath);
+  if (!file) return null;
+  try {
+    const parsed = parseFiscalDocument(file.body, stored.sourceXmlPath, context);
+    return parsed.kind === 'document' ? parsed.document : null;
+  } catch (error) {
+    if (error instanceof FiscalDocumentError) return null;
+    throw error;
+  }
+}
+
+/** Without its file or digest, what the document row holds: number, issuer, total and currency. */
+function legacyDifferences(stored: KnownDocument, normalized: NormalizedDocument): ContentPart[] {
+  const incomingIssuer = `${normalized.supplier.identifierType} ${normalized.supplier.identifierNumber}`;
+  return [
+    ...(stored.documentNumber === normalized.documentNumber ? [] : (['number'] as const)),
+    ...(stored.issuer === null || stored.issuer === incomingIssuer ? [] : (['issuer'] as const)),
+    ...(stored.amountCents === normalized.totals.totalCents && stored.currency === normalized.currency
+      ? []
+      : (['amounts'] as const)),
+  ];
 }
 
 /** A Mexican payment receipt: recorded against each document of the company it pays. */

@@ -179,6 +179,7 @@ function parseInvoiceOrCreditNote(header: Header, type: 'invoice' | 'credit_note
     expirationDate: null,
     currency,
     exchangeRate: readExchangeRate(header, currency),
+    statedExchangeRate: null,
     totals,
     prepaid: null,
     supplier: header.supplier,

@@ -23,6 +23,7 @@ export function documentContent(document: NormalizedDocument): Record<ContentPar
     amounts: {
       currency: document.currency,
       exchangeRate: document.exchangeRate,
+      ...(document.statedExchangeRate ? { statedExchangeRate: document.statedExchangeRate } : {}),
       totals: document.totals,
       prepaid: document.prepaid,
     },

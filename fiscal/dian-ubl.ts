@@ -3,7 +3,7 @@
 import { LEGACY_CUFE_PATTERN, normalizeCufe } from './cufe.ts';
 import { colombianDateTime, colombianStartOfDay, dateAt } from './dates.ts';
 import { FiscalDocumentError } from './errors.ts';
-import { checkedExchangeRate } from './exchange-rate.ts';
+import { dianExchange, type DianExchange } from './exchange-rate.ts';
 import {
   centsAt,
   centsDistance,
@@ -17,7 +17,6 @@ import {
   PREPAID_CONVENTIONS,
   type FiscalAdjustment,
   type FiscalDocumentType,
-  type FiscalExchangeRate,
   type FiscalLineItem,
   type FiscalParseContext,
   type FiscalParty,
@@ -203,7 +202,7 @@ export function parseDianDocument(
   });
 
   const dueDate = readDueDate(root, file);
-  const exchangeRate = readExchangeRate(root, currency, file);
+  const { exchangeRate, statedExchangeRate } = readExchangeRate(root, currency, file);
   const discrepancies = childrenNamed(root, 'DiscrepancyResponse').map((element) => ({
     referenceId: textAt(element, 'ReferenceID'),
     responseCode: textAt(element, 'ResponseCode'),
@@ -235,6 +234,7 @@ export function parseDianDocument(
     expirationDate: dueDate === null ? null : colombianStartOfDay(dueDate),
     currency,
     exchangeRate,
+    statedExchangeRate,
     totals: {
       subtotalCents: requireAmount(monetaryTotal, 'LineExtensionAmount', 'cbc:LineExtensionAmount', file),
       taxTotalCents,
@@ -687,13 +687,13 @@ function readPaymentTermsDays(root: XmlElement): string | null {
   return duration !== undefined && attr(duration, 'unitCode') === 'DAY' ? textOf(duration) : null;
 }
 
-function readExchangeRate(root: XmlElement, currency: string, file: string): FiscalExchangeRate | null {
+function readExchangeRate(root: XmlElement, currency: string, file: string): DianExchange {
   const rate = child(root, 'PaymentExchangeRate');
-  if (rate === undefined) return null;
+  if (rate === undefined) return dianExchange(null, currency, file, root.path);
   const calculation = requireText(rate, 'CalculationRate', 'cbc:CalculationRate', file);
   const date = child(rate, 'Date');
   const dateText = textOf(date);
-  return checkedExchangeRate(
+  return dianExchange(
     {
       rate: calculation.value,
       sourceCurrency: requireText(rate, 'SourceCurrencyCode', 'cbc:SourceCurrencyCode', file).value,
@@ -702,8 +702,8 @@ function readExchangeRate(root: XmlElement, currency: string, file: string): Fis
       element: rate.path,
     },
     currency,
-    'COL',
     file,
+    root.path,
   );
 }
 

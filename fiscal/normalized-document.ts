@@ -70,7 +70,7 @@ export interface FiscalExchangeRate {
   rate: string;
   /** The document's currency. */
   sourceCurrency: string;
-  /** The country's own currency: COP in Colombia, MXN in Mexico. */
+  /** The country's own currency: COP in Colombia, MXN in Mexico (another, for a rate stated as information). */
   targetCurrency: string;
   /** YYYY-MM-DD: UBL PaymentExchangeRate/Date, or the CFDI's issue day; null when the file gives none. */
   date: string | null;
@@ -148,6 +148,11 @@ export interface NormalizedDocument {
   currency: string;
   /** The rate from `currency` to the country's own currency, when the document is in another one and states it. */
   exchangeRate: FiscalExchangeRate | null;
+  /**
+   * A rate a document in the local currency states as information (a DIAN COP invoice priced in dollars states
+   * COP → USD): kept with the document, never used to convert, since its amounts are already local.
+   */
+  statedExchangeRate: FiscalExchangeRate | null;
   totals: {
     /** Sum of line subtotals (UBL LineExtensionAmount, CFDI SubTotal minus Descuento). */
     subtotalCents: bigint;

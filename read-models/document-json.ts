@@ -57,6 +57,12 @@ const BASE = {
   fiscal_reference: 'd.fiscal_reference',
   fiscal_metadata: `case when ${json('d.fiscal_metadata')} is not null then ${object({
     final_notes: `case when jsonb_typeof(d.fiscal_metadata -> 'finalNotes') = 'array' then d.fiscal_metadata -> 'finalNotes' else '[]' end`,
+    stated_exchange_rate: `case when jsonb_typeof(d.fiscal_metadata -> 'statedExchangeRate') = 'object' then ${object({
+      rate: `(d.fiscal_metadata #>> '{statedExchangeRate,rate}')::numeric`,
+      source_currency: `d.fiscal_metadata #>> '{statedExchangeRate,sourceCurrency}'`,
+      target_currency: `d.fiscal_metadata #>> '{statedExchangeRate,targetCurrency}'`,
+      date: `d.fiscal_metadata #>> '{statedExchangeRate,date}'`,
+    })} end`,
   })} end`,
   file_path: `coalesce(d.file_path, ${served(`nullif(d.source_xml_path, '')`)})`,
   purchase_order: 'd.purchase_order',

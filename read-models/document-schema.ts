@@ -4,7 +4,7 @@ import { Currency, Reference } from '../platform/schema-atoms.ts';
 import { ACCOUNTING_ENTRY_STATUSES, REGISTRATION_STATES } from '../db/accounting/accounting-entry.entity.ts';
 import { ErpDocumentBody } from './erp-document-schema.ts';
 import { COST_CENTER, PROJECTS } from './payment-schema.ts';
-import { DocumentExchangeRate } from './exchange-rate-schema.ts';
+import { DocumentExchangeRate, StatedExchangeRate } from './exchange-rate-schema.ts';
 import {
   ApprovalStatus,
   BeneficiaryType,
@@ -306,7 +306,14 @@ export const DocumentBase = {
     .describe(
       'CUFE (96 hex characters) in Colombia (the CUDS of a documento soporte), fiscal UUID in Mexico; null for an expense recorded without a fiscal document',
     ),
-  fiscal_metadata: z.strictObject({ final_notes: z.array(z.string()) }).nullable(),
+  fiscal_metadata: z
+    .strictObject({
+      final_notes: z.array(z.string()),
+      stated_exchange_rate: StatedExchangeRate.nullable().describe(
+        'A rate the file states though its amounts are in the local currency (information only); null otherwise',
+      ),
+    })
+    .nullable(),
   file_path: z.string().nullable().describe('URL of the fiscal XML (or PDF)'),
   purchase_order: z.string().nullable(),
   tags: z.array(z.string()),

@@ -14,3 +14,16 @@ export const DocumentExchangeRate = z
       .describe('The day of the rate: DIAN `cbc:Date` (null when the file gives none), the issue day for a CFDI'),
   })
   .meta({ id: 'DocumentExchangeRate' });
+
+export const StatedExchangeRate = z
+  .strictObject({
+    rate: z.number().positive().describe('Units of target_currency one unit of source_currency is worth'),
+    source_currency: z.string().describe('As the file gives it (ISO 4217)'),
+    target_currency: z.string().describe('As the file gives it (ISO 4217)'),
+    date: z.iso.date().nullable().describe('DIAN `cbc:Date`; null when the file gives none'),
+  })
+  .meta({
+    id: 'StatedExchangeRate',
+    description:
+      'A rate a document in the local currency states besides its amounts (a DIAN COP invoice priced in dollars states `cac:PaymentExchangeRate` COP → USD): kept as information, never used to convert, since the amounts are already local',
+  });

@@ -172,6 +172,8 @@ async function createDocument(
             references: normalized.references,
             payment: normalized.payment,
             ...normalized.metadata,
+            // Information only: the amounts are already local, nothing is converted with it.
+            statedExchangeRate: normalized.statedExchangeRate,
           },
           purchaseOrder: normalized.purchaseOrder,
           sourceXmlPath: key,

@@ -109,6 +109,49 @@ describe('fiscal edge cases through `ops documents import` and GET /documents/{r
     });
   });
 
+  it('imports a COP invoice that also states COP → USD, as Odoo writes for one priced in dollars, keeping the rate as information', async () => {
+    const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
+    // The real invoice states the identity (COP → COP at 1.00): here it states what one peso is worth in dollars.
+    const priced = written(
+      'cop-usd.xml',
+      replaceOnce(
+        replaceOnce(DIAN_INVOICE, '<cbc:TargetCurrencyCode>COP<', '<cbc:TargetCurrencyCode>USD<'),
+        '<cbc:CalculationRate>1.00<',
+        '<cbc:CalculationRate>0.000243<',
+      ),
+    );
+    // A dollar note without its rate to COP contradicts itself: DIAN requires the rate of a document not in COP.
+    const withoutRate = written(
+      'usd-sin-tasa.xml',
+      replaceOnce(
+        readFileSync(DIAN_CREDIT_NOTE, 'utf8'),
+        /<cac:PaymentExchangeRate>[\s\S]*?<\/cac:PaymentExchangeRate>/,
+        '',
+      ),
+    );
+    const imported = await ops('documents', 'import', '--company', company.id, priced, withoutRate);
+    expect(imported.stdout.errors).toEqual([
+      {
+        file: withoutRate,
+        code: 'missing_element',
+        element: 'CreditNote/cac:PaymentExchangeRate',
+        message: expect.stringContaining('must state its exchange rate to COP'),
+      },
+    ]);
+    const body = expectStatus(
+      await api.sdk(apiKey).getDocument({ params: { reference: imported.stdout.documents[0].reference } }),
+      200,
+    );
+    // Not used to convert: the amounts are already in pesos.
+    expect(body).toMatchObject({ amount: 2_023_060, amount_currency: 'COP', exchange_rate: null });
+    expect(body.fiscal_metadata?.stated_exchange_rate).toEqual({
+      rate: 0.000243,
+      source_currency: 'COP',
+      target_currency: 'USD',
+      date: '2019-02-18',
+    });
+  });
+
   it('refuses a known CUFE with another number, naming both, and stays idempotent for the same file', async () => {
     const { company } = await makeCompany(api.orm, { country: 'COL' });
     const original = written('original.xml', DIAN_INVOICE);

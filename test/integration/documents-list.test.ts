@@ -513,7 +513,7 @@ describe('GET /documents/{reference}', () => {
       issue_date: '2026-10-01T15:00:00.000Z',
       expiration_date: '2026-10-31T05:00:00.000Z',
       fiscal_reference: 'f'.repeat(96),
-      fiscal_metadata: { final_notes: ['Gracias por su compra'] },
+      fiscal_metadata: { final_notes: ['Gracias por su compra'], stated_exchange_rate: null },
       file_path: `${files}/${own.id}/documents/${document.id}/${document.id}.xml`,
       purchase_order: 'OC-77',
       tags: ['Urgente', 'admitido'],

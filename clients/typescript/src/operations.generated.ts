@@ -142,6 +142,8 @@ export interface Document {
   fiscal_reference: string | null;
   fiscal_metadata: {
     final_notes: string[];
+    /** A rate the file states though its amounts are in the local currency (information only); null otherwise */
+    stated_exchange_rate: StatedExchangeRate | null;
   } | null;
   /** URL of the fiscal XML (or PDF) */
   file_path: string | null;
@@ -305,6 +307,8 @@ export interface DocumentCreatedData {
   fiscal_reference: string | null;
   fiscal_metadata: {
     final_notes: string[];
+    /** A rate the file states though its amounts are in the local currency (information only); null otherwise */
+    stated_exchange_rate: StatedExchangeRate | null;
   } | null;
   /** URL of the fiscal XML (or PDF) */
   file_path: string | null;
@@ -393,6 +397,8 @@ export interface DocumentListItem {
   fiscal_reference: string | null;
   fiscal_metadata: {
     final_notes: string[];
+    /** A rate the file states though its amounts are in the local currency (information only); null otherwise */
+    stated_exchange_rate: StatedExchangeRate | null;
   } | null;
   /** URL of the fiscal XML (or PDF) */
   file_path: string | null;
@@ -1367,6 +1373,18 @@ export interface ReimbursedPerson {
   identifier_type: string;
   identifier_number: string;
   email: string | null;
+}
+
+/** A rate a document in the local currency states besides its amounts (a DIAN COP invoice priced in dollars states `cac:PaymentExchangeRate` COP → USD): kept as information, never used to convert, since the amounts are already local */
+export interface StatedExchangeRate {
+  /** Units of target_currency one unit of source_currency is worth */
+  rate: number;
+  /** As the file gives it (ISO 4217) */
+  source_currency: string;
+  /** As the file gives it (ISO 4217) */
+  target_currency: string;
+  /** DIAN `cbc:Date`; null when the file gives none */
+  date: string | null;
 }
 
 /** Error body of the workflow-step endpoints. */

@@ -534,16 +534,40 @@ describe('DIAN PaymentExchangeRate: from the document currency to COP', () => {
     });
   });
 
-  it('drops the identity rate of a COP invoice (the real one states COP → COP 1.00) and refuses any other', () => {
-    expect(parseDocument(invoice, 'f.xml').exchangeRate).toBeNull();
+  it('drops the identity rate of a COP invoice (the real one states COP → COP 1.00)', () => {
+    const document = parseDocument(invoice, 'f.xml');
+    expect(document.exchangeRate).toBeNull();
+    expect(document.statedExchangeRate).toBeNull();
+  });
+
+  it('keeps the rate a COP invoice priced in dollars states (COP → USD) as information, converting nothing', () => {
     const toDollars = replaceOnce(
       replaceOnce(invoice, '<cbc:TargetCurrencyCode>COP<', '<cbc:TargetCurrencyCode>USD<'),
       '<cbc:CalculationRate>1.00<',
       '<cbc:CalculationRate>0.00025<',
     );
-    const error = refusal(toDollars, 'f.xml');
+    const document = parseDocument(toDollars, 'f.xml');
+    expect(document).toMatchObject({ currency: 'COP', exchangeRate: null, totals: { totalCents: 202_306_000n } });
+    expect(document.statedExchangeRate).toEqual({
+      rate: '0.00025',
+      sourceCurrency: 'COP',
+      targetCurrency: 'USD',
+      date: '2019-02-18',
+    });
+  });
+
+  it('refuses what contradicts itself: COP worth other than 1 COP, a foreign-currency note without a rate', () => {
+    const selfRate = replaceOnce(invoice, '<cbc:CalculationRate>1.00<', '<cbc:CalculationRate>3100<');
+    const error = refusal(selfRate, 'f.xml');
     expect(error).toMatchObject({ code: 'exchange_rate_mismatch', element: 'Invoice/cac:PaymentExchangeRate' });
-    expect(error.message).toContain('needs no exchange rate');
+    expect(error.message).toContain('one COP cannot be worth 3100 COP');
+
+    const withoutRate = replaceOnce(creditNote, /<cac:PaymentExchangeRate>[\s\S]*?<\/cac:PaymentExchangeRate>/, '');
+    expect(refusal(withoutRate, 'nc.xml')).toMatchObject({
+      code: 'missing_element',
+      element: 'CreditNote/cac:PaymentExchangeRate',
+      message: expect.stringContaining('a document in USD must state its exchange rate to COP'),
+    });
   });
 });
 

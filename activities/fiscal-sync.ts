@@ -16,7 +16,7 @@ import {
 export function fiscalSyncActivities(deps: ActivityDeps) {
   const sat = (): SatSyncDeps => ({
     ...deps,
-    provider: satProviderClient(deps.outside.satProviderUrl, deps.intake.packageBytes),
+    provider: satProviderClient(deps.outside.satProviderUrl, deps.intake.packageBytes, deps.satTransfer),
   });
   const dian = (): DianSyncDeps => ({
     ...deps,

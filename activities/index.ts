@@ -24,6 +24,7 @@ import type { Processes } from '../services/processes.ts';
 import type { SecretBox } from '../platform/secret-box.ts';
 import type { DianSettings } from '../services/dian/settings.ts';
 import type { IntakeLimits } from '../fiscal/intake-limits.ts';
+import type { SatTransferSettings } from '../services/fiscal-sync/sat-provider-client.ts';
 
 /** What activities are built from: injected, so tests and processes wire them their own way. */
 export interface ActivityDeps {
@@ -43,6 +44,8 @@ export interface ActivityDeps {
   dian: DianSettings;
   /** The caps on what fiscal intake reads. */
   intake: IntakeLimits;
+  /** How long the SAT provider may keep a request waiting, and how slowly a package may come. */
+  satTransfer: SatTransferSettings;
   /** Tests shorten the days ahead of a payment's pay date (`PAYMENT_DAY_MS`); null: real days. */
   paymentDayMs: number | null;
 }

@@ -7,7 +7,7 @@ import { retryScheduleFromEnv } from '../temporal/webhooks.ts';
 import { temporalProcesses } from '../temporal/processes.ts';
 import { secretBoxFromEnv } from '../platform/secret-box.ts';
 import { dianSettingsFromEnv } from '../services/dian/settings.ts';
-import { intakeLimitsFromEnv } from '../services/fiscal-sync/intake-settings.ts';
+import { intakeLimitsFromEnv, satTransferFromEnv } from '../services/fiscal-sync/intake-settings.ts';
 import { deploymentFromEnv } from '../platform/deployment.ts';
 import { createLogger } from '../platform/logger.ts';
 import { startTracing } from '../platform/tracing.ts';
@@ -60,6 +60,7 @@ const settings = settingsOrExit('worker', logger, () => ({
   outside: outsideSystemsFromEnv(),
   dian: dianSettingsFromEnv(),
   intake: intakeLimitsFromEnv(),
+  satTransfer: satTransferFromEnv(),
   sweepMs: receptionEventSweepMsFromEnv(),
   paymentDayMs: paymentDayMsFromEnv(),
 }));
@@ -101,6 +102,7 @@ const worker = await createWorker({
     outside: settings.outside,
     dian: settings.dian,
     intake: settings.intake,
+    satTransfer: settings.satTransfer,
   },
 });
 logger.info({ taskQueue: config.taskQueue, namespace: config.namespace, tracing: tracing !== null }, 'worker running');

@@ -49,7 +49,9 @@ const MexicanStatus = z.strictObject({
   fetching_status: z
     .enum(FETCHING_STATUSES)
     .nullable()
-    .describe('Download of the packages once SAT finished; null before'),
+    .describe(
+      'Download of the packages once SAT finished; null before. `finished` once every package was taken or refused (`ops fiscal intake`), and when the sync failed during the download',
+    ),
   from: DateTime.nullable(),
   to: DateTime.nullable(),
   extraction_id: z.string().nullable(),
@@ -57,7 +59,7 @@ const MexicanStatus = z.strictObject({
     .string()
     .nullable()
     .describe(
-      "Null unless failed: the provider's code (e.g. `invalid_credentials`) or `sat_request_error`, `sat_request_rejected`, `sat_requests_exhausted`, `sat_request_limit_exceeded`, `sat_request_duplicated`, `sat_request_expired`, `sat_request_timeout`, `package_unavailable`, `package_unreadable`",
+      "Null unless failed: the provider's code (e.g. `invalid_credentials`) or `sat_request_error`, `sat_request_rejected`, `sat_requests_exhausted`, `sat_request_limit_exceeded`, `sat_request_duplicated`, `sat_request_expired`, `sat_request_timeout`, `package_unavailable`. A package too large or unreadable is refused for itself, not the sync",
     ),
 });
 

@@ -18,8 +18,16 @@ export interface ImportCounts {
   existing: number;
   /** Mexican payment receipts recorded against the documents they pay. */
   complements: number;
-  skipped: SkipCounts;
+  /** Entries passed over, and SAT packages refused whole, by reason. */
+  skipped: SkipCounts & Partial<Record<PackageRefusalReason, number>>;
 }
+
+/**
+ * Why a whole SAT package was refused (recorded in the intake log under its id, the sync going on with the next):
+ * `package_too_large` past INTAKE_MAX_PACKAGE_BYTES (or the archive caps of a package as a whole), `package_unreadable`
+ * not a ZIP that can be opened.
+ */
+export type PackageRefusalReason = 'package_too_large' | 'package_unreadable';
 
 export const noCounts = (): ImportCounts => ({ created: 0, existing: 0, complements: 0, skipped: {} });
 
@@ -143,6 +151,9 @@ export async function recordSyncOutcome(orm: Orm, input: SyncOutcome): Promise<R
     const current = await tx.findOneOrFail(FiscalSyncRun, { id: run.id });
     current.status = input.status;
     if (input.fetchingStatus !== undefined) current.fetchingStatus = input.fetchingStatus;
+    // A sync that fails while downloading fetches nothing more: its fetching ends with it.
+    else if (current.fetchingStatus === 'pending' || current.fetchingStatus === 'running')
+      current.fetchingStatus = 'finished';
     current.errorCode = input.errorCode ?? null;
     current.message = input.message;
     current.finishedAt = new Date();

@@ -21,15 +21,17 @@ import { ArchiveRefused } from '../../fiscal/zip-reader.ts';
 import type { ImportDeps } from '../documents/import-fiscal-document.ts';
 import { applySatMetadata, emptyReport, type MetadataReport } from '../documents/sat-cancellations.ts';
 import { importEntries, keepHeartbeating, newProgress, resumedProgress } from './import-files.ts';
+import { recordRefusals } from './intake-refusals.ts';
 import {
   loadRun,
   noCounts,
   recordMetadataProgress,
   recordSyncProgress,
   type ImportCounts,
+  type PackageRefusalReason,
   type SyncSubject,
 } from './runs.ts';
-import { providerRefused, type SatProviderClient } from './sat-provider-client.ts';
+import { providerRefused, type DownloadedPackage, type SatProviderClient } from './sat-provider-client.ts';
 
 /** How a metadata package's id is passed from the verification to the download. */
 export const METADATA_PACKAGE = 'metadata:';
@@ -178,7 +180,8 @@ export async function checkSatExtraction(
 /**
  * Downloads one package to a file and imports its CFDI entry by entry, so that a package of any size takes the memory
  * of one entry; junk entries (macOS metadata, empty files, non-XML, XML that is not a stamped CFDI 4.0) are skipped and
- * counted. Heartbeats its progress, so a retry resumes at the entry where a dead worker stopped.
+ * counted. Heartbeats its progress, so a retry resumes at the entry where a dead worker stopped. A package refused for
+ * itself (too large, unreadable) is recorded and counted, and the sync goes on with the next.
  */
 export async function importSatPackage(
   deps: SatSyncDeps,
@@ -192,10 +195,13 @@ export async function importSatPackage(
   try {
     await recordSyncProgress(deps.orm, { ...input, fetchingStatus: 'running' });
     const path = join(folder, 'package.zip');
-    await deps.provider.downloadPackage(input.extractionId, input.packageId, path);
-    await packageRead(input.packageId, () =>
-      importEntries(deps, input.companyId, () => packageEntries({ path }, deps.intake), progress),
-    );
+    const refusal = await packageRefusal(async () => {
+      const downloaded = await deps.provider.downloadPackage(input.extractionId, input.packageId, path);
+      await packageRead(input.packageId, downloaded, () =>
+        importEntries(deps, input.companyId, () => packageEntries({ path }, deps.intake), progress),
+      );
+    });
+    if (refusal) await refusePackage(deps, input.companyId, input.packageId, refusal, progress.counts);
     return progress.counts;
   } finally {
     stop();
@@ -203,17 +209,69 @@ export async function importSatPackage(
   }
 }
 
-/** Runs the reading of a package; a package that cannot be opened, or whose directory breaks off, fails the attempt. */
-async function packageRead(packageId: string, read: () => Promise<void>): Promise<void> {
+/**
+ * From this attempt of the package activity on, a package that cannot be opened is refused even when the provider did
+ * not say how long it is (a download cut short could not be told from a damaged package until then).
+ */
+export const UNREADABLE_REFUSED_FROM_ATTEMPT = 3;
+
+/** A package refused for itself, and why. */
+class PackageRefused extends Error {
+  readonly reason: PackageRefusalReason;
+
+  constructor(reason: PackageRefusalReason, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/**
+ * Runs the reading of a package. One past a cap is refused (it will not shrink); one that cannot be opened, or whose
+ * directory breaks off, is refused when its download was whole (the provider said its length and every byte came:
+ * downloading it again brings the same bytes), else its attempt fails and it is downloaded again, up to
+ * UNREADABLE_REFUSED_FROM_ATTEMPT. Entries imported before the directory broke off stand.
+ */
+async function packageRead(packageId: string, downloaded: DownloadedPackage, read: () => Promise<void>): Promise<void> {
   try {
     await read();
   } catch (error) {
     if (!(error instanceof ArchiveRefused)) throw error;
     const message = `Package ${packageId}: ${error.message}`;
-    // Past a cap it will not shrink; a truncated download reads as a broken archive, retried like any failed download.
-    if (error.refusal.reason === 'too_large') throw providerRefused('package_too_large', message);
+    if (error.refusal.reason === 'too_large') throw new PackageRefused('package_too_large', message);
+    if (downloaded.complete || Context.current().info.attempt >= UNREADABLE_REFUSED_FROM_ATTEMPT)
+      throw new PackageRefused('package_unreadable', message);
     throw ApplicationFailure.retryable(message, 'PackageUnreadable', { code: 'package_unreadable' });
   }
+}
+
+/** Runs a package's download and reading; answers the package's refusal, if it was refused for itself. */
+async function packageRefusal(
+  work: () => Promise<void>,
+): Promise<{ reason: PackageRefusalReason; detail: string } | null> {
+  try {
+    await work();
+    return null;
+  } catch (error) {
+    if (error instanceof PackageRefused) return { reason: error.reason, detail: error.message };
+    // The download's own refusal: the provider said, or sent, more than the package cap.
+    if (error instanceof ApplicationFailure && failureCode(error) === 'package_too_large')
+      return { reason: 'package_too_large', detail: error.message };
+    throw error;
+  }
+}
+
+const failureCode = (error: ApplicationFailure) => (error.details?.[0] as { code?: string } | undefined)?.code;
+
+/** Records a package's refusal in the intake log (under the package's id) and counts it with the sync's skips. */
+async function refusePackage(
+  deps: SatSyncDeps,
+  companyId: string,
+  packageId: string,
+  refusal: { reason: PackageRefusalReason; detail: string },
+  counts: ImportCounts,
+): Promise<void> {
+  await recordRefusals(deps.orm, companyId, [{ name: packageId, ...refusal }]);
+  counts.skipped[refusal.reason] = (counts.skipped[refusal.reason] ?? 0) + 1;
 }
 
 /** Where applying a metadata package stands, heartbeated so that a retry resumes at the line a dead worker reached. */
@@ -249,38 +307,51 @@ async function applySatMetadataPackage(
   try {
     await recordSyncProgress(deps.orm, { ...input, fetchingStatus: 'running' });
     const path = join(folder, 'package.zip');
-    await deps.provider.downloadPackage(extractionId, packageId, path);
-    await packageRead(packageId, async () => {
-      let position = 0;
-      for await (const entry of metadataPackageEntries({ path }, deps.intake)) {
-        if (position++ < progress.entry) continue;
-        if ('skipped' in entry) progress.skipped[entry.skipped] = (progress.skipped[entry.skipped] ?? 0) + 1;
-        else {
-          try {
-            // Counted on a copy: what is heartbeated is the counts at the last batch applied whole, which a retry
-            // resumes after (a batch cut short is applied again, and changes nothing it already changed).
-            const working = structuredClone(progress.report);
-            await applySatMetadata(deps, {
-              companyId: input.companyId,
-              items: entry.items(),
-              readFrom: 'fiscal sync',
-              afterLine: progress.line,
-              report: working,
-              onProgress: (line, report) => {
-                progress.line = line;
-                progress.report = structuredClone(report);
-              },
-            });
-          } catch (error) {
-            const refusal = metadataEntryRefusal(error);
-            if (!refusal) throw error;
-            progress.skipped[refusal.reason] = (progress.skipped[refusal.reason] ?? 0) + 1;
+    const refusal = await packageRefusal(async () => {
+      const downloaded = await deps.provider.downloadPackage(extractionId, packageId, path);
+      await packageRead(packageId, downloaded, async () => {
+        let position = 0;
+        for await (const entry of metadataPackageEntries({ path }, deps.intake)) {
+          if (position++ < progress.entry) continue;
+          if ('skipped' in entry) progress.skipped[entry.skipped] = (progress.skipped[entry.skipped] ?? 0) + 1;
+          else {
+            try {
+              // Counted on a copy: what is heartbeated is the counts at the last batch applied whole, which a retry
+              // resumes after (a batch cut short is applied again, and changes nothing it already changed).
+              const working = structuredClone(progress.report);
+              await applySatMetadata(deps, {
+                companyId: input.companyId,
+                items: entry.items(),
+                readFrom: 'fiscal sync',
+                afterLine: progress.line,
+                report: working,
+                onProgress: (line, report) => {
+                  progress.line = line;
+                  progress.report = structuredClone(report);
+                },
+              });
+            } catch (error) {
+              const refusal = metadataEntryRefusal(error);
+              if (!refusal) throw error;
+              progress.skipped[refusal.reason] = (progress.skipped[refusal.reason] ?? 0) + 1;
+            }
           }
+          progress.entry = position;
+          progress.line = 0;
         }
-        progress.entry = position;
-        progress.line = 0;
-      }
+      });
     });
+    if (refusal) {
+      // The lines applied before an unreadable directory broke off stand; the next sync asks for the window again.
+      const counts = noCounts();
+      await refusePackage(deps, input.companyId, input.packageId, refusal, counts);
+      await recordMetadataProgress(deps.orm, input, {
+        extractionId,
+        packageId,
+        counts: { refused: refusal.reason, detail: refusal.detail },
+      });
+      return counts;
+    }
     const { report } = progress;
     await recordMetadataProgress(deps.orm, input, {
       extractionId,

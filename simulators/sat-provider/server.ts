@@ -9,9 +9,12 @@
 // Packages are built from the real stamped CFDI fixtures plus the junk entries of SAT's own sample package
 // (`__MACOSX/`, an empty file, a `.xml` that is not XML, CFDI 3.2 files, `other.txt`); metadata packages from the text a
 // test gives (by default: each CFDI of the XML packages, current) plus the junk of SAT's sample metadata package.
+// Packages are sent as the scenario's `delivery` says: at a set rate, stalling mid-body, honouring `Range` or not; each
+// download request is kept (its Range header, status, bytes sent) for the tests to see.
 // Steered per RFC or per extraction, from code or over `/_control/...`, since one instance serves a whole test suite.
 import { randomUUID } from 'node:crypto';
-import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute } from 'node:path';
@@ -62,6 +65,35 @@ export interface SatScenario {
   refuseCreation?: string;
   /** The next N API requests about this RFC answer HTTP 503. */
   unavailable?: number;
+  /** How packages are sent (default: whole, as fast as the connection takes them, ranges honoured). */
+  delivery?: SatDelivery;
+}
+
+/** How the simulator sends a package's bytes: at a set rate, stalling, with or without HTTP ranges. */
+export interface SatDelivery {
+  /** Bytes per second each download is held to. */
+  bytesPerSecond?: number;
+  /** A download stops, silent and with its connection open, before this byte of the package... */
+  stallAtByte?: number;
+  /** ...for the first N downloads of the package that reach it (default 1). */
+  stalls?: number;
+  /**
+   * Whether `Range: bytes=<start>-` is honoured (206 with Content-Range, `If-Range` checked against the ETag); default
+   * true. False: the whole package (200) whatever is asked, as a provider without ranges.
+   */
+  ranges?: boolean;
+}
+
+/** One download request of a package, as the simulator saw and answered it. */
+export interface PackageRequest {
+  packageId: string;
+  /** The request's Range header, if any. */
+  range: string | null;
+  status: number;
+  /** Bytes of the body sent so far. */
+  sent: number;
+  /** Whether the body was sent to its end (false: it stalled, or the client let go). */
+  ended: boolean;
 }
 
 export interface SimulatedExtraction {
@@ -72,6 +104,8 @@ export interface SimulatedExtraction {
   scenario: SatScenario;
   verifications: number;
   downloads: string[];
+  /** Each download request of its packages, in order. */
+  packageRequests: PackageRequest[];
   createdAt: string;
 }
 
@@ -112,8 +146,10 @@ interface ExtractionView {
 
 interface Reply {
   status: number;
-  body: Uint8Array | string | { path: string };
+  body: Uint8Array | string;
   contentType: string;
+  /** A package to send, as its delivery says. */
+  package?: { id: string; source: Uint8Array | { path: string }; extraction: SimulatedExtraction };
 }
 
 const json = (status: number, body: unknown): Reply => ({
@@ -127,7 +163,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /** Checks a scenario (from code or the control API); throws a RangeError when invalid. */
 function toScenario(input: Record<string, unknown>): SatScenario {
-  const { outcome, polls, packages, metadata, unavailable } = input;
+  const { outcome, polls, packages, metadata, unavailable, delivery } = input;
   const satStatusCode = input.satStatusCode ?? input.sat_status_code;
   const errorCode = input.errorCode ?? input.error_code;
   const refuseCreation = input.refuseCreation ?? input.refuse_creation;
@@ -168,6 +204,16 @@ function toScenario(input: Record<string, unknown>): SatScenario {
   ) {
     throw new RangeError('metadata must be a list of { text: metadata file, junk? } or { path: absolute .zip path }');
   }
+  if (delivery !== undefined) {
+    if (!isObject(delivery)) throw new RangeError('delivery must be an object');
+    for (const name of ['bytesPerSecond', 'stallAtByte', 'stalls'] as const) {
+      const value = delivery[name];
+      if (value !== undefined && !(Number.isInteger(value) && (value as number) >= (name === 'stallAtByte' ? 0 : 1)))
+        throw new RangeError(`delivery.${name} must be a whole number${name === 'stallAtByte' ? '' : ' above 0'}`);
+    }
+    if (delivery.ranges !== undefined && typeof delivery.ranges !== 'boolean')
+      throw new RangeError('delivery.ranges must be true or false');
+  }
   for (const [name, value] of [
     ['satStatusCode', satStatusCode],
     ['errorCode', errorCode],
@@ -184,6 +230,7 @@ function toScenario(input: Record<string, unknown>): SatScenario {
     ...(errorCode !== undefined ? { errorCode: errorCode as string } : {}),
     ...(refuseCreation !== undefined ? { refuseCreation: refuseCreation as string } : {}),
     ...(unavailable !== undefined ? { unavailable: unavailable as number } : {}),
+    ...(delivery !== undefined ? { delivery: delivery as SatDelivery } : {}),
   };
 }
 
@@ -268,6 +315,17 @@ export function buildSatMetadataPackage(packageId: string, spec: { text: string;
     ...(spec.junk === false ? [] : metadataJunk()),
   ];
   return zipSync(Object.fromEntries(entries.map(({ name, data }) => [name, data])), { mtime: PACKAGE_TIME });
+}
+
+/** Resolves once the response takes writes again, or is closed. */
+function drained(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done).off('close', done);
+      resolve();
+    };
+    response.on('drain', done).on('close', done);
+  });
 }
 
 /** Starts the simulator on 127.0.0.1 unless told otherwise (a free port unless one is given). */
@@ -402,6 +460,7 @@ export async function startSatProviderSimulator(
       scenario,
       verifications: 0,
       downloads: [],
+      packageRequests: [],
       createdAt: new Date().toISOString(),
     };
     extractions.set(extraction.id, extraction);
@@ -431,7 +490,12 @@ export async function startSatProviderSimulator(
         packages.set(packageId, bytes);
       }
       extraction.downloads.push(packageId);
-      return { status: 200, body: bytes ?? { path: (spec as { path: string }).path }, contentType: 'application/zip' };
+      return {
+        status: 200,
+        body: '',
+        contentType: 'application/zip',
+        package: { id: packageId, source: bytes ?? { path: (spec as { path: string }).path }, extraction },
+      };
     }
     return error(
       404,
@@ -454,6 +518,7 @@ export async function startSatProviderSimulator(
     extractions.clear();
     byKey.clear();
     packages.clear();
+    stalled.clear();
   };
 
   const control = (method: string, segments: string[], body: unknown): Reply => {
@@ -500,20 +565,111 @@ export async function startSatProviderSimulator(
     } catch (cause) {
       reply = error(500, 'simulator_error', (cause as Error).message);
     }
-    const sent = reply.body;
-    if (typeof sent === 'object' && 'path' in sent) {
-      response.writeHead(reply.status, {
-        'content-type': reply.contentType,
-        'content-length': statSync(sent.path).size,
-      });
-      createReadStream(sent.path).pipe(response);
+    if (reply.package) {
+      void sendPackage(request, response, reply.package).catch(() => response.destroy());
       return;
     }
     response.writeHead(reply.status, {
       'content-type': reply.contentType,
-      'content-length': String(Buffer.byteLength(sent)),
+      'content-length': String(Buffer.byteLength(reply.body)),
     });
-    response.end(sent);
+    response.end(reply.body);
+  };
+
+  /** How many downloads of each package stalled so far. */
+  const stalled = new Map<string, number>();
+
+  /**
+   * Sends a package as its extraction's delivery says: the range asked for (when ranges are honoured and `If-Range`,
+   * if sent, names this package), held to the rate, stopping before the stall byte while stalls are left.
+   */
+  const sendPackage = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    { id, source, extraction }: NonNullable<Reply['package']>,
+  ) => {
+    const delivery = extraction.scenario.delivery ?? {};
+    // A ZIP on disk that is no longer there is a package the provider purged.
+    if (!(source instanceof Uint8Array) && !existsSync(source.path)) {
+      extraction.packageRequests.push({ packageId: id, range: null, status: 410, sent: 0, ended: true });
+      const gone = JSON.stringify({ error: { code: 'package_gone', message: 'The package is no longer available' } });
+      response.writeHead(410, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(gone) });
+      response.end(gone);
+      return;
+    }
+    const size = source instanceof Uint8Array ? source.byteLength : statSync(source.path).size;
+    const etag = `"${id}-${size}"`;
+    const asked = typeof request.headers.range === 'string' ? request.headers.range : null;
+    const ifRange = request.headers['if-range'];
+    const range = /^bytes=(\d+)-(\d*)$/.exec(asked ?? '');
+    const honoured = asked !== null && delivery.ranges !== false && (ifRange === undefined || ifRange === etag);
+    const seen: PackageRequest = { packageId: id, range: asked, status: 200, sent: 0, ended: false };
+    extraction.packageRequests.push(seen);
+    let start = 0;
+    let end = size;
+    if (honoured) {
+      const first = range ? Number(range[1]) : NaN;
+      const last = range?.[2] ? Math.min(Number(range[2]) + 1, size) : size;
+      if (!(first < size && first < last)) {
+        seen.status = 416;
+        response.writeHead(416, { 'content-range': `bytes */${size}` });
+        response.end();
+        return;
+      }
+      [start, end] = [first, last];
+      seen.status = 206;
+    }
+    response.writeHead(seen.status, {
+      'content-type': 'application/zip',
+      'content-length': String(end - start),
+      etag,
+      ...(delivery.ranges === false ? {} : { 'accept-ranges': 'bytes' }),
+      ...(seen.status === 206 ? { 'content-range': `bytes ${start}-${end - 1}/${size}` } : {}),
+    });
+    const stallAt =
+      delivery.stallAtByte !== undefined &&
+      delivery.stallAtByte >= start &&
+      delivery.stallAtByte < end &&
+      (stalled.get(id) ?? 0) < (delivery.stalls ?? 1)
+        ? delivery.stallAtByte
+        : null;
+    if (stallAt !== null) stalled.set(id, (stalled.get(id) ?? 0) + 1);
+    const file = source instanceof Uint8Array ? null : await open(source.path, 'r');
+    try {
+      const rate = delivery.bytesPerSecond;
+      // A twentieth of a second's worth at a time when held to a rate, else 64 KB.
+      const slice = rate ? Math.max(1, Math.floor(rate / 20)) : 64 * 1024;
+      const began = performance.now();
+      const stop = stallAt ?? end;
+      let at = start;
+      while (at < stop && !response.destroyed) {
+        const length = Math.min(slice, stop - at);
+        let chunk: Uint8Array;
+        if (file) {
+          chunk = Buffer.alloc(length);
+          await file.read(chunk, 0, length, at);
+        } else chunk = (source as Uint8Array).subarray(at, at + length);
+        at += length;
+        if (!response.write(chunk)) await drained(response);
+        seen.sent = at - start;
+        if (rate) {
+          const due = began + ((at - start) / rate) * 1000 - performance.now();
+          if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
+        }
+      }
+      if (stallAt !== null) {
+        // Silent, the connection left open: the client must notice on its own. Let go of after ten minutes.
+        const closed = new Promise((resolve) => response.once('close', resolve));
+        const timer = setTimeout(() => response.destroy(), 600_000);
+        await closed;
+        clearTimeout(timer);
+        return;
+      }
+      response.end();
+      seen.ended = !response.destroyed;
+    } finally {
+      await file?.close();
+    }
   };
 
   const server = createServer((request, response) => {

@@ -9,6 +9,7 @@ import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import type { OutsideSystems } from '../../platform/outside-systems.ts';
 import { dianSettingsFromEnv } from '../../services/dian/settings.ts';
 import { intakeLimitsFromEnv } from '../../services/fiscal-sync/intake-settings.ts';
+import { DEFAULT_SAT_TRANSFER } from '../../services/fiscal-sync/sat-provider-client.ts';
 import { TEST_DIAN_SOFTWARE } from '../harness/signing-certificates.ts';
 
 /** The key sealing webhook secrets in the suite: the worker, the CLI and the tests share it. */
@@ -44,5 +45,8 @@ export function testActivityDeps(options: {
     }),
     // As the worker processes a test spawns read them (they inherit this environment): both hold to the same caps.
     intake: intakeLimitsFromEnv(),
+    // A stalled SAT package is cut after 5 s (30 s in production) and resumed at once: what a slow download must never
+    // be taken for is then plain to see.
+    satTransfer: { ...DEFAULT_SAT_TRANSFER, timeoutMs: 5_000, resumePauseMs: 200 },
   };
 }

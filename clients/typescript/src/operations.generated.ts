@@ -1058,12 +1058,12 @@ export type FiscalSyncStatus = {
   country: 'MEX';
   /** Of the latest extraction; `not_started` when there is none */
   status: 'not_started' | 'pending' | 'waiting' | 'running' | 'finished' | 'failed';
-  /** Download of the packages once SAT finished; null before */
+  /** Download of the packages once SAT finished; null before. `finished` once every package was taken or refused (`ops fiscal intake`), and when the sync failed during the download */
   fetching_status: 'pending' | 'running' | 'finished' | null;
   from: string | null;
   to: string | null;
   extraction_id: string | null;
-  /** Null unless failed: the provider's code (e.g. `invalid_credentials`) or `sat_request_error`, `sat_request_rejected`, `sat_requests_exhausted`, `sat_request_limit_exceeded`, `sat_request_duplicated`, `sat_request_expired`, `sat_request_timeout`, `package_unavailable`, `package_unreadable` */
+  /** Null unless failed: the provider's code (e.g. `invalid_credentials`) or `sat_request_error`, `sat_request_rejected`, `sat_requests_exhausted`, `sat_request_limit_exceeded`, `sat_request_duplicated`, `sat_request_expired`, `sat_request_timeout`, `package_unavailable`. A package too large or unreadable is refused for itself, not the sync */
   error_code: string | null;
 } | {
   country: 'COL';

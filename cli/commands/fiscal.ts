@@ -21,6 +21,8 @@ import {
 } from '../../services/dian/certificates.ts';
 import type { Command, CommandInput } from '../command.ts';
 import { dianEventPersonCommand } from './dian-event-person.ts';
+import { MAILBOX_LOGIN_OPTIONS, MAILBOX_LOGIN_USAGE, mailboxLogin, presentOAuth2 } from './fiscal-mailbox-login.ts';
+import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import { CliError, notFound, usage } from '../errors.ts';
 
 const RFC = /^[A-ZÑ&]{3,4}\d{6}[A-Z\d]{3}$/;
@@ -74,7 +76,7 @@ function changesFrom(input: CommandInput, company: Company): CredentialChanges {
   return changes;
 }
 
-/** The mailbox as operators see it: never the password. */
+/** The mailbox as operators see it: never the password or the OAuth2 secret. */
 function presentMailbox(mailbox: FiscalMailbox | null) {
   return mailbox
     ? {
@@ -84,28 +86,24 @@ function presentMailbox(mailbox: FiscalMailbox | null) {
         user: mailbox.username,
         folder: mailbox.folder,
         imported_folder: mailbox.importedFolder,
+        ...presentOAuth2(mailbox),
         updated_at: mailbox.updatedAt.toISOString(),
       }
     : null;
 }
 
-/** The IMAP mailbox the flags describe: every flag but the folders is required, so a mailbox is set as a whole. */
-async function mailboxFrom(input: CommandInput) {
+/** Where the IMAP mailbox the flags describe is: every flag but the folders is required, so a mailbox is set as a whole. */
+function mailboxFrom(input: CommandInput) {
   const host = required(input, 'host');
   if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) throw usage('--host must be a host name or an IP address');
   const port = Number(required(input, 'port'));
   if (!Number.isInteger(port) || port < 1 || port > 65_535) throw usage('--port must be a TCP port (1 to 65535)');
   const tls = oneOf(required(input, 'tls'), ['true', 'false'] as const, 'tls') === 'true';
   const username = required(input, 'user');
-  // From a file, as certificate passwords are: a flag would show in the shell history and the process list.
-  const password = (await readBounded(required(input, 'password-file'), 4096, 'password_file_too_large'))
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
-  if (password === '') throw usage('--password-file must hold the password (an app password for Gmail)');
   const folder = optional(input, 'folder') || 'INBOX';
   const importedFolder = optional(input, 'imported-folder') || 'Imported';
   if (folder === importedFolder) throw usage('--imported-folder must differ from --folder');
-  return { host, port, tls, username, password, folder, importedFolder };
+  return { host, port, tls, username, folder, importedFolder };
 }
 
 function present(
@@ -204,15 +202,14 @@ export const fiscalCommands: Command[] = [
   {
     group: 'fiscal',
     action: 'mailbox',
-    usage:
-      'fiscal mailbox --company REF --host HOST --port PORT --tls true|false --user USER --password-file FILE [--folder INBOX] [--imported-folder Imported]',
+    usage: `fiscal mailbox --company REF --host HOST --port PORT --tls true|false --user USER ${MAILBOX_LOGIN_USAGE} [--folder INBOX] [--imported-folder Imported]`,
     options: {
       company: { type: 'string' },
       host: { type: 'string' },
       port: { type: 'string' },
       tls: { type: 'string' },
       user: { type: 'string' },
-      'password-file': { type: 'string' },
+      ...MAILBOX_LOGIN_OPTIONS,
       folder: { type: 'string' },
       'imported-folder': { type: 'string' },
     },
@@ -221,11 +218,9 @@ export const fiscalCommands: Command[] = [
       const company = await findCompany(orm, reference(input, 'company'));
       if (company.country !== 'COL')
         throw new CliError('country_mismatch', 'An IMAP mailbox of DIAN e-mail is for Colombian companies');
-      const { password, ...settings } = await mailboxFrom(input);
-      const mailbox = await setFiscalMailbox(companyEm(orm, company.id), company, {
-        ...settings,
-        sealedPassword: context.secrets().seal(password),
-      });
+      const settings = mailboxFrom(input);
+      const login = await mailboxLogin(input, context.secrets(), outboundPolicyFromEnv());
+      const mailbox = await setFiscalMailbox(companyEm(orm, company.id), company, { ...settings, login });
       return { company: company.id, mailbox: presentMailbox(mailbox) };
     },
   },

@@ -3,8 +3,9 @@ import { Company } from '../companies/company.entity.ts';
 import { uuidv7 } from '../ids.ts';
 
 /**
- * The IMAP mailbox a Colombian company's DIAN e-mail arrives in: where it is, how to log in (the password sealed under
- * the service's secret key), which folder to read, and the folder imported messages are moved to.
+ * The IMAP mailbox a Colombian company's DIAN e-mail arrives in: where it is, how to log in (a password, or OAuth2
+ * credentials the product obtains access tokens with; either secret sealed under the service's secret key), which
+ * folder to read, and the folder imported messages are moved to. A mailbox has a password or OAuth2, never both.
  */
 export const FiscalMailbox = defineEntity({
   name: 'FiscalMailbox',
@@ -20,7 +21,16 @@ export const FiscalMailbox = defineEntity({
     /** Implicit TLS (993); false is a plain connection that still upgrades with STARTTLS when the server offers it. */
     tls: p.boolean(),
     username: p.string(),
-    sealedPassword: p.text().lazy(),
+    /** Null when the mailbox logs in over OAuth2. */
+    sealedPassword: p.text().lazy().nullable(),
+    /** `client_credentials` (an app registration: Microsoft 365) or `jwt_bearer` (a service account: Google); null with a password. */
+    oauthGrant: p.string().nullable(),
+    oauthTokenUrl: p.text().nullable(),
+    /** The app's client id, or the service account's e-mail. */
+    oauthClientId: p.string().nullable(),
+    oauthScope: p.text().nullable(),
+    /** The client secret, or the service account's private key (PEM). */
+    sealedOauthSecret: p.text().lazy().nullable(),
     folder: p.string().default('INBOX'),
     /** Where a message goes once its documents are imported (created when missing). */
     importedFolder: p.string().default('Imported'),

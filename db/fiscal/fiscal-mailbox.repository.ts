@@ -10,9 +10,12 @@ export interface MailboxChanges {
   port: number;
   tls: boolean;
   username: string;
-  sealedPassword: string;
   folder: string;
   importedFolder: string;
+  /** A password, or OAuth2: registering one clears the other. */
+  login:
+    | { sealedPassword: string }
+    | { oauth2: { grant: string; tokenUrl: string; clientId: string; scope: string; sealedSecret: string } };
 }
 
 /** Registers (or replaces) the company's IMAP mailbox; `em` is scoped to the company. */
@@ -21,15 +24,26 @@ export async function setFiscalMailbox(
   company: Company,
   changes: MailboxChanges,
 ): Promise<FiscalMailbox> {
+  const { login, ...settings } = changes;
+  const oauth2 = 'oauth2' in login ? login.oauth2 : null;
+  const row = {
+    ...settings,
+    sealedPassword: 'sealedPassword' in login ? login.sealedPassword : null,
+    oauthGrant: oauth2?.grant ?? null,
+    oauthTokenUrl: oauth2?.tokenUrl ?? null,
+    oauthClientId: oauth2?.clientId ?? null,
+    oauthScope: oauth2?.scope ?? null,
+    sealedOauthSecret: oauth2?.sealedSecret ?? null,
+  };
   const existing = await em.findOne(FiscalMailbox, {});
-  const mailbox = existing ? em.assign(existing, changes) : em.create(FiscalMailbox, { company, ...changes });
+  const mailbox = existing ? em.assign(existing, row) : em.create(FiscalMailbox, { company, ...row });
   await em.flush();
   return mailbox;
 }
 
-/** The company's IMAP mailbox, with its sealed password when `withPassword`; null when none is registered. */
-export async function findFiscalMailbox(em: EntityManager, withPassword = false): Promise<FiscalMailbox | null> {
-  return em.findOne(FiscalMailbox, {}, withPassword ? { populate: ['sealedPassword'] } : {});
+/** The company's IMAP mailbox, with its sealed password or OAuth2 secret when `withSecrets`; null when none is registered. */
+export async function findFiscalMailbox(em: EntityManager, withSecrets = false): Promise<FiscalMailbox | null> {
+  return em.findOne(FiscalMailbox, {}, withSecrets ? { populate: ['sealedPassword', 'sealedOauthSecret'] } : {});
 }
 
 /** True when this message (same Message-ID, same bytes) was imported by an earlier run or attempt. */

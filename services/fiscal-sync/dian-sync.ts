@@ -12,10 +12,12 @@ import { companyEm, type EntityManager } from '../../db/orm.ts';
 import { pastCap, type IntakeLimits } from '../../fiscal/intake-limits.ts';
 import { documentsInMailboxItem } from '../../fiscal/mail-documents.ts';
 import { colombianWindowInstants } from '../../fiscal/sync-window.ts';
+import type { OutboundPolicy } from '../../platform/outbound-policy.ts';
 import type { SecretBox } from '../../platform/secret-box.ts';
 import type { ImportDeps } from '../documents/import-fiscal-document.ts';
 import { requestDianAccessToken } from './dian-access-client.ts';
-import { openMailbox, type MailboxSession, type MailboxSettings, type WindowMessage } from './imap-mailbox.ts';
+import { openMailbox, type MailboxSession, type WindowMessage } from './imap-mailbox.ts';
+import { mailboxSettings } from './mailbox-settings.ts';
 import {
   foundEntries,
   importEntries,
@@ -33,8 +35,10 @@ export interface DianSyncDeps extends ImportDeps {
   dianAuthUrl: string;
   /** The Maildir of companies without an IMAP mailbox; empty when there is none. */
   mailboxDir: string;
-  /** Opens the sealed passwords of companies' IMAP mailboxes. */
+  /** Opens the sealed passwords and OAuth2 secrets of companies' IMAP mailboxes. */
   secrets: SecretBox;
+  /** Where OAuth2 token endpoints may be. */
+  outbound: OutboundPolicy;
   logger: Logger;
   /** The caps on reading the mailbox's messages. */
   intake: IntakeLimits;
@@ -132,7 +136,8 @@ async function importImapWindow(
   const em = companyEm(deps.orm, subject.companyId);
   const limits = deps.intake;
   try {
-    const session = await openMailbox(mailboxSettings(mailbox, deps.secrets), Context.current().info.attempt);
+    const attempt = Context.current().info.attempt;
+    const session = await openMailbox(mailboxSettings(mailbox, deps, attempt), attempt);
     try {
       // Another UIDVALIDITY renumbered the folder: start over; what was imported is passed over by its record.
       if (progress.uidValidity !== session.uidValidity) {
@@ -185,27 +190,4 @@ async function importImapMessage(
   }
   // Also a message taken before whose move did not happen (the worker stopped in between).
   await session.moveToImported(message.uid);
-}
-
-function mailboxSettings(mailbox: FiscalMailbox, secrets: SecretBox): MailboxSettings {
-  let password: string;
-  try {
-    password = secrets.open(mailbox.sealedPassword);
-  } catch {
-    // Sealed under another WEBHOOK_SECRET_KEY: no retry will open it.
-    throw ApplicationFailure.nonRetryable(
-      "The mailbox password cannot be opened with this deployment's WEBHOOK_SECRET_KEY: register the mailbox again (ops fiscal mailbox)",
-      'MailboxPasswordUnreadable',
-      { code: 'mailbox_password_unreadable' },
-    );
-  }
-  return {
-    host: mailbox.host,
-    port: mailbox.port,
-    tls: mailbox.tls,
-    username: mailbox.username,
-    password,
-    folder: mailbox.folder,
-    importedFolder: mailbox.importedFolder,
-  };
 }

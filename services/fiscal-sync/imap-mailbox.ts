@@ -1,9 +1,13 @@
 // A company's IMAP mailbox (Gmail, Microsoft 365, any IMAP server) as the source of its DIAN e-mail: the messages of
 // a window by arrival (INTERNALDATE), each message's raw source under a size cap, and the move of an imported one out
 // of the folder that is read. What goes wrong is answered as a sync failure with a stable code and a message an
-// operator can act on; an unreachable server is retried by the activity a few times first.
+// operator can act on; an unreachable server is retried by the activity a few times first. A mailbox logs in with its
+// password, or with OAuth2 access tokens over SASL XOAUTH2 (Microsoft 365, Google Workspace); a session the server ends
+// in the middle of a sync (as Microsoft 365 does when its token expires) is opened again, with a new token when the
+// server refuses the one it had.
 import { ApplicationFailure } from '@temporalio/common';
 import { ImapFlow, type FetchMessageObject } from 'imapflow';
+import type { AccessTokens } from './mailbox-oauth2.ts';
 
 export interface MailboxSettings {
   host: string;
@@ -11,7 +15,8 @@ export interface MailboxSettings {
   /** Implicit TLS; otherwise STARTTLS when the server offers it (the certificate is checked either way). */
   tls: boolean;
   username: string;
-  password: string;
+  /** How it logs in: its password, or access tokens (SASL XOAUTH2). */
+  login: { password: string } | { oauth2: AccessTokens };
   folder: string;
   importedFolder: string;
 }
@@ -43,14 +48,45 @@ export interface MailboxSession {
   close(): Promise<void>;
 }
 
-/** Logs in and opens the folder; failures are ApplicationFailures with the mailbox codes. */
+/**
+ * Logs in and opens the folder; failures are ApplicationFailures with the mailbox codes. When the server ends the
+ * session, the operation that noticed it is run once more on a new one.
+ */
 export async function openMailbox(settings: MailboxSettings, attempt: number): Promise<MailboxSession> {
+  return reopening(await connected(settings, attempt), () => connected(settings, attempt), settings, attempt);
+}
+
+interface Connection {
+  client: ImapFlow;
+  session: MailboxSession;
+}
+
+/** A session logged in and on the folder; with OAuth2, a token the server refuses is replaced once by a new one. */
+async function connected(settings: MailboxSettings, attempt: number): Promise<Connection> {
+  const { login } = settings;
+  if ('password' in login) return connectedWith(settings, attempt, { user: settings.username, pass: login.password });
+  const token = await login.oauth2.current();
+  try {
+    return await connectedWith(settings, attempt, { user: settings.username, accessToken: token });
+  } catch (error) {
+    if (!(error instanceof ApplicationFailure && error.type === 'MailboxAuthFailed')) throw error;
+    // Revoked, or expired before its time: a new token, once. A refused client fails here with its own code.
+    login.oauth2.refused(token);
+    return connectedWith(settings, attempt, { user: settings.username, accessToken: await login.oauth2.current() });
+  }
+}
+
+async function connectedWith(
+  settings: MailboxSettings,
+  attempt: number,
+  auth: { user: string; pass: string } | { user: string; accessToken: string },
+): Promise<Connection> {
   const client = new ImapFlow({
     host: settings.host,
     port: settings.port,
     secure: settings.tls,
-    auth: { user: settings.username, pass: settings.password },
-    // The library's log would carry the server's dialogue: ours says what matters, and never the password.
+    auth,
+    // The library's log would carry the server's dialogue: ours says what matters, and never a password or token.
     logger: false,
     disableAutoIdle: true,
     connectionTimeout: 15_000,
@@ -62,11 +98,64 @@ export async function openMailbox(settings: MailboxSettings, attempt: number): P
   try {
     await client.connect();
     const opened = await client.mailboxOpen(settings.folder);
-    return session(client, settings, String(opened.uidValidity), attempt);
+    return { client, session: session(client, settings, String(opened.uidValidity), attempt) };
   } catch (error) {
     await client.logout().catch(() => client.close());
     throw mailboxFailure(error, settings, attempt);
   }
+}
+
+/**
+ * The session as the sync uses it. When the server has ended it (BYE, a closed connection), whatever the operation
+ * answered cannot be trusted (imapflow answers a search on a closed connection as finding nothing): the operation runs
+ * once more on a session opened again, in the same UIDVALIDITY, so that nothing is skipped and, since a message's
+ * import is recorded before it is moved, nothing is imported twice.
+ */
+function reopening(
+  first: Connection,
+  reopen: () => Promise<Connection>,
+  settings: MailboxSettings,
+  attempt: number,
+): MailboxSession {
+  let current = first;
+  const uidValidity = first.session.uidValidity;
+  const closed = () =>
+    mailboxFailure(
+      Object.assign(new Error('The server closed the connection'), { code: 'NoConnection' }),
+      settings,
+      attempt,
+    );
+  async function run<T>(operation: (session: MailboxSession) => Promise<T>): Promise<T> {
+    const used = current;
+    try {
+      const answer = await operation(used.session);
+      if (used.client.usable) return answer;
+    } catch (error) {
+      if (used.client.usable) throw error;
+    }
+    await used.session.close();
+    current = await reopen();
+    if (current.session.uidValidity !== uidValidity) {
+      await current.session.close();
+      // The folder was renumbered meanwhile: the activity's next attempt starts it over.
+      throw ApplicationFailure.retryable(
+        `The folder "${settings.folder}" of ${settings.username} changed UIDVALIDITY while it was read`,
+        'MailboxRenumbered',
+        { code: 'mailbox_renumbered' },
+      );
+    }
+    const again = current;
+    const answer = await operation(again.session);
+    if (!again.client.usable) throw closed();
+    return answer;
+  }
+  return {
+    uidValidity,
+    messagesIn: (window) => run((session) => session.messagesIn(window)),
+    source: (uid, maxBytes) => run((session) => session.source(uid, maxBytes)),
+    moveToImported: (uid) => run((session) => session.moveToImported(uid)),
+    close: () => current.session.close(),
+  };
 }
 
 function session(client: ImapFlow, settings: MailboxSettings, uidValidity: string, attempt: number): MailboxSession {
@@ -189,7 +278,9 @@ export function mailboxFailure(error: unknown, settings: MailboxSettings, attemp
   const reason = failure.responseText || failure.message || String(error);
   if (failure.authenticationFailed)
     return ApplicationFailure.nonRetryable(
-      `The mail server ${server} refused the login of ${settings.username} (${reason}): check the user and the app password (ops fiscal mailbox)`,
+      'password' in settings.login
+        ? `The mail server ${server} refused the login of ${settings.username} (${reason}): check the user and the app password (ops fiscal mailbox)`
+        : `The mail server ${server} refused the OAuth2 login of ${settings.username} with a new access token (${reason}): check that the app may open this mailbox (Microsoft 365: IMAP.AccessAsApp, and its service principal given the mailbox with Add-MailboxPermission; Google: the service account's domain-wide delegation for https://mail.google.com/)`,
       'MailboxAuthFailed',
       { code: 'mailbox_auth_failed' },
     );

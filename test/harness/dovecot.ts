@@ -15,17 +15,25 @@ export interface Dovecot {
   tlsPort: number | null;
   /** Adds a user with a mailbox of its own (Dovecot reads the changed passwd file at the next login). */
   addUser(name: string, password: string): void;
+  /** Ends every session of `user` (`doveadm kick`): the server says BYE and closes, as a provider does when a session's token expires. */
+  kick(user: string): Promise<void>;
   stop(): Promise<void>;
 }
 
 export interface DovecotOptions {
   /** A server certificate and its key (PEM files) for the imaps listener. */
   tls?: { certFile: string; keyFile: string };
+  /**
+   * Also accepts SASL XOAUTH2 logins, validating each access token with the token-introspection endpoint at this URL
+   * (RFC 7662, POSTed as a form): active, and the mailbox it opens as `username`. Passwords keep working (PLAIN, LOGIN).
+   */
+  oauth2?: { introspectionUrl: string };
 }
 
 /** Dovecot's default `nobody`: the static userdb needs numeric ids, and the mail must belong to them. */
 const MAIL_UID = 65534;
 const DOVECOT = process.env.DOVECOT_PATH ?? '/usr/sbin/dovecot';
+const DOVEADM = process.env.DOVEADM_PATH ?? '/usr/bin/doveadm';
 
 /** Starts `dovecot -c` on free loopback ports and resolves once the IMAP port accepts connections. */
 export async function startDovecot(options: DovecotOptions = {}): Promise<Dovecot> {
@@ -35,6 +43,17 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
   writeFileSync(passwd, '');
   mkdirSync(join(dir, 'home'));
   const config = join(dir, 'dovecot.conf');
+  const oauth2 = join(dir, 'dovecot-oauth2.conf.ext');
+  if (options.oauth2)
+    writeFileSync(
+      oauth2,
+      `introspection_mode = post
+introspection_url = ${options.oauth2.introspectionUrl}
+username_attribute = username
+active_attribute = active
+active_value = true
+`,
+    );
   writeFileSync(
     config,
     `base_dir = ${join(dir, 'run')}
@@ -44,13 +63,14 @@ protocols = imap
 listen = 127.0.0.1
 ${options.tls ? `ssl = yes\nssl_cert = <${options.tls.certFile}\nssl_key = <${options.tls.keyFile}` : 'ssl = no'}
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login${options.oauth2 ? ' xoauth2' : ''}
 default_login_user = nobody
 passdb {
   driver = passwd-file
   args = scheme=PLAIN ${passwd}
+  mechanisms = plain login
 }
-userdb {
+${options.oauth2 ? `passdb {\n  driver = oauth2\n  mechanisms = xoauth2\n  args = ${oauth2}\n}\n` : ''}userdb {
   driver = static
   args = uid=${MAIL_UID} gid=${MAIL_UID} home=${join(dir, 'home')}/%u
 }
@@ -105,6 +125,14 @@ service anvil {
       mkdirSync(home, { recursive: true });
       chownSync(home, MAIL_UID, MAIL_UID);
       writeFileSync(passwd, `${readFileSync(passwd, 'utf8')}${name}:${password}\n`);
+    },
+    async kick(user) {
+      const kicked = spawn(DOVEADM, ['-c', config, 'kick', user], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      kicked.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      kicked.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => kicked.once('exit', resolve));
+      if (code !== 0) throw new Error(`doveadm kick ${user} exited with ${code}: ${output}`);
     },
     stop,
   };

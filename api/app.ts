@@ -8,6 +8,7 @@ import { jsonBody } from './middleware/json-body.ts';
 import { rateLimiter } from './middleware/rate-limit.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { traceRequests } from './middleware/trace-requests.ts';
+import { watchUploads } from './middleware/uploads.ts';
 import { mountRoutes } from './router.ts';
 import { mountAssets } from './routes/assets.ts';
 import { mountDocs } from './routes/docs.ts';
@@ -23,6 +24,7 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(requestContext(deps.logger, deps.metrics));
   if (deps.tracer) app.use(traceRequests(deps.tracer));
+  app.use(watchUploads());
   app.use(errorHandler());
   app.use(routeNotFound);
   const publicBody = jsonBody(deps.config.jsonBodyLimit);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import busboy from 'busboy';
 import type { Context } from 'koa';
 import { ApiError, UNSTORABLE_TEXT, validationError } from './errors.ts';
+import { Upload } from './middleware/uploads.ts';
 
 export interface UploadedFile {
   field: string;
@@ -21,8 +22,12 @@ export interface MultipartLimits {
   maxFieldBytes: number;
 }
 
-/** Reads a multipart/form-data body into memory within hard limits; a file over `maxFileBytes` is a validation error. */
+/**
+ * Reads a multipart/form-data body into memory within hard limits; a file over `maxFileBytes` is a validation error. A
+ * body cut short (the client gone, the server's deadline passed) fails at once, and nothing of it is kept.
+ */
 export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<MultipartBody> {
+  const upload = ctx.state.upload;
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -42,9 +47,12 @@ export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<Mu
     const fields: Record<string, string> = {};
     const files: UploadedFile[] = [];
     let failure: ApiError | undefined;
+    const capped = (error: ApiError) => {
+      upload?.capped();
+      failure ??= error;
+    };
     parser.on('field', (name, value, info) => {
-      if (info.valueTruncated)
-        failure ??= validationError({ [name]: [`Must be at most ${limits.maxFieldBytes} bytes`] });
+      if (info.valueTruncated) capped(validationError({ [name]: [`Must be at most ${limits.maxFieldBytes} bytes`] }));
       if (value.includes('\u0000') || !value.isWellFormed()) failure ??= validationError({ [name]: [UNSTORABLE_TEXT] });
       fields[name] = value;
     });
@@ -53,18 +61,30 @@ export function readMultipart(ctx: Context, limits: MultipartLimits): Promise<Mu
         failure ??= validationError({ [field]: [`The file name: ${UNSTORABLE_TEXT}`] });
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on(
-        'limit',
-        () =>
-          (failure ??= validationError({
+      stream.on('limit', () =>
+        capped(
+          validationError({
             [field]: [`The file must be at most ${Math.round(limits.maxFileBytes / 1024 / 1024)} MB`],
-          })),
+          }),
+        ),
       );
       stream.on('close', () => files.push({ field, fileName: info.filename ?? '', bytes: Buffer.concat(chunks) }));
     });
-    parser.on('filesLimit', () => (failure ??= validationError({ file: [`At most ${limits.maxFiles} file`] })));
+    parser.on('filesLimit', () => capped(validationError({ file: [`At most ${limits.maxFiles} file`] })));
+    const stopWatching =
+      upload?.onCut((reason) => {
+        // Left to the garbage collector with what it read: destroying it would fail its open file part.
+        ctx.req.unpipe(parser);
+        reject(Upload.error(reason));
+      }) ?? (() => {});
     parser.on('error', () => reject(validationError({ body: ['Malformed multipart/form-data body'] })));
-    parser.on('close', () => (failure ? reject(failure) : resolve({ fields, files })));
+    parser.on('close', () => {
+      stopWatching();
+      if (failure) reject(failure);
+      else resolve({ fields, files });
+    });
+    if (upload?.cut) return;
+    upload?.reading();
     ctx.req.pipe(parser);
   });
 }

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Context, Middleware } from 'koa';
+import { Upload } from './uploads.ts';
 
 interface CoBody {
   json(
@@ -26,12 +27,18 @@ declare module 'koa' {
 export function jsonBody(limit: string): Middleware {
   return async (ctx, next) => {
     if (WITH_BODY.has(ctx.method) && ctx.request.body === undefined && ctx.is('json')) {
-      const { parsed, raw } = await coBody.json(ctx, {
-        limit,
-        strict: true,
-        returnRawBody: true,
-        onProtoPoisoning: 'remove',
-      });
+      const { upload } = ctx.state;
+      // A body cut before it was read would never end: the reader would wait forever.
+      if (upload?.cut) throw Upload.error(upload.cut);
+      const { parsed, raw } = await coBody
+        .json(ctx, { limit, strict: true, returnRawBody: true, onProtoPoisoning: 'remove' })
+        .catch((error: { type?: string; received?: number }) => {
+          // The parser counts what it read (not a listener of ours: one would keep a refused body from being drained).
+          if (typeof error.received === 'number') upload?.took(error.received);
+          if (error.type === 'entity.too.large') upload?.capped();
+          if (error.type === 'request.aborted') throw Upload.error(upload?.cut ?? 'aborted');
+          throw error;
+        });
       ctx.request.body = parsed;
       ctx.request.rawBody = raw;
     }

@@ -34,6 +34,8 @@ export interface EmbeddedDatabaseOptions {
   database?: string;
   /** Receives the server's own log lines; silent by default. */
   onLog?: (line: string) => void;
+  /** Called when the server exits on its own (not through `stop` or `kill`), with its signal or exit code. */
+  onExit?: (how: string) => void;
 }
 
 const USER = 'postgres';
@@ -121,7 +123,14 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
 
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = await launch(bin, options.dataDir, port, ids, log);
+    const started = await launch(bin, options.dataDir, port, ids, log);
+    child = started;
+    // `stop` and `kill` forget the child before signalling it: an exit while it is still the child was not asked for.
+    started.once('exit', (code, signal) => {
+      if (child !== started) return;
+      child = undefined;
+      options.onExit?.(signal ?? String(code));
+    });
   };
   const signal = (name: NodeJS.Signals) => async () => {
     const running = child;

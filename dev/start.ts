@@ -1,6 +1,5 @@
 // `npm start`: the whole product on one machine. Embedded PostgreSQL and the Temporal dev server keep their
 // state under .data/; DATABASE_URL and TEMPORAL_ADDRESS switch either to an external service instead.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Company } from '../db/companies/company.entity.ts';
@@ -22,12 +21,18 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './postgres.ts';
 import { outboundPolicyFromEnv } from '../platform/outbound-policy.ts';
 import { freePort } from '../platform/ports.ts';
 import { DATA_DIR, writeRuntime } from '../platform/embedded-runtime.ts';
+import { createSupervisor, stopOnLauncherFailure } from './supervisor.ts';
 import { startDevTemporal, type DevTemporal } from './temporal.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
-const stops: (() => Promise<void>)[] = [];
-const children: ChildProcess[] = [];
-let stopping = false;
+// Every part stops with the others: one that ends on its own, or a failure of this launcher, stops them all.
+const supervisor = createSupervisor({
+  say,
+  hint: (name) =>
+    name === 'worker' || name === 'api' ? `see .data/logs/${name}.log` : 'see the output above and .data/',
+  stopped: '• stopped; data kept in .data/',
+});
+stopOnLauncherFailure(supervisor, say);
 
 async function portOr(preferred: number): Promise<number> {
   const { createServer } = await import('node:net');
@@ -40,11 +45,13 @@ async function portOr(preferred: number): Promise<number> {
 async function database(): Promise<string> {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
   say('• starting embedded PostgreSQL (.data/postgres)');
-  const db: EmbeddedDatabase = await startEmbeddedPostgres({
+  let db: EmbeddedDatabase | undefined;
+  const postgres = supervisor.adopt('PostgreSQL', async () => db?.stop());
+  db = await startEmbeddedPostgres({
     dataDir: join(DATA_DIR, 'postgres'),
     port: await portOr(54329),
+    onExit: (how) => postgres.exited(how),
   });
-  stops.push(() => db.stop());
   return db.url;
 }
 
@@ -52,15 +59,17 @@ async function temporal(): Promise<{ address: string; uiUrl: string | null }> {
   if (process.env.TEMPORAL_ADDRESS)
     return { address: process.env.TEMPORAL_ADDRESS, uiUrl: process.env.TEMPORAL_UI_URL ?? null };
   say('• starting the Temporal dev server with its Web UI (.data/temporal)');
-  const server: DevTemporal = await startDevTemporal({
+  let server: DevTemporal | undefined;
+  const temporalServer = supervisor.adopt('the Temporal dev server', async () => server?.stop());
+  server = await startDevTemporal({
     dbFile: join(DATA_DIR, 'temporal', 'temporal.db'),
     port: await portOr(7233),
     ui: true,
     uiPort: await portOr(8233),
     build: (line) => say(`  ${line}`),
+    onExit: (how) => temporalServer.exited(how),
   });
   say(`  Temporal CLI found through ${server.source}`);
-  stops.push(() => server.stop());
   return server;
 }
 
@@ -125,21 +134,11 @@ async function subscribeDemo(orm: Orm, companyId: string, receiverUrl: string, s
   }
 }
 
-function run(name: string, script: string, env: NodeJS.ProcessEnv, nodeFlags: readonly string[] = []): ChildProcess {
+function run(name: string, script: string, env: NodeJS.ProcessEnv, nodeFlags: readonly string[] = []): void {
   const logs = join(DATA_DIR, 'logs');
   mkdirSync(logs, { recursive: true });
-  const child = spawn(process.execPath, [...nodeFlags, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const log = createWriteStream(join(logs, `${name}.log`), { flags: 'a' });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  child.once('exit', (code, signal) => {
-    if (!stopping) {
-      say(`✗ ${name} exited (${signal ?? code}); see .data/logs/${name}.log`);
-      void shutdown(1);
-    }
-  });
-  children.push(child);
-  return child;
+  supervisor.spawn(name, process.execPath, [...nodeFlags, script], { env, log });
 }
 
 async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
@@ -155,34 +154,11 @@ async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
   throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
 }
 
-async function shutdown(code = 0): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  say('\n• stopping…');
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
-          child.once('exit', () => (clearTimeout(force), resolve()));
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
-  for (const stop of stops.reverse()) await stop().catch((error: Error) => say(`  ${error.message}`));
-  say('• stopped; data kept in .data/');
-  process.exit(code);
-}
-
 /**
  * The software the DIAN simulator knows in the embedded default; its signature checks trust any authority, so that a
  * certificate made for trying it out (see docs/operations.md) signs events it accepts.
  */
 const DEV_DIAN_SOFTWARE = { id: 'd3b07384-d9a0-4c2e-9f1b-000000000dev', pin: '12345' };
-
-process.on('SIGINT', () => void shutdown());
-process.on('SIGTERM', () => void shutdown());
 
 try {
   mkdirSync(DATA_DIR, { recursive: true });
@@ -195,9 +171,9 @@ try {
   const { address, uiUrl } = await temporal();
   say('• starting the simulators of the outside systems');
   const simulators = await startSimulators({ dian: { software: { [DEV_DIAN_SOFTWARE.id]: DEV_DIAN_SOFTWARE.pin } } });
-  stops.push(() => simulators.stop());
+  supervisor.adopt('the simulators', () => simulators.stop());
   const erp = await erpReceiver();
-  stops.push(() => erp.receiver.stop());
+  supervisor.adopt('the ERP receiver', () => erp.receiver.stop());
   const port = Number(process.env.PORT ?? (await portOr(3000)));
   const apiUrl = `http://127.0.0.1:${port}`;
   // A variable set by the user (a real gateway, DIAN...) wins over its simulator.
@@ -229,8 +205,8 @@ try {
   say('');
   say(`  curl -H 'api-key: ${demo.api_key}' ${apiUrl}${PUBLIC_PREFIX}/banks`);
   say('');
-  say('Ready. Ctrl-C stops everything; the data stays in .data/.');
+  say('Ready. Ctrl-C stops everything; the data stays in .data/. If one part stops, all of them stop.');
 } catch (error) {
   say(`✗ ${(error as Error).stack ?? String(error)}`);
-  await shutdown(1);
+  await supervisor.shutdown(1);
 }

@@ -36,6 +36,11 @@ export interface DevTemporalOptions {
   ui?: boolean;
   namespace?: string;
   onLog?: (line: string) => void;
+  /**
+   * Called when the server exits on its own (not through `stop` or `kill`), with its signal or exit code. Only with the
+   * CLI: the SDK's download runs the server where its exit is not seen.
+   */
+  onExit?: (how: string) => void;
   /** When no CLI is found, build it with Go (if installed), reporting progress here. */
   build?: (line: string) => void;
 }
@@ -132,16 +137,27 @@ export async function startDevTemporal(options: DevTemporalOptions = {}): Promis
     started.stdout?.on('data', (chunk: Buffer) => log(chunk.toString()));
     started.stderr?.on('data', (chunk: Buffer) => log(chunk.toString()));
     child = started;
+    // `stop` and `kill` forget the child before signalling it: an exit while it is still the child was not asked for.
+    started.once('exit', (code, signal) => {
+      if (child !== started) return;
+      child = undefined;
+      options.onExit?.(signal ?? String(code));
+    });
     await waitUntilServing(address, started);
   };
   await start();
+  const forget = (end: (running: ChildProcess) => Promise<void>) => {
+    const running = child;
+    child = undefined;
+    return running ? end(running) : Promise.resolve();
+  };
   return {
     address,
     uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : null,
     source: cli.source,
     start,
-    stop: () => (child ? stopChild(child) : Promise.resolve()),
-    kill: () => (child ? killChild(child) : Promise.resolve()),
+    stop: () => forget(stopChild),
+    kill: () => forget(killChild),
     freeze: async () => {
       if (!child?.pid) return;
       child.kill('SIGSTOP');

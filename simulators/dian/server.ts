@@ -13,7 +13,7 @@
 import { createHash, randomUUID, X509Certificate } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { strFromU8, unzipSync } from 'fflate';
-import { listen } from '../http.ts';
+import { guarded, listen } from '../http.ts';
 import {
   at,
   dianResponseAnswer,
@@ -462,9 +462,13 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
         behaviour: behaviours.get(cufe) ?? null,
       });
     }
-    if (method === 'POST' && !isObject(body))
+    const routes = ['/_control/reset', '/_control/behave', '/_control/register'];
+    if (routes.includes(path) && method !== 'POST')
+      return json(405, { error: { code: 'method_not_allowed', message: `${path} takes POST` } });
+    // Reset takes no body; the others a JSON object.
+    if (method === 'POST' && body !== undefined && !isObject(body))
       return json(400, { error: { code: 'invalid_request', message: 'The body must be a JSON object' } });
-    const input = body as Record<string, unknown>;
+    const input = isObject(body) ? body : {};
     const cufe = typeof input.cufe === 'string' ? key(input.cufe) : null;
     if (method === 'POST' && path === '/_control/reset') {
       reset(cufe ?? undefined);
@@ -500,9 +504,10 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
     const method = request.method ?? '';
     const path = (request.url ?? '/').split('?', 1)[0] ?? '/';
     if (path === SERVICE_PATH && method === 'POST') {
+      // Whatever the simulator cannot read in a request (a content file that is no ZIP...) is the sender's fault.
       const answer = await soap(raw).catch((error: unknown) => ({
-        status: 500,
-        body: fault('Receiver', 'a:InternalServiceFault', (error as Error).message),
+        status: 400,
+        body: fault('Sender', 'a:InvalidRequest', (error as Error).message),
       }));
       response.writeHead(answer.status, { 'content-type': 'application/soap+xml; charset=utf-8' });
       response.end(answer.body);
@@ -525,11 +530,7 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
     response.end(encoded);
   };
 
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => void handle(request, Buffer.concat(chunks).toString('utf8'), response));
-  });
+  const server = createServer(guarded((request, body, response) => handle(request, body.toString('utf8'), response)));
   const running = await listen(server, options);
   serviceUrl = `${running.url}${SERVICE_PATH}`;
   return {

@@ -2,7 +2,7 @@
 // registers `document.accounted` vouchers once per document reference, acknowledges other events once per
 // delivery id, and can be told to misbehave (reject, fail, stall, answer garbage) from code or over HTTP.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { listen } from '../http.ts';
+import { guarded, listen } from '../http.ts';
 import {
   createServer,
   type IncomingHttpHeaders,
@@ -281,11 +281,7 @@ export async function startErpReceiver(options: ErpReceiverOptions): Promise<Erp
     response.end(reply.body);
   };
 
-  const onRequest: RequestListener = (request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => void handle(request, Buffer.concat(chunks), response));
-  };
+  const onRequest: RequestListener = guarded(handle);
   const server = options.tls
     ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest)
     : createServer(onRequest);

@@ -329,6 +329,8 @@ export async function startOAuth2Simulator(options: { port?: number; host?: stri
       } catch {
         return oauthError(400, 'invalid_request', 'The body is not JSON');
       }
+      if (json !== undefined && (typeof json !== 'object' || json === null || Array.isArray(json)))
+        return oauthError(400, 'invalid_request', 'The body must be a JSON object');
       return control(method, segments, json);
     }
     const endpoint = segments.join('/');

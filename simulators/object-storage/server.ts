@@ -4,7 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import aws4 from 'aws4';
-import { listen } from '../http.ts';
+import { guarded, listen } from '../http.ts';
 
 export interface ObjectStorageSimulatorOptions {
   port?: number;
@@ -168,33 +168,35 @@ export async function startObjectStorageSimulator(
     return { ...fail(405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.'), key };
   };
 
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const [rawPath = '/'] = (request.url ?? '/').split('?', 1);
-      const reply = serve(request, rawPath, Buffer.concat(chunks));
-      requests.push({
-        method: request.method ?? '',
-        path: rawPath,
-        key: reply.key,
-        headers: request.headers,
-        status: reply.status,
-        code: reply.code ?? null,
-      });
-      const body = reply.code
-        ? Buffer.from(
-            `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${reply.code}</Code><Message>${escapeXml(reply.message ?? '')}</Message><Resource>${escapeXml(rawPath)}</Resource></Error>`,
-          )
-        : (reply.body ?? Buffer.alloc(0));
-      response.writeHead(reply.status, {
-        ...(reply.code ? { 'content-type': 'application/xml' } : {}),
-        ...reply.headers,
-        'content-length': String(body.length),
-      });
-      response.end(body);
-    });
-  });
+  const server = createServer(
+    guarded(
+      (request, received, response) => {
+        const [rawPath = '/'] = (request.url ?? '/').split('?', 1);
+        const reply = serve(request, rawPath, received);
+        requests.push({
+          method: request.method ?? '',
+          path: rawPath,
+          key: reply.key,
+          headers: request.headers,
+          status: reply.status,
+          code: reply.code ?? null,
+        });
+        const body = reply.code
+          ? Buffer.from(
+              `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${reply.code}</Code><Message>${escapeXml(reply.message ?? '')}</Message><Resource>${escapeXml(rawPath)}</Resource></Error>`,
+            )
+          : (reply.body ?? Buffer.alloc(0));
+        response.writeHead(reply.status, {
+          ...(reply.code ? { 'content-type': 'application/xml' } : {}),
+          ...reply.headers,
+          'content-length': String(body.length),
+        });
+        response.end(body);
+      },
+      // Past the largest object, so that one too large is refused as S3 refuses it.
+      { maxBodyBytes: MAX_OBJECT_BYTES + 1024 * 1024 },
+    ),
+  );
 
   const running = await listen(server, options);
   return {

@@ -19,6 +19,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { unzipSync, zipSync } from 'fflate';
+import { guarded } from '../http.ts';
 
 export const SAT_PROVIDER_OUTCOMES = [
   'finished',
@@ -522,6 +523,7 @@ export async function startSatProviderSimulator(
   };
 
   const control = (method: string, segments: string[], body: unknown): Reply => {
+    if (body !== undefined && !isObject(body)) return error(400, 'invalid_request', 'The body must be a JSON object');
     try {
       if (method === 'POST' && segments[1] === 'rfcs' && segments[3] === 'behave' && segments.length === 4) {
         behave(segments[2]!, (isObject(body) ? body : {}) as SatScenario);
@@ -563,7 +565,7 @@ export async function startSatProviderSimulator(
         reply = api(method, segments, request.headers, body);
       else reply = error(404, 'not_found', 'Not a route of the SAT provider simulator');
     } catch (cause) {
-      reply = error(500, 'simulator_error', (cause as Error).message);
+      reply = error(400, 'bad_request', (cause as Error).message);
     }
     if (reply.package) {
       void sendPackage(request, response, reply.package).catch(() => response.destroy());
@@ -672,11 +674,7 @@ export async function startSatProviderSimulator(
     }
   };
 
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => handle(request, Buffer.concat(chunks), response));
-  });
+  const server = createServer(guarded(handle));
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

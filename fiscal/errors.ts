@@ -1,8 +1,11 @@
-// The one error type of the fiscal parsers: a stable code, the file and the element at fault.
+// The one error type of the fiscal parsers: a stable code, the file and the element at fault. What it quotes of the
+// file (its name, an element's name, the parser's message) is made storable here, as it enters.
+import { storableName, storableText } from './storable-text.ts';
 
 export type FiscalErrorCode =
   | 'file_too_large'
   | 'malformed_xml'
+  | 'unsupported_encoding'
   | 'dtd_not_allowed'
   | 'unsupported_document'
   | 'missing_element'
@@ -29,9 +32,11 @@ export class FiscalDocumentError extends Error {
     detail: string,
     position: { line: number; column: number } | null = null,
   ) {
+    file = storableName(file);
+    element = element === null ? null : storableName(element);
     const where = element === null ? '' : ` ${element}:`;
     const at = position === null ? '' : ` (line ${position.line}, column ${position.column})`;
-    super(`${file}:${where} ${detail}${at}`);
+    super(storableText(`${file}:${where} ${detail}${at}`));
     this.name = 'FiscalDocumentError';
     this.code = code;
     this.file = file;

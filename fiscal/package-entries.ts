@@ -1,8 +1,10 @@
 // Which entries of a downloaded package (SAT bulk download) or an e-mailed ZIP (DIAN AttachedDocument) are XML files
 // worth parsing. Packages carry junk: macOS resource forks, empty files, text files, ".xml" files that are not XML.
 // Everything passed over is counted with its reason, so a sync can say what it skipped. The package itself is read by
-// `zip-reader.ts`, within the intake caps.
-import type { IntakeLimits } from './intake-limits.ts';
+// `zip-reader.ts`, within the intake caps; an XML entry is inflated only below the XML cap. Whether a file is XML is read
+// in the file's own encoding (`xml-encoding.ts`), as the parser will read it.
+import { xmlCap, type IntakeLimits } from './intake-limits.ts';
+import { firstCharacter } from './xml-encoding.ts';
 import { zipEntries, type ZipSource } from './zip-reader.ts';
 
 export const SKIP_REASONS = [
@@ -43,8 +45,6 @@ export type Refusal = Omit<SkippedEntry, 'name'> & { detail: string };
 
 export type SkipCounts = Partial<Record<SkipReason, number>>;
 
-const BOM = [0xef, 0xbb, 0xbf];
-
 /** True for `__MACOSX/...` entries and AppleDouble `._name` files. */
 export function isMacMetadata(name: string): boolean {
   const base = name.split('/').pop() ?? name;
@@ -54,24 +54,13 @@ export function isMacMetadata(name: string): boolean {
 /** Whether a file's name says XML, the one thing that makes a package entry or an attachment worth parsing. */
 export const isXmlName = (name: string): boolean => /\.xml$/i.test(name);
 
-/** The first byte after a UTF-8 BOM and whitespace, or null when there is none. */
-function firstSignificantByte(bytes: Uint8Array): number | null {
-  let at = bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2] ? 3 : 0;
-  while (
-    at < bytes.byteLength &&
-    (bytes[at] === 0x20 || bytes[at] === 0x09 || bytes[at] === 0x0a || bytes[at] === 0x0d)
-  )
-    at++;
-  return at < bytes.byteLength ? bytes[at]! : null;
-}
-
 /** Sorts a file into an XML file to parse or a skipped entry with its reason. */
 export function classifyFile(name: string, bytes: Uint8Array): XmlFile | SkippedEntry {
   if (isMacMetadata(name)) return { name, reason: 'macos_metadata' };
-  const first = firstSignificantByte(bytes);
+  const first = firstCharacter(bytes);
   if (first === null) return { name, reason: 'empty' };
   if (!isXmlName(name)) return { name, reason: 'not_xml' };
-  if (first !== 0x3c) return { name, reason: 'not_xml', detail: 'the content is not XML' };
+  if (first !== '<') return { name, reason: 'not_xml', detail: 'the content is not XML' };
   return { name, bytes };
 }
 
@@ -102,7 +91,7 @@ export async function* packageEntries(source: ZipSource, limits: IntakeLimits): 
     yield {
       name,
       take: async () => {
-        const read = await entry.read();
+        const read = await entry.read(xmlCap('entryBytes', limits));
         return 'bytes' in read ? classifyFile(name, read.bytes) : { name, ...read };
       },
     };

@@ -1,10 +1,11 @@
 // A small namespace-aware XML tree on top of fast-xml-parser, safe for untrusted files:
-// no DTDs, no entity expansion beyond the five XML ones and character references, a size cap.
+// no DTDs, no entity expansion beyond the five XML ones and character references, caps on its size and its shape.
 
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { FiscalDocumentError } from './errors.ts';
+import { xmlEncoding } from './xml-encoding.ts';
 
-/** Largest fiscal XML accepted, in bytes. Real invoices are tens of kilobytes; attachments stay well under this. */
+/** The XML cap: a fiscal XML of this many bytes or more is refused. Real invoices are tens of kilobytes. */
 export const MAX_FISCAL_XML_BYTES = 10 * 1024 * 1024;
 
 export interface XmlElement {
@@ -90,6 +91,10 @@ export function parseXml(input: string | Uint8Array, file: string, basePath = ''
       roots.length === 0 ? 'the file has no root element' : 'the file has more than one root element',
     );
   }
+  // The parser's tree is let go as the element tree is built (see buildElement): not both whole at once.
+  nodes = undefined;
+  top.length = 0;
+  roots.length = 0;
   const scope = new Map<string, string>([['xml', XML_NAMESPACE]]);
   return buildElement(root, scope, basePath, file);
 }
@@ -97,26 +102,36 @@ export function parseXml(input: string | Uint8Array, file: string, basePath = ''
 function decodeInput(input: string | Uint8Array, file: string): string {
   if (typeof input === 'string') {
     // Cheap bound first: a string never takes more than 3 UTF-8 bytes per UTF-16 unit.
-    if (input.length * 3 > MAX_FISCAL_XML_BYTES && new TextEncoder().encode(input).byteLength > MAX_FISCAL_XML_BYTES) {
+    if (
+      input.length * 3 >= MAX_FISCAL_XML_BYTES &&
+      new TextEncoder().encode(input).byteLength >= MAX_FISCAL_XML_BYTES
+    ) {
       throw tooLarge(file);
     }
+    refuseHeavyShape(input, file);
     return input.startsWith('\uFEFF') ? input.slice(1) : input;
   }
-  if (input.byteLength > MAX_FISCAL_XML_BYTES) throw tooLarge(file);
-  const encoding = sniffEncoding(input);
-  if (encoding === null) {
+  if (input.byteLength >= MAX_FISCAL_XML_BYTES) throw tooLarge(file);
+  const found = xmlEncoding(input);
+  if ('unsupported' in found) {
     throw new FiscalDocumentError(
-      'malformed_xml',
+      'unsupported_encoding',
       file,
       null,
-      'the XML declaration names an unsupported character encoding',
+      `the XML declaration names the character encoding "${found.unsupported}", which is not read (UTF-8, UTF-16 with its byte-order mark, ISO-8859 and Windows code pages are)`,
     );
   }
+  // Where `<` is one byte, the shape is measured on the bytes: a file refused for it is never decoded.
+  const bytewise = !found.encoding.startsWith('utf-16');
+  if (bytewise) refuseHeavyShape(Buffer.from(input.buffer, input.byteOffset, input.byteLength), file);
+  let text: string;
   try {
-    return new TextDecoder(encoding, { fatal: true, ignoreBOM: false }).decode(input);
+    text = new TextDecoder(found.encoding, { fatal: true, ignoreBOM: false }).decode(input);
   } catch {
-    throw new FiscalDocumentError('malformed_xml', file, null, `the file is not valid ${encoding} text`);
+    throw new FiscalDocumentError('malformed_xml', file, null, `the file is not valid ${found.encoding} text`);
   }
+  if (!bytewise) refuseHeavyShape(text, file);
+  return text;
 }
 
 function tooLarge(file: string): FiscalDocumentError {
@@ -124,21 +139,60 @@ function tooLarge(file: string): FiscalDocumentError {
     'file_too_large',
     file,
     null,
-    `the file is larger than ${MAX_FISCAL_XML_BYTES / (1024 * 1024)} MB`,
+    `the file reaches the ${MAX_FISCAL_XML_BYTES / (1024 * 1024)} MB XML cap (${MAX_FISCAL_XML_BYTES} bytes or more)`,
   );
 }
 
-function sniffEncoding(bytes: Uint8Array): string | null {
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
-  const head = String.fromCharCode(...bytes.subarray(0, 200));
-  const declared = /^(?:\uFEFF|\xEF\xBB\xBF)?<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/
-    .exec(head)?.[1]
-    ?.toLowerCase();
-  if (declared === undefined || declared === 'utf-8' || declared === 'utf8') return 'utf-8';
-  // Some Mexican and Colombian systems still declare Latin-1; WHATWG decodes it as windows-1252.
-  if (['iso-8859-1', 'latin1', 'latin-1', 'windows-1252', 'cp1252'].includes(declared)) return 'windows-1252';
-  return null;
+/** Most elements a fiscal XML may hold: a CFDI of 12,000 concepts has about 60,000. */
+export const MAX_XML_ELEMENTS = 60_000;
+/**
+ * Most characters (bytes, in an encoding where `<` is one byte) from one tag to the next, a tag and the text after it:
+ * an embedded PDF of 750 KB in base64.
+ */
+export const MAX_XML_RUN = 1024 * 1024;
+
+/**
+ * Refuses, before the parser sees it, a file whose shape would take the parser's memory past what a worker has:
+ * fast-xml-parser adds text one character at a time (about 32 bytes of heap each until the text ends) and keeps each
+ * element as objects, so 10 MB of one text, or of empty elements, takes it past 300 MB. Comments and CDATA, which it
+ * reads as one piece, are not measured.
+ */
+function refuseHeavyShape(text: string | Buffer, file: string): void {
+  const startsWith =
+    typeof text === 'string'
+      ? (token: string, at: number) => text.startsWith(token, at)
+      : (token: string, at: number) => text.toString('latin1', at, at + token.length) === token;
+  let elements = 0;
+  let at = 0;
+  for (;;) {
+    const open = text.indexOf('<', at);
+    if ((open === -1 ? text.length : open) - at > MAX_XML_RUN)
+      throw new FiscalDocumentError(
+        'file_too_large',
+        file,
+        null,
+        `the file holds more than ${MAX_XML_RUN} ${typeof text === 'string' ? 'characters' : 'bytes'} from one tag to the next, the most it may`,
+      );
+    if (open === -1) return;
+    const close = startsWith('<!--', open) ? '-->' : startsWith('<![CDATA[', open) ? ']]>' : null;
+    if (close === null) {
+      const next = typeof text === 'string' ? text.charCodeAt(open + 1) : text[open + 1];
+      // Not an end tag, a declaration or a processing instruction: an element.
+      if (next !== 0x2f && next !== 0x21 && next !== 0x3f && ++elements > MAX_XML_ELEMENTS)
+        throw new FiscalDocumentError(
+          'file_too_large',
+          file,
+          null,
+          `the file holds more than ${MAX_XML_ELEMENTS} elements, the most it may`,
+        );
+      at = open + 1;
+      continue;
+    }
+    const end = text.indexOf(close, open);
+    // Not closed: the parser says so.
+    if (end === -1) return;
+    at = end + close.length;
+  }
 }
 
 function rejectDoctype(text: string, file: string): void {
@@ -156,6 +210,8 @@ function rejectDoctype(text: string, file: string): void {
     }
   }
 }
+
+const EMPTY: Record<string, unknown> = {};
 
 function buildElement(
   node: Record<string, unknown>,
@@ -188,6 +244,8 @@ function buildElement(
   }
 
   const content = node[name];
+  // Let go of the parser's node as it is read: what is built replaces it.
+  node[name] = undefined;
   const items = Array.isArray(content) ? (content as Record<string, unknown>[]) : [];
   const elementNodes: Record<string, unknown>[] = [];
   let text = '';
@@ -208,13 +266,17 @@ function buildElement(
     counts.set(childName, (counts.get(childName) ?? 0) + 1);
   }
   const seen = new Map<string, number>();
-  const children = elementNodes.map((item) => {
+  items.length = 0;
+  const children: XmlElement[] = [];
+  for (let at = 0; at < elementNodes.length; at++) {
+    const item = elementNodes[at]!;
+    elementNodes[at] = EMPTY;
     const childName = Object.keys(item).find((key) => key !== ':@') ?? '';
     const index = (seen.get(childName) ?? 0) + 1;
     seen.set(childName, index);
     const label = (counts.get(childName) ?? 0) > 1 ? `${childName}[${index}]` : childName;
-    return buildElement(item, scope, path, file, label);
-  });
+    children.push(buildElement(item, scope, path, file, label));
+  }
   return { name, localName, namespace, attributes, children, text, path };
 }
 

@@ -1,11 +1,13 @@
 // Reads ZIP archives, held in memory or on disk, with yauzl: the central directory names the entries (ZIP64 and data
 // descriptors included), and each entry is inflated through a stream whose bytes are counted against the caps as they come, so an
 // archive's declared sizes are never what stops a bomb. What one entry cannot give (an unsafe name, encryption, a
-// method other than stored or deflate, damage, a cap) refuses that entry alone.
+// method other than stored or deflate, damage, a cap) refuses that entry alone. Entry names and the library's messages
+// are made storable as they come out of it.
 import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { pastCap, type IntakeLimits } from './intake-limits.ts';
+import { storableName, storableText } from './storable-text.ts';
+import { pastCap, sizeCap, type IntakeLimits, type SizeCap } from './intake-limits.ts';
 import type { Refusal } from './package-entries.ts';
 
 /** The inflation left to an archive and the archives nested in it (they share their outermost archive's cap). */
@@ -19,12 +21,13 @@ export const newBudget = (limits: IntakeLimits): InflateBudget => ({ bytesLeft: 
 export type ZipSource = Uint8Array | { path: string };
 
 export interface ZipEntryHandle {
+  /** As the archive names it, made storable (controls escaped, length capped). */
   name: string;
   directory: boolean;
   /** The size the archive declares, inflated: what the entry is, not what reading it may take. */
   declaredSize: number;
-  /** Inflates the entry, or says why it is refused. */
-  read(): Promise<{ bytes: Uint8Array } | Refusal>;
+  /** Inflates the entry, or says why it is refused: below the per-entry cap, or below `cap` when given. */
+  read(cap?: SizeCap): Promise<{ bytes: Uint8Array } | Refusal>;
   /**
    * Inflates the entry as a stream of chunks, for an entry read as it comes (SAT's metadata, a line at a time): counted
    * against the archive's inflation budget and the size the entry declares, its CRC-32 checked at the end, but not held
@@ -81,19 +84,19 @@ export async function* zipEntries(
       try {
         next = await entries.next();
       } catch (error) {
-        const detail = `damaged archive: ${(error as Error).message}`;
+        const detail = storableText(`damaged archive: ${(error as Error).message}`);
         throw new ArchiveRefused({ reason: 'unreadable', detail }, { cause: error });
       }
       if (next.done) return;
       const entry = next.value;
-      const name = entryName(entry);
-      const directory = name.endsWith('/');
+      // The name as written decides whether it is safe; the name kept is its storable form.
+      const written = entryName(entry);
       yield {
-        name,
-        directory,
+        name: storableName(written),
+        directory: written.endsWith('/'),
         declaredSize: entry.uncompressedSize,
-        read: () => readEntry(zip, entry, name, spans, limits, budget),
-        stream: () => streamEntry(zip, entry, name, spans, limits, budget),
+        read: (cap = sizeCap('entryBytes', limits)) => readEntry(zip, entry, written, spans, cap, limits, budget),
+        stream: () => streamEntry(zip, entry, written, spans, limits, budget),
       };
     }
   } finally {
@@ -137,7 +140,10 @@ async function openZip(source: ZipSource): Promise<ZipFile> {
     return await yauzl.fromBufferPromise(Buffer.from(source.buffer, source.byteOffset, source.byteLength), options);
   } catch (error) {
     throw new ArchiveRefused(
-      { reason: 'unreadable', detail: `not a ZIP archive, or a truncated one: ${(error as Error).message}` },
+      {
+        reason: 'unreadable',
+        detail: storableText(`not a ZIP archive, or a truncated one: ${(error as Error).message}`),
+      },
       { cause: error },
     );
   }
@@ -162,7 +168,7 @@ async function openEntry(zip: ZipFile, entry: Entry, spans: DataSpans): Promise<
       return { reason: 'unreadable', detail: "overlaps another entry's data" };
     return await zip.openReadStreamPromise(entry);
   } catch (error) {
-    return { reason: 'unreadable', detail: `damaged entry: ${(error as Error).message}` };
+    return { reason: 'unreadable', detail: storableText(`damaged entry: ${(error as Error).message}`) };
   }
 }
 
@@ -171,20 +177,18 @@ async function readEntry(
   entry: Entry,
   name: string,
   spans: DataSpans,
+  cap: SizeCap,
   limits: IntakeLimits,
   budget: InflateBudget,
 ): Promise<{ bytes: Uint8Array } | Refusal> {
   const refused = entryRefusal(entry, name);
   if (refused) return refused;
-  // A declared size past a cap is refused without inflating; a smaller one is checked as the bytes come.
-  if (entry.uncompressedSize > limits.entryBytes)
-    return {
-      reason: 'too_large',
-      detail: `declares ${entry.uncompressedSize} bytes, ${pastCap('entryBytes', limits)}`,
-    };
+  // A declared size at a cap is refused without inflating; a smaller one is checked as the bytes come.
+  if (entry.uncompressedSize >= cap.bytes)
+    return { reason: 'too_large', detail: `declares ${entry.uncompressedSize} bytes, ${cap.named}` };
   const stream = await openEntry(zip, entry, spans);
   if ('reason' in stream) return stream;
-  const read = await readCapped(stream, entry.uncompressedSize, limits, budget);
+  const read = await readCapped(stream, entry.uncompressedSize, cap, limits, budget);
   // yauzl leaves the CRC to its caller; a flipped bit that still inflates is caught here.
   if ('bytes' in read && crc32(read.bytes) !== entry.crc32)
     return { reason: 'unreadable', detail: 'damaged entry: its CRC-32 does not match' };
@@ -201,7 +205,7 @@ async function* streamEntry(
 ): AsyncGenerator<Uint8Array> {
   const refused = entryRefusal(entry, name);
   if (refused) throw new EntryRefused(refused);
-  if (entry.uncompressedSize > budget.bytesLeft)
+  if (entry.uncompressedSize >= budget.bytesLeft)
     throw new EntryRefused({
       reason: 'too_large',
       detail: `declares ${entry.uncompressedSize} bytes, and the archive would inflate ${pastCap('archiveBytes', limits)}`,
@@ -214,7 +218,7 @@ async function* streamEntry(
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       total += chunk.byteLength;
       budget.bytesLeft -= chunk.byteLength;
-      if (budget.bytesLeft < 0)
+      if (budget.bytesLeft <= 0)
         throw new EntryRefused({
           reason: 'too_large',
           detail: `the archive inflates ${pastCap('archiveBytes', limits)}`,
@@ -229,7 +233,10 @@ async function* streamEntry(
     }
   } catch (error) {
     if (error instanceof EntryRefused) throw error;
-    throw new EntryRefused({ reason: 'unreadable', detail: `damaged entry: ${(error as Error).message}` });
+    throw new EntryRefused({
+      reason: 'unreadable',
+      detail: storableText(`damaged entry: ${(error as Error).message}`),
+    });
   } finally {
     stream.destroy();
   }
@@ -242,35 +249,39 @@ async function* streamEntry(
     throw new EntryRefused({ reason: 'unreadable', detail: 'damaged entry: its CRC-32 does not match' });
 }
 
-/** Collects a stream's bytes, stopping as soon as they pass the entry's cap or the archive's budget. */
+/**
+ * Collects a stream's bytes, stopping as soon as they reach the entry's cap or the archive's budget. They are copied
+ * into one buffer of the size the entry declares (below the cap), so that an entry takes its size once, not twice.
+ */
 async function readCapped(
   stream: Readable,
   declared: number,
+  cap: SizeCap,
   limits: IntakeLimits,
   budget: InflateBudget,
 ): Promise<{ bytes: Uint8Array } | Refusal> {
-  const chunks: Buffer[] = [];
+  const bytes = Buffer.allocUnsafeSlow(declared);
   let total = 0;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       total += chunk.byteLength;
       budget.bytesLeft -= chunk.byteLength;
-      if (total > limits.entryBytes)
-        return { reason: 'too_large', detail: `inflates ${pastCap('entryBytes', limits)}` };
-      if (budget.bytesLeft < 0)
+      if (total >= cap.bytes)
+        return { reason: 'too_large', detail: `inflates to ${total} bytes or more, ${cap.named}` };
+      if (budget.bytesLeft <= 0)
         return { reason: 'too_large', detail: `the archive inflates ${pastCap('archiveBytes', limits)}` };
       // Past the size it declares, the archive lies: stopped there rather than at the cap.
       if (total > declared) return { reason: 'unreadable', detail: `inflates past the ${declared} bytes it declares` };
-      chunks.push(chunk);
+      chunk.copy(bytes, total - chunk.byteLength);
     }
   } catch (error) {
-    return { reason: 'unreadable', detail: `damaged entry: ${(error as Error).message}` };
+    return { reason: 'unreadable', detail: storableText(`damaged entry: ${(error as Error).message}`) };
   } finally {
     stream.destroy();
   }
   if (total !== declared)
     return { reason: 'unreadable', detail: `damaged entry: ${total} bytes where it declares ${declared}` };
-  return { bytes: new Uint8Array(Buffer.concat(chunks, total)) };
+  return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, total) };
 }
 
 /** The byte ranges entries occupy, kept sorted; archives list them in order, so adding is an append. */

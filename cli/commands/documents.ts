@@ -19,6 +19,7 @@ import {
   type MetadataReport,
 } from '../../services/documents/sat-cancellations.ts';
 import { dianSettingsFromEnv } from '../../services/dian/settings.ts';
+import { storableName } from '../../fiscal/storable-text.ts';
 import { reference } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { CliError, notFound, usage } from '../errors.ts';
@@ -64,7 +65,8 @@ export const documentCommands: Command[] = [
       };
       const importOne = async (file: string) => {
         const xml = await readFile(file);
-        return importFiscalDocument(deps, { companyId, fileName: basename(file), xml, source: 'fiscal' });
+        // The name is the operator's file system's: made storable like any name from outside.
+        return importFiscalDocument(deps, { companyId, fileName: storableName(basename(file)), xml, source: 'fiscal' });
       };
       // Payment receipts may come before the invoices they pay: those are applied again once every file is in.
       const receiptsToRetry: [number, string][] = [];

@@ -1,7 +1,11 @@
 // Colombia: the activities of a fiscal sync through DIAN e-mail: request DIAN's access token with the company's
 // credentials, then import the AttachedDocument e-mails that arrived in the company's mailbox within the window: its
-// IMAP mailbox, where each message is taken once and moved out once imported, or else its Maildir folder.
-import { createHash } from 'node:crypto';
+// IMAP mailbox, where each message is taken once and moved out once imported, or else its Maildir folder. Each
+// message is read as a stream from its file (an IMAP message is downloaded to a temporary file first), and its files
+// are imported one at a time as they are found, never held together.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from 'pino';
@@ -9,8 +13,8 @@ import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
 import type { FiscalMailbox } from '../../db/fiscal/fiscal-mailbox.entity.ts';
 import { findFiscalMailbox, recordMessageTaken, wasMessageTaken } from '../../db/fiscal/fiscal-mailbox.repository.ts';
 import { companyEm, type EntityManager } from '../../db/orm.ts';
-import { pastCap, type IntakeLimits } from '../../fiscal/intake-limits.ts';
-import { documentsInMailboxItem } from '../../fiscal/mail-documents.ts';
+import { pastCap, reachesCap, type IntakeLimits } from '../../fiscal/intake-limits.ts';
+import { mailboxItemEntries } from '../../fiscal/mail-documents.ts';
 import { colombianWindowInstants } from '../../fiscal/sync-window.ts';
 import type { OutboundPolicy } from '../../platform/outbound-policy.ts';
 import type { SecretBox } from '../../platform/secret-box.ts';
@@ -19,7 +23,6 @@ import { requestDianAccessToken } from './dian-access-client.ts';
 import { openMailbox, type MailboxSession, type WindowMessage } from './imap-mailbox.ts';
 import { mailboxSettings } from './mailbox-settings.ts';
 import {
-  foundEntries,
   importEntries,
   keepHeartbeating,
   newProgress,
@@ -28,7 +31,7 @@ import {
   startUnit,
   type ImportProgress,
 } from './import-files.ts';
-import { mailboxItems, readMailboxItem } from './maildir.ts';
+import { mailboxItems } from './maildir.ts';
 import { loadRun, recordImportCounts, recordSyncProgress, type ImportCounts, type SyncSubject } from './runs.ts';
 
 export interface DianSyncDeps extends ImportDeps {
@@ -93,15 +96,12 @@ async function importMaildirWindow(deps: DianSyncDeps, subject: SyncSubject, win
     const items = await mailboxItems(deps.mailboxDir, subject.companyId, window);
     for (; progress.unit < items.length; startUnit(progress, progress.unit + 1)) {
       const item = items[progress.unit]!;
-      if (item.size > limits.messageBytes) {
+      if (reachesCap(item.size, 'messageBytes', limits)) {
         const detail = `${item.size} bytes, ${pastCap('messageBytes', limits)}`;
         await passOver(deps.orm, subject.companyId, progress.counts, [
           { name: item.name, reason: 'too_large', detail },
         ]);
-      } else {
-        const found = await documentsInMailboxItem(item.name, await readMailboxItem(item), limits);
-        await importEntries(deps, subject.companyId, () => foundEntries(found), progress);
-      }
+      } else await importEntries(deps, subject.companyId, () => mailboxItemEntries(item, limits), progress);
       await recordImportCounts(deps.orm, subject, progress.counts);
     }
     return { ...progress.counts, messages: items.length };
@@ -135,6 +135,8 @@ async function importImapWindow(
   const stop = keepHeartbeating(() => progress);
   const em = companyEm(deps.orm, subject.companyId);
   const limits = deps.intake;
+  // Where each message is downloaded to, one at a time.
+  const folder = await mkdtemp(join(tmpdir(), 'ap-imap-message-'));
   try {
     const attempt = Context.current().info.attempt;
     const session = await openMailbox(mailboxSettings(mailbox, deps, attempt), attempt);
@@ -147,7 +149,7 @@ async function importImapWindow(
       for (const message of await session.messagesIn(window)) {
         if (message.uid < progress.unit) continue;
         if (message.uid > progress.unit) startUnit(progress, message.uid);
-        await importImapMessage(deps, em, subject, session, message, progress, limits);
+        await importImapMessage(deps, em, subject, session, message, progress, limits, folder);
         startUnit(progress, message.uid + 1);
       }
       return { ...progress.counts, messages: progress.messages };
@@ -156,6 +158,7 @@ async function importImapWindow(
     }
   } finally {
     stop();
+    await rm(folder, { recursive: true, force: true });
   }
 }
 
@@ -168,10 +171,16 @@ async function importImapMessage(
   message: WindowMessage,
   progress: ImapProgress,
   limits: IntakeLimits,
+  folder: string,
 ): Promise<void> {
   const name = `${message.uid}.eml`;
-  const source = message.size > limits.messageBytes ? null : await session.source(message.uid, limits.messageBytes);
+  const path = join(folder, name);
+  const source = reachesCap(message.size, 'messageBytes', limits)
+    ? null
+    : await session.source(message.uid, limits.messageBytes, path);
   if (!source) {
+    // Drops what was downloaded before the cap.
+    await rm(path, { force: true });
     // Left where it is for a person to read: it is not downloaded, so it cannot be recorded as taken.
     const detail = `${message.size} bytes, ${pastCap('messageBytes', limits)}`;
     deps.logger.warn({ companyId: subject.companyId, uid: message.uid, messageId: message.messageId }, detail);
@@ -180,13 +189,16 @@ async function importImapMessage(
     progress.messages += 1;
     return;
   }
-  const key = { messageId: message.messageId, sha256: createHash('sha256').update(source).digest('hex') };
-  if (!(await wasMessageTaken(em, key))) {
-    const found = await documentsInMailboxItem(name, source, limits);
-    await importEntries(deps, subject.companyId, () => foundEntries(found), progress);
-    await recordMessageTaken(em, { companyId: subject.companyId, runId: subject.runId, ...key });
-    await recordImportCounts(deps.orm, subject, progress.counts);
-    progress.messages += 1;
+  try {
+    const key = { messageId: message.messageId, sha256: source.sha256 };
+    if (!(await wasMessageTaken(em, key))) {
+      await importEntries(deps, subject.companyId, () => mailboxItemEntries({ name, path }, limits), progress);
+      await recordMessageTaken(em, { companyId: subject.companyId, runId: subject.runId, ...key });
+      await recordImportCounts(deps.orm, subject, progress.counts);
+      progress.messages += 1;
+    }
+  } finally {
+    await rm(path, { force: true });
   }
   // Also a message taken before whose move did not happen (the worker stopped in between).
   await session.moveToImported(message.uid);

@@ -5,8 +5,12 @@
 // password, or with OAuth2 access tokens over SASL XOAUTH2 (Microsoft 365, Google Workspace); a session the server ends
 // in the middle of a sync (as Microsoft 365 does when its token expires) is opened again, with a new token when the
 // server refuses the one it had.
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { finished } from 'node:stream/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { ImapFlow, type FetchMessageObject } from 'imapflow';
+import { storableText } from '../../fiscal/storable-text.ts';
 import type { AccessTokens } from './mailbox-oauth2.ts';
 
 export interface MailboxSettings {
@@ -41,8 +45,11 @@ export interface MailboxSession {
   uidValidity: string;
   /** The messages that arrived in [fromInstant, untilInstant), by UID. */
   messagesIn(window: { fromInstant: Date; untilInstant: Date }): Promise<WindowMessage[]>;
-  /** The raw message; null when it turns out larger than `maxBytes` (the download stops there). */
-  source(uid: number, maxBytes: number): Promise<Uint8Array | null>;
+  /**
+   * Streams the raw message into the file at `path`, hashing it as it comes; null when it reaches `maxBytes` (the
+   * download stops there).
+   */
+  source(uid: number, maxBytes: number, path: string): Promise<{ size: number; sha256: string } | null>;
   /** Moves a message to the imported folder, creating that folder the first time. */
   moveToImported(uid: number): Promise<void>;
   close(): Promise<void>;
@@ -152,7 +159,7 @@ function reopening(
   return {
     uidValidity,
     messagesIn: (window) => run((session) => session.messagesIn(window)),
-    source: (uid, maxBytes) => run((session) => session.source(uid, maxBytes)),
+    source: (uid, maxBytes, path) => run((session) => session.source(uid, maxBytes, path)),
     moveToImported: (uid) => run((session) => session.moveToImported(uid)),
     close: () => current.session.close(),
   };
@@ -188,7 +195,7 @@ function session(client: ImapFlow, settings: MailboxSettings, uidValidity: strin
         throw failure(error);
       }
     },
-    async source(uid, maxBytes) {
+    async source(uid, maxBytes, path) {
       try {
         const { content } = await client.download(String(uid), undefined, {
           uid: true,
@@ -196,17 +203,24 @@ function session(client: ImapFlow, settings: MailboxSettings, uidValidity: strin
           chunkSize: 1024 * 1024,
         });
         if (!content) throw new Error(`Message ${uid} is no longer in ${settings.folder}`);
-        const chunks: Buffer[] = [];
+        const file = createWriteStream(path);
+        const hash = createHash('sha256');
         let size = 0;
-        for await (const chunk of content as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          if (size > maxBytes) {
-            content.destroy();
-            return null;
+        try {
+          for await (const chunk of content as AsyncIterable<Buffer>) {
+            size += chunk.length;
+            if (size >= maxBytes) {
+              content.destroy();
+              return null;
+            }
+            hash.update(chunk);
+            if (!file.write(chunk)) await new Promise<void>((resolve) => file.once('drain', () => resolve()));
           }
-          chunks.push(chunk);
+        } finally {
+          file.end();
+          await finished(file);
         }
-        return new Uint8Array(Buffer.concat(chunks));
+        return { size, sha256: hash.digest('hex') };
       } catch (error) {
         if ((error as { code?: string }).code === 'DownloadOverflow') return null;
         throw failure(error);
@@ -236,7 +250,8 @@ function windowMessage(message: FetchMessageObject): WindowMessage {
     uid: message.uid,
     receivedAt: new Date(message.internalDate ?? 0),
     size: message.size ?? 0,
-    messageId: message.envelope?.messageId ?? '',
+    // Outside text, kept in the record of messages taken.
+    messageId: storableText(message.envelope?.messageId ?? '', 1000),
   };
 }
 

@@ -7,6 +7,7 @@ import { Context } from '@temporalio/activity';
 import { FiscalDocumentError } from '../../fiscal/errors.ts';
 import { countSkips, type SkippedEntry, type XmlFile } from '../../fiscal/package-entries.ts';
 import type { Orm } from '../../db/orm.ts';
+import { storableText } from '../../fiscal/storable-text.ts';
 import { ImportRejected, importFiscalDocument, type ImportDeps } from '../documents/import-fiscal-document.ts';
 import { recordRefusals } from './intake-refusals.ts';
 import { noCounts, type ImportCounts } from './runs.ts';
@@ -100,10 +101,6 @@ export async function importEntries(
   progress.pending = [];
 }
 
-/** What one e-mail holds, as entries: the parts passed over first, then the files to import. */
-export const foundEntries = (found: { files: readonly XmlFile[]; skipped: readonly SkippedEntry[] }): IntakeEntry[] =>
-  [...found.skipped, ...found.files].map((taken) => ({ take: async () => taken }));
-
 /** Counts entries passed over and records them in the intake log; macOS metadata is packaging, not a refused file. */
 export async function passOver(
   orm: Orm,
@@ -148,9 +145,12 @@ async function importOne(
             ? 'import_failed'
             : null;
     if (!reason) throw error;
-    await recordRefusals(deps.orm, companyId, [
-      { name: file.name, reason, detail: (error as Error).message, bytes: file.bytes },
-    ]);
+    // With the refusal's code; an error not foreseen may quote anything, and the pass-over must not fail for it.
+    const message = String((error as Error | undefined)?.message ?? error);
+    const detail = storableText(
+      error instanceof FiscalDocumentError || error instanceof ImportRejected ? `${error.code}: ${message}` : message,
+    );
+    await recordRefusals(deps.orm, companyId, [{ name: file.name, reason, detail, bytes: file.bytes }]);
     counts.skipped[reason] = (counts.skipped[reason] ?? 0) + 1;
   }
   return 'done';

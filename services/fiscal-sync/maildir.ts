@@ -2,14 +2,16 @@
 // `cur/` hold one message per file (`.eml` or Maildir-named), and a bare `.zip` or `.xml` dropped in `<dir>/<companyRef>/`
 // is read too. Any mail agent can deliver there (Postfix virtual delivery, getmail, fetchmail, an SES-to-disk job).
 // Arrival is the file's modification time, which delivery sets. The service only reads: it never moves nor deletes
-// mail, so a sync can be repeated and retention stays the mail system's business.
-import { readdir, readFile, stat } from 'node:fs/promises';
+// mail, so a sync can be repeated and retention stays the mail system's business. Items are read as streams by the
+// intake (`fiscal/mail-documents.ts`), never whole.
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UUID_PATTERN } from '../../db/ids.ts';
+import { storableName } from '../../fiscal/storable-text.ts';
 
 export interface MailboxItem {
   path: string;
-  /** Relative to the company's mailbox, e.g. `new/1700000000.M1P2.host`. */
+  /** Relative to the company's mailbox, e.g. `new/1700000000.M1P2.host`, made storable (a file name may hold controls). */
   name: string;
   receivedAt: Date;
   /** As stored, so that one past the message cap is refused without being read. */
@@ -42,13 +44,8 @@ export async function mailboxItems(
       const path = join(root, folder, name);
       const { mtime: receivedAt, size } = await stat(path);
       if (receivedAt >= window.fromInstant && receivedAt < window.untilInstant)
-        items.push({ path, name: folder ? `${folder}/${name}` : name, receivedAt, size });
+        items.push({ path, name: storableName(folder ? `${folder}/${name}` : name), receivedAt, size });
     }
   }
   return items.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime() || a.name.localeCompare(b.name));
-}
-
-/** The bytes of one mailbox item. */
-export async function readMailboxItem(item: MailboxItem): Promise<Uint8Array> {
-  return new Uint8Array(await readFile(item.path));
 }

@@ -4,15 +4,23 @@
 // the download whole (with its concatenation) would pass its budget on.
 // Each sync finishes with its good documents imported, each hostile file is in the intake log with its reason, and the
 // worker's peak resident memory stays under its 400 MB budget. Every input is built here.
+// Then what a mailbox item inflated whole used to cost: a ZIP of 60 XML entries of 20 MiB, and nested ZIPs inflating to
+// 2,000 MiB of XML entries just under the XML cap, each between good invoices, from the Maildir and from an IMAP
+// mailbox, each on a fresh worker so that its peak is its own.
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, truncateSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
 import { expectStatus } from '@accounts-payable/client';
 import { zipSync } from 'fflate';
+import { ImapFlow } from 'imapflow';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../platform/temp-dir.ts';
+import { startDovecot } from '../harness/dovecot.ts';
 import { makeCompany } from '../helpers/companies.ts';
+import { dianInvoiceXml } from '../helpers/dian-invoices.ts';
 import {
   dianMailbox,
   FAST_FISCAL_SYNC_TIMING,
@@ -109,6 +117,33 @@ with zipfile.ZipFile('paquete.zip', 'w', zipfile.ZIP_STORED) as z:
         z.writestr('anexo-%02d.pdf' % n, bytes(12 << 20))
     z.write(sys.argv[2], 'ultimo.xml')
 subprocess.run(['fallocate', '--dig-holes', 'paquete.zip'], check=True)`,
+  // argv[3] ZIP entries named argv[4] % n, each argv[2] bytes of XML-looking text (a root element around spaces),
+  // written to argv[1]. The entry is deflated once and its bytes written for each, so that 1.2 GB takes no time.
+  sameEntries: String.raw`
+import struct, sys, zlib
+path, size, count, pattern = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+head, tail = b'<?xml version="1.0"?><Invoice>', b'</Invoice>'
+data = head + b' ' * (size - len(head) - len(tail)) + tail
+deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+packed = deflate.compress(data) + deflate.flush()
+crc = zlib.crc32(data)
+out, central = bytearray(), bytearray()
+for n in range(count):
+    name = (pattern % n).encode()
+    offset = len(out)
+    out += struct.pack('<IHHHHHIIIHH', 0x04034b50, 20, 0, 8, 0, 0, crc, len(packed), size, len(name), 0) + name + packed
+    central += struct.pack('<IHHHHHHIIIHHHHHII', 0x02014b50, 20, 20, 0, 8, 0, 0, crc, len(packed), size, len(name),
+                           0, 0, 0, 0, 0, offset) + name
+start = len(out)
+out += central + struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, count, count, len(central), start, 0)
+open(path, 'wb').write(out)`,
+  // 20 ZIPs (stored) of argv[1] in one: argv[2] once inflated.
+  nestedOf: String.raw`
+import sys, zipfile
+inner = open(sys.argv[1], 'rb').read()
+with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_STORED) as outer:
+    for n in range(20):
+        outer.writestr('lote-%02d.zip' % n, inner)`,
   // One 16 MB entry of zeros (made overlapping by OVERLAPPING_ZIP_SCRIPT).
   zeros: String.raw`
 import zipfile
@@ -190,15 +225,16 @@ describe('hostile intake against a worker held to its budget', () => {
     }[];
     const about = (file: RegExp) => refused.filter((refusal) => file.test(refusal.file));
     expect(about(/bomb\.zip\/bomb\.xml$/)).toEqual([
-      expect.objectContaining({ reason: 'too_large', detail: expect.stringContaining('INTAKE_MAX_ENTRY_BYTES') }),
+      expect.objectContaining({ reason: 'too_large', detail: expect.stringContaining('10 MB XML cap') }),
     ]);
     expect(about(/liar\.zip\/bomb\.xml$/)).toEqual([
       expect.objectContaining({ reason: 'unreadable', detail: 'inflates past the 2000 bytes it declares' }),
     ]);
     expect(about(/nested\.zip\//).length).toBeGreaterThan(0);
     expect(about(/overlapping\.zip\/copia-/)).toHaveLength(99);
+    // Named XML: held to the XML cap, lower than the attachment one.
     expect(about(/anexo-qp\/anexo\.xml$/)).toEqual([
-      expect.objectContaining({ reason: 'too_large', detail: expect.stringContaining('INTAKE_MAX_ATTACHMENT_BYTES') }),
+      expect.objectContaining({ reason: 'too_large', detail: expect.stringContaining('10 MB XML cap') }),
     ]);
     expect(about(/anexo-qp-enorme$/)).toEqual([
       expect.objectContaining({ reason: 'too_large', detail: expect.stringContaining('INTAKE_MAX_MESSAGE_BYTES') }),
@@ -242,4 +278,176 @@ describe('hostile intake against a worker held to its budget', () => {
     console.info(`[intake-memory] worker peak resident memory on the package: ${(peak / MB).toFixed(0)} MB`);
     expect(peak).toBeLessThan(WORKER_BUDGET);
   }, 300_000);
+});
+
+const MiB = MB;
+/** The two inputs of the issue: 60 XML entries of 20 MiB (1.2 MB deflated), and 2,000 MiB of nested XML entries. */
+async function buildArchives(): Promise<{ sixty: Buffer; nested: Buffer }> {
+  await python(HOSTILE.sameEntries, 'sesenta.zip', String(20 * MiB), '60', 'anexo-%02d.xml');
+  // 20 ZIPs of 10 entries of one byte less than the XML cap: each inflated, looked at and let go.
+  await python(HOSTILE.sameEntries, 'lote.zip', String(10 * MiB - 1), '10', 'factura-%02d.xml');
+  await python(HOSTILE.nestedOf, 'lote.zip', 'anidado.zip');
+  return { sixty: readFileSync(join(work, 'sesenta.zip')), nested: readFileSync(join(work, 'anidado.zip')) };
+}
+
+let invoices = 0;
+/** A good invoice of its own (a number and a CUFE no other has). */
+const goodInvoice = () =>
+  Buffer.from(
+    dianInvoiceXml({
+      documentNumber: `MEM-${process.pid}-${++invoices}`,
+      supplier: { name: 'Proveedor de Ejemplo S.A.S.', nit: '900123456' },
+      lines: [{ description: 'Servicio', quantity: 1, unitPriceCents: 100_000n }],
+    }).xml,
+  );
+
+type Refused = { file: string; reason: string; detail: string };
+
+/** A fresh worker, so that the peak measured is what follows alone. */
+async function freshWorker(env: Record<string, string> = {}): Promise<void> {
+  await worker.kill();
+  worker = spawnWorker(TASK_QUEUE, env);
+  await worker.ready;
+}
+
+/** The 60 entries of 20 MiB: each refused on what it declares, none inflated. */
+function expectSixtyRefused(refused: Refused[], file: RegExp): void {
+  const about = refused.filter((refusal) => file.test(refusal.file));
+  expect(about).toHaveLength(60);
+  expect(new Set(about.map(({ reason, detail }) => `${reason}: ${detail}`))).toEqual(
+    new Set([
+      `too_large: declares ${20 * MiB} bytes, at or past the 10 MB XML cap (the parser's, MAX_FISCAL_XML_BYTES)`,
+    ]),
+  );
+}
+
+/** The 200 nested entries just under the XML cap: each inflated, then refused for a text too long to parse. */
+function expectNestedRefused(refused: Refused[], file: RegExp): void {
+  const about = refused.filter((refusal) => file.test(refusal.file));
+  expect(about).toHaveLength(200);
+  for (const refusal of about)
+    expect(refusal).toMatchObject({ reason: 'invalid_document', detail: expect.stringMatching(/^file_too_large: /) });
+}
+
+describe('a mailbox item is imported one entry at a time', () => {
+  it('60 entries of 20 MiB, and nested ZIPs of 2,000 MiB, from the Maildir: each within the budget', async () => {
+    const { sixty, nested } = await buildArchives();
+    expect(sixty.byteLength).toBeLessThan(1.5 * MB);
+    const peaks: Record<string, number> = {};
+    for (const [name, archive] of [
+      ['sesenta.zip', sixty],
+      ['anidado.zip', nested],
+    ] as const) {
+      const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
+      await registerCredentials(api.orm, company, {
+        dianForwarding: true,
+        dian: { nit: uniqueNit(), legalRepresentative: 'Ana Pérez' },
+      });
+      const arrived = (minutes: number) => new Date(Date.now() - 2 * DAY + minutes * 60_000);
+      dianMailbox.deliver(company.id, {
+        attachments: [{ name: 'antes.xml', data: goodInvoice() }],
+        receivedAt: arrived(1),
+      });
+      dianMailbox.deliver(company.id, { attachments: [{ name, data: archive }], receivedAt: arrived(2) });
+      dianMailbox.deliver(company.id, {
+        attachments: [{ name: 'despues.xml', data: goodInvoice() }],
+        receivedAt: arrived(3),
+      });
+      await freshWorker();
+      await syncToTheEnd(apiKey);
+      expect(expectStatus(await api.sdk(apiKey).listDocuments(), 200).items).toHaveLength(2);
+      peaks[name] = peakResidentBytes(worker.process.pid!);
+      const refused = (await ops('fiscal', 'intake', '--company', company.id, '--limit', '1000')).stdout
+        .refused as Refused[];
+      if (name === 'sesenta.zip') expectSixtyRefused(refused, /sesenta\.zip\/anexo-\d\d\.xml$/);
+      else expectNestedRefused(refused, /anidado\.zip\/lote-\d\d\.zip\/factura-\d\d\.xml$/);
+      expect(refused).toHaveLength(name === 'sesenta.zip' ? 60 : 200);
+    }
+    console.info(
+      `[intake-memory] worker peak resident memory, Maildir: ${Object.entries(peaks)
+        .map(([name, peak]) => `${name} ${(peak / MB).toFixed(0)} MB`)
+        .join(', ')}`,
+    );
+    for (const peak of Object.values(peaks)) expect(peak).toBeLessThan(WORKER_BUDGET);
+  }, 600_000);
+
+  it('the same two, from an IMAP mailbox (its messages downloaded as streams)', async () => {
+    const { sixty, nested } = await buildArchives();
+    const dovecot = await startDovecot();
+    try {
+      const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
+      await registerCredentials(api.orm, company, {
+        dianForwarding: true,
+        dian: { nit: uniqueNit(), legalRepresentative: 'Ana Pérez' },
+      });
+      const user = `dian-${company.id}`;
+      const password = randomBytes(12).toString('hex');
+      dovecot.addUser(user, password);
+      const passwordFile = join(work, 'imap.password');
+      writeFileSync(passwordFile, `${password}\n`);
+      const registered = await ops(
+        'fiscal',
+        'mailbox',
+        '--company',
+        company.id,
+        '--host',
+        dovecot.host,
+        '--port',
+        String(dovecot.port),
+        '--tls',
+        'false',
+        '--user',
+        user,
+        '--password-file',
+        passwordFile,
+      );
+      expect(registered.code, JSON.stringify(registered.stderr)).toBe(0);
+      const client = new ImapFlow({
+        host: dovecot.host,
+        port: dovecot.port,
+        secure: false,
+        auth: { user, pass: password },
+        logger: false,
+      });
+      await client.connect();
+      try {
+        const attachments = [
+          [{ filename: 'antes.xml', content: goodInvoice() }],
+          [{ filename: 'sesenta.zip', content: sixty }],
+          [{ filename: 'anidado.zip', content: nested }],
+          [{ filename: 'despues.xml', content: goodInvoice() }],
+        ];
+        for (const [index, files] of attachments.entries()) {
+          const receivedAt = new Date(Date.now() - 2 * DAY + index * 60_000);
+          const raw = await new MailComposer({
+            from: 'facturacion@proveedor.example.co',
+            to: 'dian@empresa.example.co',
+            subject: `Factura ${index}`,
+            messageId: `<memoria-${index}@proveedor.example.co>`,
+            date: receivedAt,
+            text: 'Adjuntamos la factura electrónica.',
+            attachments: files,
+          })
+            .compile()
+            .build();
+          await client.append('INBOX', raw, [], receivedAt);
+        }
+      } finally {
+        await client.logout();
+      }
+      await freshWorker();
+      await syncToTheEnd(apiKey);
+      expect(expectStatus(await api.sdk(apiKey).listDocuments(), 200).items).toHaveLength(2);
+      const peak = peakResidentBytes(worker.process.pid!);
+      const refused = (await ops('fiscal', 'intake', '--company', company.id, '--limit', '1000')).stdout
+        .refused as Refused[];
+      expect(refused).toHaveLength(260);
+      expectSixtyRefused(refused, /^\d+\.eml\/sesenta\.zip\/anexo-\d\d\.xml$/);
+      expectNestedRefused(refused, /^\d+\.eml\/anidado\.zip\/lote-\d\d\.zip\/factura-\d\d\.xml$/);
+      console.info(`[intake-memory] worker peak resident memory, IMAP (both archives): ${(peak / MB).toFixed(0)} MB`);
+      expect(peak).toBeLessThan(WORKER_BUDGET);
+    } finally {
+      await dovecot.stop();
+    }
+  }, 600_000);
 });

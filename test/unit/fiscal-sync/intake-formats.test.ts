@@ -9,11 +9,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { strToU8, zipSync } from 'fflate';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_INTAKE_LIMITS, type IntakeLimits } from '../../../fiscal/intake-limits.ts';
-import { documentsInMailboxItem, type MailDocuments } from '../../../fiscal/mail-documents.ts';
-import { xmlFilesOfPackage } from '../../helpers/package-files.ts';
+import { parseFiscalDocument } from '../../../fiscal/parse.ts';
+import { documentsInMailboxItem, xmlFilesOfPackage, type FoundFiles } from '../../helpers/package-files.ts';
 import { OVERLAPPING_ZIP_SCRIPT } from '../../helpers/overlapping-zip.ts';
 
 const exec = promisify(execFile);
@@ -112,7 +113,7 @@ type MailSpec = {
 const pythonMail = (spec: MailSpec) => python(PYTHON_MAIL, JSON.stringify(spec));
 
 /** The found XML files' names and the refusals. */
-const summary = (found: MailDocuments) => ({ files: found.files.map((file) => file.name), skipped: found.skipped });
+const summary = (found: FoundFiles) => ({ files: found.files.map((file) => file.name), skipped: found.skipped });
 
 function expectSameBytes(actual: Uint8Array | undefined, expected: Uint8Array) {
   expect(actual).toBeDefined();
@@ -436,7 +437,8 @@ with zipfile.ZipFile('bomb.zip', 'w', zipfile.ZIP_DEFLATED) as z:
       }));
       const refusal = {
         reason: 'too_large',
-        detail: 'declares 1073741824 bytes, past the 20 MB per-entry cap (INTAKE_MAX_ENTRY_BYTES)',
+        // Named XML: held to the XML cap, lower than the per-entry one.
+        detail: "declares 1073741824 bytes, at or past the 10 MB XML cap (the parser's, MAX_FISCAL_XML_BYTES)",
       };
       expect(summary(result.mailed)).toEqual({
         files: [`bomba.zip/${XML}`],
@@ -492,7 +494,7 @@ sys.stdout.buffer.write(outer.getvalue())`);
       expect(overCap[0]).toEqual({
         name: expect.stringMatching(/^anidado\.zip\/capa-01\.zip\/ceros-\d\d\.xml$/),
         reason: 'too_large',
-        detail: 'the archive inflates past the 200 MB per-archive cap (INTAKE_MAX_ARCHIVE_BYTES)',
+        detail: 'the archive inflates at or past the 200 MB per-archive cap (INTAKE_MAX_ARCHIVE_BYTES)',
       });
       // Read before the cap: at most 200 MB of 8 MB entries; every layer after it is refused as it is reached.
       expect(result.skipped.filter((entry) => entry.reason === 'not_xml').length).toBeLessThanOrEqual(25);
@@ -553,7 +555,7 @@ sys.stdout.buffer.write(b'\r\n'.join([
         {
           name: 'new/7.M1P1.host/anexo.xml',
           reason: 'too_large',
-          detail: `decodes to ${430_000 * 73} bytes, past the 5 MB per-attachment cap (INTAKE_MAX_ATTACHMENT_BYTES)`,
+          detail: `decodes to ${430_000 * 73} bytes, at or past the 5 MB per-attachment cap (INTAKE_MAX_ATTACHMENT_BYTES)`,
         },
       ],
     });
@@ -623,9 +625,106 @@ sys.stdout.buffer.write(b'\r\n'.join([
         {
           name: 'new/8.M1P1.host',
           reason: 'too_large',
-          detail: `${mail.byteLength} bytes, past the 1 KB per-message cap (INTAKE_MAX_MESSAGE_BYTES)`,
+          detail: `${mail.byteLength} bytes, at or past the 1 KB per-message cap (INTAKE_MAX_MESSAGE_BYTES)`,
         },
       ],
     });
   });
 });
+
+describe('caps, names and encodings: one outcome per file, whatever holds it', () => {
+  it('a cap is the first size refused: an entry of exactly the cap is refused, one byte less is read', async () => {
+    const caps = limits({ entryBytes: 1000 });
+    const xml = (size: number) => strToU8(`<R>${' '.repeat(size - 7)}</R>`);
+    const zip = zipSync({ 'justo.xml': xml(1000), 'debajo.xml': xml(999) }, { level: 0 });
+    const refusal = {
+      name: 'justo.xml',
+      reason: 'too_large',
+      detail: 'declares 1000 bytes, at or past the 1000 bytes per-entry cap (INTAKE_MAX_ENTRY_BYTES)',
+    };
+    const packaged = await xmlFilesOfPackage(zip, caps);
+    expect({ files: packaged.files.map((file) => file.name), skipped: packaged.skipped }).toEqual({
+      files: ['debajo.xml'],
+      skipped: [refusal],
+    });
+    const mailed = await documentsInMailboxItem('z.zip', zip, caps);
+    expect(summary(mailed)).toEqual({
+      files: ['z.zip/debajo.xml'],
+      skipped: [{ ...refusal, name: 'z.zip/justo.xml' }],
+    });
+  });
+
+  it('an XML entry is inflated only below the XML cap, whatever it declares', async () => {
+    // 12 MB of XML: refused on what it declares, none of it inflated.
+    const big = zipSync({ 'grande.xml': strToU8(`<R>${' '.repeat(12 * MB)}</R>`) });
+    const found = await documentsInMailboxItem('z.zip', big);
+    expect(found.skipped).toEqual([
+      {
+        name: 'z.zip/grande.xml',
+        reason: 'too_large',
+        detail: expect.stringMatching(/^declares \d+ bytes, at or past the 10 MB XML cap/),
+      },
+    ]);
+    const packaged = await xmlFilesOfPackage(big, limits());
+    expect(packaged.skipped[0]).toMatchObject({
+      reason: 'too_large',
+      detail: expect.stringContaining('10 MB XML cap'),
+    });
+  });
+
+  it('names holding U+0000 (a ZIP entry, an RFC 2231 attachment name) come out storable', async () => {
+    const zip = zipSync({ 'fact\u0000ura.xml': ATTACHED });
+    const fromZip = await documentsInMailboxItem('z.zip', zip);
+    expect(summary(fromZip)).toEqual({ files: ['z.zip/fact\\x00ura.xml'], skipped: [] });
+    expect((await xmlFilesOfPackage(zip, limits())).files.map((file) => file.name)).toEqual(['fact\\x00ura.xml']);
+    const mail = rfc2231Mail('fact%00ura.xml', ATTACHED);
+    expect(summary(await documentsInMailboxItem('m', mail))).toEqual({ files: ['m/fact\\x00ura.xml'], skipped: [] });
+  });
+
+  it('UTF-16 LE and BE with their mark, and UTF-8 with it, are XML in a ZIP, as an attachment and in a package', async () => {
+    const text = Buffer.from(ATTACHED).toString('utf8').replace('encoding="UTF-8"', 'encoding="UTF-16"');
+    const encoded = {
+      'le.xml': new Uint8Array(Buffer.from(`\uFEFF${text}`, 'utf16le')),
+      'be.xml': new Uint8Array(Buffer.from(`\uFEFF${text}`, 'utf16le').swap16()),
+      'bom8.xml': new Uint8Array(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(ATTACHED)])),
+    };
+    const names = Object.keys(encoded);
+    const zip = zipSync(encoded);
+    expect(summary(await documentsInMailboxItem('z.zip', zip))).toEqual({
+      files: names.map((name) => `z.zip/${name}`),
+      skipped: [],
+    });
+    expect((await xmlFilesOfPackage(zip, limits())).files.map((file) => file.name)).toEqual(names);
+    const mail = await pythonMail({
+      attachments: names.map((name) => {
+        writeFileSync(at(name), encoded[name as keyof typeof encoded]);
+        return { path: name, type: 'application/xml', filename: name };
+      }),
+    });
+    const mailed = await documentsInMailboxItem('m', mail);
+    expect(summary(mailed)).toEqual({ files: names.map((name) => `m/${name}`), skipped: [] });
+    for (const file of mailed.files) expect(parseFiscalDocument(file.bytes, file.name).kind).toBe('document');
+  });
+});
+
+/** A message whose one attachment is named with RFC 2231 percent-encoding, as written. */
+function rfc2231Mail(encodedName: string, data: Uint8Array): Uint8Array {
+  return strToU8(
+    [
+      'From: facturacion@proveedor.example.co',
+      'To: facturas@empresa.example.co',
+      'Subject: Factura',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="limite"',
+      '',
+      '--limite',
+      'Content-Type: application/xml',
+      `Content-Disposition: attachment; filename*=utf-8''${encodedName}`,
+      'Content-Transfer-Encoding: base64',
+      '',
+      Buffer.from(data).toString('base64'),
+      '--limite--',
+      '',
+    ].join('\r\n'),
+  );
+}

@@ -3,10 +3,9 @@ import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_INTAKE_LIMITS } from '../../../fiscal/intake-limits.ts';
 import { intakeLimitsFromEnv } from '../../../services/fiscal-sync/intake-settings.ts';
-import { documentsInMailboxItem } from '../../../fiscal/mail-documents.ts';
 import { mailAttachments } from '../../../fiscal/mail-reader.ts';
 import { countSkips } from '../../../fiscal/package-entries.ts';
-import { xmlFilesOfPackage } from '../../helpers/package-files.ts';
+import { documentsInMailboxItem, xmlFilesOfPackage } from '../../helpers/package-files.ts';
 import { ArchiveRefused, looksLikeZip, zipEntries } from '../../../fiscal/zip-reader.ts';
 import { buildMail } from '../../../simulators/dian-mailbox/mail.ts';
 import { buildSatPackage, STAMPED_CFDI_FIXTURES } from '../../../simulators/sat-provider/server.ts';
@@ -98,7 +97,7 @@ describe('ZIP reading', () => {
     const [bomb, ok] = await readAll(zip, { ...limits, entryBytes: 1000 });
     expect(bomb!.read).toEqual({
       reason: 'too_large',
-      detail: 'declares 1000000 bytes, past the 1000 bytes per-entry cap (INTAKE_MAX_ENTRY_BYTES)',
+      detail: 'declares 1000000 bytes, at or past the 1000 bytes per-entry cap (INTAKE_MAX_ENTRY_BYTES)',
     });
     expect(ok!.read).toEqual({ bytes: new TextEncoder().encode('<ok/>') });
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { colombianDateTime, mexicanDateTime, mexicanTimeZone } from '../../../fiscal/dates.ts';
 import { MAX_FISCAL_XML_BYTES } from '../../../fiscal/parse.ts';
-import { parseXml } from '../../../fiscal/xml.ts';
+import { MAX_XML_ELEMENTS, MAX_XML_RUN, parseXml } from '../../../fiscal/xml.ts';
 import { refusal } from './fixtures.ts';
 
 describe('XML reading layer', () => {
@@ -97,6 +97,57 @@ describe('XML reading layer', () => {
     expect(
       refusal('<!-- <!DOCTYPE in a comment is fine --><!DOCTYPE x SYSTEM "http://example.com/x.dtd"><x/>', 'a.xml'),
     ).toMatchObject({ code: 'dtd_not_allowed' });
+  });
+
+  it('reads UTF-8 with or without its mark, UTF-16 LE and BE with or without it, and a declared code page, alike', () => {
+    const text = '<?xml version="1.0" encoding="ENCODING"?><R n="Compañía">café</R>';
+    const utf16le = (xml: string) => new Uint8Array(Buffer.from(xml, 'utf16le'));
+    const utf16be = (xml: string) => new Uint8Array(Buffer.from(xml, 'utf16le').swap16());
+    const inputs = {
+      'UTF-8': new TextEncoder().encode(text.replace('ENCODING', 'UTF-8')),
+      'UTF-8 with its mark': new TextEncoder().encode(`\uFEFF${text.replace('ENCODING', 'UTF-8')}`),
+      'UTF-16LE with its mark': utf16le(`\uFEFF${text.replace('ENCODING', 'UTF-16')}`),
+      'UTF-16BE with its mark': utf16be(`\uFEFF${text.replace('ENCODING', 'UTF-16')}`),
+      'UTF-16LE without': utf16le(text.replace('ENCODING', 'UTF-16')),
+      'UTF-16BE without': utf16be(text.replace('ENCODING', 'UTF-16')),
+      'ISO-8859-1': new Uint8Array(Buffer.from(text.replace('ENCODING', 'ISO-8859-1'), 'latin1')),
+    };
+    for (const [encoding, bytes] of Object.entries(inputs)) {
+      const root = parseXml(bytes, 'a.xml');
+      expect([encoding, root.attributes['n'], root.text]).toEqual([encoding, 'Compañía', 'café']);
+    }
+  });
+
+  it('refuses an encoding it does not read, naming it; and UTF-16 declared in bytes that are not', () => {
+    const declared = (encoding: string) =>
+      new TextEncoder().encode(`<?xml version="1.0" encoding="${encoding}"?><R>x</R>`);
+    for (const encoding of ['EBCDIC-CP-US', 'UTF-16', 'ISO-2022-KR']) {
+      const refused = refusal(declared(encoding), 'a.xml');
+      expect(refused).toMatchObject({ code: 'unsupported_encoding', element: null });
+      expect(refused.message).toContain(`"${encoding}"`);
+    }
+  });
+
+  it('refuses a size cap reached, and shapes whose parse would not fit in a worker, before parsing', () => {
+    const exactly = `<R>${' '.repeat(MAX_FISCAL_XML_BYTES - 7)}</R>`;
+    expect(new TextEncoder().encode(exactly).byteLength).toBe(MAX_FISCAL_XML_BYTES);
+    expect(refusal(new TextEncoder().encode(exactly), 'big.xml')).toMatchObject({ code: 'file_too_large' });
+    const longText = refusal(`<R>${'x'.repeat(MAX_XML_RUN + 1)}</R>`, 'a.xml');
+    expect(longText).toMatchObject({ code: 'file_too_large', element: null });
+    expect(longText.message).toContain(`${MAX_XML_RUN} characters`);
+    expect(refusal(`<R>${'<e/>'.repeat(MAX_XML_ELEMENTS)}</R>`, 'a.xml')).toMatchObject({ code: 'file_too_large' });
+    // Within both, and a CDATA (read as one piece) of any length: read.
+    expect(parseXml(`<R>${'<e/>'.repeat(MAX_XML_ELEMENTS - 1)}</R>`, 'a.xml').children).toHaveLength(
+      MAX_XML_ELEMENTS - 1,
+    );
+    expect(parseXml(`<R><![CDATA[${'x'.repeat(2 * MAX_XML_RUN)}]]></R>`, 'a.xml').text).toHaveLength(2 * MAX_XML_RUN);
+  });
+
+  it('makes what a refusal quotes storable: a file name or a tag name holding U+0000', () => {
+    const refused = refusal('<Invoice><cbc:I\u0000D>1</cbc:I\u0000D></Invoice>', 'fact\u0000ura.xml');
+    expect(refused).toMatchObject({ code: 'malformed_xml', file: 'fact\\x00ura.xml' });
+    expect(refused.message).not.toContain('\u0000');
+    expect(refused.message).toContain("Tag 'cbc:I\\x00D' is an invalid name");
   });
 
   it('refuses a root element it does not know', () => {

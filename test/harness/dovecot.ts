@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { ImapFlow } from 'imapflow';
 import { freePort } from '../../platform/ports.ts';
 import { tempDir } from '../../platform/temp-dir.ts';
 
@@ -17,6 +18,8 @@ export interface Dovecot {
   addUser(name: string, password: string): void;
   /** Ends every session of `user` (`doveadm kick`): the server says BYE and closes, as a provider does when a session's token expires. */
   kick(user: string): Promise<void>;
+  /** A test's own IMAP client on the plain port, logged in with a password (STARTTLS trusting `ca`, when given). */
+  login(user: string, password: string, ca?: string): Promise<ImapFlow>;
   stop(): Promise<void>;
 }
 
@@ -133,6 +136,18 @@ service anvil {
       kicked.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const code = await new Promise<number | null>((resolve) => kicked.once('exit', resolve));
       if (code !== 0) throw new Error(`doveadm kick ${user} exited with ${code}: ${output}`);
+    },
+    async login(user, password, ca) {
+      const client = new ImapFlow({
+        host: '127.0.0.1',
+        port,
+        secure: false,
+        auth: { user, pass: password },
+        ...(ca ? { tls: { ca: [ca] } } : {}),
+        logger: false,
+      });
+      await client.connect();
+      return client;
     },
     stop,
   };

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { inject } from 'vitest';
+import { expectStatus, type Client } from '@accounts-payable/client';
+import { expect, inject } from 'vitest';
 import type { Company } from '../../db/companies/company.entity.ts';
 import { setFiscalCredentials, type CredentialChanges } from '../../db/fiscal/fiscal-sync.repository.ts';
 import { FiscalSyncRun } from '../../db/fiscal/fiscal-sync-run.entity.ts';
@@ -84,4 +85,15 @@ export async function latestRun(orm: Orm, companyId: string): Promise<FiscalSync
   const [run] = await companyEm(orm, companyId).find(FiscalSyncRun, {}, { orderBy: { startedAt: 'desc' }, limit: 1 });
   if (!run) throw new Error(`No fiscal sync for company ${companyId}`);
   return run;
+}
+
+/** Starts a fiscal sync of the client's company and waits for its end (finished or failed); answers its final status. */
+export async function syncToTheEnd(sdk: Client, timeoutMs = 90_000) {
+  const started = expectStatus(await sdk.startFiscalSync(), 202);
+  const status = async () =>
+    expectStatus(await sdk.getFiscalSyncStatus({ query: { started_at: started.started_at } }), 200);
+  await expect
+    .poll(async () => (await status()).status, { timeout: timeoutMs, interval: 250 })
+    .toMatch(/^(finished|failed)$/);
+  return status();
 }

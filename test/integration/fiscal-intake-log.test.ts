@@ -24,6 +24,7 @@ import {
   satProvider,
   uniqueNit,
   uniqueRfc,
+  syncToTheEnd,
 } from '../helpers/fiscal-sync.ts';
 import { ops } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
@@ -51,25 +52,6 @@ async function colombianCompany() {
     dian: { nit: uniqueNit(), legalRepresentative: 'Ana Pérez' },
   });
   return made;
-}
-
-/** Runs a fiscal sync to its end; answers its final status. */
-async function syncToTheEnd(apiKey: string) {
-  const started = expectStatus(await api.sdk(apiKey).startFiscalSync(), 202);
-  let final: { status: string; message?: string | null } | undefined;
-  await expect
-    .poll(
-      async () => {
-        final = expectStatus(
-          await api.sdk(apiKey).getFiscalSyncStatus({ query: { started_at: started.started_at } }),
-          200,
-        );
-        return final.status;
-      },
-      { timeout: 90_000, interval: 200 },
-    )
-    .toMatch(/^(finished|failed)$/);
-  return final!;
 }
 
 const documentNumbers = async (apiKey: string) =>
@@ -139,15 +121,7 @@ describe('the intake log', () => {
       receivedAt: new Date(Date.now() - day),
     });
 
-    const started = expectStatus(await api.sdk(apiKey).startFiscalSync(), 202);
-    await expect
-      .poll(
-        async () =>
-          expectStatus(await api.sdk(apiKey).getFiscalSyncStatus({ query: { started_at: started.started_at } }), 200)
-            .status,
-        { timeout: 60_000, interval: 200 },
-      )
-      .toBe('finished');
+    expect(await syncToTheEnd(api.sdk(apiKey))).toMatchObject({ status: 'finished' });
     const documents = expectStatus(await api.sdk(apiKey).listDocuments(), 200).items;
     expect(documents.map((document) => document.document_number).sort()).toEqual(['NC3', 'SETP990000008']);
 
@@ -205,7 +179,7 @@ describe('the intake log', () => {
       receivedAt: at(5),
     });
 
-    const final = await syncToTheEnd(apiKey);
+    const final = await syncToTheEnd(api.sdk(apiKey));
     expect(final).toMatchObject({ status: 'finished', message: expect.stringMatching(/^Read 5 e-mail\(s\): 3 new/) });
     expect(await documentNumbers(apiKey)).toEqual(['NUL-1', 'NUL-2', 'SETP990000008']);
 
@@ -301,7 +275,7 @@ describe('the intake log', () => {
       attachments: [{ name: 'z-codificaciones.zip', data: zipSync(Object.fromEntries(mailed.slice(3))) }],
       receivedAt: new Date(Date.now() - DAY),
     });
-    expect(await syncToTheEnd(mailbox.apiKey)).toMatchObject({ status: 'finished' });
+    expect(await syncToTheEnd(api.sdk(mailbox.apiKey))).toMatchObject({ status: 'finished' });
     expect(await documentNumbers(mailbox.apiKey)).toEqual(read.map((name) => `MAIL-${name.split('.')[0]}`).sort());
     expect(await intakeLog(mailbox.company.id)).toEqual([
       expect.objectContaining({
@@ -318,7 +292,7 @@ describe('the intake log', () => {
     const [le, be] = writeCfdiInvoices(2, 71_000).contents.map((xml) => utf16(xml));
     writeFileSync(join(work, 'paquete-utf16.zip'), zipSync({ 'le.xml': le!, 'be.xml': be!.swap16() }));
     await satProvider.behave(rfc, { polls: 1, packages: [{ path: join(work, 'paquete-utf16.zip') }] });
-    expect(await syncToTheEnd(apiKey)).toMatchObject({ status: 'finished' });
+    expect(await syncToTheEnd(api.sdk(apiKey))).toMatchObject({ status: 'finished' });
     expect(await documentNumbers(apiKey)).toHaveLength(2);
     expect(await intakeLog(company.id)).toEqual([]);
   });

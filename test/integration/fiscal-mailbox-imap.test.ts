@@ -99,16 +99,7 @@ async function registerMailbox(companyId: string, user: string, password: string
 
 /** A real IMAP client logged in as the company's mailbox user (the test's own, trusting the test CA). */
 async function imap(user: string, password: string): Promise<ImapFlow> {
-  const client = new ImapFlow({
-    host: dovecot.host,
-    port: dovecot.port,
-    secure: false,
-    auth: { user, pass: password },
-    tls: { ca: [certificates.ca] },
-    logger: false,
-  });
-  await client.connect();
-  return client;
+  return dovecot.login(user, password, certificates.ca);
 }
 
 /** Places a message as delivery would: IMAP APPEND with the INTERNALDATE it arrived at. */

@@ -117,15 +117,7 @@ const serviceAccountFlags = (keyFile: string) => ({
 
 /** The test's own IMAP client, logged in with the mailbox's password. */
 async function imap(user: string, password: string): Promise<ImapFlow> {
-  const client = new ImapFlow({
-    host: dovecot.host,
-    port: dovecot.port,
-    secure: false,
-    auth: { user, pass: password },
-    logger: false,
-  });
-  await client.connect();
-  return client;
+  return dovecot.login(user, password);
 }
 
 /** Places `count` messages, each with an invoice of its own (FV000001...), as delivery would. */

@@ -12,7 +12,13 @@ import { Document } from '../../db/documents/document.entity.ts';
 import { companyEm } from '../../db/orm.ts';
 import { tempDir } from '../../platform/temp-dir.ts';
 import { makeCompany } from '../helpers/companies.ts';
-import { dianMailbox, FAST_FISCAL_SYNC_TIMING, registerCredentials, uniqueNit } from '../helpers/fiscal-sync.ts';
+import {
+  dianMailbox,
+  FAST_FISCAL_SYNC_TIMING,
+  registerCredentials,
+  syncToTheEnd,
+  uniqueNit,
+} from '../helpers/fiscal-sync.ts';
 import { ops } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 import { replaceOnce } from '../unit/fiscal/fixtures.ts';
@@ -164,15 +170,7 @@ describe('a known fiscal reference through a DIAN mailbox sync', () => {
       receivedAt: new Date(Date.now() - day),
     });
 
-    const started = expectStatus(await api.sdk(apiKey).startFiscalSync(), 202);
-    await expect
-      .poll(
-        async () =>
-          expectStatus(await api.sdk(apiKey).getFiscalSyncStatus({ query: { started_at: started.started_at } }), 200)
-            .status,
-        { timeout: 60_000, interval: 200 },
-      )
-      .toBe('finished');
+    expect(await syncToTheEnd(api.sdk(apiKey))).toMatchObject({ status: 'finished' });
 
     const intake = await ops('fiscal', 'intake', '--company', company.id);
     expect(intake.stdout.refused).toEqual([

@@ -19,6 +19,7 @@ import {
   registerCredentials,
   satProvider,
   uniqueRfc,
+  syncToTheEnd,
 } from '../helpers/fiscal-sync.ts';
 import { ops } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
@@ -57,14 +58,6 @@ async function mexicanCompany(scenario: SatScenario) {
   return { company, apiKey, rfc };
 }
 
-/** Starts a sync and waits for its end; answers what the status endpoint then says. */
-async function syncToTheEnd(apiKey: string, timeout: number) {
-  expectStatus(await api.sdk(apiKey).startFiscalSync(), 202);
-  const status = async () => expectStatus(await api.sdk(apiKey).getFiscalSyncStatus(), 200);
-  await expect.poll(async () => (await status()).status, { timeout, interval: 250 }).toMatch(/^(finished|failed)$/);
-  return status();
-}
-
 /** The download requests of the CFDI extraction's packages (the metadata extraction's are left out). */
 async function packageRequests(rfc: string): Promise<PackageRequest[]> {
   const extraction = (await satProvider.extractions(rfc)).find((one) => one.format === 'xml');
@@ -81,7 +74,7 @@ describe('slow and stalling SAT packages', () => {
       delivery: { bytesPerSecond: MB },
     });
     const started = performance.now();
-    const final = await syncToTheEnd(apiKey, 120_000);
+    const final = await syncToTheEnd(api.sdk(apiKey), 120_000);
     const seconds = (performance.now() - started) / 1000;
     console.info(
       `[fiscal-sync-packages] ${size} bytes at 1 MB/s: the sync took ${seconds.toFixed(1)} s (${(size / MB / seconds).toFixed(2)} MB/s in all)`,
@@ -107,7 +100,7 @@ describe('slow and stalling SAT packages', () => {
       packages: [{ path }],
       delivery: { stallAtByte: stallAt },
     });
-    const final = await syncToTheEnd(apiKey, 60_000);
+    const final = await syncToTheEnd(api.sdk(apiKey), 60_000);
     expect(final).toMatchObject({ status: 'finished', fetching_status: 'finished', error_code: null });
     const [first, second, ...more] = await packageRequests(rfc);
     expect(more).toEqual([]);
@@ -131,7 +124,10 @@ describe('slow and stalling SAT packages', () => {
       packages: [{ path }],
       delivery: { stallAtByte: 1_500_000, ranges: false },
     });
-    expect(await syncToTheEnd(apiKey, 60_000)).toMatchObject({ status: 'finished', fetching_status: 'finished' });
+    expect(await syncToTheEnd(api.sdk(apiKey), 60_000)).toMatchObject({
+      status: 'finished',
+      fetching_status: 'finished',
+    });
     expect(await packageRequests(rfc)).toEqual([
       expect.objectContaining({ range: null, status: 200, sent: 1_500_000, ended: false }),
       expect.objectContaining({ range: 'bytes=1500000-', status: 200, sent: size, ended: true }),
@@ -152,7 +148,7 @@ describe('a bad package', () => {
       packages: [{ path: oversized }, { path: unreadable }, { files: STAMPED_CFDI_FIXTURES }],
     });
 
-    const final = await syncToTheEnd(apiKey, 60_000);
+    const final = await syncToTheEnd(api.sdk(apiKey), 60_000);
     expect(final).toMatchObject({ status: 'finished', fetching_status: 'finished', error_code: null });
     expect(await documentsOf(apiKey)).toHaveLength(2);
     const requests = await packageRequests(rfc);
@@ -193,7 +189,7 @@ describe('a bad package', () => {
     const { company, apiKey, rfc } = await mexicanCompany({
       packages: [{ path: join(work, 'purgado.zip') }, { files: STAMPED_CFDI_FIXTURES }],
     });
-    const final = await syncToTheEnd(apiKey, 60_000);
+    const final = await syncToTheEnd(api.sdk(apiKey), 60_000);
     expect(final).toMatchObject({ status: 'failed', fetching_status: 'finished', error_code: 'package_unavailable' });
     expect((await packageRequests(rfc)).map((request) => request.status)).toEqual([410]);
     expect((await latestRun(api.orm, company.id)).message).toMatch(/is no longer available \(HTTP 410\)/);

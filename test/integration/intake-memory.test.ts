@@ -14,7 +14,6 @@ import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { expectStatus } from '@accounts-payable/client';
 import { zipSync } from 'fflate';
-import { ImapFlow } from 'imapflow';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../platform/temp-dir.ts';
@@ -28,6 +27,7 @@ import {
   satProvider,
   uniqueNit,
   uniqueRfc,
+  syncToTheEnd,
 } from '../helpers/fiscal-sync.ts';
 import { ops } from '../helpers/ops.ts';
 import { OVERLAPPING_ZIP_SCRIPT } from '../helpers/overlapping-zip.ts';
@@ -67,19 +67,6 @@ async function python(script: string, ...args: string[]): Promise<Buffer> {
     maxBuffer: 64 * MB,
   });
   return stdout;
-}
-
-/** Runs a fiscal sync for the company of `apiKey` and waits until it is finished. */
-async function syncToTheEnd(apiKey: string): Promise<void> {
-  const started = expectStatus(await api.sdk(apiKey).startFiscalSync(), 202);
-  await expect
-    .poll(
-      async () =>
-        expectStatus(await api.sdk(apiKey).getFiscalSyncStatus({ query: { started_at: started.started_at } }), 200)
-          .status,
-      { timeout: 240_000, interval: 500 },
-    )
-    .toBe('finished');
 }
 
 const HOSTILE = {
@@ -214,7 +201,7 @@ describe('hostile intake against a worker held to its budget', () => {
     }
     deliver('nc.xml', CREDIT_NOTE);
 
-    await syncToTheEnd(apiKey);
+    expect(await syncToTheEnd(api.sdk(apiKey), 240_000)).toMatchObject({ status: 'finished' });
     const documents = expectStatus(await api.sdk(apiKey).listDocuments(), 200).items;
     expect(documents.map((document) => document.document_number).sort()).toEqual(['NC3', 'SETP990000008']);
 
@@ -264,7 +251,7 @@ describe('hostile intake against a worker held to its budget', () => {
     worker = spawnWorker(TASK_QUEUE);
     await worker.ready;
 
-    await syncToTheEnd(apiKey);
+    expect(await syncToTheEnd(api.sdk(apiKey), 240_000)).toMatchObject({ status: 'finished' });
     const documents = expectStatus(await api.sdk(apiKey).listDocuments(), 200).items;
     expect(documents).toHaveLength(2);
     const refused = (await ops('fiscal', 'intake', '--company', company.id, '--limit', '100')).stdout.refused as {
@@ -354,7 +341,7 @@ describe('a mailbox item is imported one entry at a time', () => {
         receivedAt: arrived(3),
       });
       await freshWorker();
-      await syncToTheEnd(apiKey);
+      expect(await syncToTheEnd(api.sdk(apiKey), 240_000)).toMatchObject({ status: 'finished' });
       expect(expectStatus(await api.sdk(apiKey).listDocuments(), 200).items).toHaveLength(2);
       peaks[name] = peakResidentBytes(worker.process.pid!);
       const refused = (await ops('fiscal', 'intake', '--company', company.id, '--limit', '1000')).stdout
@@ -402,14 +389,7 @@ describe('a mailbox item is imported one entry at a time', () => {
         passwordFile,
       );
       expect(registered.code, JSON.stringify(registered.stderr)).toBe(0);
-      const client = new ImapFlow({
-        host: dovecot.host,
-        port: dovecot.port,
-        secure: false,
-        auth: { user, pass: password },
-        logger: false,
-      });
-      await client.connect();
+      const client = await dovecot.login(user, password);
       try {
         const attachments = [
           [{ filename: 'antes.xml', content: goodInvoice() }],
@@ -436,7 +416,7 @@ describe('a mailbox item is imported one entry at a time', () => {
         await client.logout();
       }
       await freshWorker();
-      await syncToTheEnd(apiKey);
+      expect(await syncToTheEnd(api.sdk(apiKey), 240_000)).toMatchObject({ status: 'finished' });
       expect(expectStatus(await api.sdk(apiKey).listDocuments(), 200).items).toHaveLength(2);
       const peak = peakResidentBytes(worker.process.pid!);
       const refused = (await ops('fiscal', 'intake', '--company', company.id, '--limit', '1000')).stdout

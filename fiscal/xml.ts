@@ -134,7 +134,8 @@ function decodeInput(input: string | Uint8Array, file: string): string {
   return text;
 }
 
-function tooLarge(file: string): FiscalDocumentError {
+/** The refusal of a file at or past the XML cap, for a reader that can tell from its size alone. */
+export function tooLarge(file: string): FiscalDocumentError {
   return new FiscalDocumentError(
     'file_too_large',
     file,

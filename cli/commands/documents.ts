@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import {
   importFiscalDocument,
@@ -20,6 +20,7 @@ import {
 } from '../../services/documents/sat-cancellations.ts';
 import { dianSettingsFromEnv } from '../../services/dian/settings.ts';
 import { storableName } from '../../fiscal/storable-text.ts';
+import { MAX_FISCAL_XML_BYTES, tooLarge } from '../../fiscal/xml.ts';
 import { reference } from '../arguments.ts';
 import type { Command } from '../command.ts';
 import { CliError, notFound, usage } from '../errors.ts';
@@ -64,9 +65,12 @@ export const documentCommands: Command[] = [
           process.stderr.write(`\r\u001b[2Kimporting ${done}/${named.length} ${basename(file)}`);
       };
       const importOne = async (file: string) => {
-        const xml = await readFile(file);
         // The name is the operator's file system's: made storable like any name from outside.
-        return importFiscalDocument(deps, { companyId, fileName: storableName(basename(file)), xml, source: 'fiscal' });
+        const fileName = storableName(basename(file));
+        // A file past the XML cap is refused from its size, never read whole.
+        if ((await stat(file)).size >= MAX_FISCAL_XML_BYTES) throw tooLarge(fileName);
+        const xml = await readFile(file);
+        return importFiscalDocument(deps, { companyId, fileName, xml, source: 'fiscal' });
       };
       // Payment receipts may come before the invoices they pay: those are applied again once every file is in.
       const receiptsToRetry: [number, string][] = [];

@@ -22,6 +22,7 @@ import type { ImportDeps } from '../documents/import-fiscal-document.ts';
 import { applySatMetadata, emptyReport, type MetadataReport } from '../documents/sat-cancellations.ts';
 import { importEntries, keepHeartbeating, newProgress, resumedProgress } from './import-files.ts';
 import { recordRefusals } from './intake-refusals.ts';
+import { storableName, storableText } from '../../fiscal/storable-text.ts';
 import {
   loadRun,
   noCounts,
@@ -270,7 +271,10 @@ async function refusePackage(
   refusal: { reason: PackageRefusalReason; detail: string },
   counts: ImportCounts,
 ): Promise<void> {
-  await recordRefusals(deps.orm, companyId, [{ name: packageId, ...refusal }]);
+  // The provider names its packages: stored as any outside text is.
+  await recordRefusals(deps.orm, companyId, [
+    { name: storableName(packageId), reason: refusal.reason, detail: storableText(refusal.detail) },
+  ]);
   counts.skipped[refusal.reason] = (counts.skipped[refusal.reason] ?? 0) + 1;
 }
 

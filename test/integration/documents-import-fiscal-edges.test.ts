@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expectStatus } from '@accounts-payable/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,6 +150,23 @@ describe('fiscal edge cases through `ops documents import` and GET /documents/{r
       target_currency: 'USD',
       date: '2019-02-18',
     });
+  });
+
+  it('refuses a file at the XML cap from its size, without reading it, and imports the next one', async () => {
+    const { company } = await makeCompany(api.orm, { country: 'COL' });
+    // 10 MiB exactly, sparse: the cap itself is refused.
+    const huge = written('enorme.xml', '');
+    truncateSync(huge, 10 * 1024 * 1024);
+    const good = written('buena.xml', DIAN_INVOICE);
+    const imported = await ops('documents', 'import', '--company', company.id, huge, good);
+    expect(imported.stdout.errors).toEqual([
+      expect.objectContaining({
+        file: huge,
+        code: 'file_too_large',
+        message: expect.stringContaining('10 MB XML cap'),
+      }),
+    ]);
+    expect(imported.stdout.documents).toHaveLength(1);
   });
 
   it('refuses a known CUFE with another number, naming both, and stays idempotent for the same file', async () => {

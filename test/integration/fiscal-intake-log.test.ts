@@ -27,6 +27,7 @@ import {
   syncToTheEnd,
 } from '../helpers/fiscal-sync.ts';
 import { ops } from '../helpers/ops.ts';
+import { rfc2231Message } from '../helpers/mail-messages.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
@@ -71,25 +72,6 @@ function deliverRaw(companyId: string, name: string, raw: string | Uint8Array, a
   writeFileSync(path, raw);
   utimesSync(path, arrived, arrived);
 }
-
-/** A message whose one attachment is named with RFC 2231 percent-encoding, as a mailer writes it. */
-const rfc2231Message = (encodedName: string, data: string | Uint8Array) =>
-  [
-    'From: facturacion@proveedor.example.co',
-    'To: facturas@empresa.example.co',
-    'Subject: Factura',
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/mixed; boundary="limite"',
-    '',
-    '--limite',
-    'Content-Type: application/xml',
-    `Content-Disposition: attachment; filename*=utf-8''${encodedName}`,
-    'Content-Transfer-Encoding: base64',
-    '',
-    Buffer.from(data).toString('base64'),
-    '--limite--',
-    '',
-  ].join('\r\n');
 
 const invoice = (documentNumber: string, nit = '900123456') =>
   dianInvoiceXml({

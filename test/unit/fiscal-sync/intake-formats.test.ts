@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { strToU8, zipSync } from 'fflate';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rfc2231Message } from '../../helpers/mail-messages.ts';
 import { DEFAULT_INTAKE_LIMITS, type IntakeLimits } from '../../../fiscal/intake-limits.ts';
 import { parseFiscalDocument } from '../../../fiscal/parse.ts';
 import { documentsInMailboxItem, xmlFilesOfPackage, type FoundFiles } from '../../helpers/package-files.ts';
@@ -708,23 +709,4 @@ describe('caps, names and encodings: one outcome per file, whatever holds it', (
 });
 
 /** A message whose one attachment is named with RFC 2231 percent-encoding, as written. */
-function rfc2231Mail(encodedName: string, data: Uint8Array): Uint8Array {
-  return strToU8(
-    [
-      'From: facturacion@proveedor.example.co',
-      'To: facturas@empresa.example.co',
-      'Subject: Factura',
-      'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="limite"',
-      '',
-      '--limite',
-      'Content-Type: application/xml',
-      `Content-Disposition: attachment; filename*=utf-8''${encodedName}`,
-      'Content-Transfer-Encoding: base64',
-      '',
-      Buffer.from(data).toString('base64'),
-      '--limite--',
-      '',
-    ].join('\r\n'),
-  );
-}
+const rfc2231Mail = (encodedName: string, data: Uint8Array): Uint8Array => strToU8(rfc2231Message(encodedName, data));

@@ -563,6 +563,8 @@ describe('document.accounted', () => {
       JSON.stringify({ steps: [{ action: 'document.accounting', actionable: false }] }),
     );
     await ops('flows', 'set', '--company', company.id, '--file', join(dir, 'flow.json'));
+    // Accounted by the operator's command, not by the lifecycle the moment the step opens: the step is seen waiting.
+    expect((await ops('accounting', 'settings', '--company', company.id, '--automatic', 'off')).code).toBe(0);
     const reference = await importInvoice(company.id);
     const current = async () =>
       await api.call('GET', `/public/api/v1/workflow-steps/current?entity_reference=${reference}`, { apiKey });

@@ -13,6 +13,7 @@ import { integratorClient, type Integrator } from '../harness/integrator.ts';
 import { writeInvoices } from '../harness/invoices.ts';
 import { writeCfdiInvoices } from '../helpers/cfdi-files.ts';
 import { clabeOf } from '../helpers/payments.ts';
+import { satMetadataLine } from '../helpers/sat-metadata-lines.ts';
 import { SAT_METADATA_HEADER } from '../../simulators/sat-provider/server.ts';
 import { operatorClient, type Operator } from '../harness/operator.ts';
 import { RetryStats } from '../harness/retry-stats.ts';
@@ -141,17 +142,7 @@ describe('a SAT cancellation across a worker kill', () => {
       await expect.poll(() => status(reference), { timeout: 60_000 }).toBe('waiting_for_validated_account');
 
     const metadata = join(stack.dir, `${randomUUID().toUpperCase()}_01.txt`);
-    const line = [uuid, 'H&E951128469', 'HERRERIA & ELECTRICOS S DE CV', 'KIJ0906199R1', 'KIJ, S.A DE C.V.'];
-    const rest = [
-      'SAT970701NN3',
-      '2026-11-20 10:15:00',
-      '2026-11-20 10:16:02',
-      '17852.75',
-      'I',
-      '0',
-      '2026-11-25 09:30:00',
-    ];
-    writeFileSync(metadata, `${SAT_METADATA_HEADER}\r\n${[...line, ...rest].join('~')}\r\n`);
+    writeFileSync(metadata, `${SAT_METADATA_HEADER}\r\n${satMetadataLine(uuid, '0', '2026-11-25 09:30:00')}\r\n`);
     // The worker dies once the command has cancelled the first payment (they go in order), while it cancels the rest.
     // The operator runs it again while it fails for want of the worker, for as long as a busy machine takes to restart one.
     const patient = operatorClient(stack.env, new RetryStats(), 240_000);

@@ -22,6 +22,7 @@ import { todayIn } from '../../services/payments/schedule.ts';
 import { SAT_METADATA_HEADER } from '../../simulators/sat-provider/server.ts';
 import { createPaymentThroughProcess } from '../../temporal/payments.ts';
 import { writeCfdiInvoices } from '../helpers/cfdi-files.ts';
+import { satMetadataLine as metadataLine } from '../helpers/sat-metadata-lines.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import {
   FAST_FISCAL_SYNC_TIMING,
@@ -47,24 +48,6 @@ function day(offset: number): string {
   const date = new Date(`${todayIn('MEX')}T00:00:00Z`);
   date.setUTCDate(date.getUTCDate() + offset);
   return date.toISOString().slice(0, 10);
-}
-
-/** One line of SAT's metadata, as SAT writes it. */
-function metadataLine(uuid: string, estatus: '0' | '1', canceledAt = '', issuer = ISSUER): string {
-  return [
-    uuid.toUpperCase(),
-    issuer,
-    'HERRERIA & ELECTRICOS S DE CV',
-    'KIJ0906199R1',
-    'KIJ, S.A DE C.V.',
-    'SAT970701NN3',
-    '2026-11-20 10:15:00',
-    '2026-11-20 10:16:02',
-    '17852.75',
-    'I',
-    estatus,
-    canceledAt,
-  ].join('~');
 }
 
 /** SAT's metadata file (CRLF, as SAT ends its lines), written to a file named like SAT's. */

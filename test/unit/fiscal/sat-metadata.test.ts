@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { zipSync } from 'fflate';
+import { satMetadataLine as row } from '../../helpers/sat-metadata-lines.ts';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_INTAKE_LIMITS } from '../../../fiscal/intake-limits.ts';
 import {
@@ -18,24 +19,6 @@ const SAMPLE_PACKAGE = new URL('../../fixtures/sat-descarga-masiva/metadata.zip'
 
 const HEADER =
   'Uuid~RfcEmisor~NombreEmisor~RfcReceptor~NombreReceptor~RfcPac~FechaEmision~FechaCertificacionSat~Monto~EfectoComprobante~Estatus~FechaCancelacion';
-
-/** One data line as SAT writes it. */
-function row(uuid: string, estatus: string, canceledAt = '', issuer = 'H&E951128469'): string {
-  return [
-    uuid.toUpperCase(),
-    issuer,
-    'HERRERIA & ELECTRICOS S DE CV',
-    'KIJ0906199R1',
-    'KIJ, S.A DE C.V.',
-    'SAT970701NN3',
-    '2026-11-20 10:15:00',
-    '2026-11-20 10:16:02',
-    '17852.75',
-    'I',
-    estatus,
-    canceledAt,
-  ].join('~');
-}
 
 /** Text given in chunks of `size` bytes, the way a file or an inflating entry hands it over. */
 async function* chunked(text: string | Uint8Array, size = 7): AsyncGenerator<Uint8Array> {

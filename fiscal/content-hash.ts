@@ -39,9 +39,17 @@ export function documentContent(document: NormalizedDocument): Record<ContentPar
 
 /** SHA-256 (hexadecimal) of the document's content, its keys in a fixed order. */
 export function contentHash(document: NormalizedDocument): string {
-  return createHash('sha256')
-    .update(canonical(documentContent(document)))
-    .digest('hex');
+  const hash = createHash('sha256');
+  // Written to the digest piece by piece: a document of thousands of lines is never one string.
+  let pending = '';
+  writeCanonical(documentContent(document), (text) => {
+    pending += text;
+    if (pending.length >= 65_536) {
+      hash.update(pending);
+      pending = '';
+    }
+  });
+  return hash.update(pending).digest('hex');
 }
 
 /** The parts in which two documents differ, in the order `documentContent` lists them; empty when they say the same. */
@@ -51,12 +59,42 @@ export function contentDifferences(stored: NormalizedDocument, incoming: Normali
   return CONTENT_PARTS.filter((part) => canonical(before[part]) !== canonical(after[part]));
 }
 
-/** JSON with every object's keys sorted and bigints as their decimal text. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_, item: unknown) => {
-    if (typeof item === 'bigint') return item.toString();
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
-    const entries = Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return Object.fromEntries(entries);
-  });
+  const pieces: string[] = [];
+  writeCanonical(value, (text) => pieces.push(text));
+  return pieces.join('');
+}
+
+/** Writes `value` as JSON with every object's keys sorted and bigints as their decimal text (in quotes). */
+function writeCanonical(value: unknown, write: (text: string) => void): void {
+  const item = hasToJson(value) ? value.toJSON() : value;
+  if (typeof item === 'bigint') return write(JSON.stringify(item.toString()));
+  if (item === null || typeof item !== 'object') return write(JSON.stringify(item) ?? 'null');
+  if (Array.isArray(item)) {
+    write('[');
+    item.forEach((element: unknown, at) => {
+      if (at > 0) write(',');
+      writeCanonical(omitted(element) ? null : element, write);
+    });
+    return write(']');
+  }
+  write('{');
+  let first = true;
+  for (const key of Object.keys(item).sort()) {
+    const field = (item as Record<string, unknown>)[key];
+    if (omitted(field)) continue;
+    write(`${first ? '' : ','}${JSON.stringify(key)}:`);
+    first = false;
+    writeCanonical(field, write);
+  }
+  write('}');
+}
+
+/** What JSON leaves out of an object (and writes as null in an array). */
+function omitted(value: unknown): boolean {
+  return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+}
+
+function hasToJson(value: unknown): value is { toJSON(): unknown } {
+  return typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }

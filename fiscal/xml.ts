@@ -1,7 +1,8 @@
-// A small namespace-aware XML tree on top of fast-xml-parser, safe for untrusted files:
-// no DTDs, no entity expansion beyond the five XML ones and character references, caps on its size and its shape.
+// A small namespace-aware XML tree built from a streaming parser (saxes), safe for untrusted files: no DTDs, no entities
+// beyond the five XML ones and character references, caps on its size and its shape. The parser keeps no tree of its
+// own: each element is built once, as the parser reaches it.
 
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { FiscalDocumentError } from './errors.ts';
 import { xmlEncoding } from './xml-encoding.ts';
 
@@ -24,82 +25,259 @@ export interface XmlElement {
 }
 
 const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
+const MAX_DEPTH = 100;
+const NO_CHILDREN: readonly Element[] = Object.freeze([]);
+const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
+const ROOT_SCOPE: ReadonlyMap<string, string> = new Map([['xml', XML_NAMESPACE]]);
 
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  // Entities are decoded here, not by the parser, so nothing but the XML built-ins can ever expand.
-  processEntities: false,
-  htmlEntities: false,
-  cdataPropName: '#cdata',
-  commentPropName: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  maxNestedTags: 100,
-});
+function hasAny(attributes: Readonly<Record<string, string>>): boolean {
+  for (const _ in attributes) return true;
+  return false;
+}
+
+/** The prefixes in scope on an element: its parent's, with its own `xmlns` declarations over them. */
+function declaredScope(
+  attributes: Readonly<Record<string, string>>,
+  parentScope: ReadonlyMap<string, string>,
+): ReadonlyMap<string, string> {
+  let scope = parentScope;
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key !== 'xmlns' && !key.startsWith('xmlns:')) continue;
+    if (scope === parentScope) scope = new Map(parentScope);
+    (scope as Map<string, string>).set(key === 'xmlns' ? '' : key.slice(6), value);
+  }
+  return scope;
+}
+
+/**
+ * An element as built. Its path is worked out when asked for: whether a name is numbered (`L[1]`) depends on the
+ * siblings that follow it, and a path is asked for only where something is reported.
+ */
+class Element implements XmlElement {
+  children: readonly Element[] = NO_CHILDREN;
+  text = '';
+  /** True once a sibling shares the name: the path numbers it. */
+  numbered = false;
+
+  readonly name: string;
+  readonly localName: string;
+  readonly namespace: string | null;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly scope: ReadonlyMap<string, string>;
+  /** Its place among its parent's children of the same name, from 1. */
+  readonly index: number;
+  /** The parent, or for the root the path its document is embedded at. */
+  private readonly parent: Element | string;
+
+  constructor(
+    name: string,
+    namespace: string | null,
+    attributes: Readonly<Record<string, string>>,
+    scope: ReadonlyMap<string, string>,
+    parent: Element | string,
+    index: number,
+  ) {
+    this.name = name;
+    this.localName = name.slice(name.indexOf(':') + 1);
+    this.namespace = namespace;
+    this.attributes = attributes;
+    this.scope = scope;
+    this.parent = parent;
+    this.index = index;
+  }
+
+  get path(): string {
+    const label = this.numbered ? `${this.name}[${this.index}]` : this.name;
+    const above = typeof this.parent === 'string' ? this.parent : this.parent.path;
+    return above === '' ? label : `${above}/${label}`;
+  }
+
+  adopt(child: Element): void {
+    if (this.children === NO_CHILDREN) this.children = [];
+    (this.children as Element[]).push(child);
+  }
+}
 
 /** Parses a fiscal XML file into a namespace-resolved element tree; `basePath` prefixes element paths of embedded documents. */
 export function parseXml(input: string | Uint8Array, file: string, basePath = ''): XmlElement {
   const text = decodeInput(input, file);
-  rejectDoctype(text, file);
-  const validation = XMLValidator.validate(text, { allowBooleanAttributes: false });
-  if (validation !== true) {
+  const builder = new TreeBuilder(file, basePath);
+  const parser = new SaxesParser({ xmlns: false, position: true });
+  parser.on('doctype', () => {
     throw new FiscalDocumentError(
-      'malformed_xml',
+      'dtd_not_allowed',
       file,
-      null,
-      `the file is not well-formed XML: ${validation.err.msg}`,
-      {
-        line: validation.err.line,
-        column: validation.err.col,
-      },
+      '!DOCTYPE',
+      'document type declarations and entities are not accepted in fiscal XML (they can make a parser read other files)',
     );
-  }
-  let nodes: unknown;
+  });
+  parser.on('opentagstart', (tag) => builder.starting(tag.name));
+  parser.on('opentag', (tag) => builder.open(tag));
+  parser.on('text', (value) => builder.addText(value));
+  parser.on('cdata', (value) => builder.addText(value));
+  parser.on('closetag', () => builder.close());
   try {
-    nodes = parser.parse(text);
+    for (const part of text.parts()) parser.write(part);
+    parser.close();
   } catch (error) {
-    throw new FiscalDocumentError(
-      'malformed_xml',
-      file,
-      null,
-      `the file could not be read as XML: ${(error as Error).message}`,
-    );
+    if (error instanceof FiscalDocumentError) throw error;
+    throw builder.refusal(parser, text.whole(), (error as Error).message);
   }
-  const top = Array.isArray(nodes) ? (nodes as unknown[]) : [];
-  const roots: Record<string, unknown>[] = [];
-  for (const node of top) {
-    const record = node as Record<string, unknown>;
-    if ('#text' in record) {
-      if (String(record['#text']).trim() !== '') {
-        throw new FiscalDocumentError('malformed_xml', file, null, 'text found outside the root element');
-      }
-    } else if (!('#cdata' in record)) {
-      roots.push(record);
-    }
-  }
-  const [root] = roots;
-  if (root === undefined || roots.length > 1) {
-    throw new FiscalDocumentError(
-      'malformed_xml',
-      file,
-      null,
-      roots.length === 0 ? 'the file has no root element' : 'the file has more than one root element',
-    );
-  }
-  // The parser's tree is let go as the element tree is built (see buildElement): not both whole at once.
-  nodes = undefined;
-  top.length = 0;
-  roots.length = 0;
-  const scope = new Map<string, string>([['xml', XML_NAMESPACE]]);
-  return buildElement(root, scope, basePath, file);
+  return builder.root(parser);
 }
 
-function decodeInput(input: string | Uint8Array, file: string): string {
+/** Builds the element tree from the parser's events, and says where the parser was when it refused something. */
+class TreeBuilder {
+  private readonly stack: Element[] = [];
+  /** Per open element, how many children of each name it has so far (only open elements keep one). */
+  private readonly counts: (Map<string, Element> | null)[] = [];
+  /** The name of the tag being read, between its name and the end of its attributes. */
+  private tagBeingRead: string | null = null;
+  private top: Element | undefined;
+
+  private readonly file: string;
+  private readonly basePath: string;
+
+  constructor(file: string, basePath: string) {
+    this.file = file;
+    this.basePath = basePath;
+  }
+
+  starting(name: string): void {
+    this.tagBeingRead = name;
+  }
+
+  open(tag: SaxesTagPlain): void {
+    this.tagBeingRead = null;
+    const parent = this.stack.at(-1);
+    if (parent === undefined && this.top !== undefined)
+      throw new FiscalDocumentError('malformed_xml', this.file, null, 'the file has more than one root element');
+    if (this.stack.length >= MAX_DEPTH)
+      throw new FiscalDocumentError(
+        'malformed_xml',
+        this.file,
+        null,
+        `the file nests elements more than ${MAX_DEPTH} deep, the most it may`,
+      );
+    const scope = declaredScope(tag.attributes, parent?.scope ?? ROOT_SCOPE);
+    const colon = tag.name.indexOf(':');
+    const prefix = colon === -1 ? '' : tag.name.slice(0, colon);
+    const namespace = scope.get(prefix) ?? null;
+    // Made when an element gets its first child: the many leaves never need one.
+    const siblings = parent === undefined ? undefined : (this.counts[this.counts.length - 1] ??= new Map());
+    const previous = siblings?.get(tag.name);
+    const element = new Element(
+      tag.name,
+      namespace,
+      hasAny(tag.attributes) ? tag.attributes : NO_ATTRIBUTES,
+      scope,
+      parent ?? this.basePath,
+      (previous?.index ?? 0) + 1,
+    );
+    if (previous !== undefined) previous.numbered = element.numbered = true;
+    if (prefix !== '' && namespace === null)
+      throw new FiscalDocumentError(
+        'malformed_xml',
+        this.file,
+        element.path,
+        `the namespace prefix "${prefix}" is not declared`,
+      );
+    siblings?.set(tag.name, element);
+    parent?.adopt(element);
+    this.top ??= element;
+    this.stack.push(element);
+    this.counts.push(null);
+  }
+
+  addText(value: string): void {
+    const element = this.stack.at(-1);
+    // Text outside the root is whitespace: the parser refuses any other.
+    if (element !== undefined) element.text += value;
+  }
+
+  close(): void {
+    this.stack.pop();
+    this.counts.pop();
+  }
+
+  root(parser: SaxesParser): XmlElement {
+    if (this.top === undefined) throw this.refusal(parser, '', 'the file has no root element');
+    return this.top;
+  }
+
+  /** The refusal of what the parser refused, naming the character XML forbids and where it stands when that is why. */
+  refusal(parser: SaxesParser, text: string, message: string): FiscalDocumentError {
+    const location = { line: parser.line, column: parser.column };
+    const reason = message.replace(/^\d+:\d+: /, '');
+    if (/^(disallowed character|malformed character entity)/.test(reason)) {
+      const character = forbiddenCharacterBefore(text, parser.position);
+      if (character !== null)
+        return new FiscalDocumentError(
+          'malformed_xml',
+          this.file,
+          this.where(text, parser.position),
+          `the character ${character} is not allowed in XML`,
+          location,
+        );
+    }
+    if (reason.startsWith('undefined entity')) {
+      const name = /&([^&;\s]{1,64});$/.exec(text.slice(Math.max(0, parser.position - 66), parser.position))?.[1];
+      return new FiscalDocumentError(
+        'malformed_xml',
+        this.file,
+        this.where(text, parser.position),
+        `unknown entity &${name ?? ''}; (only the XML built-in entities are accepted)`,
+        location,
+      );
+    }
+    return new FiscalDocumentError(
+      'malformed_xml',
+      this.file,
+      null,
+      `the file is not well-formed XML: ${reason}`,
+      location,
+    );
+  }
+
+  /** The path of what the parser was reading at `position`: an element's text, or one of its attributes. */
+  private where(text: string, position: number): string | null {
+    const parent = this.stack.at(-1);
+    const parentPath = parent?.path ?? this.basePath;
+    if (this.tagBeingRead === null) return parentPath === '' ? null : parentPath;
+    const tag = text.slice(text.lastIndexOf('<', position) + 1, position);
+    const attribute = /([^\s=<>"']+)\s*=\s*(?:"[^"]*|'[^']*)$/.exec(tag)?.[1];
+    const element = parentPath === '' ? this.tagBeingRead : `${parentPath}/${this.tagBeingRead}`;
+    return attribute === undefined ? element : `${element}/@${attribute}`;
+  }
+}
+
+// XML 1.0's Char production: tab, line feed, carriage return and Unicode outside the C0 controls, the surrogates and
+// U+FFFE/U+FFFF. Anything else (U+0000 among them, which PostgreSQL cannot store) is not XML, written raw or as `&#1;`.
+const FORBIDDEN_CHARACTER = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+/** The forbidden character the parser stopped just after, written raw or as a reference, as `U+XXXX`; or null. */
+function forbiddenCharacterBefore(text: string, position: number): string | null {
+  const before = text.slice(Math.max(0, position - 12), position);
+  const reference = /&#(?:x([0-9a-fA-F]+)|([0-9]+));$/.exec(before);
+  const codePoint =
+    reference !== null
+      ? Number.parseInt(reference[1] ?? reference[2]!, reference[1] === undefined ? 10 : 16)
+      : before.codePointAt(before.length - 1);
+  if (codePoint === undefined) return null;
+  if (reference === null && !FORBIDDEN_CHARACTER.test(String.fromCodePoint(codePoint))) return null;
+  return `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** A file's text, read in parts by the parser, and whole only to say where a refused file went wrong. */
+interface XmlText {
+  parts(): Iterable<string>;
+  whole(): string;
+}
+
+/** Bytes decoded per part: the parser reads the file without it ever being one string of megabytes. */
+const PART_BYTES = 1024 * 1024;
+
+function decodeInput(input: string | Uint8Array, file: string): XmlText {
   if (typeof input === 'string') {
     // Cheap bound first: a string never takes more than 3 UTF-8 bytes per UTF-16 unit.
     if (
@@ -109,7 +287,8 @@ function decodeInput(input: string | Uint8Array, file: string): string {
       throw tooLarge(file);
     }
     refuseHeavyShape(input, file);
-    return input.startsWith('\uFEFF') ? input.slice(1) : input;
+    const text = input.startsWith('\uFEFF') ? input.slice(1) : input;
+    return { parts: () => [text], whole: () => text };
   }
   if (input.byteLength >= MAX_FISCAL_XML_BYTES) throw tooLarge(file);
   const found = xmlEncoding(input);
@@ -121,17 +300,40 @@ function decodeInput(input: string | Uint8Array, file: string): string {
       `the XML declaration names the character encoding "${found.unsupported}", which is not read (UTF-8, UTF-16 with its byte-order mark, ISO-8859 and Windows code pages are)`,
     );
   }
-  // Where `<` is one byte, the shape is measured on the bytes: a file refused for it is never decoded.
-  const bytewise = !found.encoding.startsWith('utf-16');
-  if (bytewise) refuseHeavyShape(Buffer.from(input.buffer, input.byteOffset, input.byteLength), file);
-  let text: string;
-  try {
-    text = new TextDecoder(found.encoding, { fatal: true, ignoreBOM: false }).decode(input);
-  } catch {
-    throw new FiscalDocumentError('malformed_xml', file, null, `the file is not valid ${found.encoding} text`);
+  const notText = () =>
+    new FiscalDocumentError('malformed_xml', file, null, `the file is not valid ${found.encoding} text`);
+  const decoder = () => new TextDecoder(found.encoding, { fatal: true, ignoreBOM: false });
+  const whole = () => {
+    try {
+      return decoder().decode(input);
+    } catch {
+      throw notText();
+    }
+  };
+  if (found.encoding.startsWith('utf-16')) {
+    // `<` is two bytes: the shape is measured on the text.
+    const text = whole();
+    refuseHeavyShape(text, file);
+    return { parts: () => [text], whole: () => text };
   }
-  if (!bytewise) refuseHeavyShape(text, file);
-  return text;
+  // Where `<` is one byte, the shape is measured on the bytes: a file refused for it is never decoded.
+  refuseHeavyShape(Buffer.from(input.buffer, input.byteOffset, input.byteLength), file);
+  return {
+    *parts() {
+      const reading = decoder();
+      for (let at = 0; at < input.byteLength; at += PART_BYTES) {
+        const last = at + PART_BYTES >= input.byteLength;
+        let part: string;
+        try {
+          part = reading.decode(input.subarray(at, at + PART_BYTES), { stream: !last });
+        } catch {
+          throw notText();
+        }
+        yield part;
+      }
+    },
+    whole,
+  };
 }
 
 /** The refusal of a file at or past the XML cap, for a reader that can tell from its size alone. */
@@ -144,8 +346,8 @@ export function tooLarge(file: string): FiscalDocumentError {
   );
 }
 
-/** Most elements a fiscal XML may hold: a CFDI of 12,000 concepts has about 60,000. */
-export const MAX_XML_ELEMENTS = 60_000;
+/** Most elements a fiscal XML may hold: a CFDI of 8,000 concepts, or a DIAN invoice of 2,000 taxed lines, has fewer. */
+export const MAX_XML_ELEMENTS = 40_000;
 /**
  * Most characters (bytes, in an encoding where `<` is one byte) from one tag to the next, a tag and the text after it:
  * an embedded PDF of 750 KB in base64.
@@ -153,10 +355,8 @@ export const MAX_XML_ELEMENTS = 60_000;
 export const MAX_XML_RUN = 1024 * 1024;
 
 /**
- * Refuses, before the parser sees it, a file whose shape would take the parser's memory past what a worker has:
- * fast-xml-parser adds text one character at a time (about 32 bytes of heap each until the text ends) and keeps each
- * element as objects, so 10 MB of one text, or of empty elements, takes it past 300 MB. Comments and CDATA, which it
- * reads as one piece, are not measured.
+ * Refuses, before the parser sees it, a file whose tree would take a worker past its memory budget: its elements are
+ * counted, and its longest run of text (one string held whole). Comments and CDATA are not measured.
  */
 function refuseHeavyShape(text: string | Buffer, file: string): void {
   const startsWith =
@@ -194,132 +394,6 @@ function refuseHeavyShape(text: string | Buffer, file: string): void {
     if (end === -1) return;
     at = end + close.length;
   }
-}
-
-function rejectDoctype(text: string, file: string): void {
-  // Walk the markup that can hide "<!DOCTYPE" (comments, CDATA) so an attached document's text does not trip it.
-  const pattern = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?(?:\]\]>|$)|<!DOCTYPE|<!ENTITY/gi;
-  for (const match of text.matchAll(pattern)) {
-    const token = match[0].toUpperCase();
-    if (token === '<!DOCTYPE' || token === '<!ENTITY') {
-      throw new FiscalDocumentError(
-        'dtd_not_allowed',
-        file,
-        '!DOCTYPE',
-        'document type declarations and entities are not accepted in fiscal XML (they can make a parser read other files)',
-      );
-    }
-  }
-}
-
-const EMPTY: Record<string, unknown> = {};
-
-function buildElement(
-  node: Record<string, unknown>,
-  parentScope: ReadonlyMap<string, string>,
-  parentPath: string,
-  file: string,
-  pathName?: string,
-): XmlElement {
-  const name = Object.keys(node).find((key) => key !== ':@');
-  if (name === undefined)
-    throw new FiscalDocumentError('malformed_xml', file, parentPath || null, 'an element has no name');
-  const path = parentPath === '' ? (pathName ?? name) : `${parentPath}/${pathName ?? name}`;
-  const rawAttributes = (node[':@'] ?? {}) as Record<string, unknown>;
-  const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
-  let scope = parentScope;
-  for (const [key, raw] of Object.entries(rawAttributes)) {
-    const value = allowedCharacters(decodeEntities(String(raw), file, `${path}/@${key}`), file, `${path}/@${key}`);
-    attributes[key] = value;
-    if (key === 'xmlns' || key.startsWith('xmlns:')) {
-      if (scope === parentScope) scope = new Map(parentScope);
-      (scope as Map<string, string>).set(key === 'xmlns' ? '' : key.slice(6), value);
-    }
-  }
-  const colon = name.indexOf(':');
-  const prefix = colon === -1 ? '' : name.slice(0, colon);
-  const localName = colon === -1 ? name : name.slice(colon + 1);
-  const namespace = scope.get(prefix) ?? null;
-  if (prefix !== '' && namespace === null) {
-    throw new FiscalDocumentError('malformed_xml', file, path, `the namespace prefix "${prefix}" is not declared`);
-  }
-
-  const content = node[name];
-  // Let go of the parser's node as it is read: what is built replaces it.
-  node[name] = undefined;
-  const items = Array.isArray(content) ? (content as Record<string, unknown>[]) : [];
-  const elementNodes: Record<string, unknown>[] = [];
-  let text = '';
-  for (const item of items) {
-    if ('#text' in item) {
-      text += allowedCharacters(decodeEntities(String(item['#text']), file, path), file, path);
-    } else if ('#cdata' in item) {
-      // CDATA is literal: no entity decoding.
-      for (const part of (item['#cdata'] ?? []) as Record<string, unknown>[])
-        text += allowedCharacters(String((part['#text'] as string | number | undefined) ?? ''), file, path);
-    } else {
-      elementNodes.push(item);
-    }
-  }
-  const counts = new Map<string, number>();
-  for (const item of elementNodes) {
-    const childName = Object.keys(item).find((key) => key !== ':@') ?? '';
-    counts.set(childName, (counts.get(childName) ?? 0) + 1);
-  }
-  const seen = new Map<string, number>();
-  items.length = 0;
-  const children: XmlElement[] = [];
-  for (let at = 0; at < elementNodes.length; at++) {
-    const item = elementNodes[at]!;
-    elementNodes[at] = EMPTY;
-    const childName = Object.keys(item).find((key) => key !== ':@') ?? '';
-    const index = (seen.get(childName) ?? 0) + 1;
-    seen.set(childName, index);
-    const label = (counts.get(childName) ?? 0) > 1 ? `${childName}[${index}]` : childName;
-    children.push(buildElement(item, scope, path, file, label));
-  }
-  return { name, localName, namespace, attributes, children, text, path };
-}
-
-// XML 1.0's Char production: tab, line feed, carriage return and Unicode outside the C0 controls, the surrogates and
-// U+FFFE/U+FFFF. Anything else (U+0000 among them, which PostgreSQL cannot store) is not XML, written raw or as `&#1;`.
-const FORBIDDEN_CHARACTER = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-
-function allowedCharacters(value: string, file: string, path: string): string {
-  const forbidden = FORBIDDEN_CHARACTER.exec(value)?.[0];
-  if (forbidden === undefined) return value;
-  const codePoint = `U+${forbidden.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-  throw new FiscalDocumentError('malformed_xml', file, path, `the character ${codePoint} is not allowed in XML`);
-}
-
-const NAMED_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-
-function decodeEntities(raw: string, file: string, path: string): string {
-  if (!raw.includes('&')) return raw;
-  return raw.replace(
-    /&(?:#x([0-9a-fA-F]{1,6})|#([0-9]{1,7})|([A-Za-z_][\w.-]*))?;?/g,
-    (match, hex?: string, dec?: string, named?: string) => {
-      if (!match.endsWith(';') || match === '&;') {
-        throw new FiscalDocumentError('malformed_xml', file, path, 'a bare "&" must be written as &amp;');
-      }
-      if (named !== undefined) {
-        const value = NAMED_ENTITIES[named];
-        if (value === undefined)
-          throw new FiscalDocumentError(
-            'malformed_xml',
-            file,
-            path,
-            `unknown entity &${named}; (only the XML built-in entities are accepted)`,
-          );
-        return value;
-      }
-      const codePoint = hex !== undefined ? Number.parseInt(hex, 16) : Number(dec);
-      if (codePoint === 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)) {
-        throw new FiscalDocumentError('malformed_xml', file, path, `invalid character reference ${match}`);
-      }
-      return String.fromCodePoint(codePoint);
-    },
-  );
 }
 
 /** The first direct child with this local name, whatever its prefix. */

@@ -203,18 +203,6 @@ export async function writeImportedDocument(
        on conflict ("company_id", "fiscal_reference") do nothing
        returning "id"
      ),
-     "lines" as (
-       insert into "line_items" ("id", "company_id", "document_id", "position", "name", "description", "code",
-         "quantity", "unit_code", "unit_price_cents", "currency", "subtotal_cents", "total_cents", "metadata",
-         "adjustments", "created_at", "updated_at")
-       select l."id", :companyId, "document"."id", l."position", l."name", l."description", l."code", l."quantity",
-         l."unitCode", l."unitPriceCents", cast(:currency as currency), l."subtotalCents", l."totalCents",
-         l."metadata", l."adjustments", cast(:at as timestamptz), cast(:at as timestamptz)
-       from jsonb_to_recordset(cast(:lines as jsonb)) as l("id" uuid, "position" int, "name" text,
-         "description" text, "code" varchar, "quantity" numeric, "unitCode" varchar, "unitPriceCents" bigint,
-         "subtotalCents" bigint, "totalCents" bigint, "metadata" jsonb, "adjustments" jsonb)
-       cross join "document"
-     ),
      "log" as (
        insert into "activity_logs" ("id", "company_id", "document_id", "event", "actor", "metadata", "created_at")
        select cast(:logId as uuid), :companyId, "document"."id", :event, cast(:actor as jsonb),
@@ -263,14 +251,42 @@ export async function writeImportedDocument(
       createdBy: json(document.createdBy),
       documentSupport: document.documentSupport ? json(document.documentSupport) : null,
       expenses: document.expenses ? json(document.expenses) : null,
-      lines: json(write.lines.map((line) => ({ id: uuidv7(), ...line }))),
       logId: uuidv7(),
       event: write.log.event,
       actor: json(write.log.actor),
       logMetadata: json(write.log.metadata),
     },
   );
+  if (row!.written) await writeLines(tx, write);
   return row!;
+}
+
+/** Lines per statement: a document of thousands of lines is written in parts, never as one JSON text of megabytes. */
+const LINES_PER_STATEMENT = 250;
+
+async function writeLines(tx: Transaction, write: ImportedDocumentWrite): Promise<void> {
+  for (let from = 0; from < write.lines.length; from += LINES_PER_STATEMENT) {
+    const lines = write.lines.slice(from, from + LINES_PER_STATEMENT);
+    await runStatement(
+      tx,
+      `insert into "line_items" ("id", "company_id", "document_id", "position", "name", "description", "code",
+         "quantity", "unit_code", "unit_price_cents", "currency", "subtotal_cents", "total_cents", "metadata",
+         "adjustments", "created_at", "updated_at")
+       select l."id", :companyId, cast(:documentId as uuid), l."position", l."name", l."description", l."code",
+         l."quantity", l."unitCode", l."unitPriceCents", cast(:currency as currency), l."subtotalCents",
+         l."totalCents", l."metadata", l."adjustments", cast(:at as timestamptz), cast(:at as timestamptz)
+       from jsonb_to_recordset(cast(:lines as jsonb)) as l("id" uuid, "position" int, "name" text,
+         "description" text, "code" varchar, "quantity" numeric, "unitCode" varchar, "unitPriceCents" bigint,
+         "subtotalCents" bigint, "totalCents" bigint, "metadata" jsonb, "adjustments" jsonb)`,
+      {
+        companyId: write.companyId,
+        documentId: write.documentId,
+        currency: write.document.currency,
+        at: write.at,
+        lines: json(lines.map((line) => ({ id: uuidv7(), ...line }))),
+      },
+    );
+  }
 }
 
 /** Keeps the digest of what a document's file says, once a later file was found to say the same. */

@@ -6,7 +6,8 @@
 // worker's peak resident memory stays under its 400 MB budget. Every input is built here.
 // Then what a mailbox item inflated whole used to cost: a ZIP of 60 XML entries of 20 MiB, and nested ZIPs inflating to
 // 2,000 MiB of XML entries just under the XML cap, each between good invoices, from the Maildir and from an IMAP
-// mailbox, each on a fresh worker so that its peak is its own.
+// mailbox, each on a fresh worker so that its peak is its own. Last, XML at the parser's caps: a valid invoice of 10 MB and
+// 40,000 elements, imported, beside hostile files of as many elements (UTF-8 and UTF-16) or of 1 MiB texts.
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, truncateSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -429,5 +430,85 @@ describe('a mailbox item is imported one entry at a time', () => {
     } finally {
       await dovecot.stop();
     }
+  }, 600_000);
+});
+
+/** A valid invoice at both of the parser's caps: just under 40,000 elements and 10 MB, its lines' descriptions long. */
+function invoiceAtTheCaps(): Buffer {
+  const lines = Array.from({ length: 2_080 }, (_, n) => ({
+    description: `Servicio ${n} ${'detalle '.repeat(515)}`,
+    quantity: 1,
+    unitPriceCents: 100_000n,
+  }));
+  return Buffer.from(
+    dianInvoiceXml({
+      documentNumber: `MEM-${process.pid}-GRANDE`,
+      supplier: { name: 'Proveedor de Ejemplo S.A.S.', nit: '900123456' },
+      ivaPercent: 19,
+      lines,
+    }).xml,
+  );
+}
+
+/** Hostile XML at the caps: `count` elements around text filling the file to just under 10 MB. */
+function xmlOfElements(count: number, encoding: 'utf8' | 'utf16le' = 'utf8'): Buffer {
+  const head = `<?xml version="1.0" encoding="${encoding === 'utf8' ? 'UTF-8' : 'UTF-16'}"?><cfdi:Comprobante xmlns:cfdi="http://www.sat.gob.mx/cfd/4" Version="4.0">`;
+  const tail = '</cfdi:Comprobante>';
+  const unit = encoding === 'utf8' ? 1 : 2;
+  const each = Math.floor(((10 * MB) / unit - head.length - tail.length - 1024) / count);
+  const open = '<cfdi:Concepto Importe="1.00">';
+  const close = '</cfdi:Concepto>';
+  const text = 'x'.repeat(Math.max(0, each - open.length - close.length));
+  const xml = head + (open + text + close).repeat(count) + tail;
+  return encoding === 'utf8'
+    ? Buffer.from(xml)
+    : Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, 'utf16le')]);
+}
+
+describe('XML at the parser caps', () => {
+  it('an invoice of 2,080 lines, and hostile files of 40,000 elements or of 1 MiB texts, each under the caps: within the budget', async () => {
+    const { company, apiKey } = await makeCompany(api.orm, { country: 'COL' });
+    await registerCredentials(api.orm, company, {
+      dianForwarding: true,
+      dian: { nit: uniqueNit(), legalRepresentative: 'Ana Pérez' },
+    });
+    const runs = Buffer.from(
+      `<?xml version="1.0"?><Invoice>${`<cbc:Note>${'z'.repeat(MiB - 32)}</cbc:Note>`.repeat(9)}</Invoice>`,
+    );
+    const files: [string, Buffer][] = [
+      ['antes.xml', goodInvoice()],
+      ['lineas.xml', invoiceAtTheCaps()],
+      ['elementos.xml', xmlOfElements(39_990)],
+      ['elementos-utf16.xml', xmlOfElements(39_990, 'utf16le')],
+      ['textos.xml', runs],
+      ['despues.xml', goodInvoice()],
+    ];
+    for (const [name, data] of files) expect([name, data.byteLength < 10 * MB]).toEqual([name, true]);
+    for (const [index, [name, data]] of files.entries())
+      dianMailbox.deliver(company.id, {
+        attachments: [{ name, data }],
+        receivedAt: new Date(Date.now() - 2 * DAY + index * 60_000),
+      });
+    await freshWorker();
+
+    expect(await syncToTheEnd(api.sdk(apiKey), 240_000)).toMatchObject({ status: 'finished' });
+    const documents = expectStatus(await api.sdk(apiKey).listDocuments(), 200).items;
+    expect(documents).toHaveLength(3);
+    const large = documents.find((document) => document.document_number === `MEM-${process.pid}-GRANDE`);
+    expect(large).toBeDefined();
+    const detail = expectStatus(await api.sdk(apiKey).getDocument({ params: { reference: large!.reference } }), 200);
+    expect(detail.line_items).toHaveLength(2_080);
+    const refused = (await ops('fiscal', 'intake', '--company', company.id, '--limit', '100')).stdout
+      .refused as Refused[];
+    const named = refused.map((refusal) => `${refusal.file.replace(/^.*\//, '')} ${refusal.reason}`);
+    expect(named.sort((a, b) => (a < b ? -1 : 1))).toEqual([
+      'elementos-utf16.xml invalid_document',
+      'elementos.xml invalid_document',
+      'textos.xml invalid_document',
+    ]);
+    // Read last: the large invoice's processes (its lifecycle, its document.created delivery) ran meanwhile.
+    const peak = peakResidentBytes(worker.process.pid!);
+    console.info(`[intake-memory] worker peak resident memory, XML at the parser caps: ${(peak / MB).toFixed(0)} MB`);
+    expect(peak).toBeLessThan(WORKER_BUDGET);
   }, 600_000);
 });

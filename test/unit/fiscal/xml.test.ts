@@ -42,6 +42,10 @@ describe('XML reading layer', () => {
     const mismatched = refusal('<Invoice>\n<a></b></Invoice>', 'a.xml');
     expect(mismatched).toMatchObject({ code: 'malformed_xml', file: 'a.xml', element: null, line: 2 });
     expect(refusal('<A/><B/>', 'a.xml')).toMatchObject({ code: 'malformed_xml', file: 'a.xml', element: null });
+    const deep = refusal(`${'<e>'.repeat(101)}${'</e>'.repeat(101)}`, 'a.xml');
+    expect(deep).toMatchObject({ code: 'malformed_xml', element: null });
+    expect(deep.message).toContain('more than 100 deep');
+    expect(parseXml(`${'<e>'.repeat(100)}${'</e>'.repeat(100)}`, 'a.xml').name).toBe('e');
     expect(refusal(new Uint8Array([0x3c, 0x41, 0x3e, 0xff, 0xfe, 0x3c, 0x2f, 0x41, 0x3e]), 'a.xml')).toMatchObject({
       code: 'malformed_xml',
       file: 'a.xml',
@@ -74,6 +78,8 @@ describe('XML reading layer', () => {
   it('refuses characters XML forbids, raw or as references, naming the element', () => {
     const cases: [string, string, string][] = [
       ['<R><Name>AB\u0000C</Name></R>', 'R/Name', 'U+0000'],
+      ['<R><Name a="1" v="x\u0001"/></R>', 'R/Name/@v', 'U+0001'],
+      ['<R><!-- \u0002 --></R>', 'R', 'U+0002'],
       ['<R><Name>A&#1;B</Name></R>', 'R/Name', 'U+0001'],
       ['<R><Name v="x&#x1F;"/></R>', 'R/Name/@v', 'U+001F'],
       ['<R><L/><L>\u0007</L></R>', 'R/L[2]', 'U+0007'],
@@ -145,9 +151,9 @@ describe('XML reading layer', () => {
 
   it('makes what a refusal quotes storable: a file name or a tag name holding U+0000', () => {
     const refused = refusal('<Invoice><cbc:I\u0000D>1</cbc:I\u0000D></Invoice>', 'fact\u0000ura.xml');
-    expect(refused).toMatchObject({ code: 'malformed_xml', file: 'fact\\x00ura.xml' });
+    expect(refused).toMatchObject({ code: 'malformed_xml', file: 'fact\\x00ura.xml', element: 'Invoice' });
     expect(refused.message).not.toContain('\u0000');
-    expect(refused.message).toContain("Tag 'cbc:I\\x00D' is an invalid name");
+    expect(refused.message).toContain('the character U+0000 is not allowed in XML');
   });
 
   it('refuses a root element it does not know', () => {

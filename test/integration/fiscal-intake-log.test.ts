@@ -150,7 +150,7 @@ describe('the intake log', () => {
       ],
       receivedAt: at(3),
     });
-    // The parser's message quotes a tag name holding U+0000.
+    // A tag name holding U+0000: the refusal names the character and where it stands.
     dianMailbox.deliver(company.id, {
       attachments: [{ name: 'etiqueta.xml', data: '<Invoice><cbc:I\u0000D>1</cbc:I\u0000D></Invoice>' }],
       receivedAt: at(4),
@@ -177,7 +177,7 @@ describe('the intake log', () => {
     expect(about(/etiqueta\.xml$/)).toEqual([
       expect.objectContaining({
         reason: 'invalid_document',
-        detail: expect.stringContaining("Tag 'cbc:I\\x00D' is an invalid name"),
+        detail: expect.stringContaining('Invoice: the character U+0000 is not allowed in XML'),
       }),
     ]);
 

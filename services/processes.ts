@@ -10,6 +10,11 @@ export interface LifecycleSubject {
   fiscalReference: string | null;
   documentNumber: string;
   approvalStatus: string;
+  /** What an operator reads its flow as: the document's type, issuer and total. */
+  type: string;
+  supplierName: string | null;
+  amountCents: bigint;
+  currency: string;
 }
 
 /**

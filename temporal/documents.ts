@@ -19,6 +19,7 @@ import {
   FiscalReference,
 } from '../workflows/search-attributes.ts';
 import { beforeDeadline, type TemporalHandle } from './handle.ts';
+import { documentSummary } from './summaries.ts';
 
 /** How `document/<reference>` starts: its input, and the search attributes operators find it by. */
 function lifecycleStart(temporal: TemporalHandle, document: LifecycleSubject, position?: LifecycleSnapshot) {
@@ -27,6 +28,7 @@ function lifecycleStart(temporal: TemporalHandle, document: LifecycleSubject, po
     workflowId: workflowIds.document(document.documentId),
     taskQueue: temporal.taskQueue,
     args: (position ? [input, position] : [input]) as Parameters<typeof documentLifecycle>,
+    staticSummary: documentSummary(document),
     typedSearchAttributes: new TypedSearchAttributes([
       { key: CompanyReference, value: document.companyId },
       { key: DocumentReference, value: document.documentId },

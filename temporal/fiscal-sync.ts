@@ -9,6 +9,7 @@ import {
 import { CompanyReference } from '../workflows/search-attributes.ts';
 import { beforeDeadline, type TemporalHandle } from './handle.ts';
 import { workflowIds } from '../workflows/ids.ts';
+import { summaries } from './summaries.ts';
 
 /** `fiscal-sync/<companyRef>/<startedAt>`: one workflow per accepted POST /fiscal-sync. */
 
@@ -21,6 +22,7 @@ export async function beginFiscalSync(temporal: TemporalHandle, input: FiscalSyn
     workflowId: workflowIds.fiscalSync(input.companyId, input.startedAt),
     taskQueue: temporal.taskQueue,
     args: [input],
+    staticSummary: summaries.fiscalSync(input.country),
     typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,

@@ -1,6 +1,7 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import { housekeeping } from '../workflows/housekeeping.ts';
 import type { TemporalHandle } from './handle.ts';
+import { summaries } from './summaries.ts';
 
 /** The schedule of the product's housekeeping: one per task queue, run by its workers. */
 export const housekeepingScheduleId = (taskQueue: string) => `housekeeping/${taskQueue}`;
@@ -21,6 +22,7 @@ export async function scheduleHousekeeping(temporal: TemporalHandle, everyMs: nu
       workflowId: scheduleId,
       taskQueue: temporal.taskQueue,
       args: [{ everyMs, forMs: DAY_MS }] as Parameters<typeof housekeeping>,
+      staticSummary: summaries.housekeeping(),
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP },
   };

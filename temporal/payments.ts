@@ -21,6 +21,7 @@ import { type NewPaymentCommand } from '../services/payments/payments.ts';
 import type { PaymentCancelCause } from '../services/payments/cancel-payment.ts';
 import type { PaymentCancellation } from '../services/processes.ts';
 import { CompanyReference } from '../workflows/search-attributes.ts';
+import { paymentSummary, summaries } from './summaries.ts';
 import { beforeDeadline, type TemporalHandle } from './handle.ts';
 import { workflowIds } from '../workflows/ids.ts';
 
@@ -46,6 +47,7 @@ export async function createPaymentThroughProcess(
     workflowId: workflowIds.payment(input.paymentId),
     taskQueue: temporal.taskQueue,
     args: [input],
+    staticSummary: paymentSummary(command),
     typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy:
@@ -70,6 +72,7 @@ export async function startBankAccountValidation(
         workflowId: workflowIds.bankAccountValidation(input.accountId, input.attempt),
         taskQueue: temporal.taskQueue,
         args: [input],
+        staticSummary: summaries.bankAccountValidation(input.attempt),
         typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       }),
@@ -138,6 +141,7 @@ export async function startPaymentBatch(temporal: TemporalHandle, input: Payment
       workflowId: workflowIds.paymentBatch(input.batchId),
       taskQueue: temporal.taskQueue,
       args: [input],
+      staticSummary: summaries.paymentBatch(input.paymentIds.length),
       typedSearchAttributes: new TypedSearchAttributes([{ key: CompanyReference, value: input.companyId }]),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     }),

@@ -11,6 +11,7 @@ import { earlierEventSettledSignal, receptionEvent, receptionEventBatch } from '
 import { type ReceptionEventTiming } from '../db/reception-events/reception-event-batch.entity.ts';
 import { CompanyReference, DocumentReference, FiscalReference } from '../workflows/search-attributes.ts';
 import { workflowIds } from '../workflows/ids.ts';
+import { summaries } from './summaries.ts';
 import { beforeDeadline, type TemporalHandle } from './handle.ts';
 
 /** How many workflow starts are in flight at once: a batch of 800 starts in well under a second, without flooding Temporal. */
@@ -91,6 +92,7 @@ export async function startReceptionEvents(
         args: [
           { companyId, eventId: event.id, round: event.round, cufe: event.cufe, eventType: event.eventType, timing },
         ],
+        staticSummary: summaries.receptionEvent(event.eventType, event.cufe),
         memo: roundMemo(event),
         ...(queuedBehind ? { startDelay: timing.wait.initialMs } : {}),
         // A round's run that completed has recorded its event: only a new round, or a run that failed, is started again.
@@ -124,6 +126,7 @@ export async function wakeReceptionEvent(
     workflowId: workflowIds.receptionEvent(companyId, event.cufe, event.eventType),
     taskQueue: temporal.taskQueue,
     args: [{ companyId, eventId: event.id, round: event.round, cufe: event.cufe, eventType: event.eventType, timing }],
+    staticSummary: summaries.receptionEvent(event.eventType, event.cufe),
     signal: earlierEventSettledSignal,
     signalArgs: [],
     memo: roundMemo(event),
@@ -147,6 +150,7 @@ export async function startReceptionEventBatch(
       workflowId: workflowIds.receptionEventBatch(companyId, batchId),
       taskQueue: temporal.taskQueue,
       args: [{ companyId, batchId }],
+      staticSummary: summaries.receptionEventBatch(),
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       // A run that completed removed its batch; one that failed or was terminated left it for a new run.
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,

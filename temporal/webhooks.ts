@@ -5,6 +5,7 @@ import type { WebhookDeliveryInput } from '../workflows/delivery.ts';
 import { webhookDelivery } from '../workflows/webhook.ts';
 import { queueDeliveriesSignal, webhookDeliveryQueue, type QueuedDelivery } from '../workflows/delivery-queue.ts';
 import { beforeDeadline, type TemporalHandle } from './handle.ts';
+import { summaries } from './summaries.ts';
 
 /** The retry schedule: waits grow from `initialMs`, doubling, capped at `maxMs`, each with jitter. */
 export interface RetrySchedule {
@@ -52,6 +53,7 @@ export async function startDeliveries(
         workflowId: workflowIds.webhook(delivery.subscription.id, delivery.eventId),
         taskQueue: temporal.taskQueue,
         args: [deliveryInput(delivery, schedule)],
+        staticSummary: summaries.webhookDelivery(delivery.event),
         workflowIdReusePolicy: options.redeliver
           ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
           : WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -81,6 +83,7 @@ export async function queueDeliveries(
           workflowId: workflowIds.webhookQueue(subscriptionId),
           taskQueue: temporal.taskQueue,
           args: [{ companyId: queued[0]!.company.id, subscriptionId }],
+          staticSummary: summaries.webhookDeliveryQueue(),
           signal: queueDeliveriesSignal,
           signalArgs: [
             queued.map((delivery): QueuedDelivery => ({

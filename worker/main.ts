@@ -24,6 +24,7 @@ import { outboundPolicyFromEnv } from '../platform/outbound-policy.ts';
 import { settingsOrExit } from '../platform/required-settings.ts';
 import { tracingClientInterceptors } from '../temporal/tracing.ts';
 import { createWorker } from './worker.ts';
+import { workerVersionFromEnv } from './versioning.ts';
 
 const logger = createLogger('worker');
 // First, so that the SDK's context manager is in place before anything runs under a span.
@@ -50,6 +51,7 @@ Runtime.install({
 });
 const settings = settingsOrExit('worker', logger, () => ({
   deployment: deploymentFromEnv(),
+  version: workerVersionFromEnv(),
   temporal: temporalConfigFromEnv(),
   database: databaseConfigFromEnv(),
   tuning: workerTuningFromEnv(),
@@ -90,6 +92,7 @@ const worker = await createWorker({
   connection,
   tuning: settings.tuning,
   tracing,
+  version: settings.version,
   deps: {
     orm,
     logger,
@@ -105,7 +108,15 @@ const worker = await createWorker({
     satTransfer: settings.satTransfer,
   },
 });
-logger.info({ taskQueue: config.taskQueue, namespace: config.namespace, tracing: tracing !== null }, 'worker running');
+logger.info(
+  {
+    taskQueue: config.taskQueue,
+    namespace: config.namespace,
+    tracing: tracing !== null,
+    deployment: settings.version ?? 'unversioned',
+  },
+  'worker running',
+);
 // The SDK drains in-flight tasks on SIGINT/SIGTERM before run() resolves.
 await worker.run();
 await Promise.allSettled([orm.close(), connection.close(), clientConnection.close(), tracing?.shutdown()]);

@@ -1,3 +1,4 @@
+import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import type { Tracing } from '../platform/tracing.ts';
@@ -18,6 +19,8 @@ export interface WorkerSetup {
   connection?: NativeConnection;
   /** Set when tracing is on: the workflow and activity interceptors go into the worker (and its bundle). */
   tracing?: Tracing | null;
+  /** The build of the Worker Deployment this worker runs; unversioned when absent. */
+  version?: WorkerDeploymentVersion | null;
 }
 
 /** Creates the worker that runs every workflow and activity of the product on its task queue. */
@@ -35,6 +38,16 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     workflowBundle,
     activities: createActivities(setup.deps),
     ...(setup.tuning ? { maxCachedWorkflows: setup.tuning.maxCachedWorkflows } : {}),
+    // Each workflow type declares its behaviour (workflows/versioning.ts); one that does not is pinned to its build.
+    ...(setup.version
+      ? {
+          workerDeploymentOptions: {
+            version: setup.version,
+            useWorkerVersioning: true,
+            defaultVersioningBehavior: 'PINNED',
+          },
+        }
+      : {}),
     ...(tracing ? { sinks: tracing.sinks, interceptors: { activity: tracing.interceptors?.activity ?? [] } } : {}),
   });
 }

@@ -1,4 +1,4 @@
-import { proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, setCurrentDetails, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { WebhookEvent } from '../db/webhooks/webhook-subscription.entity.ts';
 
@@ -47,12 +47,24 @@ export async function deliverEvent(input: WebhookDeliveryInput): Promise<Deliver
   const first = input.firstAttempt ?? 1;
   const before = input.attemptsBefore ?? 0;
   for (let count = 1; count <= input.attempts; count++) {
-    if (before + count > 1) await sleep(backoffMs(input.retry, before + count, Math.random()));
+    if (before + count > 1) {
+      const wait = backoffMs(input.retry, before + count, Math.random());
+      const next = new Date(Date.now() + wait).toISOString().slice(0, 16).replace('T', ' ');
+      if (lastError)
+        setCurrentDetails(
+          `The receiver answered ${lastError}; attempt ${count} of ${input.attempts} at ${next} UTC, or at its redelivery`,
+        );
+      await sleep(wait, { summary: `Backoff before attempt ${first + count - 1}` });
+    }
     const result = await attemptDelivery({
       companyId: input.companyId,
       deliveryId: input.deliveryId,
       attempt: first + count - 1,
     });
+    if (result.outcome === 'rejected')
+      setCurrentDetails(
+        `The ERP answered 422: ${result.error ?? 'rejected'}; waiting for the customer's retry (POST /documents/{reference}/accounting/retry)`,
+      );
     if (result.outcome !== 'retry') return result.outcome;
     lastError = result.error;
   }

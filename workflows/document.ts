@@ -9,6 +9,7 @@ import {
   defineUpdate,
   proxyActivities,
   proxyLocalActivities,
+  setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -25,6 +26,7 @@ import {
 } from '../domain/step-rules.ts';
 import type { AccountingQuestion } from '../services/accounting/accounting-questions.ts';
 import type { ApproveCommand, LifecycleSnapshot, StepRecord } from '../services/documents/lifecycle.ts';
+import { waitingOnStep } from './details.ts';
 import { ApprovalStatus } from './search-attributes.ts';
 
 export interface DocumentLifecycleInput {
@@ -116,6 +118,8 @@ export class DocumentLifecycle {
   private questionsAsked: number;
   /** The flow's positions done when the run left its flow (to carry on from, should accounting still wait). */
   private ended: number[] = [];
+  /** The step the flow waits on, and since when (as this run saw it). */
+  private waitingSince: { stepId: string; at: Date } | null = null;
 
   private readonly input: DocumentLifecycleInput;
 
@@ -185,6 +189,7 @@ export class DocumentLifecycle {
         this.opening = false;
       }
       const asked = step;
+      this.showWaiting(asked, true);
       await condition(() => asked.status === 'completed' || this.mayCarryOn());
       if (asked.status !== 'completed') return 'carry';
       this.question = null;
@@ -323,6 +328,7 @@ export class DocumentLifecycle {
           await this.resolveElsewhere(isAccounting, 'ERP registration');
         // A step may wait for weeks: a long history carries on in a fresh run, still waiting on it. One the agent
         // decided as it opened is completed already: the flow goes straight on.
+        this.showWaiting(step, false);
         await condition(() => step.status === 'completed' || this.mayCarryOn() || this.questionWaitsOn(step));
         if (step.status === 'completed') break;
         if (!this.questionWaitsOn(step)) return this.carried([...done]);
@@ -340,7 +346,15 @@ export class DocumentLifecycle {
 
   private end(): 'ended' {
     this.current = null;
+    setCurrentDetails(`Flow ended; approval ${this.approval}`);
     return 'ended';
+  }
+
+  /** Says in the Temporal UI what the flow waits on, and since when (the day this run first saw it wait). */
+  private showWaiting(step: StepState, question: boolean): void {
+    if (step.status === 'completed') return;
+    if (this.waitingSince?.stepId !== step.id) this.waitingSince = { stepId: step.id, at: new Date() };
+    setCurrentDetails(waitingOnStep(step, this.snapshot?.flow.length ?? 0, question, this.waitingSince.at));
   }
 
   private carried(completedPositions: number[]): LifecycleSnapshot {

@@ -1,4 +1,6 @@
-// The workflow bundle's entry: every workflow of the product is exported from here.
+// The workflow bundle's entry: every workflow of the product is exported from here, each with its versioning behaviour.
+import './versioning.ts';
+
 export { documentLifecycle } from './document.ts';
 export { webhookDelivery } from './webhook.ts';
 export { webhookDeliveryQueue } from './delivery-queue.ts';

@@ -1,12 +1,13 @@
 import {
   ActivityFailure,
-  ApplicationFailure,
   allHandlersFinished,
+  ApplicationFailure,
   condition,
   continueAsNew,
   defineSignal,
   defineUpdate,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   sleep,
   workflowInfo,
@@ -171,6 +172,7 @@ export async function paymentProcess(
 
   while (state.stage === 'pending' || state.stage === 'batched') {
     if (state.stage === 'batched') {
+      setCurrentDetails(`In batch ${batchId}: waiting for the gateway to take it`);
       await condition(() => batchOutcome !== null);
       const outcome: BatchOutcome = batchOutcome!;
       if ('transfer' in outcome) {
@@ -188,6 +190,7 @@ export async function paymentProcess(
     const due = () => Date.now() >= schedule!.releaseAt;
     while (state.stage === 'pending' && (changing || !due())) {
       woken = false;
+      setCurrentDetails(`Pay date ${new Date(schedule!.releaseAt).toISOString().slice(0, 10)}`);
       await condition(
         () => state.stage !== 'pending' || woken || (!changing && due()),
         Math.max(0, schedule!.releaseAt - Date.now()),
@@ -200,6 +203,7 @@ export async function paymentProcess(
     if ('waiting' in submitted) {
       // No validated account: nothing was sent; the payment says why, and waits for a validation (or a change).
       state.stage = 'pending';
+      setCurrentDetails(`Waiting for a validated bank account: ${submitted.waiting}`);
       await condition(() => state.stage !== 'pending' || woken);
       continue;
     }
@@ -208,6 +212,10 @@ export async function paymentProcess(
   }
   if (state.stage === 'canceled') return 'canceled';
 
+  if (transfer!.status === 'processing')
+    setCurrentDetails(
+      `At the gateway as transfer ${transfer!.transferId}: checked every ${input.pollIntervalMs / 1000} s`,
+    );
   while (transfer!.status === 'processing' && transfer!.transferId !== null) {
     if (workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);

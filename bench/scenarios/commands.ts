@@ -59,6 +59,10 @@ async function openApprovalSteps(
       documentNumber: document.documentNumber,
       fiscalReference: document.fiscalReference,
       approvalStatus: document.approvalStatus,
+      type: document.type,
+      supplierName: null,
+      amountCents: 0n,
+      currency: company.country === 'MEX' ? 'MXN' : 'COP',
     }),
   );
   const ids = documents.map((document) => document.id);

@@ -153,6 +153,10 @@ async function lifecyclesAlone(context: BenchContext, company: SeededCompany, co
       fiscalReference: documentId,
       documentNumber: 'F-1',
       approvalStatus: 'pending',
+      type: 'invoice',
+      supplierName: null,
+      amountCents: 0n,
+      currency: 'COP',
     };
     await startDocumentLifecycle(context.product, subject, newDocumentPosition([]));
     return context.product.client.workflow.getHandle(workflowIds.document(documentId));

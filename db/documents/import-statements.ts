@@ -42,6 +42,7 @@ export async function readImportingCompany(em: EntityManager, companyId: string)
 export interface KnownDocument {
   id: string;
   companyId: string;
+  type: DocumentType;
   documentNumber: string;
   fiscalReference: string | null;
   amountCents: bigint;
@@ -49,6 +50,7 @@ export interface KnownDocument {
   approvalStatus: ApprovalStatus;
   /** `identifier_type identifier_number` of its beneficiary; null without one. */
   issuer: string | null;
+  supplierName: string | null;
   /** SHA-256 of what its file says; null when it was imported before the digest was kept. */
   contentHash: string | null;
   /** Storage key of its fiscal XML. */
@@ -63,9 +65,10 @@ export async function readKnownDocument(
 ): Promise<KnownDocument | null> {
   const [document] = await runStatement<Omit<KnownDocument, 'amountCents'> & { amountCents: string }>(
     em,
-    `select d."id", d."company_id" as "companyId", d."document_number" as "documentNumber",
+    `select d."id", d."company_id" as "companyId", d."type", d."document_number" as "documentNumber",
        d."fiscal_reference" as "fiscalReference", d."amount_cents"::text as "amountCents", d."currency",
        d."approval_status" as "approvalStatus", b."identifier_type" || ' ' || b."identifier_number" as "issuer",
+       b."name" as "supplierName",
        d."content_hash" as "contentHash", d."source_xml_path" as "sourceXmlPath"
      from "documents" as d
      left join "beneficiaries" as b on b."id" = d."beneficiary_id" and b."company_id" = d."company_id"

@@ -1,6 +1,7 @@
 import type { RegistrationState } from '../accounting/accounting-entry.entity.ts';
 import type { Actor } from './activity-log.entity.ts';
-import type { ApprovalStatus, Document, DocumentPaymentStatus } from './document.entity.ts';
+import type { ApprovalStatus, Document, DocumentPaymentStatus, DocumentType } from './document.entity.ts';
+import type { Currency } from '../money.ts';
 import { UUID_PATTERN } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
 import type { PaymentTerm, PayableOfDocument } from '../payments/payable-schedule.ts';
@@ -411,6 +412,10 @@ export async function writeLifecycle(em: EntityManager, write: LifecycleWrite): 
 /** The document an approval names, with what its workflow's start needs and whether a step of its flow is pending. */
 export interface ApprovalSubject {
   id: string;
+  type: DocumentType;
+  supplierName: string | null;
+  amountCents: bigint;
+  currency: Currency;
   documentNumber: string;
   fiscalReference: string | null;
   approvalStatus: ApprovalStatus;
@@ -430,18 +435,24 @@ export async function approvalSubject(
   const lower = reference.toLowerCase();
   const [row] = await runStatement<{
     id: string;
+    type: DocumentType;
+    supplier_name: string | null;
+    amount_cents: string;
+    currency: Currency;
     document_number: string;
     fiscal_reference: string | null;
     approval_status: ApprovalStatus;
     step_pending: boolean;
   }>(
     em,
-    `select d."id", d."document_number", d."fiscal_reference", d."approval_status",
+    `select d."id", d."type", b."name" as "supplier_name", d."amount_cents"::text as "amount_cents", d."currency",
+       d."document_number", d."fiscal_reference", d."approval_status",
        exists (
          select from "workflow_steps" as s
          where s."company_id" = d."company_id" and s."document_id" = d."id" and s."status" = 'pending'
        ) as "step_pending"
      from "documents" as d
+     left join "beneficiaries" as b on b."id" = d."beneficiary_id" and b."company_id" = d."company_id"
      where d."company_id" = :companyId and (d."id" = cast(:id as uuid) or d."fiscal_reference" = :reference)
      order by d."id" = cast(:id as uuid) desc nulls last
      limit 1`,
@@ -450,6 +461,10 @@ export async function approvalSubject(
   return row
     ? {
         id: row.id,
+        type: row.type,
+        supplierName: row.supplier_name,
+        amountCents: BigInt(row.amount_cents),
+        currency: row.currency,
         documentNumber: row.document_number,
         fiscalReference: row.fiscal_reference,
         approvalStatus: row.approval_status,

@@ -20,6 +20,7 @@ import { installmentsOf } from '../../db/payments/payable-schedule.ts';
 import { documentDate } from '../../fiscal/country-dates.ts';
 import { recordEvent, undeliveredEventsOf } from '../webhooks/events.ts';
 import type { LifecycleSubject, Processes } from '../processes.ts';
+import { lifecycleSubjectOf } from '../documents/document-processes.ts';
 import { documentAccountedPayload } from '../webhooks/payloads.ts';
 import { proposeJournal, taughtBy, type Proposal } from './journal-proposal.ts';
 import {
@@ -214,17 +215,9 @@ export async function accountDocument(
   });
   await deps.processes.startDeliveries(outcome.deliveries);
   // The lifecycle asks its own questions; a question raised elsewhere (an operator's run) is handed to it.
-  if (outcome.question && !input.automatic) await deps.processes.askAccounting(lifecycleSubject(found));
+  if (outcome.question && !input.automatic) await deps.processes.askAccounting(lifecycleSubjectOf(found));
   return { entry: outcome.entry, deliveries: outcome.deliveries.length, question: outcome.question };
 }
-
-const lifecycleSubject = (document: Document): LifecycleSubject => ({
-  companyId: document.company.id,
-  documentId: document.id,
-  fiscalReference: document.fiscalReference ?? null,
-  documentNumber: document.documentNumber,
-  approvalStatus: document.approvalStatus,
-});
 
 /** What a voucher becomes: the agent's proposal or an operator's voucher, or held after a rejected review. */
 type ToSettle =
@@ -359,7 +352,7 @@ export async function resumeVouchersAwaitingCatalog(
   for (const entry of waiting) {
     const resumed = await proposeHeld(em, entry.document, entry, publicUrl);
     if (resumed) deliveries.push(...resumed.deliveries);
-    if (resumed?.question) questions.push(lifecycleSubject(entry.document));
+    if (resumed?.question) questions.push(lifecycleSubjectOf(entry.document));
   }
   return { deliveries, questions };
 }

@@ -2,7 +2,7 @@ import type { Document } from '../../db/documents/document.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import type { DeliveryToStart } from '../../db/webhooks/webhook-delivery.repository.ts';
 import type { FlowStepDefinition } from '../../db/workflow-steps/workflow-flow.entity.ts';
-import type { Processes } from '../processes.ts';
+import type { LifecycleSubject, Processes } from '../processes.ts';
 import { newDocumentPosition } from './lifecycle.ts';
 import { undeliveredEventsOf } from '../webhooks/events.ts';
 
@@ -10,6 +10,26 @@ import { undeliveredEventsOf } from '../webhooks/events.ts';
 export interface JustRecorded {
   deliveries: DeliveryToStart[];
   flow: FlowStepDefinition[];
+}
+
+/** The flow's subject of a document read whole; its issuer's name when its beneficiary was loaded with it. */
+export function lifecycleSubjectOf(
+  document: Pick<
+    Document,
+    'id' | 'company' | 'fiscalReference' | 'documentNumber' | 'approvalStatus' | 'type' | 'amountCents' | 'currency'
+  > & { beneficiary?: { name?: string | null } | null },
+): LifecycleSubject {
+  return {
+    companyId: document.company.id,
+    documentId: document.id,
+    fiscalReference: document.fiscalReference ?? null,
+    documentNumber: document.documentNumber,
+    approvalStatus: document.approvalStatus,
+    type: document.type,
+    supplierName: document.beneficiary?.name ?? null,
+    amountCents: document.amountCents,
+    currency: document.currency,
+  };
 }
 
 /**
@@ -20,23 +40,13 @@ export interface JustRecorded {
 export async function startDocumentProcesses(
   processes: Processes,
   em: EntityManager,
-  document: Pick<Document, 'id' | 'fiscalReference' | 'documentNumber' | 'approvalStatus'> & {
-    company: { id: string };
-  },
+  document: LifecycleSubject,
   recorded?: JustRecorded,
 ): Promise<void> {
-  const deliveries = recorded?.deliveries ?? (await undeliveredEventsOf(em.fork(), document.id, 'document.created'));
+  const deliveries =
+    recorded?.deliveries ?? (await undeliveredEventsOf(em.fork(), document.documentId, 'document.created'));
   await Promise.all([
-    processes.startDocumentLifecycle(
-      {
-        companyId: document.company.id,
-        documentId: document.id,
-        fiscalReference: document.fiscalReference ?? null,
-        documentNumber: document.documentNumber,
-        approvalStatus: document.approvalStatus,
-      },
-      recorded && newDocumentPosition(recorded.flow),
-    ),
+    processes.startDocumentLifecycle(document, recorded && newDocumentPosition(recorded.flow)),
     deliveries.length ? processes.queueDeliveries(deliveries) : undefined,
   ]);
 }

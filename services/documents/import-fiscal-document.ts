@@ -111,7 +111,22 @@ export async function importFiscalDocument(
     }
   }
   if (!created) await refuseConflict(deps, em, document, normalized, { ...input, context });
-  await startDocumentProcesses(deps.processes, em, { ...document, company: { id: company.id } }, recorded);
+  await startDocumentProcesses(
+    deps.processes,
+    em,
+    {
+      companyId: company.id,
+      documentId: document.id,
+      fiscalReference: document.fiscalReference,
+      documentNumber: document.documentNumber,
+      approvalStatus: document.approvalStatus,
+      type: document.type,
+      supplierName: document.supplierName,
+      amountCents: document.amountCents,
+      currency: document.currency,
+    },
+    recorded,
+  );
   return {
     kind: 'document',
     created,
@@ -225,6 +240,8 @@ async function createDocument(
       const document: KnownDocument = {
         id: documentId,
         companyId,
+        type: normalized.type,
+        supplierName: normalized.supplier.name,
         documentNumber: normalized.documentNumber,
         fiscalReference: normalized.fiscalReference,
         amountCents: normalized.totals.totalCents,

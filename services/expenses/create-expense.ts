@@ -19,7 +19,7 @@ import { Refusal } from '../../platform/refusal.ts';
 import type { FileStorage } from '../../platform/storage/file-storage.ts';
 import type { Processes } from '../processes.ts';
 import { recordEvent } from '../webhooks/events.ts';
-import { startDocumentProcesses } from '../documents/document-processes.ts';
+import { lifecycleSubjectOf, startDocumentProcesses } from '../documents/document-processes.ts';
 import { documentCreatedPayload } from '../webhooks/payloads.ts';
 import {
   checkReceipt,
@@ -108,7 +108,7 @@ export async function createExpense(
     });
     created = true;
   }
-  await startDocumentProcesses(deps.processes, em, document);
+  await startDocumentProcesses(deps.processes, em, lifecycleSubjectOf(document));
   return { reference: document.id, created };
 }
 

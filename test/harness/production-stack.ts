@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -16,7 +16,7 @@ import { makeSigningAuthority, TEST_DIAN_SOFTWARE } from './signing-certificates
 import { createNetworkNamespace, type NetworkNamespace } from './network-namespace.ts';
 import { productProcess, type ProductProcess } from './product-process.ts';
 import { FAST_PACING, type Stack } from './stack.ts';
-import { startTemporalServer, type TemporalServer } from './temporal-server.ts';
+import { startTemporalServer, temporalServerBinaries, type TemporalServer } from './temporal-server.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const node = process.execPath;
@@ -49,6 +49,7 @@ export const PRODUCT_VARIABLES = [
   'STORAGE_S3_ACCESS_KEY_ID',
   'STORAGE_S3_SECRET_ACCESS_KEY',
   'STORAGE_S3_FORCE_PATH_STYLE',
+  'WORKER_BUILD_ID',
 ] as const;
 type ProductVariable = (typeof PRODUCT_VARIABLES)[number];
 
@@ -208,6 +209,7 @@ export async function startProductionStack(options: ProductionStackOptions = {})
       STORAGE_S3_ACCESS_KEY_ID: storage.accessKeyId,
       STORAGE_S3_SECRET_ACCESS_KEY: storage.secretAccessKey,
       STORAGE_S3_FORCE_PATH_STYLE: 'true',
+      WORKER_BUILD_ID: releaseBuildId(REPO),
     };
     const replica = (index: number) => ({ ...productEnv, PORT: String(ports[index]) });
     // Only what an operator would set: nothing of the harness's own environment leaks into the product.
@@ -236,6 +238,19 @@ export async function startProductionStack(options: ProductionStackOptions = {})
     );
     stops.push(...workers.map((worker) => () => worker.stop()), ...apis.map((api) => () => api.stop()));
     await Promise.all([...workers, ...apis].map((process) => process.start()));
+    // A first install: the workers' build becomes current, as compose's worker-deployment service makes it.
+    await runToEnd(
+      'sh',
+      [join(REPO, 'deploy/worker-deployment.sh')],
+      {
+        PATH: process.env.PATH ?? '',
+        TEMPORAL_CLI: temporalServerBinaries().cli,
+        TEMPORAL_ADDRESS: temporal.address,
+        TEMPORAL_NAMESPACE: productEnv.TEMPORAL_NAMESPACE,
+        WORKER_BUILD_ID: productEnv.WORKER_BUILD_ID,
+      },
+      join(logs, 'worker-deployment.log'),
+    );
 
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     pool.on('error', () => {});
@@ -327,6 +342,13 @@ async function startSimulatorsIn(
 }
 
 /** Runs a one-shot command of the product (the migration), as compose's `migrate` service does. */
+/** The build id a release of this checkout deploys its workers with: its package version and commit. */
+export function releaseBuildId(repo: string): string {
+  const { version } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { version: string };
+  const commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
+  return `${version}-${commit}`;
+}
+
 function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const log = createWriteStream(logFile);

@@ -10,6 +10,7 @@ import { Payment } from '../../db/payments/payment.entity.ts';
 import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
 import { FlowFile, toFlowDefinition } from '../../db/workflow-steps/flow-file.ts';
 import { WorkflowFlow } from '../../db/workflow-steps/workflow-flow.entity.ts';
+import { lifecycleSubjectOf } from '../../services/documents/document-processes.ts';
 import { startDocumentLifecycle } from '../../temporal/documents.ts';
 import { type TemporalHandle } from '../../temporal/handle.ts';
 
@@ -105,13 +106,7 @@ export async function seedDocument(orm: Orm, company: Company, seed: DocumentSee
 
 /** Starts the document's lifecycle workflow as an import would. */
 export async function startLifecycle(temporal: TemporalHandle, document: Document): Promise<void> {
-  await startDocumentLifecycle(temporal, {
-    companyId: document.company.id,
-    documentId: document.id,
-    documentNumber: document.documentNumber,
-    fiscalReference: document.fiscalReference ?? null,
-    approvalStatus: document.approvalStatus,
-  });
+  await startDocumentLifecycle(temporal, lifecycleSubjectOf(document));
 }
 
 /** Sets the company's flow from a flow file, as `ops flows set` does (assignees must be members). */

@@ -12,6 +12,7 @@ import { makeCompany, STARTER_BOOK_ACCOUNTS } from '../helpers/companies.ts';
 import { ops, subscribeWebhook } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 import { JOURNAL_LINE_KEYS, PAYMENT_LINE_KEYS, keysOf } from '../helpers/voucher-keys.ts';
+import { flowInWords } from '../helpers/temporal-ui.ts';
 
 const DIAN_INVOICE = join(
   new URL('../fixtures/', import.meta.url).pathname,
@@ -34,9 +35,11 @@ afterAll(async () => {
 
 async function companyWithInvoice(subscribed: boolean) {
   const made = await makeCompany(api.orm, { country: 'COL', bookAccounts: true });
-  if (subscribed) await subscribeWebhook(made.company.id, 'document.accounted', `${receiver.url}/hooks`, SECRET);
+  const subscription = subscribed
+    ? await subscribeWebhook(made.company.id, 'document.accounted', `${receiver.url}/hooks`, SECRET)
+    : null;
   const imported = await ops('documents', 'import', '--company', made.company.id, DIAN_INVOICE);
-  return { ...made, reference: imported.stdout.documents[0].reference as string };
+  return { ...made, subscription, reference: imported.stdout.documents[0].reference as string };
 }
 
 const accountingOf = async (apiKey: string, reference: string) =>
@@ -45,7 +48,7 @@ const retry = (apiKey: string, reference: string) => api.sdk(apiKey).retryDocume
 
 describe('POST /documents/{reference}/accounting/retry', () => {
   it("shows the ERP's 422 on the document, and hands the same voucher over again once the ERP can take it", async () => {
-    const { apiKey, reference } = await companyWithInvoice(true);
+    const { apiKey, reference, subscription } = await companyWithInvoice(true);
     expect(await accountingOf(apiKey, reference)).toBeNull();
     receiver.behave('reject', { code: 'period_closed', message: 'El periodo contable está cerrado', times: 1 });
     expect((await ops('documents', 'account', '--document', reference)).code).toBe(0);
@@ -60,6 +63,23 @@ describe('POST /documents/{reference}/accounting/retry', () => {
       missing_catalog_entries: [],
       failure: { code: 'period_closed', message: 'El periodo contable está cerrado' },
       retry_allowed: true,
+    });
+    // The Temporal UI says why the hand-off stopped, and what it waits for.
+    // Visibility lists it a moment after it completes.
+    const deliveries = async () => {
+      const ids: string[] = [];
+      for await (const execution of api.client.workflow.list({
+        query: `WorkflowId STARTS_WITH 'webhook/${subscription}/'`,
+      }))
+        ids.push(execution.workflowId);
+      return ids;
+    };
+    await expect.poll(deliveries).toHaveLength(1);
+    const [delivery] = await deliveries();
+    expect(await flowInWords(api.client, delivery!)).toEqual({
+      summary: 'Webhook document.accounted',
+      details:
+        "The ERP answered 422: El periodo contable está cerrado; waiting for the customer's retry (POST /documents/{reference}/accounting/retry)",
     });
 
     const retried = expectStatus(await retry(apiKey, reference), 202);

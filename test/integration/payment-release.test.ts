@@ -27,6 +27,7 @@ import {
   steerGateway,
 } from '../helpers/payments.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
+import { flowInWords } from '../helpers/temporal-ui.ts';
 
 let api: TestApi;
 let company: Company;
@@ -119,6 +120,14 @@ describe('a payment whose beneficiary has no validated bank account', () => {
       },
     });
     expect(await gatewayTransfers([reference])).toEqual([]);
+    // The Temporal UI lists the flow as the payment, and says what it waits for.
+    await expect
+      .poll(() => flowInWords(api.client, `payment/${reference}`))
+      .toEqual({
+        summary: 'Payment of 250,000.00 COP',
+        details:
+          'Waiting for a validated bank account: Distribuciones Sin Cuenta S.A.S. has no bank account: register one (POST /beneficiaries/{reference}/bank-accounts, or ops bank-accounts add)',
+      });
 
     // A rejected account leaves it waiting, and the reason says so.
     const refused = accountNumber();

@@ -13,6 +13,7 @@ import { approveDocument, completeStep, openStep } from '../../services/document
 import { seedDocument, setFlow, startLifecycle } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
+import { flowInWords } from '../helpers/temporal-ui.ts';
 
 let api: TestApi;
 let company: Company;
@@ -119,6 +120,16 @@ describe('a full flow: approval, classification, tagging, accounting', () => {
       recommendations: [],
     });
     expect((await documentOf(document.id)).approval_status).toBe('in_review');
+    // The Temporal UI lists the flow as the document, and says what it waits for.
+    const supplier = (await documentOf(document.id)).beneficiary?.name;
+    await expect
+      .poll(() => flowInWords(api.client, `document/${document.id}`))
+      .toEqual({
+        summary: `Invoice ${document.documentNumber} · ${supplier} · 1,190,000.00 COP`,
+        details: expect.stringMatching(
+          /^Waiting for Ana Gómez or Luis Pérez to approve \(step 1 of 4\) since \d{4}-\d\d-\d\d$/,
+        ),
+      });
 
     const approved = await complete(approval.reference, {
       decision: 'approve',
@@ -201,6 +212,9 @@ describe('a full flow: approval, classification, tagging, accounting', () => {
 
     const accounting = await stepWith(document.id, 'document.accounting');
     expect(accounting).toMatchObject({ actionable: false, decision: null, assignees: [] });
+    await expect
+      .poll(async () => (await flowInWords(api.client, `document/${document.id}`)).details)
+      .toMatch(/^Waiting for the ERP to register the voucher \(step 4 of 4\) since /);
     const unsupported = await complete(accounting.reference, {
       decision: 'approve',
       acting_user_email: 'ana@example.co',

@@ -72,18 +72,22 @@ const without = (env: Record<string, string>, ...names: string[]) =>
 
 describe('the production shape', () => {
   it('stops a process that lacks a production secret, saying which one and how to make it', async () => {
-    const worker = await refusedStart('worker/main.ts', without(stack.productEnv, 'WEBHOOK_SECRET_KEY', 'PUBLIC_URL'));
+    const worker = await refusedStart(
+      'worker/main.ts',
+      without(stack.productEnv, 'WEBHOOK_SECRET_KEY', 'PUBLIC_URL', 'WORKER_BUILD_ID'),
+    );
     expect(worker.code).toBe(1);
     const messages = worker.output
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { level: number; msg: string });
-    expect(messages.map((line) => line.level)).toEqual([60, 60]);
+    expect(messages.map((line) => line.level)).toEqual([60, 60, 60]);
     expect(messages.map((line) => line.msg).sort()).toEqual([
       expect.stringMatching(/^PUBLIC_URL is required in production: the API's URL as integrators reach it/),
       expect.stringMatching(
         /^WEBHOOK_SECRET_KEY is required in production: 64 hex characters .* make one with `openssl rand -hex 32`/,
       ),
+      expect.stringMatching(/^WORKER_BUILD_ID is required in production: the release this worker runs/),
     ]);
     const api = await refusedStart('api/main.ts', without(stack.productEnv, 'DATABASE_URL'));
     expect(api.code).toBe(1);

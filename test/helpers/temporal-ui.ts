@@ -1,0 +1,9 @@
+import type { Client } from '@temporalio/client';
+
+/** What the Temporal UI shows of a flow: its static summary, and its current details (what it waits for). */
+export async function flowInWords(client: Client, workflowId: string): Promise<{ summary?: string; details: string }> {
+  const handle = client.workflow.getHandle(workflowId);
+  const description = await handle.describe();
+  const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+  return { summary: await description.staticSummary(), details: metadata.currentDetails ?? '' };
+}

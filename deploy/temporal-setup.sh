@@ -23,7 +23,8 @@ until attributes=$("$cli" operator search-attribute list --namespace "$namespace
   [ "$tries" -lt 120 ] || { echo "namespace $namespace is still not served" >&2; exit 1; }
   sleep 0.5
 done
-for name in CompanyReference DocumentReference FiscalReference DocumentNumber ApprovalStatus; do
-  printf '%s\n' "$attributes" | grep -qw "$name" || "$cli" operator search-attribute create --namespace "$namespace" --name "$name" --type Keyword
+for attribute in CompanyReference:Keyword DocumentReference:Keyword FiscalReference:Keyword DocumentNumber:Keyword ApprovalStatus:Keyword WaitingSince:Datetime; do
+  name="${attribute%%:*}"
+  printf '%s\n' "$attributes" | grep -qw "$name" || "$cli" operator search-attribute create --namespace "$namespace" --name "$name" --type "${attribute#*:}"
 done
 "$cli" operator search-attribute list --namespace "$namespace"

@@ -12,10 +12,10 @@ name="${WORKER_DEPLOYMENT_NAME:-accounts-payable}"
 build="${WORKER_BUILD_ID:?WORKER_BUILD_ID names the build to make current}"
 
 tries=0
-until "$cli" worker deployment describe --namespace "$namespace" --name "$name" -o json 2>/dev/null |
-  grep -q "\"BuildID\": \"$build\""; do
+until described=$("$cli" worker deployment describe --namespace "$namespace" --name "$name" -o json 2>&1) &&
+  printf '%s' "$described" | grep -q "\"BuildID\": \"$build\""; do
   tries=$((tries + 1))
-  [ "$tries" -lt 240 ] || { echo "no worker of build $build of $name has polled" >&2; exit 1; }
+  [ "$tries" -lt 240 ] || { printf 'no worker of build %s of %s has polled:\n%s\n' "$build" "$name" "$described" >&2; exit 1; }
   sleep 0.5
 done
 routing=$("$cli" worker deployment describe --namespace "$namespace" --name "$name" -o json)

@@ -128,7 +128,7 @@ export async function startDevTemporal(options: DevTemporalOptions = {}): Promis
   args.push(...(uiPort ? ['--ui-port', String(uiPort)] : ['--headless']));
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   for (const key of SEARCH_ATTRIBUTES)
-    args.push('--search-attribute', `${key.name}=${key.type === 'KEYWORD' ? 'Keyword' : key.type}`);
+    args.push('--search-attribute', `${key.name}=${key.type === 'KEYWORD' ? 'Keyword' : 'Datetime'}`);
   const address = `127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
   const start = async () => {

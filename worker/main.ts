@@ -75,7 +75,7 @@ const unregistered = await registerSearchAttributes(clientConnection, config.nam
 if (unregistered)
   logger.warn(
     { searchAttributes: unregistered.notAllowed },
-    'this server does not let the worker register search attributes: they must exist in the namespace (Keyword)',
+    'this server does not let the worker register search attributes: they must exist in the namespace (WaitingSince a Datetime, the others Keyword)',
   );
 const client = new Client({
   connection: clientConnection,

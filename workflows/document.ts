@@ -4,6 +4,7 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
+  patched,
   defineQuery,
   defineSignal,
   defineUpdate,
@@ -27,7 +28,7 @@ import {
 import type { AccountingQuestion } from '../services/accounting/accounting-questions.ts';
 import type { ApproveCommand, LifecycleSnapshot, StepRecord } from '../services/documents/lifecycle.ts';
 import { waitingOnStep } from './details.ts';
-import { ApprovalStatus } from './search-attributes.ts';
+import { ApprovalStatus, WaitingSince } from './search-attributes.ts';
 
 export interface DocumentLifecycleInput {
   companyId: string;
@@ -353,7 +354,11 @@ export class DocumentLifecycle {
   /** Says in the Temporal UI what the flow waits on, and since when (the day this run first saw it wait). */
   private showWaiting(step: StepState, question: boolean): void {
     if (step.status === 'completed') return;
-    if (this.waitingSince?.stepId !== step.id) this.waitingSince = { stepId: step.id, at: new Date() };
+    if (this.waitingSince?.stepId !== step.id) {
+      this.waitingSince = { stepId: step.id, at: new Date() };
+      // Since release 0.1.0: runs it started replay without the attribute (docs/reliability.md, "Versioning").
+      if (patched('waiting-since')) upsertSearchAttributes([{ key: WaitingSince, value: this.waitingSince.at }]);
+    }
     setCurrentDetails(waitingOnStep(step, this.snapshot?.flow.length ?? 0, question, this.waitingSince.at));
   }
 

@@ -4,17 +4,20 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
+  patched,
   defineSignal,
   defineUpdate,
   proxyActivities,
   setCurrentDetails,
   setHandler,
   sleep,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { NewPaymentCommand, PaySchedule, TransferState } from '../services/payments/payments.ts';
 import type { Rescheduled } from '../services/payments/reschedule-payment.ts';
+import { WaitingSince } from './search-attributes.ts';
 
 export interface PaymentProcessInput {
   companyId: string;
@@ -204,7 +207,11 @@ export async function paymentProcess(
       // No validated account: nothing was sent; the payment says why, and waits for a validation (or a change).
       state.stage = 'pending';
       setCurrentDetails(`Waiting for a validated bank account: ${submitted.waiting}`);
+      // Since release 0.1.0: runs it started replay without the attribute (docs/reliability.md, "Versioning").
+      const marked = patched('waiting-since');
+      if (marked) upsertSearchAttributes([{ key: WaitingSince, value: new Date() }]);
       await condition(() => state.stage !== 'pending' || woken);
+      if (marked) upsertSearchAttributes([{ key: WaitingSince, value: null }]);
       continue;
     }
     transfer = submitted;

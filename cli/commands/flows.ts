@@ -5,7 +5,8 @@ import { Member } from '../../db/companies/member.entity.ts';
 import { companyEm, systemEm } from '../../db/orm.ts';
 import { FlowFile, toFlowDefinition } from '../../db/workflow-steps/flow-file.ts';
 import { WorkflowFlow } from '../../db/workflow-steps/workflow-flow.entity.ts';
-import { reference, required } from '../arguments.ts';
+import { optional, reference, required } from '../arguments.ts';
+import { stuckFlows } from '../../temporal/stuck-flows.ts';
 import type { Command } from '../command.ts';
 import { CliError, notFound } from '../errors.ts';
 
@@ -63,4 +64,33 @@ export const flowCommands: Command[] = [
       return { company: companyId, steps: flow?.definition.steps ?? [] };
     },
   },
+  {
+    group: 'flows',
+    action: 'stuck',
+    usage: 'flows stuck [--older-than 1d] [--limit 100]',
+    options: { 'older-than': { type: 'string' }, limit: { type: 'string' } },
+    async run(input, context) {
+      const olderThan = optional(input, 'older-than') ?? '1d';
+      const ms = durationMs(olderThan);
+      if (ms === null)
+        throw new CliError(
+          'invalid_duration',
+          `--older-than "${olderThan}" is not a duration: a whole number of minutes, hours or days (30m, 12h, 1d)`,
+        );
+      const limit = Number(optional(input, 'limit') ?? '100');
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+        throw new CliError('invalid_limit', '--limit must be a whole number from 1 to 1000');
+      const before = new Date(Date.now() - ms);
+      const flows = await stuckFlows(await context.temporal(), before, limit);
+      return { waiting_since_before: before.toISOString(), flows };
+    },
+  },
 ];
+
+const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `30m`, `12h`, `1d` in milliseconds; null for anything else. */
+function durationMs(text: string): number | null {
+  const match = /^(\d{1,6})([mhd])$/.exec(text);
+  return match ? Number(match[1]) * UNITS[match[2]!]! : null;
+}

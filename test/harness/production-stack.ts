@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -74,11 +74,28 @@ interface SimulatorUrls {
   objectStorageUrl: string;
 }
 
+/** The API and worker processes of one release of the product, as a rolling deploy runs them beside another. */
+export interface ReleaseProcesses {
+  /** The release's checkout: its code runs, with the stack's environment. */
+  checkout: string;
+  /** Its workers' build of the Worker Deployment. */
+  buildId: string;
+  apis: ProductProcess[];
+  apiUrls: string[];
+  workers: ProductProcess[];
+}
+
 export interface ProductionStack extends Stack {
   namespace: NetworkNamespace;
   temporal: TemporalServer;
   apis: ProductProcess[];
   workers: ProductProcess[];
+  /** Starts another release's APIs and workers (two of each) beside the running ones; they run until `stop`. */
+  startRelease(checkout: string): Promise<ReleaseProcesses>;
+  /** Runs a release's migrations against the stack's database. */
+  migrate(checkout: string): Promise<void>;
+  /** Runs the `temporal` CLI against the stack's server; answers its standard output. */
+  temporalCli(...args: string[]): Promise<string>;
   /** The environment of one product process as an operator would write it (without the pacing), for checks. */
   productEnv: Record<ProductVariable, string>;
 }
@@ -92,6 +109,8 @@ export interface ProductionStackOptions {
   settings?: Record<string, string>;
   /** Node options for the API and worker processes besides their own (a benchmark's CPU profiles). */
   nodeFlags?: readonly string[];
+  /** The checkout whose product runs first (an earlier release, for an upgrade); this one by default. */
+  release?: string;
 }
 
 /**
@@ -103,6 +122,7 @@ export interface ProductionStackOptions {
  */
 export async function startProductionStack(options: ProductionStackOptions = {}): Promise<ProductionStack> {
   const dir = options.dir ?? tempDir('ap-production-');
+  const first = options.release ?? REPO;
   const logs = join(dir, 'logs');
   mkdirSync(logs, { recursive: true });
   const stops: (() => Promise<void> | void)[] = [];
@@ -209,43 +229,58 @@ export async function startProductionStack(options: ProductionStackOptions = {})
       STORAGE_S3_ACCESS_KEY_ID: storage.accessKeyId,
       STORAGE_S3_SECRET_ACCESS_KEY: storage.secretAccessKey,
       STORAGE_S3_FORCE_PATH_STYLE: 'true',
-      WORKER_BUILD_ID: releaseBuildId(REPO),
+      WORKER_BUILD_ID: releaseBuildId(first),
     };
-    const replica = (index: number) => ({ ...productEnv, PORT: String(ports[index]) });
     // Only what an operator would set: nothing of the harness's own environment leaks into the product.
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', ...productEnv, ...(options.settings ?? PACING) };
+    const cliEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, TEMPORAL_ADDRESS: temporal.address };
+    const temporalCli = (...args: string[]) =>
+      new Promise<string>((resolve, reject) =>
+        execFile(temporalServerBinaries().cli, args, { env: cliEnv }, (error, stdout, stderr) =>
+          error ? reject(new Error(`temporal ${args.join(' ')}: ${stderr || error.message}`)) : resolve(stdout),
+        ),
+      );
+    const migrate = (checkout: string) =>
+      runToEnd(node, [join(checkout, 'db/migrate.ts'), 'up'], env, join(logs, 'migrate.log'));
+    let releases = 0;
+    /** A release's APIs and workers on ports of their own, its workers a build of its own. */
+    const releaseProcesses = (checkout: string, apiPorts: number[]): ReleaseProcesses => {
+      const buildId = releaseBuildId(checkout);
+      const tag = releases++ === 0 ? '' : `-r${releases}`;
+      const apis = apiPorts.map((port, index) =>
+        productProcess({
+          name: `api-${index + 1}${tag}`,
+          script: join(checkout, 'api/main.ts'),
+          nodeFlags: [...(options.nodeFlags ?? []), ...API_NODE_FLAGS],
+          env: { ...env, PORT: String(port) },
+          readyLine: 'api listening',
+          logFile: join(logs, `api-${index + 1}${tag}.log`),
+        }),
+      );
+      const workers = Array.from({ length: REPLICAS }, (_, index) =>
+        productProcess({
+          name: `worker-${index + 1}${tag}`,
+          script: join(checkout, 'worker/main.ts'),
+          nodeFlags: [...(options.nodeFlags ?? []), ...WORKER_NODE_FLAGS],
+          env: { ...env, ...WORKER_ENVIRONMENT, WORKER_BUILD_ID: buildId },
+          readyLine: 'worker running',
+          logFile: join(logs, `worker-${index + 1}${tag}.log`),
+        }),
+      );
+      stops.push(...workers.map((worker) => () => worker.stop()), ...apis.map((api) => () => api.stop()));
+      return { checkout, buildId, apis, apiUrls: apiPorts.map((port) => `http://127.0.0.1:${port}`), workers };
+    };
 
-    await runToEnd(node, [join(REPO, 'db/migrate.ts'), 'up'], env, join(logs, 'migrate.log'));
-    const apis = ports.map((_, index) =>
-      productProcess({
-        name: `api-${index + 1}`,
-        script: join(REPO, 'api/main.ts'),
-        nodeFlags: [...(options.nodeFlags ?? []), ...API_NODE_FLAGS],
-        env: { ...env, ...replica(index) },
-        readyLine: 'api listening',
-        logFile: join(logs, `api-${index + 1}.log`),
-      }),
-    );
-    const workers = Array.from({ length: REPLICAS }, (_, index) =>
-      productProcess({
-        name: `worker-${index + 1}`,
-        script: join(REPO, 'worker/main.ts'),
-        nodeFlags: [...(options.nodeFlags ?? []), ...WORKER_NODE_FLAGS],
-        env: { ...env, ...WORKER_ENVIRONMENT },
-        readyLine: 'worker running',
-        logFile: join(logs, `worker-${index + 1}.log`),
-      }),
-    );
-    stops.push(...workers.map((worker) => () => worker.stop()), ...apis.map((api) => () => api.stop()));
+    await migrate(first);
+    const { apis, workers } = releaseProcesses(first, ports);
     await Promise.all([...workers, ...apis].map((process) => process.start()));
     // A first install: the workers' build becomes current, as compose's worker-deployment service makes it.
     await runToEnd(
       'sh',
       [join(REPO, 'deploy/worker-deployment.sh')],
       {
-        PATH: process.env.PATH ?? '',
+        ...cliEnv,
         TEMPORAL_CLI: temporalServerBinaries().cli,
-        TEMPORAL_ADDRESS: temporal.address,
         TEMPORAL_NAMESPACE: productEnv.TEMPORAL_NAMESPACE,
         WORKER_BUILD_ID: productEnv.WORKER_BUILD_ID,
       },
@@ -270,6 +305,13 @@ export async function startProductionStack(options: ProductionStackOptions = {})
       apis,
       workers,
       processes: [...apis, ...workers],
+      async startRelease(checkout) {
+        const release = releaseProcesses(checkout, await Promise.all(apis.map(() => freePort())));
+        await Promise.all([...release.workers, ...release.apis].map((process) => process.start()));
+        return release;
+      },
+      migrate,
+      temporalCli,
       parts: {
         api: apis,
         worker: workers,

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../platform/temp-dir.ts';
-import { ops } from '../helpers/ops.ts';
+import { ops, opsWith } from '../helpers/ops.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 
 let api: TestApi;
@@ -106,6 +106,19 @@ describe('operator CLI', () => {
     expect(unknown.stderr.error.code).toBe('company_not_found');
     const command = await ops('companies', 'explode');
     expect(command.code).toBe(2);
+  });
+});
+
+describe('ops flows stuck', () => {
+  it('refuses a duration it cannot read, or a limit out of range, before asking Temporal anything', async () => {
+    // Temporal at an address nobody answers: a command that asked it would fail otherwise.
+    const unreachable = { TEMPORAL_ADDRESS: '127.0.0.1:9' };
+    for (const olderThan of ['yesterday', '1w', '0.5d', '1.5h']) {
+      const refused = await opsWith(unreachable, 'flows', 'stuck', '--older-than', olderThan);
+      expect([olderThan, refused.code, refused.stderr.error.code]).toEqual([olderThan, 1, 'invalid_duration']);
+    }
+    const limit = await opsWith(unreachable, 'flows', 'stuck', '--limit', '0');
+    expect([limit.code, limit.stderr.error.code]).toEqual([1, 'invalid_limit']);
   });
 });
 

@@ -14,6 +14,7 @@ import { seedDocument, setFlow, startLifecycle } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
 import { flowInWords } from '../helpers/temporal-ui.ts';
+import { ops } from '../helpers/ops.ts';
 
 let api: TestApi;
 let company: Company;
@@ -130,6 +131,26 @@ describe('a full flow: approval, classification, tagging, accounting', () => {
           /^Waiting for Ana Gómez or Luis Pérez to approve \(step 1 of 4\) since \d{4}-\d\d-\d\d$/,
         ),
       });
+    // `ops flows stuck` finds it by how long it has waited, and says why, as the UI does.
+    const stuck = async (olderThan: string) => {
+      const listed = await ops('flows', 'stuck', '--older-than', olderThan, '--limit', '1000');
+      expect(listed.code, JSON.stringify(listed.stderr)).toBe(0);
+      return (listed.stdout.flows as { workflowId: string }[]).filter(
+        (flow) => flow.workflowId === `document/${document.id}`,
+      );
+    };
+    await expect
+      .poll(() => stuck('0m'))
+      .toEqual([
+        {
+          workflowId: `document/${document.id}`,
+          workflowType: 'documentLifecycle',
+          summary: `Invoice ${document.documentNumber} · ${supplier} · 1,190,000.00 COP`,
+          waitingFor: expect.stringMatching(/^Waiting for Ana Gómez or Luis Pérez to approve/),
+          waitingSince: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        },
+      ]);
+    expect(await stuck('1d')).toEqual([]);
 
     const approved = await complete(approval.reference, {
       decision: 'approve',

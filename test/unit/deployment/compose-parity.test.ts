@@ -83,7 +83,10 @@ describe('docker-compose.yml and the production-shape suite', () => {
 
   it('register the search attributes the workflows set', () => {
     const script = readFileSync(new URL('../../../deploy/temporal-setup.sh', import.meta.url), 'utf8');
-    const listed = /for name in ([A-Za-z ]+); do/.exec(script)![1]!.trim().split(/\s+/);
-    expect(listed.sort()).toEqual(SEARCH_ATTRIBUTES.map((attribute) => attribute.name).sort());
+    const listed = /for attribute in ([A-Za-z: ]+); do/.exec(script)![1]!.trim().split(/\s+/);
+    const types: Record<string, string> = { KEYWORD: 'Keyword', DATETIME: 'Datetime' };
+    expect(listed.sort()).toEqual(
+      SEARCH_ATTRIBUTES.map((attribute) => `${attribute.name}:${types[attribute.type]}`).sort(),
+    );
   });
 });

@@ -22,7 +22,8 @@ const MEMBER = 'ana@example.co';
 const LIFECYCLES = 50;
 const PAYMENTS = { onDate: 10, onAccount: 10 };
 const DAY = 86_400_000;
-const day = (offset: number) => new Date(Date.now() + offset * DAY).toISOString().slice(0, 10);
+/** A day in Colombia, the company's country (UTC-5): its pay dates are its days. */
+const day = (offset: number) => new Date(Date.now() - 5 * 3_600_000 + offset * DAY).toISOString().slice(0, 10);
 
 let stack: ProductionStack;
 let released: string;
@@ -58,7 +59,8 @@ async function call(base: string, apiKey: string, method: string, path: string, 
     method,
     headers: {
       'api-key': apiKey,
-      ...(body ? { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() } : {}),
+      ...(method === 'POST' ? { 'idempotency-key': crypto.randomUUID() } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
     },
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
@@ -240,6 +242,20 @@ describe('a rolling upgrade from the last release', () => {
     const cufes = invoices.slice(0, 10).map((invoice) => invoice.cufe);
     await call(nApi, apiKey, 'POST', '/events/batch', { documents_fiscal_reference: cufes, events_type: ['030'] }, 200);
     expect(await count(`ExecutionStatus = 'Running' AND WorkflowType = 'documentLifecycle'`)).toBe(LIFECYCLES);
+    // A fiscal sync of the company's DIAN mailbox, started on the release.
+    await ops(
+      'fiscal',
+      'credentials',
+      '--company',
+      company,
+      '--dian-forwarding',
+      'on',
+      '--dian-nit',
+      '900111222',
+      '--dian-legal-representative',
+      'Ana Gómez',
+    );
+    await call(nApi, apiKey, 'POST', '/fiscal-sync', undefined, 202);
 
     // Release N+1: migrated while N serves, started beside it, ramped, made current; a rollback drill; N stopped.
     let serving = [...n.apiUrls];
@@ -260,10 +276,22 @@ describe('a rolling upgrade from the last release', () => {
     const [rolledBack] = (await ops('documents', 'import', '--company', company, invoices[LIFECYCLES + 2]!.path))
       .documents as { reference: string }[];
     await expect.poll(pendingSteps).toBe(LIFECYCLES + 3);
+    const onBuild = (document: string, buildId: string) =>
+      count(`WorkflowId = 'document/${document}' AND TemporalWorkerDeploymentVersion = '${DEPLOYMENT}:${buildId}'`);
+    await expect.poll(() => onBuild(rolledBack!.reference, n.buildId)).toBe(1);
     await deployment('set-current-version', '--build-id', next.buildId);
     const [current] = (await ops('documents', 'import', '--company', company, invoices[LIFECYCLES + 3]!.path))
       .documents as { reference: string }[];
     await expect.poll(pendingSteps).toBe(LIFECYCLES + 4);
+    await expect.poll(() => onBuild(current!.reference, next.buildId)).toBe(1);
+    // The patched change: a lifecycle the new build started says since when it waits; one the release started
+    // (and replays on the new build) does not, as the release did not.
+    const waiting = async () =>
+      ((await ops('flows', 'stuck', '--older-than', '0m', '--limit', '1000')).flows as { workflowId: string }[]).map(
+        (flow) => flow.workflowId,
+      );
+    await expect.poll(waiting).toContain(`document/${current!.reference}`);
+    expect(await waiting()).not.toContain(`document/${documents[0]}`);
     // The old APIs stop first (they only start flows); the old workers once nothing is pinned to their build.
     serving = [...next.apiUrls];
     await Promise.all(stack.apis.map((api) => api.stop()));
@@ -309,6 +337,22 @@ describe('a rolling upgrade from the last release', () => {
       .toBe(PAYMENTS.onDate + PAYMENTS.onAccount);
     const rejected = await Promise.all(all.map((reference) => call(api, apiKey, 'GET', `/documents/${reference}`)));
     expect(new Set(rejected.map((document) => document.approval_status))).toEqual(new Set(['rejected']));
+    await expect.poll(async () => (await call(api, apiKey, 'GET', '/fiscal-sync/status')).status).toBe('finished');
+    const byStatus = async (sql: string) =>
+      Object.fromEntries(
+        (await stack.query<{ status: string; n: string }>(sql, [company])).map((row) => [row.status, Number(row.n)]),
+      );
+    const deliveries = (url: string) =>
+      byStatus(
+        `select d.status, count(*) as n from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
+         where d.company_id = $1 and s.url = '${url}' group by d.status`,
+      );
+    await expect.poll(() => deliveries(stack.receiver.url)).toEqual({ delivered: all.length });
+    await expect.poll(() => deliveries(silent)).toEqual({ failed: all.length });
+    // DIAN's simulator rejects an acknowledgement of an invoice it never received: a final answer, as expected.
+    await expect
+      .poll(() => byStatus(`select status, count(*) as n from reception_events where company_id = $1 group by status`))
+      .toEqual({ rejected: cufes.length });
 
     const stuckLifecycles = await count(
       `ExecutionStatus = 'Running' AND (WorkflowType = 'documentLifecycle' OR WorkflowType = 'paymentProcess')`,
@@ -338,7 +382,8 @@ describe('a rolling upgrade from the last release', () => {
       [
         `[upgrade] ${RELEASE} (${n.buildId}) → ${next.buildId}`,
         `  in flight on ${RELEASE}: ${LIFECYCLES} lifecycles on a step, ${PAYMENTS.onDate} payments on a date, ${PAYMENTS.onAccount} on an account, deliveries to a silent receiver, ${cufes.length} reception events`,
-        `  started during the rollout: 2 ramped, 1 after the rollback, 1 on the new build`,
+        `  started during the rollout: 2 ramped, 1 after the rollback (ran on ${RELEASE}), 1 on the new build`,
+        `  outcomes: ${all.length} lifecycles ended (rejected), ${PAYMENTS.onDate + PAYMENTS.onAccount} payments processed, ${all.length} deliveries delivered and ${all.length} failed (silent receiver), reception events ${JSON.stringify(await byStatus(`select status, count(*) as n from reception_events where company_id = $1 group by status`))}, fiscal sync finished`,
         `  requests during the rollout: ${rollout.requests}, failed: ${rollout.failures.length}`,
         `  workflow tasks failed for nondeterminism: ${nondeterminism}`,
         `  flows stuck at the end: ${stuck.length} (lifecycles and payments still running: ${stuckLifecycles})`,

@@ -151,7 +151,10 @@ export class DocumentLifecycle {
 
   private async account(): Promise<void> {
     try {
-      this.question = await accountAutomatically(this.input);
+      this.question = await accountAutomatically.executeWithOptions(
+        { summary: 'The accounting agent builds the voucher and hands it to the ERP' },
+        [this.input],
+      );
       if (!this.question) this.accounting = 'done';
     } catch (error) {
       // Only a document that no longer exists fails it for good: nothing is left to account.
@@ -183,7 +186,9 @@ export class DocumentLifecycle {
         this.opening = true;
         const position = AGENT_QUESTION_POSITIONS + this.questionsAsked;
         const opened = await this.exclusive(() =>
-          openStep({ ...this.input, position, definition: questionStep(question!), question: question! }),
+          openStep.executeWithOptions({ summary: `Ask ${question!.action} (accounting agent)` }, [
+            { ...this.input, position, definition: questionStep(question!), question: question! },
+          ]),
         );
         this.questionsAsked += 1;
         this.current = step = opened.step;
@@ -236,7 +241,10 @@ export class DocumentLifecycle {
     step.assignees.find((person) => person.email === command.actor.email)!.acted = true;
     if (closes) this.claimed = step.id;
     return this.exclusive(async () => {
-      const written = await completeStep({ ...this.input, ...command, close: closes });
+      const written = await completeStep.executeWithOptions(
+        { summary: `Record the decision of ${command.actor.name || command.actor.email}` },
+        [{ ...this.input, ...command, close: closes }],
+      );
       this.setApproval(written.approvalStatus);
       if (closes) step.status = 'completed';
       return written.step;
@@ -318,7 +326,11 @@ export class DocumentLifecycle {
         if ((await this.settleAccounting(isAccounting(definition))) === 'carry') return this.carried([...done]);
         if (!this.current || this.current.position !== position) {
           this.opening = true;
-          const opened = await this.exclusive(() => openStep({ ...this.input, position, definition }));
+          const opened = await this.exclusive(() =>
+            openStep.executeWithOptions({ summary: `Open step ${position + 1}: ${definition.action}` }, [
+              { ...this.input, position, definition },
+            ]),
+          );
           this.current = opened.step;
           this.opening = false;
           // `in_review` while an approval step is open; or what the agent decided, when it decided it as it opened.

@@ -202,7 +202,10 @@ export async function paymentProcess(
     if (state.stage !== 'pending') continue;
     woken = false;
     state.stage = 'submitting';
-    const submitted = await submitPayment(subject);
+    const submitted = await submitPayment.executeWithOptions(
+      { summary: 'Hand the payment to the gateway, if its beneficiary has a validated account' },
+      [subject],
+    );
     if ('waiting' in submitted) {
       // No validated account: nothing was sent; the payment says why, and waits for a validation (or a change).
       state.stage = 'pending';
@@ -228,8 +231,10 @@ export async function paymentProcess(
       await condition(allHandlersFinished);
       await continueAsNew<typeof paymentProcess>({ ...input, transferId: transfer!.transferId });
     }
-    await sleep(input.pollIntervalMs);
-    transfer = await checkTransfer({ ...subject, transferId: transfer!.transferId });
+    await sleep(input.pollIntervalMs, { summary: 'Until the next check with the gateway' });
+    transfer = await checkTransfer.executeWithOptions({ summary: `Ask the gateway about ${transfer!.transferId}` }, [
+      { ...subject, transferId: transfer!.transferId },
+    ]);
   }
   await recordPaymentOutcome({ ...subject, transfer: transfer! });
   await condition(allHandlersFinished);

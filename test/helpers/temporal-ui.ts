@@ -7,3 +7,12 @@ export async function flowInWords(client: Client, workflowId: string): Promise<{
   const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
   return { summary: await description.staticSummary(), details: metadata.currentDetails ?? '' };
 }
+
+/** The summaries a flow's activities and timers carry in its history, in order. */
+export async function eventSummaries(client: Client, workflowId: string): Promise<string[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((event) => {
+    const data = event.userMetadata?.summary?.data;
+    return data ? [JSON.parse(Buffer.from(data).toString('utf8')) as string] : [];
+  });
+}

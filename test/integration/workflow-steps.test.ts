@@ -13,7 +13,7 @@ import { approveDocument, completeStep, openStep } from '../../services/document
 import { seedDocument, setFlow, startLifecycle } from '../helpers/builders.ts';
 import { makeCompany } from '../helpers/companies.ts';
 import { startTestApi, type TestApi } from '../helpers/stack.ts';
-import { flowInWords } from '../helpers/temporal-ui.ts';
+import { eventSummaries, flowInWords } from '../helpers/temporal-ui.ts';
 import { ops } from '../helpers/ops.ts';
 
 let api: TestApi;
@@ -131,6 +131,7 @@ describe('a full flow: approval, classification, tagging, accounting', () => {
           /^Waiting for Ana Gómez or Luis Pérez to approve \(step 1 of 4\) since \d{4}-\d\d-\d\d$/,
         ),
       });
+    expect(await eventSummaries(api.client, `document/${document.id}`)).toContain('Open step 1: document.approval');
     // `ops flows stuck` finds it by how long it has waited, and says why, as the UI does.
     const stuck = async (olderThan: string) => {
       const listed = await ops('flows', 'stuck', '--older-than', olderThan, '--limit', '1000');

@@ -5,8 +5,9 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@accounts-payable/source'] } },
   test: {
     include: ['test/**/*.test.ts'],
-    // The production shape runs on its own (`npm run test:production`): it starts the whole product itself.
-    exclude: ['test/production/**', '**/node_modules/**'],
+    // The production shape and the upgrade run on their own (`npm run test:production`, `npm run test:upgrade`): each
+    // starts the whole product itself.
+    exclude: ['test/production/**', 'test/upgrade/**', '**/node_modules/**'],
     reporters: ['default', './test/helpers/closing-line-reporter.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     // Forks, not threads: Temporal's native runtime does not survive worker threads.

@@ -100,6 +100,14 @@ function steadyTraffic(apiKey: string, serving: () => string[]) {
   };
 }
 
+/** A process's peak resident memory so far, in MB. */
+function peakResidentMb(pid: number | undefined): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((candidate) => candidate.startsWith('VmHWM:'));
+  return Math.round(Number(/(\d+)/.exec(line!)![1]) / 1024);
+}
+
 /** Running executions matching a visibility query. */
 async function count(query: string): Promise<number> {
   const out = await stack.temporalCli('workflow', 'count', '--query', query, '-o', 'json');
@@ -297,6 +305,7 @@ describe('a rolling upgrade from the last release', () => {
     await Promise.all(stack.apis.map((api) => api.stop()));
     const pinnedToN = `ExecutionStatus = 'Running' AND TemporalWorkerDeploymentVersion = '${DEPLOYMENT}:${n.buildId}' AND TemporalWorkflowVersioningBehavior = 'Pinned'`;
     await expect.poll(() => count(pinnedToN), { timeout: 300_000 }).toBe(0);
+    const peaks = stack.workers.map((worker) => peakResidentMb(worker.pid));
     await Promise.all(stack.workers.map((worker) => worker.stop()));
     const rollout = await traffic.stop();
 
@@ -388,11 +397,14 @@ describe('a rolling upgrade from the last release', () => {
         `  workflow tasks failed for nondeterminism: ${nondeterminism}`,
         `  flows stuck at the end: ${stuck.length} (lifecycles and payments still running: ${stuckLifecycles})`,
         `  rollback drill: ok`,
+        `  worker peak resident memory (MB): ${RELEASE} ${peaks.join(', ')}; new build ${next.workers.map((worker) => peakResidentMb(worker.pid)).join(', ')}`,
       ].join('\n'),
     );
     expect(rollout.failures).toEqual([]);
     expect(nondeterminism).toBe(0);
     expect(stuck).toEqual([]);
+    for (const peak of [...peaks, ...next.workers.map((worker) => peakResidentMb(worker.pid))])
+      expect(peak).toBeLessThan(400);
     kept = false;
   });
 });

@@ -17,10 +17,17 @@ const MAX_LISTED = 10_000;
 
 /**
  * The running flows that have waited since before `before`, oldest first: the visibility query an operator runs in
- * the Temporal UI (`ExecutionStatus = 'Running' AND WaitingSince < '…'`), with each one's summary and details.
+ * the Temporal UI (`ExecutionStatus = 'Running' AND WaitingSince < '…'`), with each one's summary and details; one
+ * company's alone when `companyId` is given.
  */
-export async function stuckFlows(temporal: TemporalHandle, before: Date, limit: number): Promise<StuckFlow[]> {
-  const query = `ExecutionStatus = 'Running' AND WaitingSince < '${before.toISOString()}'`;
+export async function stuckFlows(
+  temporal: TemporalHandle,
+  before: Date,
+  limit: number,
+  companyId?: string,
+): Promise<StuckFlow[]> {
+  const company = companyId ? ` AND CompanyReference = '${companyId}'` : '';
+  const query = `ExecutionStatus = 'Running' AND WaitingSince < '${before.toISOString()}'${company}`;
   const listed: { workflowId: string; runId: string; workflowType: string; waitingSince: Date }[] = [];
   for await (const execution of temporal.client.workflow.list({ query, pageSize: 1000 })) {
     const waitingSince = execution.typedSearchAttributes.get(WaitingSince);

@@ -101,6 +101,7 @@ async function continueUnsettled(delivery: QueuedDelivery, outcome: 'settled' | 
     await startChild(webhookDelivery, {
       workflowId: workflowIds.webhook(subscriptionId, eventId),
       args: [next],
+      staticSummary: `Webhook ${next.event}`,
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     });

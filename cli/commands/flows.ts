@@ -67,8 +67,8 @@ export const flowCommands: Command[] = [
   {
     group: 'flows',
     action: 'stuck',
-    usage: 'flows stuck [--older-than 1d] [--limit 100]',
-    options: { 'older-than': { type: 'string' }, limit: { type: 'string' } },
+    usage: 'flows stuck [--older-than 1d] [--limit 100] [--company REF]',
+    options: { 'older-than': { type: 'string' }, limit: { type: 'string' }, company: { type: 'string' } },
     async run(input, context) {
       const olderThan = optional(input, 'older-than') ?? '1d';
       const ms = durationMs(olderThan);
@@ -80,8 +80,9 @@ export const flowCommands: Command[] = [
       const limit = Number(optional(input, 'limit') ?? '100');
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
         throw new CliError('invalid_limit', '--limit must be a whole number from 1 to 1000');
+      const companyId = input.values.company === undefined ? undefined : reference(input, 'company');
       const before = new Date(Date.now() - ms);
-      const flows = await stuckFlows(await context.temporal(), before, limit);
+      const flows = await stuckFlows(await context.temporal(), before, limit, companyId);
       return { waiting_since_before: before.toISOString(), flows };
     },
   },

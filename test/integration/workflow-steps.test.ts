@@ -134,7 +134,7 @@ describe('a full flow: approval, classification, tagging, accounting', () => {
     expect(await eventSummaries(api.client, `document/${document.id}`)).toContain('Open step 1: document.approval');
     // `ops flows stuck` finds it by how long it has waited, and says why, as the UI does.
     const stuck = async (olderThan: string) => {
-      const listed = await ops('flows', 'stuck', '--older-than', olderThan, '--limit', '1000');
+      const listed = await ops('flows', 'stuck', '--older-than', olderThan, '--company', company.id);
       expect(listed.code, JSON.stringify(listed.stderr)).toBe(0);
       return (listed.stdout.flows as { workflowId: string }[]).filter(
         (flow) => flow.workflowId === `document/${document.id}`,

@@ -295,7 +295,7 @@ describe('a rolling upgrade from the last release', () => {
     // The patched change: a lifecycle the new build started says since when it waits; one the release started
     // (and replays on the new build) does not, as the release did not.
     const waiting = async () =>
-      ((await ops('flows', 'stuck', '--older-than', '0m', '--limit', '1000')).flows as { workflowId: string }[]).map(
+      ((await ops('flows', 'stuck', '--older-than', '0m', '--company', company)).flows as { workflowId: string }[]).map(
         (flow) => flow.workflowId,
       );
     await expect.poll(waiting).toContain(`document/${current!.reference}`);
@@ -375,7 +375,7 @@ describe('a rolling upgrade from the last release', () => {
         { timeout: 300_000 },
       )
       .toBe(0);
-    const stuck = (await ops('flows', 'stuck', '--older-than', '0m')).flows as unknown[];
+    const stuck = (await ops('flows', 'stuck', '--older-than', '0m', '--company', company)).flows as unknown[];
     const logs = join(stack.dir, 'logs');
     const nondeterminism = readdirSync(logs)
       .filter((file) => file.startsWith('worker-'))

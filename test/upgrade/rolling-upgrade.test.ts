@@ -69,14 +69,20 @@ async function call(base: string, apiKey: string, method: string, path: string, 
   return answer;
 }
 
-/** Integrators' reads and writes against the serving APIs during the rollout; every failed one is counted. */
-function steadyTraffic(apiKey: string, serving: () => string[]) {
+/**
+ * Integrators' reads against the serving APIs during the rollout, as behind a load balancer; every failed one is
+ * counted. `serveFrom` changes the APIs as the balancer would: once the round under way has ended, none goes to the
+ * ones left out.
+ */
+function steadyTraffic(apiKey: string, initial: string[]) {
   const failures: string[] = [];
+  let serving = initial;
   let requests = 0;
   let running = true;
+  let roundEnded = Promise.withResolvers<void>();
   const loop = (async () => {
     while (running) {
-      for (const base of serving()) {
+      for (const base of serving) {
         requests += 1;
         try {
           const response = await fetch(`${base}/public/api/v1/documents?page_size=5`, {
@@ -88,10 +94,16 @@ function steadyTraffic(apiKey: string, serving: () => string[]) {
           failures.push(`${base}: ${(error as Error).message}`);
         }
       }
+      roundEnded.resolve();
+      roundEnded = Promise.withResolvers<void>();
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
   return {
+    async serveFrom(urls: string[]) {
+      serving = urls;
+      await roundEnded.promise;
+    },
     async stop() {
       running = false;
       await loop;
@@ -266,12 +278,11 @@ describe('a rolling upgrade from the last release', () => {
     await call(nApi, apiKey, 'POST', '/fiscal-sync', undefined, 202);
 
     // Release N+1: migrated while N serves, started beside it, ramped, made current; a rollback drill; N stopped.
-    let serving = [...n.apiUrls];
-    const traffic = steadyTraffic(apiKey, () => serving);
+    const traffic = steadyTraffic(apiKey, [...n.apiUrls]);
     await stack.migrate(REPO);
     const next: ReleaseProcesses = await stack.startRelease(REPO);
     expect(next.buildId).not.toBe(n.buildId);
-    serving = [...n.apiUrls, ...next.apiUrls];
+    await traffic.serveFrom([...n.apiUrls, ...next.apiUrls]);
     const deployment = (...args: string[]) =>
       stack.temporalCli('worker', 'deployment', ...args, '--deployment-name', DEPLOYMENT, '--yes');
     await deployment('set-ramping-version', '--build-id', next.buildId, '--percentage', '50');
@@ -301,7 +312,7 @@ describe('a rolling upgrade from the last release', () => {
     await expect.poll(waiting).toContain(`document/${current!.reference}`);
     expect(await waiting()).not.toContain(`document/${documents[0]}`);
     // The old APIs stop first (they only start flows); the old workers once nothing is pinned to their build.
-    serving = [...next.apiUrls];
+    await traffic.serveFrom([...next.apiUrls]);
     await Promise.all(stack.apis.map((api) => api.stop()));
     const pinnedToN = `ExecutionStatus = 'Running' AND TemporalWorkerDeploymentVersion = '${DEPLOYMENT}:${n.buildId}' AND TemporalWorkflowVersioningBehavior = 'Pinned'`;
     await expect.poll(() => count(pinnedToN), { timeout: 300_000 }).toBe(0);

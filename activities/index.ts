@@ -193,7 +193,6 @@ export function createActivities(deps: ActivityDeps) {
     /** Starts (or finds running) the workflow of each event of a batch. */
     startReceptionEventWorkflows: (input: Parameters<typeof receptionEvents.startBatchWorkflows>[1]) =>
       receptionEvents.startBatchWorkflows(deps, input),
-    /** Starts the batch workflow of every batch whose API never started it. */
     /** Logs a warning for each company's signing certificate that expires within 30 days (or has expired). */
     warnExpiringCertificates: async () => {
       const expiring = await expiringCertificates(systemEm(deps.orm), new Date());
@@ -211,6 +210,7 @@ export function createActivities(deps: ActivityDeps) {
         );
       return expiring.length;
     },
+    /** Starts the batch workflow of every batch whose API never started it. */
     handOverStrandedReceptionEventBatches: (input: Parameters<typeof receptionEvents.handOverStrandedBatches>[1]) =>
       receptionEvents.handOverStrandedBatches(deps, input),
     /** Records a RADIAN event as failed (DIAN unreachable after every retry). */

@@ -110,7 +110,6 @@ export interface RouteDef<
 }
 
 // The route table holds routes of many shapes; their handlers are typed at declaration by defineRoute.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRoute = RouteDef<any, any, any, any>;
 
 /** Declares a route once: its schemas validate the request, type the handler, and feed the OpenAPI document. */

@@ -40,10 +40,10 @@ const WEBHOOK_SIGNATURE = {
     "Not a key the receiver holds, but the service's signature of the delivery: the lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the subscription's secret (shown once when an operator creates the subscription). Compute it over the raw body before parsing and compare in constant time.",
 } as const;
 
-/** Builds the OpenAPI 3.1 document from the same route declarations that validate requests. */
 /** The contract's version ("interface description version 1.0.0"), not the release's: it moves when the contract does. */
 export const INTERFACE_VERSION = '1.0.0';
 
+/** Builds the OpenAPI 3.1 document from the same route declarations that validate requests. */
 export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { serverUrl: string; release?: string }) {
   const components: Record<string, JsonSchema> = {};
   const convert = (schema: z.ZodType, io: 'input' | 'output') => toJsonSchema(schema, io, components);

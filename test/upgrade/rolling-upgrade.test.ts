@@ -130,7 +130,7 @@ describe('a rolling upgrade from the last release', () => {
   it('keeps every flow in flight, fails no request, survives a rollback, and finishes every flow on the new build', async () => {
     kept = true;
     const n = { buildId: stack.productEnv.WORKER_BUILD_ID, apiUrls: stack.apiUrls };
-    // The company: one approval step, a document.created receiver, and one that never answers.
+    // The company: one approval step, and two document.created receivers.
     const { reference: company, api_key: apiKey } = await ops(
       'companies',
       'create',
@@ -149,40 +149,29 @@ describe('a rolling upgrade from the last release', () => {
       JSON.stringify({ steps: [{ action: 'document.approval', kind: 'approval', assignees: [MEMBER] }] }),
     );
     await ops('flows', 'set', '--company', company, '--file', flowFile);
-    await ops(
-      'webhooks',
-      'add',
-      '--company',
-      company,
-      '--event',
-      'document.created',
-      '--url',
-      stack.receiver.url,
-      '--secret',
-      stack.receiver.secret,
-      '--retries',
-      '3',
-      '--timeout',
-      '5',
-    );
-    // An address of the suite's network where nothing listens: its deliveries wait, retried, through the rollout.
+    // The ERP's receiver; and an address of the suite's network where nothing listens, whose deliveries wait, retried,
+    // through the rollout.
     const silent = `https://${stack.namespace.address}:9/silent`;
-    await ops(
-      'webhooks',
-      'add',
-      '--company',
-      company,
-      '--event',
-      'document.created',
-      '--url',
-      silent,
-      '--secret',
-      stack.receiver.secret,
-      '--retries',
-      '2',
-      '--timeout',
-      '2',
-    );
+    for (const [url, retries, timeout] of [
+      [stack.receiver.url, '3', '5'],
+      [silent, '2', '2'],
+    ] as const)
+      await ops(
+        'webhooks',
+        'add',
+        '--company',
+        company,
+        '--event',
+        'document.created',
+        '--url',
+        url,
+        '--secret',
+        stack.receiver.secret,
+        '--retries',
+        retries,
+        '--timeout',
+        timeout,
+      );
 
     // Release N: the flows in flight.
     const invoices = writeInvoices(join(stack.dir, 'invoices'), LIFECYCLES + 6, `upgrade-${Date.now()}`);

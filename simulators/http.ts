@@ -10,6 +10,7 @@ import {
 } from 'node:http';
 import { Server as TlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { isObject } from '../platform/json.ts';
 
 export interface SimulatorRequest {
   method: string;
@@ -33,9 +34,6 @@ export interface RunningServer {
 export const reply = (status: number, body: unknown): SimulatorReply => ({ status, body });
 export const failure = (status: number, code: string, message: string): SimulatorReply =>
   reply(status, { error: { code, message } });
-
-export const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function header(headers: IncomingHttpHeaders, name: string): string | null {
   const value = headers[name];

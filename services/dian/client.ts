@@ -9,6 +9,7 @@ import type { SigningIdentity } from './certificate.ts';
 import type { DianSettings } from './settings.ts';
 import { operationBody, readAnswer, signedEnvelope, soapAction, type SoapAnswer } from './soap.ts';
 import { MAX_ANSWER_BYTES, readTextUpTo } from '../../platform/outside-http.ts';
+import { isObject } from '../../platform/json.ts';
 
 export interface DianEventAnswer {
   /** StatusCode 00: DIAN registered the event. */
@@ -38,8 +39,6 @@ const transient = (message: string) => ApplicationFailure.retryable(message, 'Di
 /** DIAN refused the request itself (its security, its form): sending it again as it is would be refused again. */
 const refused = (message: string) => ApplicationFailure.nonRetryable(message, 'DianRequestRefused');
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 
 /** Calls one operation of DIAN's service, signed by `identity`; throws DianUnavailable or DianRequestRefused. */

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { SignedXml } from 'xml-crypto';
 import type { SigningIdentity } from './certificate.ts';
+import { isObject } from '../../platform/json.ts';
 
 export const SOAP_NS = 'http://www.w3.org/2003/05/soap-envelope';
 export const WCF_NS = 'http://wcf.dian.colombia';
@@ -92,8 +93,6 @@ export interface SoapAnswer {
   fault: { code: string; subcode: string; reason: string } | null;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const textOf = (value: unknown): string =>
   typeof value === 'string' ? value : isObject(value) && typeof value['#text'] === 'string' ? value['#text'] : '';
 

@@ -3,6 +3,7 @@
 // JSON over HTTP at a configurable base URL (DIAN_AUTH_URL, else DIAN_URL), like the event adapter beside it.
 import { ApplicationFailure } from '@temporalio/common';
 import { MAX_ANSWER_BYTES, readTextUpTo } from '../../platform/outside-http.ts';
+import { isObject } from '../../platform/json.ts';
 
 export interface DianAccessToken {
   /** DIAN's identifier of the token request (the token itself is never kept). */
@@ -11,8 +12,6 @@ export interface DianAccessToken {
 }
 
 const REQUEST_TIMEOUT_MS = 15_000;
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const unavailable = (message: string) => ApplicationFailure.retryable(message, 'DianUnavailable');
 
 /** Requests an access token; throws DianUnavailable (retryable) or DianCredentialsRefused (not retryable). */

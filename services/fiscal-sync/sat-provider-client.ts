@@ -10,6 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { pastCap } from '../../fiscal/intake-limits.ts';
 import type { SatExtractionView } from '../../fiscal/sat-request-state.ts';
 import { MAX_ANSWER_BYTES, readTextUpTo } from '../../platform/outside-http.ts';
+import { isObject } from '../../platform/json.ts';
 
 export interface SatExtraction extends SatExtractionView {
   id: string;
@@ -73,8 +74,6 @@ export const DEFAULT_SAT_TRANSFER: SatTransferSettings = {
  */
 export const MAX_CUTS_IN_A_ROW = 5;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const unavailable = (message: string) => ApplicationFailure.retryable(message, 'SatProviderUnavailable');
 
 /** The provider refused the request for good: `code` is its error code (e.g. invalid_credentials). */

@@ -1,3 +1,4 @@
+import { isObject } from '../../platform/json.ts';
 // What the ERP answered to `document.accounted`, read strictly: a value the service cannot store (U+0000, which
 // PostgreSQL text refuses) or that is not the documented type makes the answer unreadable, which is retried.
 
@@ -13,9 +14,6 @@ export type Reading<T> = { ok: true; value: T } | { ok: false; error: string };
 const MAX_CODE_LENGTH = 255;
 
 const storable = (value: unknown): value is string => typeof value === 'string' && !value.includes('\0');
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** Spec rule 1: `erp_invoice_id` a non-empty string; `invoice_reference` a string or null (absent reads as null). */
 export function readRegistration(body: unknown): Reading<ErpRegistration> {
   if (!isObject(body)) return { ok: false, error: 'The answer is not a JSON object' };

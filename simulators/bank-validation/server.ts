@@ -2,7 +2,8 @@
 // per Idempotency-Key), keeps it `processing` until it is checked, then answers valid, invalid or error. The
 // outcome is steered per account number (tests sharing one service never steer each other's accounts); `hold`
 // keeps it processing and `after_checks` delays the answer.
-import { failure, header, isObject, reply, serveJson, type SimulatorReply, type SimulatorRequest } from '../http.ts';
+import { failure, header, reply, serveJson, type SimulatorReply, type SimulatorRequest } from '../http.ts';
+import { isObject } from '../../platform/json.ts';
 
 export const VALIDATION_OUTCOMES = ['valid', 'invalid', 'error', 'hold'] as const;
 export type ValidationOutcome = (typeof VALIDATION_OUTCOMES)[number];

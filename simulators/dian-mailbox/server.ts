@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { tempDir } from '../../platform/temp-dir.ts';
-import { failure, isObject, reply, serveJson, type SimulatorReply } from '../http.ts';
+import { failure, reply, serveJson, type SimulatorReply } from '../http.ts';
+import { isObject } from '../../platform/json.ts';
 import { deliverMail, type OutgoingMail } from './mail.ts';
 
 export const DIAN_TOKEN_MODES = ['issue', 'refuse', 'fail'] as const;

@@ -27,6 +27,7 @@ import {
   type SoapRequest,
 } from './soap.ts';
 import { verifyChain, verifyWsSecurity, verifyXades, type Verdict } from './verify.ts';
+import { isObject } from '../../platform/json.ts';
 
 export const DIAN_SIMULATOR_MODES = ['accept', 'reject', 'fail'] as const;
 export type DianSimulatorMode = (typeof DIAN_SIMULATOR_MODES)[number];
@@ -105,8 +106,6 @@ const PERSON_ELEMENTS = ['FirstName', 'FamilyName', 'JobTitle', 'OrganizationDep
 /** Requests kept for inspection; older ones are dropped, so a long-running `npm start` does not grow without bound. */
 const MAX_RECEIVED = 20_000;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const sha384 = (text: string) => createHash('sha384').update(text, 'utf8').digest('hex');
 
 /** The elements of the person block that are absent or empty; `cbc:ID` needs its number and `@schemeName`. */

@@ -1,6 +1,7 @@
 // The SOAP side of the DIAN simulator: reads a request as DIAN's WCF service does (SOAP 1.2, WS-Addressing,
 // WS-Security), and writes its answers and faults as DIAN's service writes them.
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
+import { isObject } from '../../platform/json.ts';
 
 const SOAP_NS = 'http://www.w3.org/2003/05/soap-envelope';
 const WCF_NS = 'http://wcf.dian.colombia';
@@ -19,8 +20,6 @@ const parser = new XMLParser({
   isArray: (name) => name === 'Reference' || name === 'Note',
 });
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 /** The text of an element that may carry attributes (then its text is `value`). */
 export const text = (value: unknown): string | null =>
   typeof value === 'string' ? value : isObject(value) && typeof value.value === 'string' ? value.value : null;

@@ -11,6 +11,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
+import { isObject } from '../../platform/json.ts';
 
 export interface ErpReceiverOptions {
   port?: number;
@@ -102,9 +103,6 @@ const parseJson = (raw: string): unknown => {
     return null;
   }
 };
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** True when `signature` is the lowercase hex HMAC-SHA256 of the raw body, compared in constant time. */
 function verifySignature(secret: string, rawBody: Buffer, signature: string | null): boolean {

@@ -1,6 +1,7 @@
 // An OpenTelemetry collector for the tests: receives traces over OTLP/HTTP in JSON (`POST /v1/traces`, what the
 // product's exporter sends) and keeps every span, flattened, with the service that sent it.
-import { failure, isObject, reply, serveJson } from '../http.ts';
+import { failure, reply, serveJson } from '../http.ts';
+import { isObject } from '../../platform/json.ts';
 
 /** A span as exported, with its resource's service name and its attributes as plain values. */
 export interface ReceivedSpan {

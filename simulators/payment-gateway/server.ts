@@ -3,7 +3,8 @@
 // checked, then settles or fails it. What happens to a transfer is steered per payment reference or per amount (so
 // tests sharing one gateway never steer each other's payments): settle, fail, hold (stay processing until told
 // otherwise), or refuse at submission; `after_checks` delays the outcome.
-import { failure, header, isObject, reply, serveJson, type SimulatorReply, type SimulatorRequest } from '../http.ts';
+import { failure, header, reply, serveJson, type SimulatorReply, type SimulatorRequest } from '../http.ts';
+import { isObject } from '../../platform/json.ts';
 
 export const TRANSFER_OUTCOMES = ['settle', 'fail', 'hold', 'refuse'] as const;
 export type TransferOutcome = (typeof TRANSFER_OUTCOMES)[number];

@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { unzipSync, zipSync } from 'fflate';
 import { guarded } from '../http.ts';
+import { isObject } from '../../platform/json.ts';
 
 export const SAT_PROVIDER_OUTCOMES = [
   'finished',
@@ -159,9 +160,6 @@ const json = (status: number, body: unknown): Reply => ({
   contentType: 'application/json',
 });
 const error = (status: number, code: string, message: string) => json(status, { error: { code, message } });
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** Checks a scenario (from code or the control API); throws a RangeError when invalid. */
 function toScenario(input: Record<string, unknown>): SatScenario {
   const { outcome, polls, packages, metadata, unavailable, delivery } = input;

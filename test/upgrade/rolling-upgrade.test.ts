@@ -15,8 +15,9 @@ import { writeInvoices } from '../harness/invoices.ts';
 import { startProductionStack, type ProductionStack, type ReleaseProcesses } from '../harness/production-stack.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-/** The release being upgraded from. */
+/** The release being upgraded from: its tag, and the commit it names (a clone of main may carry no tags). */
 const RELEASE = 'v0.1.0';
+const RELEASE_COMMIT = '8f1297a80af00791dcd63d651d9fc332c366d196';
 const DEPLOYMENT = 'accounts-payable';
 const MEMBER = 'ana@example.co';
 const LIFECYCLES = 50;
@@ -31,7 +32,7 @@ let kept = false;
 
 beforeAll(async () => {
   released = join(tempDir('ap-release-'), RELEASE);
-  if (!existsSync(released)) execFileSync('git', ['worktree', 'add', '--detach', released, RELEASE], { cwd: REPO });
+  execFileSync('git', ['worktree', 'add', '--detach', released, RELEASE_COMMIT], { cwd: REPO });
   // The release runs on this checkout's dependencies when it locked the same ones (else it installs its own).
   const lock = (dir: string) => readFileSync(join(dir, 'package-lock.json'), 'utf8');
   if (!existsSync(join(released, 'node_modules'))) {
@@ -43,7 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (kept && stack) console.log(`[upgrade] logs kept in ${join(stack.dir, 'logs')}`);
   await stack?.stop({ keep: kept });
-  execFileSync('git', ['worktree', 'remove', '--force', released], { cwd: REPO });
+  if (existsSync(released)) execFileSync('git', ['worktree', 'remove', '--force', released], { cwd: REPO });
 });
 
 /** The operator CLI of this checkout; its commands are the same in both releases. */

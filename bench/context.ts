@@ -41,9 +41,18 @@ export interface Row {
   runs: { product: number[]; baseline: number[]; ratios: number[] };
   /** Checks beside the ratio (p99 against p50, a bounded query count...), each met or not. */
   checks?: { name: string; value: string; met: boolean }[];
-  /** What bounds the figure, shown when a target is missed (and always for a reported figure). */
+  /** What bounds the figure, shown when a target is missed (and always for a reported figure): lines split by \n. */
   bound?: string;
 }
+
+/**
+ * What bounds a figure, as the report shows it: at most five lines, the last naming the decision record
+ * (docs/decisions.md) that says the rest.
+ */
+export type Bound = readonly [string, string?, string?, string?, string?];
+
+/** A bound as it is kept in the results: its lines joined by newlines. */
+export const boundText = (lines: Bound): string => lines.join('\n');
 
 /** `min`: the ratio must be at least `target`; `max`: at most; `report`: shown as it is, no target. */
 export type RowTarget = { kind: 'min' | 'max'; target: number } | { kind: 'report' };
@@ -58,7 +67,7 @@ export type RowInput = RowTarget & {
   latency?: Latency[];
   baselineLatency?: Latency[];
   checks?: Row['checks'];
-  bound?: string;
+  bound?: Bound;
 };
 
 /** Whether the ratio meets its target; a reported figure has none to miss. */
@@ -93,6 +102,6 @@ export function row(input: RowInput): Row {
     ...(input.baselineLatency ? { baselineLatency: medianLatency(input.baselineLatency) } : {}),
     runs: { product: input.product, baseline: input.baseline, ratios },
     ...(checks.length ? { checks } : {}),
-    ...(input.bound ? { bound: input.bound } : {}),
+    ...(input.bound ? { bound: boundText(input.bound) } : {}),
   };
 }

@@ -28,7 +28,7 @@ import { freePort } from '../platform/ports.ts';
 import { DEFAULT_TASK_QUEUE } from '../temporal/config.ts';
 import { TEMPORAL_SERVER_VERSION } from '../test/harness/temporal-server.ts';
 import { rawTemporalClient } from './baselines/raw-temporal.ts';
-import type { BenchContext, Row } from './context.ts';
+import { boundText, type BenchContext, type Row } from './context.ts';
 import { spreadLoad } from './load.ts';
 import { countAsOne, MemorySampler } from './memory.ts';
 import { EVERY_LOAD, machine, writeReport, type MemoryFigure } from './report.ts';
@@ -54,7 +54,8 @@ const settings = {
 };
 
 const RAW_HTTP_NOTE =
-  "Raw HTTP+SQL authenticates the API key like the product (one query and a SHA-256 comparison) and lets PostgreSQL build the nested JSON; its answers match the product's (same totals and order; sizes above).";
+  'Raw HTTP+SQL authenticates the API key like the product (one query and a SHA-256 comparison) and lets ' +
+  "PostgreSQL build the nested JSON; its answers match the product's (same totals and order; sizes above).";
 const MACHINE_NOTE =
   'The machine is shared: the load average in the header says how much. Each ratio pairs a product run with the baseline run next to it; the runs table at the end shows how far they spread.';
 
@@ -69,9 +70,17 @@ function notesOf(stack: BenchStack): string[] {
       MACHINE_NOTE,
     ];
   return [
-    `The product runs as \`npm run test:production\` deploys it (test/harness/production-stack.ts): PostgreSQL reached with the product's own role; the Temporal server ${TEMPORAL_SERVER_VERSION} on PostgreSQL, set up by the deploy scripts; two APIs and two workers with NODE_ENV=production and the operator's defaults (no short retry or poll pacing, default pool sizes); DIAN, the object store and the ERP receiver on a non-loopback address of a network namespace, which OUTBOUND_ALLOWED_NETWORKS allowlists: webhooks go out under the production outbound policy, over https to a receiver whose CA NODE_EXTRA_CA_CERTS trusts.`,
+    'The product runs as `npm run test:production` deploys it (test/harness/production-stack.ts): PostgreSQL ' +
+      `reached with the product's own role; the Temporal server ${TEMPORAL_SERVER_VERSION} on PostgreSQL, set up by ` +
+      "the deploy scripts; two APIs and two workers with NODE_ENV=production and the operator's defaults (no short " +
+      'retry or poll pacing, default pool sizes); DIAN, the object store and the ERP receiver on a non-loopback ' +
+      'address of a network namespace, which OUTBOUND_ALLOWED_NETWORKS allowlists: webhooks go out under the ' +
+      'production outbound policy, over https to a receiver whose CA NODE_EXTRA_CA_CERTS trusts.',
     'The APIs run with RATE_LIMIT_PER_MINUTE=0: all load comes from two keys on loopback, and the per-key limit would otherwise measure itself.',
-    "HTTP loads split autocannon's connections between the two APIs, taking them in turn, as a load balancer would; the CPU per request adds up both API processes. Requests taken one at a time (step decisions, approvals, the events batch) go to the first API. Each baseline is one process (raw HTTP+SQL; a worker of trivial workflows on the same Temporal server).",
+    "HTTP loads split autocannon's connections between the two APIs, taking them in turn, as a load balancer " +
+      'would; the CPU per request adds up both API processes. Requests taken one at a time (step decisions, ' +
+      'approvals, the events batch) go to the first API. Each baseline is one process (raw HTTP+SQL; a worker of ' +
+      'trivial workflows on the same Temporal server).',
     "Memory is sampled from every API and worker process every 200 ms: each kind's figure is its highest process, under each load of the bench.",
     RAW_HTTP_NOTE,
     MACHINE_NOTE,
@@ -213,13 +222,25 @@ try {
         process: 'api',
         ...measuredUnderLoad('api'),
         limitMb: 250,
-        bound: `${memory.atRest('api').toFixed(0)} MB at rest (MikroORM's metadata, the Temporal client and its protocol definitions, the zod schemas, Node's type stripping). Each response is allocated several times over (rows, objects, JSON text) and little of it lives on: the young generation holds the peak, bounded by the API's 16 MB semi-spaces (api/node-flags.ts; V8's default let it grow to 134 MB), and its 256 MB old space makes V8 grow the heap by small steps (255 MB at the peak without it).`,
+        bound: boundText([
+          `${memory.atRest('api').toFixed(0)} MB at rest (the ORM's metadata, the Temporal client, the zod schemas, ` +
+            'type stripping).',
+          'Each response is allocated several times over and little of it lives on: 16 MB semi-spaces bound the young',
+          'generation, and a 256 MB old space makes V8 grow the heap by small steps (api/node-flags.ts).',
+          'See docs/decisions.md, "Memory limits of the API and the worker".',
+        ]),
       },
       {
         process: 'worker',
         ...measuredUnderLoad('worker'),
         limitMb: 400,
-        bound: `${memory.atRest('worker').toFixed(0)} MB at rest (the SDK's core and the workflow sandbox; the bundle is built in a child process). Bursts of hundreds of workflows and activities allocate fast; the worker's heap limits (worker/node-flags.ts: 256 MB old space, 8 MB semi-spaces) make V8 collect before the heap, and the SDK's native buffers its garbage keeps alive, grow (600-800 MB with V8's defaults); two malloc arenas (MALLOC_ARENA_MAX=2, worker/node-flags.ts) keep the C library from holding what the SDK core's threads freed (25-75 MB more at the peak without).`,
+        bound: boundText([
+          `${memory.atRest('worker').toFixed(0)} MB at rest (the SDK's core and the workflow sandbox). Bursts of ` +
+            'workflows and activities allocate fast:',
+          "a 256 MB old space and 8 MB semi-spaces make V8 collect before the heap and the SDK's native buffers grow,",
+          "and two malloc arenas keep the C library from holding what the SDK core's threads freed (worker/node-flags.ts).",
+          'See docs/decisions.md, "Memory limits of the API and the worker".',
+        ]),
       },
     ] as const
   )

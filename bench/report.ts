@@ -17,7 +17,7 @@ export interface MemoryFigure {
   loads?: Record<string, number>;
   limitMb: number;
   met: boolean;
-  /** What bounds it, shown when the limit is exceeded. */
+  /** What bounds it, shown when the limit is exceeded: at most five lines, split by \n (see `Bound`). */
   bound: string;
 }
 
@@ -48,7 +48,9 @@ const SHAPES: Record<BenchShape, { title: string; command: string; what: string 
   production: {
     title: 'Production',
     command: 'BENCH_SHAPE=production npm run bench',
-    what: "the production-shape suite's deployment: the Temporal server on PostgreSQL, two APIs and two workers with NODE_ENV=production, the outside systems on a non-loopback address of a network namespace",
+    what:
+      "the production-shape suite's deployment: the Temporal server on PostgreSQL, two APIs and two workers with " +
+      'NODE_ENV=production, the outside systems on a non-loopback address of a network namespace',
   },
 };
 
@@ -83,7 +85,14 @@ const memoryPath = (process: string) => `${process} RSS under ${EVERY_LOAD}`;
 function runLine(report: Report): string {
   const { machine: host, settings } = report;
   const average = (values: number[]) => values.map((v) => v.toFixed(1)).join(' ');
-  return `- **${titleOf(report)} shape** (${SHAPES[shapeOf(report)].what}): \`${SHAPES[shapeOf(report)].command}\`, ${report.startedAt}, ${report.minutes.toFixed(1)} minutes on ${host.cpus} × ${host.model}, Node ${host.node} (load average ${average(host.loadAverage.start)} at the start, ${average(host.loadAverage.end)} at the end); median of ${settings.runs} per-run ratios, HTTP loads of ${settings.connections} connections for ${settings.secondsPerLoad} s; ${settings.documentsPerCompany.toLocaleString('en')} documents in each of 2 companies.`;
+  const shape = SHAPES[shapeOf(report)];
+  return (
+    `- **${titleOf(report)} shape** (${shape.what}): \`${shape.command}\`, ${report.startedAt}, ` +
+    `${report.minutes.toFixed(1)} minutes on ${host.cpus} × ${host.model}, Node ${host.node} ` +
+    `(load average ${average(host.loadAverage.start)} at the start, ${average(host.loadAverage.end)} at the end); ` +
+    `median of ${settings.runs} per-run ratios, HTTP loads of ${settings.connections} connections for ` +
+    `${settings.secondsPerLoad} s; ${settings.documentsPerCompany.toLocaleString('en')} documents in each of 2 companies.`
+  );
 }
 
 function header(reports: Report[]): string[] {
@@ -92,7 +101,9 @@ function header(reports: Report[]): string[] {
     '',
     ...reports.map(runLine),
     '',
-    'Every figure is a ratio against a baseline measured in the same run and shape, back to back: the median of the per-run ratios. HTTP loads are autocannon over loopback, after a warm-up. A figure one shape did not measure shows "–".',
+    'Every figure is a ratio against a baseline measured in the same run and shape, back to back: the median of the ' +
+      'per-run ratios. HTTP loads are autocannon over loopback, after a warm-up. A figure one shape did not measure ' +
+      'shows "–".',
     '',
   ];
 }
@@ -220,6 +231,10 @@ function perShape(reports: Report[], body: (report: Report) => string[]): string
   });
 }
 
+/** A bound's lines under its list item, one report line each (a bound kept as one line stays on the item's line). */
+const boundLines = (bound: string) =>
+  bound.includes('\n') ? bound.replace(/^|\n/g, '\n  ') : bound ? ` ${bound}` : '';
+
 function missed(reports: Report[]): string[] {
   return [
     '## Missed targets: what bounds them',
@@ -232,15 +247,15 @@ function missed(reports: Report[]): string[] {
       if (rows.length === 0 && memory.length === 0) lines.push('None.', '');
       for (const row of rows)
         lines.push(
-          `- **${row.path}** (${row.ratio.toFixed(2)}×, target ${row.target}): ${row.bound ?? 'not analysed yet.'}`,
+          `- **${row.path}** (${row.ratio.toFixed(2)}×, target ${row.target}):${boundLines(row.bound ?? 'not analysed yet.')}`,
         );
       for (const figure of memory)
         lines.push(
-          `- **${figure.process} RSS** (${number(figure.peakMb)} MB, limit ${figure.limitMb} MB): ${figure.bound}`,
+          `- **${figure.process} RSS** (${number(figure.peakMb)} MB, limit ${figure.limitMb} MB):${boundLines(figure.bound)}`,
         );
       // Figures without a target say what they show all the same.
       for (const row of reported)
-        lines.push(`- Reported, no target: **${row.path}** (${row.ratio.toFixed(2)}×): ${row.bound ?? ''}`);
+        lines.push(`- Reported, no target: **${row.path}** (${row.ratio.toFixed(2)}×):${boundLines(row.bound ?? '')}`);
       return [...lines, ''];
     }),
   ];
@@ -280,7 +295,8 @@ function plans(reports: Report[]): string[] {
   return [
     '## Query plans of the payments filters',
     '',
-    'EXPLAIN ANALYZE of the statements the product sends for each filter (Colombian company). A sequential scan of payments, payables, documents or their tag links counts as a filter not served by an index.',
+    'EXPLAIN ANALYZE of the statements the product sends for each filter (Colombian company). A sequential scan of ' +
+      'payments, payables, documents or their tag links counts as a filter not served by an index.',
     '',
     ...perShape(reports, (report) =>
       report.paymentPlans.flatMap((plan) => [
@@ -309,7 +325,8 @@ function runs(reports: Report[]): string[] {
   for (const report of reports)
     for (const row of report.rows)
       lines.push(
-        `| ${titleOf(report)} | ${row.path} | ${row.runs.product.map(number).join(', ')} | ${row.runs.baseline.map(number).join(', ')} | ${row.runs.ratios.map((ratio) => ratio.toFixed(2)).join(', ')} |`,
+        `| ${titleOf(report)} | ${row.path} | ${row.runs.product.map(number).join(', ')} | ` +
+          `${row.runs.baseline.map(number).join(', ')} | ${row.runs.ratios.map((ratio) => ratio.toFixed(2)).join(', ')} |`,
       );
   lines.push('');
   for (const report of reports)

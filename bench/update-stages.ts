@@ -106,4 +106,6 @@ export function medianStages(stages: UpdateStages[]): UpdateStages {
 }
 
 export const describeStages = (stages: UpdateStages) =>
-  `${stages.total.toFixed(0)} ms: ${stages.beforeTask.toFixed(0)} before the first workflow task, ${stages.taskCount} workflow task${stages.taskCount === 1 ? '' : 's'} ${stages.workflowTasks.toFixed(0)}, activities ${stages.activities.toFixed(0)}, ${stages.afterUpdate.toFixed(0)} after the update completed`;
+  `${stages.total.toFixed(0)} ms: ${stages.beforeTask.toFixed(0)} before the first workflow task, ` +
+  `${stages.taskCount} workflow task${stages.taskCount === 1 ? '' : 's'} ${stages.workflowTasks.toFixed(0)}, ` +
+  `activities ${stages.activities.toFixed(0)}, ${stages.afterUpdate.toFixed(0)} after the update completed`;

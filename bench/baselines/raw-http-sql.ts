@@ -35,7 +35,8 @@ const EXPANSIONS: Record<string, string> = {
       from reception_events e where e.document_id = d.id), '[]') as invoice_reception_events`,
   payment_receipt_complements: `coalesce((select json_agg(json_build_object('fiscal_reference', r.complement_fiscal_uuid, 'payment_date', r.payment_date, 'amount', ${money('r.amount_cents')},
       'installment_number', r.installment_number) order by r.payment_date) from payment_receipt_complements r where r.document_id = d.id), '[]') as payment_receipt_complements`,
-  erp_document: `(select json_build_object('registered', x.registered, 'erp_invoice_id', x.erp_invoice_id, 'invoice_reference', x.invoice_reference, 'data', x.data) from erp_documents x where x.document_id = d.id) as erp_document`,
+  erp_document: `(select json_build_object('registered', x.registered, 'erp_invoice_id', x.erp_invoice_id,
+      'invoice_reference', x.invoice_reference, 'data', x.data) from erp_documents x where x.document_id = d.id) as erp_document`,
 };
 const LINE_ITEMS = `coalesce((select json_agg(json_build_object('reference', li.id, 'name', li.name, 'description', li.description, 'code', li.code, 'quantity', li.quantity,
     'unit_code', li.unit_code, 'unit_price', ${money('li.unit_price_cents')}, 'currency', li.currency, 'subtotal', ${money('li.subtotal_cents')}, 'total', ${money('li.total_cents')},

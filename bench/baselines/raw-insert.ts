@@ -84,8 +84,10 @@ async function insertBatch(
     d.lineItems.map((line) => ({ documentId: ids[index]!, currency: d.currency, line })),
   );
   await client.query(
-    `insert into line_items (id, company_id, document_id, position, name, description, code, quantity, unit_code, unit_price_cents, currency, subtotal_cents, total_cents, metadata, adjustments, created_at, updated_at)
-     select *, $15::timestamptz, $15::timestamptz from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::text[], $10::bigint[], $11::currency[],
+    `insert into line_items (id, company_id, document_id, position, name, description, code, quantity, unit_code,
+       unit_price_cents, currency, subtotal_cents, total_cents, metadata, adjustments, created_at, updated_at)
+     select *, $15::timestamptz, $15::timestamptz from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::text[],
+       $6::text[], $7::text[], $8::numeric[], $9::text[], $10::bigint[], $11::currency[],
        $12::bigint[], $13::bigint[], $14::jsonb[], $16::jsonb[])`,
     [
       lines.map(() => uuidv7()),

@@ -599,11 +599,12 @@ export async function accountingScenario(context: BenchContext): Promise<Row[]> 
       latency: runs.history.map(latencyOf),
       baselineLatency: runs.none.map(latencyOf),
       checks,
-      bound:
-        `The history adds to a proposal the supplier's rules for its lines' keys (one read by book_account_rules_one_per_key, ` +
-        `at most one row per key, of ${rules} rules) and, when a line is left for a person, the other suppliers' rules for ` +
-        "that line's keys (one grouped read by the (company, match_kind, match_key) index, at most 50 rows out) and the " +
-        'names of the accounts they guess.',
+      bound: [
+        "The history adds to a proposal the supplier's rules for its lines' keys (one read by",
+        `book_account_rules_one_per_key, at most one row per key, of ${rules} rules) and, when a line is left for a person,`,
+        "the other suppliers' rules for that line's keys (one grouped read by the (company, match_kind, match_key) index,",
+        'at most 50 rows out) and the names of the accounts they guess. See docs/decisions.md, "The accounting agent".',
+      ],
     }),
   ];
 }

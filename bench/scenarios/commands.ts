@@ -6,7 +6,7 @@ import { companyEm } from '../../db/orm.ts';
 import { startDocumentLifecycle } from '../../temporal/documents.ts';
 import { workflowIds } from '../../workflows/ids.ts';
 import { updateRoundTrips } from '../baselines/raw-temporal.ts';
-import { row, type BenchContext, type Row } from '../context.ts';
+import { row, type BenchContext, type Bound, type Row } from '../context.ts';
 import type { SeededCompany, SeededDocument } from '../seed.ts';
 import { postJson } from '../requests.ts';
 import { eachWithConcurrency, latencyOf, median, timed, until } from '../stats.ts';
@@ -174,12 +174,15 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
   const httpP50s = http.map((run) => latencyOf(run).p50);
   const withHttp = p50s(runs.floor).map((p50, run) => p50 + httpP50s[run]!);
   const withHttpRatio = median(withHttp.map((floor, run) => floor / p50s(runs.raw)[run]!));
-  const bound = (command: UpdateStages, ratio: number, answer: string) =>
-    `The answer waits for the write (DESIGN: the update's handler awaits the activity that writes the read state, so the answer reflects it), and the write is an activity scheduled once the update is recorded, so that a crash cannot keep a write whose update was lost (docs/reliability.md): two workflow tasks and an activity where the raw update answers from memory in one task. ` +
-    `Temporal's floor for that flow, measured in this run (an update whose handler awaits an activity that does nothing, on the baseline's worker): ${median(p50s(runs.floor)).toFixed(1)} ms at p50, ${floorRatio.toFixed(2)}× the raw update; this command is ${(ratio / floorRatio).toFixed(2)}× that floor. ` +
-    `With the HTTP request any command over HTTP makes on this machine (to the raw HTTP+SQL baseline, which authenticates the key with one query and answers: ${median(httpP50s).toFixed(1)} ms at p50), that floor is ${median(withHttp).toFixed(1)} ms, ${withHttpRatio.toFixed(2)}× the raw update, and this command is ${(ratio / withHttpRatio).toFixed(2)}× it. ` +
-    `Beyond it: the activity is a read for the rules and one statement that writes the step, its log, the document and its payables, the document's row locked; ${answer} ` +
-    `Medians of this run, read from the workflow histories: raw executeUpdate ${describeStages(stages.raw)}; the floor ${describeStages(stages.floor)}; this command ${describeStages(command)}.`;
+  const bound = (command: UpdateStages, ratio: number, beyond: string): Bound => [
+    'The answer waits for the write: two workflow tasks and an activity, where the raw update answers in one task.',
+    `Temporal's floor for that flow, measured here: ${median(p50s(runs.floor)).toFixed(1)} ms ` +
+      `(${floorRatio.toFixed(2)}× the raw update), ${median(withHttp).toFixed(1)} ms ` +
+      `(${withHttpRatio.toFixed(2)}×) with one HTTP request (${median(httpP50s).toFixed(1)} ms).`,
+    `This command is ${(ratio / withHttpRatio).toFixed(2)}× that: ${beyond}.`,
+    `From its history: ${describeStages(command)}.`,
+    'Why it waits: docs/decisions.md, "Commands: the answer waits for the write".',
+  ];
   // The tail against the median of the same runs: the figure of a command taken one at a time.
   const p99OverP50 = (calls: TimedUpdate[][]) =>
     median(timings(calls).map((run) => latencyOf(run).p99 / latencyOf(run).p50));
@@ -204,7 +207,7 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
       bound: bound(
         stages.complete,
         median(p50s(runs.complete).map((p50, run) => p50 / p50s(runs.raw)[run]!)),
-        'the API (HTTP, the key, one pre-check query) answers with the step as the write left it, which the update returns.',
+        "the API's key and pre-check query, the write's read and one statement",
       ),
     }),
     row({
@@ -222,7 +225,7 @@ export async function commandScenarios(context: BenchContext, documents: SeededD
       bound: bound(
         stages.approve,
         median(p50s(runs.approve).map((p50, run) => p50 / p50s(runs.raw)[run]!)),
-        "the API (HTTP, the key, one pre-check query) then renders the document's whole detail, the answer the contract gives, from PostgreSQL (most of the time after the update).",
+        "the API's key and pre-check query, the write's read and one statement, then the document's detail",
       ),
     }),
   ];

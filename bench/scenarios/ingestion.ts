@@ -222,7 +222,9 @@ async function importScenario(context: BenchContext): Promise<Row> {
   const cliShare = median(cliTimes.map((cli, run) => (cli / totals[run]!) * 100));
   const imported = context.runs * IMPORT_FILES;
   context.log(
-    `  import ${product.map((v) => v.toFixed(0)).join(' / ')} documents/s; trivial workflows ${floor.map((v) => v.toFixed(0)).join(' / ')}/s; ${started.lifecycles} lifecycles, ${started.deliveries} delivery workflows and ${started.queues} queue runs for ${imported} documents`,
+    `  import ${product.map((v) => v.toFixed(0)).join(' / ')} documents/s; ` +
+      `trivial workflows ${floor.map((v) => v.toFixed(0)).join(' / ')}/s; ${started.lifecycles} lifecycles, ` +
+      `${started.deliveries} delivery workflows and ${started.queues} queue runs for ${imported} documents`,
   );
   // What else bounds an import, measured on this machine now: its workflow alone, the CLI's start and the
   // parse-and-insert ceiling.
@@ -262,7 +264,10 @@ async function importScenario(context: BenchContext): Promise<Row> {
     checks: [
       {
         name: 'workflows per imported document',
-        value: `${(started.lifecycles + started.deliveries) / imported} (${started.lifecycles} lifecycles, ${started.deliveries} delivery workflows for ${imported} documents; ${started.queues} runs of the subscription's queue begun during them, besides the one the warm-up started)`,
+        value:
+          `${(started.lifecycles + started.deliveries) / imported} (${started.lifecycles} lifecycles, ` +
+          `${started.deliveries} delivery workflows for ${imported} documents; ${started.queues} runs of the ` +
+          "subscription's queue begun during them, besides the one the warm-up started)",
         met: started.lifecycles === imported && started.deliveries === 0,
       },
       {
@@ -271,10 +276,16 @@ async function importScenario(context: BenchContext): Promise<Row> {
         met: aloneRatio >= 0.8,
       },
     ],
-    bound:
-      `A document costs one workflow, \`document/<ref>\`, started with where its flow stands (the import has just written it), whose one workflow task ends a flow with nothing to wait on. Its \`document.created\` delivery is queued on its subscription's queue, \`webhook-queue/<subscription>\`: the CLI hands the deliveries of its files over together (one signal every 100 ms), and the queue sends first attempts in batches of up to 25, each batch one activity. ` +
-      'The import writes each document with plain statements in one transaction (the supplier, document, lines and log in one; the payload read back; the deliveries in one). ' +
-      `The CLI ran ${cliShare.toFixed(0)}% of each import (median ${median(cliTimes).toFixed(0)} ms for ${IMPORT_FILES.toLocaleString('en')} files, ${startup.toFixed(0)} ms of it loading), the deliveries and the lifecycles finishing ${median(tails).toFixed(0)} ms after it exited. What bounds the rate is CPU, the 2 cores saturated through the import. Sampled per process until the last lifecycle ended, in the development shape a document cost some 36 ms of CPU (the Temporal server some 15, the worker some 10, the CLI some 5.5, PostgreSQL some 3.5) against some 21 ms for a trivial workflow; in the production shape some 51 ms (PostgreSQL 18.6, the Temporal server 14.6, the two workers 11.5, the CLI 7.0, the object store and receiver 1.1) against some 29 ms (PostgreSQL 11.1, the server 10.6, the baseline's worker 5.5). The document's workflow alone, started as the import starts it (its search attributes, where its flow stands, a flow with nothing to wait on), ran at ${aloneRatio.toFixed(2)}× the trivial workflows' rate in this run (the check above); what takes the import from there to its figure is the document's own work beyond its workflow: the parse, its transaction and its XML stored, its delivery's call and statements. In PostgreSQL there (pg_stat_statements, the statements' execution alone, some 6.5 ms a document): Temporal's visibility rows 2.8 ms (written at each workflow's start and close), the rest of Temporal's persistence 1.5, the product's statements 2.2 (the import's write 0.6, the delivery's hold 0.5 and recorded attempt 0.4). The lifecycles end last: with the subscription off (no delivery at all), the CLI imported 1,000 files in some 7 s and the last lifecycle ended 7-10 s after it, and the import reached 0.75× in both shapes (three runs each), under the target before any delivery. What a second worker adds in the production shape is the two-worker row's; starting the lifecycle without its five search attributes (tried) left the ratio where it was (0.59× against 0.63× in back-to-back runs). Parsing and inserting the same files with pg in batches, with no workflow, ran at ${rawRate.toFixed(0)} documents/s in this run.`,
+    bound: [
+      "One workflow per document; its document.created delivery goes out in a batch of its subscription's queue.",
+      `CPU bounds the rate, the 2 cores saturated. The document's workflow alone ran at ${aloneRatio.toFixed(2)}× ` +
+        'the trivial rate; the rest',
+      "is the document's own work: its parse, transaction, stored XML and delivery (parsing and inserting alone: " +
+        `${rawRate.toFixed(0)} documents/s).`,
+      `The CLI ran ${cliShare.toFixed(0)}% of each import (median ${median(cliTimes).toFixed(0)} ms, ` +
+        `${startup.toFixed(0)} ms loading); all else ended ${median(tails).toFixed(0)} ms after it.`,
+      'CPU per process and what was tried: docs/decisions.md, "Import: the document\'s own work".',
+    ],
   });
 }
 
@@ -362,8 +373,11 @@ async function webhookScenario(context: BenchContext, documents: SeededDocument[
     baseline: raw,
     kind: 'min',
     target: 0.8,
-    bound:
-      'A delivery is a workflow whose one workflow task runs a local activity (one statement reads the delivery and holds it for the send, then it signs and POSTs it, and one statement records the attempt), against a workflow task that only returns for the trivial workflow. With the read, hold and record as the ORM ran them (nine round trips and their hydration) the rate was 0.56-0.75× in the same conditions.',
+    bound: [
+      'A delivery is a workflow whose one task runs a local activity: one statement reads and holds the delivery, it',
+      "signs and POSTs it, one statement records the attempt; the trivial workflow's task only returns.",
+      'See docs/decisions.md, "Hot paths as statements".',
+    ],
   });
 }
 

@@ -186,8 +186,11 @@ export async function recommendationScenario(context: BenchContext): Promise<Row
       latency: runs.on.map(latencyOf),
       baselineLatency: runs.off.map(latencyOf),
       checks: [check],
-      bound:
-        'With the agent on, opening a step adds one read of the decision history (at most 100 index entries of the supplier, newest first) and, for a tagging sample, one read of the tags it recommends, inside the transaction that locks the document.',
+      bound: [
+        'With the agent on, opening a step adds one read of the decision history (at most 100 index entries of the',
+        'supplier, newest first) and, for a tagging sample, one read of the tags it recommends, inside the transaction',
+        'that locks the document. See docs/decisions.md, "Step recommendations".',
+      ],
     }),
   ];
 }

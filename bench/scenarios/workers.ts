@@ -59,7 +59,14 @@ export async function workerScenario(context: BenchContext): Promise<Row[]> {
       product: two,
       baseline: one,
       kind: 'report',
-      bound: `Two workers imported ${median(two).toFixed(1)} documents/s against ${median(one).toFixed(1)} for one, the second stopped (SIGTERM, drained) for the one-worker runs. On this machine's 2 cores a second worker adds no processor: both share the cores with the two APIs, PostgreSQL, the Temporal server and the CLI, and the work per document (its transaction, its workflows, its delivery) is the same. So the figure mostly shows what coordinating two workers costs: the task queue's polls and matching split between two processes, each with its own cache of workflows (a workflow's next task goes to the worker that holds it), and two runtimes and two database pools where one did the same work. It is reported as measured, with no target; on more cores the second worker would add its own.`,
+      bound: [
+        `Two workers imported ${median(two).toFixed(1)} documents/s against ${median(one).toFixed(1)} for one ` +
+          '(the second stopped, drained, for the one-worker runs).',
+        'On 2 cores a second worker adds no processor: it shares them with the two APIs, PostgreSQL, the Temporal',
+        'server and the CLI, so the figure mostly shows what coordinating two workers costs (polls and matching split',
+        'between them, two caches of workflows, two runtimes and pools). On more cores the second would add its own.',
+        'See docs/decisions.md, "Import: the document\'s own work".',
+      ],
     }),
   ];
 }

@@ -11,6 +11,7 @@ const DAY_MS = 24 * 3_600_000;
 /**
  * Makes sure the housekeeping runs: creates its schedule (a run a day, each sweeping every `everyMs`), or brings an
  * existing one to `everyMs`, and starts today's run unless one is running. Every worker calls it as it starts.
+ * One long run a day rather than a run per sweep, so that the Temporal UI is not a stream of one-minute workflows.
  */
 export async function scheduleHousekeeping(temporal: TemporalHandle, everyMs: number): Promise<void> {
   const scheduleId = housekeepingScheduleId(temporal.taskQueue);

@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './index.ts';
 import { requestDianAccess, importMailboxWindow, type DianSyncDeps } from '../services/fiscal-sync/dian-sync.ts';
-import { heartbeating } from '../services/fiscal-sync/import-files.ts';
-import { countSyncOutcome } from '../services/fiscal-sync/metrics.ts';
+import { currentAttempt, heartbeating } from './heartbeat.ts';
+import { countSyncOutcome } from './sync-metrics.ts';
 import { recordSyncOutcome, recordSyncProgress } from '../services/fiscal-sync/runs.ts';
 import { satProviderClient } from '../services/fiscal-sync/sat-provider-client.ts';
 import {
@@ -17,11 +17,13 @@ export function fiscalSyncActivities(deps: ActivityDeps) {
   const sat = (): SatSyncDeps => ({
     ...deps,
     provider: satProviderClient(deps.outside.satProviderUrl, deps.intake.packageBytes, deps.satTransfer),
+    attempt: currentAttempt(),
   });
   const dian = (): DianSyncDeps => ({
     ...deps,
     dianAuthUrl: deps.outside.dianAuthUrl || deps.outside.dianUrl,
     mailboxDir: deps.outside.dianMailboxDir ?? '',
+    attempt: currentAttempt(),
   });
   return {
     /** Creates the SAT extraction of a sync's window and records its id. */

@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { systemEm, type Orm } from '../db/orm.ts';
 import type { OutboundPolicy } from '../platform/outbound-policy.ts';
+import { Refusal } from '../platform/refusal.ts';
 import type { OutsideSystems } from '../platform/outside-systems.ts';
 import { bankValidationClient } from '../services/beneficiaries/validation-client.ts';
 import * as bankValidation from '../services/beneficiaries/validations.ts';
@@ -13,11 +13,12 @@ import * as payments from '../services/payments/payments.ts';
 import * as rescheduling from '../services/payments/reschedule-payment.ts';
 import { cancelPayment } from '../services/payments/cancel-payment.ts';
 import { expiringCertificates } from '../services/dian/certificates.ts';
-import { PaymentChangeRefused } from '../services/payments/pending.ts';
 import * as lifecycle from '../services/documents/lifecycle.ts';
 import * as accounting from '../services/accounting/accounting.ts';
 import * as receptionEvents from '../services/reception-events/reception-events.ts';
+import { refusalsAsFailures } from './failures.ts';
 import { fiscalSyncActivities } from './fiscal-sync.ts';
+import { heartbeating } from './heartbeat.ts';
 import type { FileStorage } from '../platform/storage/file-storage.ts';
 import { attemptDelivery, giveUpDelivery } from '../services/webhooks/deliver.ts';
 import type { Processes } from '../services/processes.ts';
@@ -50,21 +51,6 @@ export interface ActivityDeps {
   paymentDayMs: number | null;
 }
 
-/**
- * Heartbeats while a long call (a slow receiver) runs, so that if this worker dies the attempt is retried elsewhere
- * within the heartbeat timeout instead of the whole start-to-close timeout. A local activity has no heartbeat: the
- * workflow task it runs in times out instead.
- */
-async function whileHeartbeating<T>(work: () => Promise<T>, everyMs = 2_000): Promise<T> {
-  if (Context.current().info.isLocal) return work();
-  const timer = setInterval(() => Context.current().heartbeat(), everyMs);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
-}
-
 /** One attempt of a delivery, counted and timed in the worker's metrics. */
 async function measuredAttempt(deps: ActivityDeps, input: Parameters<typeof attemptDelivery>[1]) {
   const started = performance.now();
@@ -79,16 +65,10 @@ async function measuredAttempt(deps: ActivityDeps, input: Parameters<typeof atte
   return result;
 }
 
-/** Business rejections are final: Temporal must not retry them. */
-function nonRetryable(error: unknown): never {
-  if (error instanceof PaymentChangeRefused) throw ApplicationFailure.nonRetryable(error.message, error.code);
-  throw error;
-}
-
 /** Every activity of the product, built over its dependencies and registered on the worker. */
 export function createActivities(deps: ActivityDeps) {
   const gateway = () => ({ orm: deps.orm, gateway: paymentGatewayClient(deps.outside.paymentGatewayUrl) });
-  return {
+  return refusalsAsFailures({
     /** Where a document's flow stands (read state is the source of truth for completed steps). */
     loadLifecycle: (input: Parameters<typeof lifecycle.loadLifecycle>[1]) => lifecycle.loadLifecycle(deps.orm, input),
     /** Writes a flow step as it opens. */
@@ -112,23 +92,20 @@ export function createActivities(deps: ActivityDeps) {
         );
         return question;
       } catch (error) {
-        if (error instanceof accounting.AccountingRefused)
-          throw ApplicationFailure.nonRetryable(
-            error.message,
-            error.code === 'document_not_found' ? 'DocumentNotFound' : error.code,
-          );
+        // The lifecycle stops retrying on DocumentNotFound, as its other activities say it.
+        if (error instanceof accounting.AccountingRefused && error.code === 'document_not_found')
+          throw new Refusal('DocumentNotFound', error.message);
         throw error;
       }
     },
     /** Sends one signed attempt of a webhook delivery and records it. */
-    attemptDelivery: (input: Parameters<typeof attemptDelivery>[1]) =>
-      whileHeartbeating(() => measuredAttempt(deps, input)),
+    attemptDelivery: (input: Parameters<typeof attemptDelivery>[1]) => heartbeating(() => measuredAttempt(deps, input)),
     /**
      * First attempts of queued deliveries, together: for each, whether it is settled, to be retried, or not sent
      * (its attempt was not recorded: its own workflow makes it again).
      */
     attemptDeliveries: (input: { companyId: string; attempts: { deliveryId: string; attempt: number }[] }) =>
-      whileHeartbeating(() =>
+      heartbeating(() =>
         Promise.all(
           input.attempts.map(async ({ deliveryId, attempt }) => {
             try {
@@ -147,12 +124,12 @@ export function createActivities(deps: ActivityDeps) {
     createPayment: (input: Parameters<typeof payments.createPayment>[1]) => payments.createPayment(deps, input),
     /** Moves a pending payment's date, and notifies `payment.rescheduled`. */
     reschedulePayment: async (input: Parameters<typeof rescheduling.reschedulePayment>[1]) => {
-      const { deliveries, ...rescheduled } = await rescheduling.reschedulePayment(deps, input).catch(nonRetryable);
+      const { deliveries, ...rescheduled } = await rescheduling.reschedulePayment(deps, input);
       await deps.processes.startDeliveries(deliveries);
       return rescheduled;
     },
     /** Cancels a pending payment. */
-    cancelPayment: (input: Parameters<typeof cancelPayment>[1]) => cancelPayment(deps, input).catch(nonRetryable),
+    cancelPayment: (input: Parameters<typeof cancelPayment>[1]) => cancelPayment(deps, input),
     /** Hands a payment's transfer to the gateway (idempotent per payment) and marks it in_process, or says why it waits. */
     submitPayment: (input: Parameters<typeof gatewayPayments.submitPayment>[1]) =>
       gatewayPayments.submitPayment(gateway(), input),
@@ -217,7 +194,7 @@ export function createActivities(deps: ActivityDeps) {
     failReceptionEvent: (input: Parameters<typeof receptionEvents.failReceptionEvent>[1]) =>
       receptionEvents.failReceptionEvent(deps, input),
     ...fiscalSyncActivities(deps),
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -58,10 +58,6 @@ export function unauthorized(): ApiError {
   return new ApiError(401, 'unauthorized', 'A valid API key is required');
 }
 
-export function notFound(code: string, message: string): ApiError {
-  return new ApiError(404, code, message);
-}
-
 export function serviceUnavailable(dependency: string): ApiError {
   return new ApiError(
     503,

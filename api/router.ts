@@ -7,6 +7,7 @@ import { ApiError, UNSTORABLE_TEXT, validationError } from './errors.ts';
 import { authenticate, authorize } from './middleware/auth.ts';
 import { idempotent } from './middleware/idempotency.ts';
 import { readMultipart } from './multipart.ts';
+import { answerOf } from './refusals.ts';
 import type { RateLimiter } from './middleware/rate-limit.ts';
 import { Reply, type AnyRoute, type Caller, type RouteRequest } from './route.ts';
 import { unstorableTextPaths } from './schemas/common.ts';
@@ -37,7 +38,9 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: A
           deps,
           ctx,
         };
-        const result = await route.handler(request);
+        const result = await route.handler(request).catch((error: unknown) => {
+          throw answerOf(error, route.errors);
+        });
         const reply = result instanceof Reply ? result : new Reply(route.status ?? 200, result);
         if (deps.config.validateResponses) checkResponse(route, reply);
         return reply;

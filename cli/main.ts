@@ -14,6 +14,7 @@ import { flowCommands } from './commands/flows.ts';
 import { paymentCommands } from './commands/payments.ts';
 import { webhookCommands } from './commands/webhooks.ts';
 import { createCliContext } from './context.ts';
+import { Refusal } from '../platform/refusal.ts';
 import { CliError, usage } from './errors.ts';
 
 const COMMANDS: Command[] = [
@@ -69,8 +70,9 @@ try {
   const result = await main(process.argv.slice(2));
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } catch (error) {
-  const known = error instanceof CliError;
+  // A refusal of the product answers with its code, as the API does.
+  const known = error instanceof CliError || error instanceof Refusal;
   const body = { error: { code: known ? error.code : 'internal_error', message: (error as Error).message } };
   process.stderr.write(`${JSON.stringify(body)}\n`);
-  process.exitCode = known ? error.exitCode : 1;
+  process.exitCode = error instanceof CliError ? error.exitCode : 1;
 }

@@ -42,10 +42,8 @@ export interface StepDecisionCommand {
 /** Why a decision is refused, named as the spec's error codes. */
 export const STEP_REFUSALS = ['step_not_pending', 'not_assigned', 'invalid_decision', 'unsupported_step'] as const;
 export type StepRefusalCode = (typeof STEP_REFUSALS)[number];
-/** Why an approval through the lifecycle is refused (the API finds the document first: a lost race with its removal). */
-export const APPROVE_REFUSALS = ['document_not_found'] as const;
 
-export interface Refusal<Code extends string = string> {
+export interface StepRefusal<Code extends string = string> {
   code: Code;
   message: string;
 }
@@ -58,7 +56,7 @@ export function refuseDecision(
   step: StepState | null,
   decision: Pick<StepDecisionCommand, 'stepId' | 'actor' | 'values'>,
   claimed = false,
-): Refusal<StepRefusalCode> | null {
+): StepRefusal<StepRefusalCode> | null {
   if (!step || step.id !== decision.stepId || step.status !== 'pending' || claimed)
     return { code: 'step_not_pending', message: 'The step is not pending: query the current step again' };
   if (!step.actionable) return { code: 'unsupported_step', message: 'This step is not decided through this API' };

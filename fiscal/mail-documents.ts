@@ -18,7 +18,7 @@ import {
   isMacMetadata,
   isXmlName,
   type PackageEntry,
-  type Refusal,
+  type EntryRefusal,
   type SkippedEntry,
 } from './package-entries.ts';
 import {
@@ -232,7 +232,7 @@ async function* walkOther(
 }
 
 /** The first bytes an entry inflates to (one chunk), without inflating the rest. */
-async function firstBytes(entry: ZipEntryHandle): Promise<{ bytes: Uint8Array } | Refusal> {
+async function firstBytes(entry: ZipEntryHandle): Promise<{ bytes: Uint8Array } | EntryRefusal> {
   try {
     for await (const chunk of entry.stream()) if (chunk.byteLength >= 4) return { bytes: chunk };
     return { bytes: new Uint8Array() };

@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { MailParser, type AttachmentStream, type MessageText } from 'mailparser';
 import { storableName, storableText } from './storable-text.ts';
 import { pastCap, xmlCap, type IntakeLimits, type SizeCap } from './intake-limits.ts';
-import { isXmlName, type Refusal } from './package-entries.ts';
+import { isXmlName, type EntryRefusal } from './package-entries.ts';
 import { looksLikeZip } from './zip-reader.ts';
 
 export interface MailAttachment {
@@ -19,7 +19,7 @@ export interface MailAttachment {
   contentType: string;
   /** The decoded bytes; null when they were dropped (a part not to open) or refused (`refusal` says why). */
   bytes: Uint8Array | null;
-  refusal: Refusal | null;
+  refusal: EntryRefusal | null;
 }
 
 const SLICE = 1024 * 1024;

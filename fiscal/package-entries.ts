@@ -41,7 +41,7 @@ export interface SkippedEntry {
 }
 
 /** Why one file was refused, for the reader that refused it to name. */
-export type Refusal = Omit<SkippedEntry, 'name'> & { detail: string };
+export type EntryRefusal = Omit<SkippedEntry, 'name'> & { detail: string };
 
 export type SkipCounts = Partial<Record<SkipReason, number>>;
 

@@ -8,7 +8,7 @@ import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { storableName, storableText } from './storable-text.ts';
 import { pastCap, sizeCap, type IntakeLimits, type SizeCap } from './intake-limits.ts';
-import type { Refusal } from './package-entries.ts';
+import type { EntryRefusal } from './package-entries.ts';
 
 /** The inflation left to an archive and the archives nested in it (they share their outermost archive's cap). */
 export interface InflateBudget {
@@ -27,7 +27,7 @@ export interface ZipEntryHandle {
   /** The size the archive declares, inflated: what the entry is, not what reading it may take. */
   declaredSize: number;
   /** Inflates the entry, or says why it is refused: below the per-entry cap, or below `cap` when given. */
-  read(cap?: SizeCap): Promise<{ bytes: Uint8Array } | Refusal>;
+  read(cap?: SizeCap): Promise<{ bytes: Uint8Array } | EntryRefusal>;
   /**
    * Inflates the entry as a stream of chunks, for an entry read as it comes (SAT's metadata, a line at a time): counted
    * against the archive's inflation budget and the size the entry declares, its CRC-32 checked at the end, but not held
@@ -38,9 +38,9 @@ export interface ZipEntryHandle {
 
 /** Why one entry read as a stream cannot be read (on opening it, or part-way through). */
 export class EntryRefused extends Error {
-  readonly refusal: Refusal;
+  readonly refusal: EntryRefusal;
 
-  constructor(refusal: Refusal) {
+  constructor(refusal: EntryRefusal) {
     super(refusal.detail);
     this.name = 'EntryRefused';
     this.refusal = refusal;
@@ -49,9 +49,9 @@ export class EntryRefused extends Error {
 
 /** Why a whole archive cannot be read: not a ZIP, truncated, too many entries, a damaged central directory. */
 export class ArchiveRefused extends Error {
-  readonly refusal: Refusal;
+  readonly refusal: EntryRefusal;
 
-  constructor(refusal: Refusal, options?: ErrorOptions) {
+  constructor(refusal: EntryRefusal, options?: ErrorOptions) {
     super(refusal.detail, options);
     this.name = 'ArchiveRefused';
     this.refusal = refusal;
@@ -150,7 +150,7 @@ async function openZip(source: ZipSource): Promise<ZipFile> {
 }
 
 /** What refuses an entry before any of it is inflated: its name, encryption, its compression method. */
-function entryRefusal(entry: Entry, name: string): Refusal | null {
+function entryRefusal(entry: Entry, name: string): EntryRefusal | null {
   const unsafe = yauzl.validateFileName(name);
   if (unsafe !== null) return { reason: 'unsafe_name', detail: `refused name (${unsafe.replace(/:.*$/, '')})` };
   if (entry.isEncrypted()) return { reason: 'unreadable', detail: 'encrypted' };
@@ -160,7 +160,7 @@ function entryRefusal(entry: Entry, name: string): Refusal | null {
 }
 
 /** Opens an entry's inflating stream, unless its bytes overlap another entry's or it is damaged. */
-async function openEntry(zip: ZipFile, entry: Entry, spans: DataSpans): Promise<Readable | Refusal> {
+async function openEntry(zip: ZipFile, entry: Entry, spans: DataSpans): Promise<Readable | EntryRefusal> {
   try {
     const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, { minimal: true });
     // Entries sharing their bytes are how the smallest bombs multiply a deflate stream.
@@ -180,7 +180,7 @@ async function readEntry(
   cap: SizeCap,
   limits: IntakeLimits,
   budget: InflateBudget,
-): Promise<{ bytes: Uint8Array } | Refusal> {
+): Promise<{ bytes: Uint8Array } | EntryRefusal> {
   const refused = entryRefusal(entry, name);
   if (refused) return refused;
   // A declared size at a cap is refused without inflating; a smaller one is checked as the bytes come.
@@ -259,7 +259,7 @@ async function readCapped(
   cap: SizeCap,
   limits: IntakeLimits,
   budget: InflateBudget,
-): Promise<{ bytes: Uint8Array } | Refusal> {
+): Promise<{ bytes: Uint8Array } | EntryRefusal> {
   const bytes = Buffer.allocUnsafeSlow(declared);
   let total = 0;
   try {

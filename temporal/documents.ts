@@ -1,3 +1,4 @@
+import { Refusal } from '../platform/refusal.ts';
 import {
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
@@ -120,3 +121,6 @@ export async function completeStepThroughLifecycle(
     handle.executeUpdate(completeStepUpdate, { args: [command], ...(updateId ? { updateId } : {}) }),
   );
 }
+
+/** A document's flow no longer runs: it has no pending step to decide. */
+export const flowEnded = () => new Refusal('step_not_pending', 'The flow of this document is no longer running');

@@ -6,7 +6,8 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
-import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { refusalOf } from './refusals.ts';
 import { bankAccountValidation, type BankAccountValidationInput } from '../workflows/bank-account-validation.ts';
 import {
   cancelPaymentUpdate,
@@ -113,9 +114,8 @@ export async function cancelPaymentOfCanceledDocument(
     const canceled = await cancelPaymentThroughProcess(temporal, paymentId, reason, 'document_canceled');
     return { canceled: true, failureReason: canceled.failureReason };
   } catch (error) {
-    const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
-    if (cause instanceof ApplicationFailure && cause.type)
-      return { canceled: false, code: cause.type, message: cause.message };
+    const refusal = refusalOf(error);
+    if (refusal) return { canceled: false, code: refusal.code, message: refusal.message };
     if (error instanceof WorkflowNotFoundError)
       return { canceled: false, code: 'payment_final', message: 'The payment has ended' };
     throw error;

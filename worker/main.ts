@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { FISCAL_SYNC_DURATION_BUCKETS } from '../services/fiscal-sync/metrics.ts';
+import { FISCAL_SYNC_DURATION_BUCKETS } from '../activities/sync-metrics.ts';
 import { outsideSystemsFromEnv } from '../platform/outside-systems.ts';
 import { fileStorageFromEnv } from '../platform/storage/file-storage.ts';
 import { retryScheduleFromEnv } from '../temporal/webhooks.ts';

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { ApiError, serviceUnavailable, validationError } from '../errors.ts';
+import { answerOf } from '../refusals.ts';
 
 /** Renders every failure in one of the spec's three shapes; nothing else reaches the client. */
 export function errorHandler(): Middleware {
@@ -17,7 +18,8 @@ export function errorHandler(): Middleware {
 }
 
 function toApiError(thrown: unknown): ApiError {
-  if (thrown instanceof ApiError) return thrown;
+  const answer = answerOf(thrown);
+  if (answer instanceof ApiError) return answer;
   const error = thrown as {
     status?: number;
     statusCode?: number;

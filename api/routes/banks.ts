@@ -1,15 +1,10 @@
 import { z } from 'zod';
 import { Bank } from '../../db/banks/bank.entity.ts';
-import { notFound } from '../errors.ts';
+import { Refusal } from '../../platform/refusal.ts';
 import { presentBank } from '../presenters/bank.ts';
+import { refusals } from '../refusals.ts';
 import { defineRoute } from '../route.ts';
 import { BankBody, BankParams } from '../schemas/banks.ts';
-
-const BANK_NOT_FOUND = {
-  status: 404,
-  code: 'bank_not_found',
-  description: 'no bank with this reference in the company country',
-};
 
 /** Banks of the company's country: reference data for beneficiary bank accounts. */
 export const bankRoutes = [
@@ -43,10 +38,10 @@ export const bankRoutes = [
     scope: 'beneficiaries:read',
     params: BankParams,
     response: BankBody,
-    errors: [BANK_NOT_FOUND],
+    errors: refusals(['bank_not_found']),
     handler: async ({ em, caller, params, deps }) => {
       const bank = await em.findOne(Bank, { id: params.reference, country: caller.company.country });
-      if (!bank) throw notFound(BANK_NOT_FOUND.code, 'Bank not found');
+      if (!bank) throw new Refusal('bank_not_found', 'Bank not found');
       return presentBank(bank, deps.config.publicUrl);
     },
   }),

@@ -7,18 +7,19 @@ import {
 } from '../../db/beneficiaries/bank-account.repository.ts';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import {
-  BeneficiaryRefused,
   createBeneficiary,
   findBeneficiary,
   findBeneficiaryPage,
 } from '../../db/beneficiaries/beneficiary.repository.ts';
 import { uuidv5 } from '../../db/ids.ts';
-import { addBeneficiaryBankAccount, BeneficiaryUnavailable } from '../../services/beneficiaries/bank-accounts.ts';
+import { Refusal } from '../../platform/refusal.ts';
+import { addBeneficiaryBankAccount } from '../../services/beneficiaries/bank-accounts.ts';
 import { startBankAccountValidation } from '../../temporal/payments.ts';
 import type { AppDeps } from '../deps.ts';
-import { ApiError, notFound, validationError } from '../errors.ts';
+import { validationError } from '../errors.ts';
 import { presentBankAccount } from '../presenters/bank-account.ts';
 import { presentBeneficiary } from '../presenters/beneficiary.ts';
+import { refusals } from '../refusals.ts';
 import { defineRoute, type Caller } from '../route.ts';
 import {
   BankAccountBody,
@@ -32,46 +33,14 @@ import {
 import { listOf, page } from '../schemas/common.ts';
 import { BeneficiaryBody } from '../../read-models/document-schema.ts';
 
-const BENEFICIARY_NOT_FOUND = {
-  status: 404,
-  code: 'beneficiary_not_found',
-  description: 'no beneficiary of the company has this reference',
-};
-const BANK_ACCOUNT_NOT_FOUND = {
-  status: 404,
-  code: 'bank_account_not_found',
-  description: 'the beneficiary has no bank account with this reference (accounts are added with POST bank-accounts)',
-};
-const BANK_ACCOUNT_EXISTS = {
-  status: 409,
-  code: 'bank_account_exists',
-  description: 'the beneficiary already has another account with this bank and number',
-};
-const BENEFICIARY_EXISTS = {
-  status: 409,
-  code: 'beneficiary_exists',
-  description:
-    'the company already has a beneficiary with this identifier type and number; `reference` (in the body) is that beneficiary',
-};
-const BENEFICIARY_DELETED = {
-  status: 422,
-  code: 'beneficiary_deleted',
-  description: 'the beneficiary was deleted; `reference` (in the body) is that beneficiary',
-};
-const INVALID_IDENTIFIER = {
-  status: 422,
-  code: 'invalid_identifier',
-  description:
-    "the identifier is not one of its type, or its type is not one of the company's country; `field` (in the body) is `identifier_type` or `identifier_number`",
-};
-const BANK_OF_ANOTHER_COUNTRY = {
-  status: 422,
-  code: 'bank_of_another_country',
-  description: "the bank is a bank of another country than the company's",
-};
+const BANK_ACCOUNT_EXISTS =
+  'the beneficiary already has another account with this bank and number; `reference` (in the body) is that account';
 
-const duplicate = (message: string, extras: Record<string, unknown> = {}) =>
-  new ApiError(BANK_ACCOUNT_EXISTS.status, BANK_ACCOUNT_EXISTS.code, message, { extras });
+/** A wrong field of a bank account answers as a validation error of that field, unless `as` keeps it a refusal. */
+function fieldRefused(error: unknown, as: readonly BankAccountRefused['code'][] = []): unknown {
+  if (!(error instanceof BankAccountRefused) || as.includes(error.code)) return error;
+  return validationError({ [error.field]: [error.message] });
+}
 
 /**
  * A new row's reference. With an Idempotency-Key it is named by the company, the key and the request, so that a retry
@@ -138,32 +107,28 @@ export const beneficiaryRoutes = [
     body: CreateBeneficiaryRequest,
     status: 201,
     response: BeneficiaryBody,
-    errors: [BENEFICIARY_EXISTS, BENEFICIARY_DELETED, INVALID_IDENTIFIER],
+    errors: refusals(['beneficiary_exists', 'beneficiary_deleted', 'invalid_identifier'], {
+      descriptions: {
+        beneficiary_deleted: 'the beneficiary was deleted; `reference` (in the body) is that beneficiary',
+      },
+    }),
     handler: async ({ em, body, caller, ctx }) => {
       const id = idOf('beneficiary', caller, ctx);
       // A retry whose answer was lost: the beneficiary is written, and would otherwise be refused as existing.
       const earlier = id ? await findBeneficiary(em, id) : null;
       if (earlier) return presentBeneficiary(earlier);
-      let created;
-      try {
-        created = await createBeneficiary(em, caller.company, {
-          id,
-          name: body.name,
-          type: body.type,
-          email: body.email ?? null,
-          phoneNumber: body.phone_number ?? null,
-          identifierType: body.identifier_type,
-          identifierNumber: body.identifier_number,
-          paymentTerms: body.payment_terms ?? null,
-          fiscalAddress: body.fiscal_address ?? null,
-          contacts: body.contact_information ?? [],
-        });
-      } catch (error) {
-        if (!(error instanceof BeneficiaryRefused)) throw error;
-        const status = { beneficiary_exists: 409, beneficiary_deleted: 422, invalid_identifier: 422 }[error.code];
-        const extras = error.code === 'invalid_identifier' ? { field: error.field } : { reference: error.reference };
-        throw new ApiError(status, error.code, error.message, { extras });
-      }
+      const created = await createBeneficiary(em, caller.company, {
+        id,
+        name: body.name,
+        type: body.type,
+        email: body.email ?? null,
+        phoneNumber: body.phone_number ?? null,
+        identifierType: body.identifier_type,
+        identifierNumber: body.identifier_number,
+        paymentTerms: body.payment_terms ?? null,
+        fiscalAddress: body.fiscal_address ?? null,
+        contacts: body.contact_information ?? [],
+      });
       const written = await findBeneficiary(em.fork(), created.id);
       if (!written) throw new Error(`Beneficiary ${created.id} is not readable after its creation`);
       return presentBeneficiary(written);
@@ -184,10 +149,10 @@ export const beneficiaryRoutes = [
     scope: 'beneficiaries:read',
     params: BeneficiaryParams,
     response: BeneficiaryBody,
-    errors: [BENEFICIARY_NOT_FOUND],
+    errors: refusals(['beneficiary_not_found']),
     handler: async ({ em, params }) => {
       const beneficiary = await findBeneficiary(em, params.reference);
-      if (!beneficiary) throw notFound(BENEFICIARY_NOT_FOUND.code, 'Beneficiary not found');
+      if (!beneficiary) throw new Refusal('beneficiary_not_found', 'Beneficiary not found');
       return presentBeneficiary(beneficiary);
     },
   }),
@@ -216,15 +181,12 @@ export const beneficiaryRoutes = [
     body: CreateBankAccountRequest,
     status: 201,
     response: BankAccountBody,
-    errors: [
-      BENEFICIARY_NOT_FOUND,
+    errors: refusals(
+      ['beneficiary_not_found', 'bank_account_exists', 'beneficiary_deleted', 'bank_of_another_country'],
       {
-        ...BANK_ACCOUNT_EXISTS,
-        description: `${BANK_ACCOUNT_EXISTS.description}; \`reference\` (in the body) is that account`,
+        descriptions: { bank_account_exists: BANK_ACCOUNT_EXISTS },
       },
-      { ...BENEFICIARY_DELETED, description: 'the beneficiary was deleted' },
-      BANK_OF_ANOTHER_COUNTRY,
-    ],
+    ),
     handler: async ({ params, body, caller, deps, ctx }) => {
       let account;
       try {
@@ -239,18 +201,7 @@ export const beneficiaryRoutes = [
           recipientDocumentType: body.account_recipient_document_type,
         });
       } catch (error) {
-        if (error instanceof BeneficiaryUnavailable)
-          throw error.code === 'beneficiary_not_found'
-            ? notFound(BENEFICIARY_NOT_FOUND.code, 'Beneficiary not found')
-            : new ApiError(BENEFICIARY_DELETED.status, error.code, error.message);
-        if (error instanceof BankAccountRefused) {
-          if (error.code === 'bank_account_exists')
-            throw duplicate(error.message, error.reference ? { reference: error.reference } : {});
-          if (error.code === 'bank_of_another_country')
-            throw new ApiError(BANK_OF_ANOTHER_COUNTRY.status, error.code, error.message);
-          throw validationError({ [error.field]: [error.message] });
-        }
-        throw error;
+        throw fieldRefused(error, ['bank_account_exists', 'bank_of_another_country']);
       }
       return presentBankAccount(account);
     },
@@ -274,15 +225,17 @@ export const beneficiaryRoutes = [
     params: BankAccountParams,
     body: UpdateBankAccountRequest,
     response: BankAccountBody,
-    errors: [BENEFICIARY_NOT_FOUND, BANK_ACCOUNT_NOT_FOUND, BANK_ACCOUNT_EXISTS],
+    errors: refusals(['beneficiary_not_found', 'bank_account_not_found', 'bank_account_exists'], {
+      descriptions: { bank_account_exists: BANK_ACCOUNT_EXISTS },
+    }),
     handler: async ({ em, params, body, caller, deps }) => {
       let written;
       try {
         written = await em.transactional(async (tx) => {
           const beneficiary = await tx.findOne(Beneficiary, { id: params.reference.toLowerCase() });
-          if (!beneficiary) throw notFound(BENEFICIARY_NOT_FOUND.code, 'Beneficiary not found');
+          if (!beneficiary) throw new Refusal('beneficiary_not_found', 'Beneficiary not found');
           const account = await lockBankAccount(tx, beneficiary, params.bank_account_reference);
-          if (!account) throw notFound(BANK_ACCOUNT_NOT_FOUND.code, 'Bank account not found');
+          if (!account) throw new Refusal('bank_account_not_found', 'Bank account not found');
           const changed = await changeBankAccount(tx, caller.company.country, account, {
             bankId: body.bank_reference,
             accountNumber: body.account_number,
@@ -297,13 +250,12 @@ export const beneficiaryRoutes = [
           return account;
         });
       } catch (error) {
-        if (error instanceof BankAccountRefused)
-          throw error.code === 'bank_account_exists'
-            ? duplicate(error.message)
-            : validationError({ [error.field]: [error.message] });
         if (error instanceof UniqueConstraintViolationException)
-          throw duplicate('The beneficiary already has another account with this bank and number');
-        throw error;
+          throw new Refusal(
+            'bank_account_exists',
+            'The beneficiary already has another account with this bank and number',
+          );
+        throw fieldRefused(error, ['bank_account_exists']);
       }
       // Starting an attempt twice is a no-op, so a pending account's validation may be started again safely.
       if (written.validationStatus === 'pending') {

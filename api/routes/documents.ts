@@ -9,9 +9,11 @@ import { DocumentNote } from '../../db/documents/note.entity.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
 import { ADMITTED_TAG } from '../../db/tags/tag.entity.ts';
-import { approveThroughLifecycle } from '../../temporal/documents.ts';
-import { notFound, validationError } from '../errors.ts';
-import { APPROVAL_REFUSALS, asWorkflowCommand, documentedRefusals } from '../workflow-errors.ts';
+import { Refusal } from '../../platform/refusal.ts';
+import { approveThroughLifecycle, flowEnded } from '../../temporal/documents.ts';
+import { throughWorkflow } from '../../temporal/refusals.ts';
+import { validationError } from '../errors.ts';
+import { refusals } from '../refusals.ts';
 import { sniffFileType, type MultipartBody } from '../multipart.ts';
 import { renderDocument, renderDocuments } from '../../read-models/document-json.ts';
 import { presentNote } from '../presenters/note.ts';
@@ -30,15 +32,9 @@ import {
   uploadedFileName,
 } from '../../platform/file-types.ts';
 
-export const DOCUMENT_NOT_FOUND = {
-  status: 404,
-  code: 'document_not_found',
-  description: 'no document of the company has this reference',
-};
-
 /** The document, found or rendered; a reference the company does not have is 404. */
 function found<T>(document: T | null): T {
-  if (!document) throw notFound(DOCUMENT_NOT_FOUND.code, 'Document not found');
+  if (!document) throw new Refusal('document_not_found', 'Document not found');
   return document;
 }
 
@@ -74,7 +70,7 @@ function archivingRoute(archived: boolean) {
     auth: 'api-key',
     params: DocumentParams,
     response: DocumentDetail,
-    errors: [DOCUMENT_NOT_FOUND],
+    errors: refusals(['document_not_found']),
     handler: async ({ em, params, caller, deps }) => {
       const id = params.reference.toLowerCase();
       await em.transactional(async (tx) => {
@@ -154,7 +150,7 @@ export const documentRoutes = [
     auth: 'api-key',
     params: DocumentParams,
     response: DocumentDetail,
-    errors: [DOCUMENT_NOT_FOUND],
+    errors: refusals(['document_not_found']),
     handler: async ({ em, caller, params, deps }) =>
       found(await renderDocument(em, caller.company.id, params.reference, deps.config.publicUrl)),
   }),
@@ -170,26 +166,28 @@ export const documentRoutes = [
     params: ApproveParams,
     body: ApproveRequest,
     response: DocumentDetail,
-    errors: documentedRefusals(APPROVAL_REFUSALS),
+    errors: refusals(['document_not_found']),
     handler: async ({ em, params, body, caller, deps }) => {
       const document = found(await approvalSubject(em, caller.company.id, params.reference));
-      await asWorkflowCommand(() =>
-        approveThroughLifecycle(
-          deps.temporal,
-          {
-            companyId: caller.company.id,
-            documentId: document.id,
-            documentNumber: document.documentNumber,
-            fiscalReference: document.fiscalReference,
-            approvalStatus: document.approvalStatus,
-            type: document.type,
-            supplierName: document.supplierName,
-            amountCents: document.amountCents,
-            currency: document.currency,
-          },
-          { erpReference: body?.erp_document_reference ?? null, by: author(caller) },
-          { running: document.stepPending },
-        ),
+      await throughWorkflow(
+        () =>
+          approveThroughLifecycle(
+            deps.temporal,
+            {
+              companyId: caller.company.id,
+              documentId: document.id,
+              documentNumber: document.documentNumber,
+              fiscalReference: document.fiscalReference,
+              approvalStatus: document.approvalStatus,
+              type: document.type,
+              supplierName: document.supplierName,
+              amountCents: document.amountCents,
+              currency: document.currency,
+            },
+            { erpReference: body?.erp_document_reference ?? null, by: author(caller) },
+            { running: document.stepPending },
+          ),
+        flowEnded,
       );
       return found(await renderDocument(em, caller.company.id, document.id, deps.config.publicUrl));
     },
@@ -204,7 +202,7 @@ export const documentRoutes = [
     auth: 'api-key',
     params: DocumentParams,
     response: EmptyResponse,
-    errors: [DOCUMENT_NOT_FOUND],
+    errors: refusals(['document_not_found']),
     handler: async ({ em, params, caller }) => {
       await em.transactional(async (tx) => {
         const document = await documentOr404(tx, params.reference);
@@ -238,7 +236,7 @@ export const documentRoutes = [
     params: DocumentParams,
     body: TagsRequest,
     response: MessageResponse,
-    errors: [DOCUMENT_NOT_FOUND],
+    errors: refusals(['document_not_found']),
     handler: async ({ em, params, body, caller }) => {
       const added = await em.transactional(async (tx) => {
         const document = await documentOr404(tx, params.reference);
@@ -278,7 +276,7 @@ export const documentRoutes = [
     },
     status: 201,
     response: NoteBody,
-    errors: [DOCUMENT_NOT_FOUND],
+    errors: refusals(['document_not_found']),
     handler: async ({ em, params, body, form, caller, deps }) => {
       const document = await documentOr404(em, params.reference);
       const note = form

@@ -51,7 +51,7 @@ interface Catalog<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodT
   equals?: (query: z.output<Q>) => Record<string, string | undefined>;
   present: (em: EntityManager, records: E[]) => Promise<unknown[]>;
   /** Refuses valid rows for what they reference (by external_id), before anything is written. */
-  refuse?: (em: EntityManager, rows: CatalogRow[]) => Promise<Map<string, Refusal>>;
+  refuse?: (em: EntityManager, rows: CatalogRow[]) => Promise<Map<string, ItemRefusal>>;
   /** What the sync's description adds for this catalog. */
   notes?: string;
   /** Runs in the sync's transaction; the webhook deliveries it records start once that commits. */
@@ -63,7 +63,7 @@ interface Catalog<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodT
 }
 
 /** Why a valid row is not written: a stable code and field messages, as the sync's `errors` report them. */
-type Refusal = Required<Pick<z.input<typeof erp.SyncItemError>, 'code' | 'errors'>>;
+type ItemRefusal = Required<Pick<z.input<typeof erp.SyncItemError>, 'code' | 'errors'>>;
 
 const defineCatalog = <R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>>(
   catalog: Catalog<R, E, Q>,
@@ -125,7 +125,7 @@ async function syncRecords<R extends z.ZodType, E extends CatalogRecord, Q exten
     indexOf.set(row.externalId, index);
     rows.push(row);
   });
-  const refused = (await catalog.refuse?.(em, rows)) ?? new Map<string, Refusal>();
+  const refused = (await catalog.refuse?.(em, rows)) ?? new Map<string, ItemRefusal>();
   for (const [externalId, refusal] of refused)
     errors.push({ index: indexOf.get(externalId)!, external_id: externalId, ...refusal });
   const accepted = rows.filter((row) => !refused.has(row.externalId));
@@ -216,11 +216,11 @@ function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z
  * Purchase orders whose vendor the company has not synced: an order is crossed with its supplier's invoices through
  * that vendor, so an order naming an unknown one could never be matched.
  */
-async function refuseUnknownVendors(em: EntityManager, rows: CatalogRow[]): Promise<Map<string, Refusal>> {
+async function refuseUnknownVendors(em: EntityManager, rows: CatalogRow[]): Promise<Map<string, ItemRefusal>> {
   const vendorOf = (row: CatalogRow) => (typeof row.vendorExternalId === 'string' ? row.vendorExternalId : null);
   const named = [...new Set(rows.map(vendorOf).filter((vendor) => vendor !== null))];
   const synced = await syncedExternalIds(em, ErpVendor as EntityName<CatalogRecord>, named);
-  const refused = new Map<string, Refusal>();
+  const refused = new Map<string, ItemRefusal>();
   for (const row of rows) {
     const vendor = vendorOf(row);
     if (vendor === null || synced.has(vendor)) continue;

@@ -4,25 +4,16 @@ import type { ReceptionEventType } from '../../db/reception-events/reception-eve
 import { DEFAULT_RECEPTION_EVENT_TIMING } from '../../temporal/timings.ts';
 import { startReceptionEventBatch } from '../../temporal/reception-events.ts';
 import type { AppDeps } from '../deps.ts';
-import { ApiError, notFound } from '../errors.ts';
+import { Refusal } from '../../platform/refusal.ts';
+import { refusals } from '../refusals.ts';
 import { defineRoute, type Caller } from '../route.ts';
 import { BatchEventsRequest, BatchEventsResponse, SingleEventRequest, SingleEventResponse } from '../schemas/events.ts';
 
-const NOT_COLOMBIAN = {
-  status: 422,
-  code: 'reception_events_not_supported_for_country',
-  description: 'the company is not Colombian: RADIAN reception events exist only in Colombia',
-};
-const DOCUMENT_NOT_FOUND = {
-  status: 404,
-  code: 'document_not_found',
-  description:
-    'no document of the company has this CUFE (in a batch: none of them matches one; they are listed in `documents_fiscal_reference`, and nothing is queued)',
-};
-const CLAIM_IN_BATCH = {
-  status: 422,
-  code: 'claim_not_allowed_in_batch',
-  description: 'event 031 (claim) in a batch: send it through POST /events/single with its concept and description',
+const NOT_FOUND = {
+  document_not_found: [
+    'no document of the company has this CUFE',
+    '(in a batch: none of them matches one; they are listed in `documents_fiscal_reference`, and nothing is queued)',
+  ].join(' '),
 };
 
 const ASYNCHRONOUS = [
@@ -36,9 +27,8 @@ const ASYNCHRONOUS = [
 
 function requireColombia(caller: Caller): void {
   if (caller.company.country !== 'COL')
-    throw new ApiError(
-      422,
-      NOT_COLOMBIAN.code,
+    throw new Refusal(
+      'reception_events_not_supported_for_country',
       'Tax-authority reception events (DIAN RADIAN, 030 to 034) exist only for Colombian companies',
     );
 }
@@ -79,7 +69,7 @@ export const eventRoutes = [
     auth: 'api-key',
     body: SingleEventRequest,
     response: SingleEventResponse,
-    errors: [DOCUMENT_NOT_FOUND, NOT_COLOMBIAN],
+    errors: refusals(['document_not_found', 'reception_events_not_supported_for_country'], { descriptions: NOT_FOUND }),
     handler: async ({ em, caller, body, deps, ctx }) => {
       requireColombia(caller);
       const cufe = body.document_fiscal_reference.toLowerCase();
@@ -92,7 +82,7 @@ export const eventRoutes = [
         timing(deps),
       );
       if (outcome.unknownCufes.length)
-        throw notFound(DOCUMENT_NOT_FOUND.code, 'No document of the company has this CUFE');
+        throw new Refusal('document_not_found', 'No document of the company has this CUFE');
       handOver(deps, ctx, caller.company.id, outcome.batchId);
       return {
         document_fiscal_reference: body.document_fiscal_reference,
@@ -114,13 +104,17 @@ export const eventRoutes = [
     auth: 'api-key',
     body: BatchEventsRequest,
     response: BatchEventsResponse,
-    errors: [DOCUMENT_NOT_FOUND, CLAIM_IN_BATCH, NOT_COLOMBIAN],
+    errors: refusals(
+      ['document_not_found', 'claim_not_allowed_in_batch', 'reception_events_not_supported_for_country'],
+      {
+        descriptions: NOT_FOUND,
+      },
+    ),
     handler: async ({ em, caller, body, deps, ctx }) => {
       requireColombia(caller);
       if (body.events_type.includes('031'))
-        throw new ApiError(
-          422,
-          CLAIM_IN_BATCH.code,
+        throw new Refusal(
+          'claim_not_allowed_in_batch',
           'A claim (031) cannot be sent in a batch: send it through POST /events/single with its concept and description',
         );
       const cufes = [...new Map(body.documents_fiscal_reference.map((cufe) => [cufe.toLowerCase(), cufe])).entries()];
@@ -133,12 +127,11 @@ export const eventRoutes = [
         cufes.filter(([cufe]) => !unknown.has(cufe)).map(([, as]) => as),
       ];
       if (found.length === 0)
-        throw new ApiError(
-          404,
-          DOCUMENT_NOT_FOUND.code,
+        throw new Refusal(
+          'document_not_found',
           'None of the CUFEs matches a document of the company; nothing was queued',
           {
-            extras: { documents_fiscal_reference: missing },
+            details: { documents_fiscal_reference: missing },
           },
         );
       handOver(deps, ctx, caller.company.id, outcome.batchId);

@@ -8,7 +8,8 @@ import { createExpense, ExpenseRefused, type NewExpense } from '../../services/e
 import { ReceiptRefused, type ReceiptInput } from '../../services/expenses/receipt.ts';
 import { temporalProcesses } from '../../temporal/processes.ts';
 import { amountToCents } from '../schemas/decimal.ts';
-import { ApiError, UNSTORABLE_TEXT, validationError } from '../errors.ts';
+import { UNSTORABLE_TEXT, validationError } from '../errors.ts';
+import { refusals } from '../refusals.ts';
 import { requestContent } from '../middleware/idempotency.ts';
 import type { MultipartBody } from '../multipart.ts';
 import { defineRoute, type Caller } from '../route.ts';
@@ -66,11 +67,7 @@ export const expenseRoutes = [
     status: 201,
     response: DocumentDetail,
     responseDescription: 'Created: the expense as GET /documents/{reference} shows it',
-    errors: [
-      { status: 400, code: 'acting_user_not_found_in_company', description: 'acting_user_email is not a member' },
-      { status: 404, code: 'beneficiary_not_found', description: 'no beneficiary of the company has this reference' },
-      { status: 422, code: 'beneficiary_deleted', description: 'the beneficiary paid has been deleted' },
-    ],
+    errors: refusals(['acting_user_not_found_in_company', 'beneficiary_not_found', 'beneficiary_deleted']),
     handler: async ({ em, body, form, caller, ctx, deps }) => {
       const { fields, receipt } = form ? uploaded(form) : { fields: body, receipt: linkedReceipt(body) };
       let reference: string;
@@ -156,12 +153,10 @@ function uploaded(form: MultipartBody): { fields: ExpenseBody; receipt: ReceiptI
   return { fields: result.data, receipt: { kind: 'upload', bytes: file.bytes, fileName: file.fileName } };
 }
 
-/** A refusal as the API answers it: the rules the schema also states, and the receipt's, as validation errors. */
+/** The refusals of the rules the schema also states, and the receipt's, answer as validation errors. */
 function refusalAnswer(error: unknown): unknown {
   if (error instanceof ReceiptRefused)
     return validationError({ [error.code === 'receipt_not_public' ? 'receipt_url' : 'receipt']: [error.message] });
-  if (!(error instanceof ExpenseRefused)) return error;
-  const field = REFUSED_FIELD[error.code];
-  if (field) return validationError({ [field]: [error.message] });
-  return new ApiError(error.status, error.code, error.message);
+  const field = error instanceof ExpenseRefused ? REFUSED_FIELD[error.code] : undefined;
+  return field ? validationError({ [field]: [(error as Error).message] }) : error;
 }

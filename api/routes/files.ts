@@ -2,7 +2,8 @@ import type Router from '@koa/router';
 import { authenticate, authorize } from '../middleware/auth.ts';
 import type { RateLimiter } from '../middleware/rate-limit.ts';
 import type { AppDeps } from '../deps.ts';
-import { notFound, serviceUnavailable } from '../errors.ts';
+import { Refusal } from '../../platform/refusal.ts';
+import { serviceUnavailable } from '../errors.ts';
 
 /** The one route served outside the route table (its answers are files, not JSON): the tenant and scope walks name it. */
 export const FILES_ROUTE = { method: 'get', path: '/files/*key' } as const;
@@ -25,7 +26,7 @@ export function mountFiles(router: Router, deps: AppDeps, limiter?: RateLimiter)
           throw serviceUnavailable('file storage');
         })
       : null;
-    if (!file) throw notFound('file_not_found', 'File not found');
+    if (!file) throw new Refusal('file_not_found', 'File not found');
     ctx.type = file.contentType;
     ctx.set('content-disposition', `inline; filename="${key.split('/').pop()}"`);
     ctx.set('x-content-type-options', 'nosniff');

@@ -1,73 +1,24 @@
 import { LockMode } from '@mikro-orm/core';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { Company } from '../../db/companies/company.entity.ts';
 import {
   claimFiscalSync,
   fiscalSyncsSince,
-  FiscalSyncRefused,
   latestFiscalSync,
   releaseFiscalSync,
 } from '../../db/fiscal/fiscal-sync.repository.ts';
-import { SYNC_REFUSALS } from '../../db/fiscal/fiscal-sync-rules.ts';
 import type { EntityManager } from '../../db/orm.ts';
+import { Refusal } from '../../platform/refusal.ts';
 import { beginFiscalSync } from '../../temporal/fiscal-sync.ts';
+import { refusalOf } from '../../temporal/refusals.ts';
 import { DEFAULT_FISCAL_SYNC_TIMING } from '../../temporal/timings.ts';
-import { ApiError, serviceUnavailable } from '../errors.ts';
+import { serviceUnavailable } from '../errors.ts';
+import { refusals } from '../refusals.ts';
 import { presentAccepted, presentColombianStatus, presentMexicanStatus } from '../presenters/fiscal-sync.ts';
 import { defineRoute, type Caller } from '../route.ts';
 import { FiscalSyncAccepted, FiscalSyncStatus, FiscalSyncStatusQuery } from '../schemas/fiscal-sync.ts';
 
 /** Colombia's status looks this far back when no started_at is given. */
 const DEFAULT_STATUS_WINDOW_MS = 2 * 3_600_000;
-
-const COMPANY_NOT_FOUND = {
-  status: 422,
-  code: 'company_not_found',
-  description:
-    "the API key's company was removed while the request was under way (afterwards its keys no longer authenticate: 401)",
-};
-const REFUSALS = [
-  {
-    status: 422,
-    code: 'sat_credentials_not_configured',
-    description: 'Mexico: no CIEC registered for the company RFC',
-  },
-  { status: 422, code: 'sat_ciec_pending', description: 'Mexico: the CIEC is still being validated' },
-  {
-    status: 422,
-    code: 'sat_ciec_invalid',
-    description: 'Mexico: the CIEC is invalid or was rejected (also when the SAT provider refuses it)',
-  },
-  {
-    status: 403,
-    code: 'dian_automatic_sync_not_configured',
-    description: "Colombia: no forwarding of the tax authority's e-mail",
-  },
-  {
-    status: 422,
-    code: 'dian_credentials_not_configured',
-    description: 'Colombia: NIT or legal representative missing, or refused by DIAN',
-  },
-  {
-    status: 422,
-    code: 'dian_sync_window_empty',
-    description: 'Colombia: the last sync was today, there is no new day to synchronise',
-  },
-  { status: 422, code: 'fiscal_sync_not_supported_for_country', description: 'the company country has no fiscal sync' },
-  {
-    status: 429,
-    code: 'fiscal_sync_rate_limited',
-    description:
-      'a sync was already started in the last hour (whatever its outcome); `retry_after_seconds` (and the Retry-After header) say when the next one is allowed',
-  },
-  {
-    status: 502,
-    code: 'sat_provider_error',
-    description:
-      'Mexico: the SAT extraction provider refused to create the extraction for another reason than the CIEC',
-  },
-];
 
 /**
  * The caller's company, read again under a share lock: the key was checked a moment ago, but the company may have been
@@ -77,46 +28,30 @@ async function companyOr422(em: EntityManager, caller: Caller): Promise<Company>
   const company = await em.transactional((tx) =>
     tx.findOne(Company, { id: caller.company.id }, { lockMode: LockMode.PESSIMISTIC_READ }),
   );
-  if (!company)
-    throw new ApiError(COMPANY_NOT_FOUND.status, COMPANY_NOT_FOUND.code, 'The company of this API key does not exist');
+  if (!company) throw new Refusal('company_not_found', 'The company of this API key does not exist');
   return company;
 }
 
-function refusal(error: FiscalSyncRefused): ApiError {
-  const retry = error.retryAfterSeconds;
-  return new ApiError(
-    SYNC_REFUSALS[error.code],
-    error.code,
-    error.message,
-    retry === null ? {} : { extras: { retry_after_seconds: retry }, headers: { 'retry-after': String(retry) } },
-  );
-}
-
 /** The outside system's answer to the sync's first step, as the spec's errors. */
-function beginRefusal(error: unknown): ApiError | null {
-  const cause = error instanceof WorkflowUpdateFailedError ? error.cause : null;
-  if (!(cause instanceof ApplicationFailure)) return null;
-  const code = (cause.details?.[0] as { code?: string } | undefined)?.code;
-  if (cause.type === 'SatProviderRefused') {
+function beginRefusal(error: unknown): Error | null {
+  const cause = refusalOf(error);
+  if (!cause) return null;
+  const code = cause.details.code;
+  if (cause.code === 'SatProviderRefused') {
     if (code === 'invalid_credentials' || code === 'sat_credentials_not_configured')
-      return new ApiError(
-        422,
+      return new Refusal(
         'sat_ciec_invalid',
         `The SAT extraction provider refused the CIEC of the company: ${cause.message}`,
       );
     if (code === 'provider_not_configured') return serviceUnavailable('SAT extraction provider');
-    return new ApiError(502, 'sat_provider_error', cause.message);
+    return new Refusal('sat_provider_error', cause.message);
   }
-  if (cause.type === 'DianCredentialsRefused') {
+  if (cause.code === 'DianCredentialsRefused') {
     if (code === 'dian_not_configured') return serviceUnavailable('DIAN');
-    return new ApiError(
-      422,
-      'dian_credentials_not_configured',
-      `DIAN refused the registered credentials: ${cause.message}`,
-    );
+    return new Refusal('dian_credentials_not_configured', `DIAN refused the registered credentials: ${cause.message}`);
   }
-  if (cause.type === 'SatProviderUnavailable') return serviceUnavailable('SAT extraction provider');
-  if (cause.type === 'DianUnavailable') return serviceUnavailable('DIAN');
+  if (cause.code === 'SatProviderUnavailable') return serviceUnavailable('SAT extraction provider');
+  if (cause.code === 'DianUnavailable') return serviceUnavailable('DIAN');
   return null;
 }
 
@@ -134,12 +69,21 @@ export const fiscalSyncRoutes = [
     status: 202,
     response: FiscalSyncAccepted,
     responseDescription: 'Accepted: the sync is under way',
-    errors: [...REFUSALS, COMPANY_NOT_FOUND],
+    errors: refusals([
+      'sat_credentials_not_configured',
+      'sat_ciec_pending',
+      'sat_ciec_invalid',
+      'dian_automatic_sync_not_configured',
+      'dian_credentials_not_configured',
+      'dian_sync_window_empty',
+      'fiscal_sync_not_supported_for_country',
+      'fiscal_sync_rate_limited',
+      'sat_provider_error',
+      'company_not_found',
+    ]),
     handler: async ({ em, caller, deps }) => {
       const company = await companyOr422(em, caller);
-      const run = await claimFiscalSync(em, company).catch((error: unknown) => {
-        throw error instanceof FiscalSyncRefused ? refusal(error) : error;
-      });
+      const run = await claimFiscalSync(em, company);
       try {
         const begun = await beginFiscalSync(deps.temporal, {
           companyId: company.id,
@@ -167,7 +111,7 @@ export const fiscalSyncRoutes = [
     auth: 'api-key',
     query: FiscalSyncStatusQuery,
     response: FiscalSyncStatus,
-    errors: [COMPANY_NOT_FOUND],
+    errors: refusals(['company_not_found']),
     handler: async ({ em, caller, query }) => {
       const company = await companyOr422(em, caller);
       if (company.country === 'MEX') return presentMexicanStatus(await latestFiscalSync(em));

@@ -1,53 +1,40 @@
 import { createHash } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { countryDate } from '../../fiscal/country-dates.ts';
 import type { z } from 'zod';
 import type { Country } from '../../db/companies/company.entity.ts';
 import { UUID_PATTERN, uuidv5, uuidv7 } from '../../db/ids.ts';
 import type { EntityManager } from '../../db/orm.ts';
-import {
-  PAYMENT_REFUSALS,
-  PaymentRefused,
-  resolveNewPayment,
-  type PaymentRefusal,
-} from '../../db/payments/new-payment.ts';
+import { PAYMENT_REFUSALS, resolveNewPayment } from '../../db/payments/new-payment.ts';
 import { findPaymentPage } from '../../db/payments/payment.repository.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
+import { Refusal } from '../../platform/refusal.ts';
 import { createPaymentThroughProcess } from '../../temporal/payments.ts';
+import { throughWorkflow } from '../../temporal/refusals.ts';
 import type { NewPaymentCommand } from '../../services/payments/payments.ts';
-import { ApiError, notFound } from '../errors.ts';
+import { refusals } from '../refusals.ts';
 import { renderPaymentDetail, renderPaymentListItems } from '../../read-models/payment-json.ts';
-import { defineRoute, type DocumentedError } from '../route.ts';
+import { defineRoute } from '../route.ts';
 import { listOf, page } from '../schemas/common.ts';
 import { amountToCents, scaleDecimal } from '../schemas/decimal.ts';
 import { CreatePaymentRequest, PaymentListQuery, PaymentParams } from '../schemas/payments.ts';
 import { PaymentDetail, PaymentListItem } from '../../read-models/payment-schema.ts';
 
-const PAYMENT_NOT_FOUND = {
-  status: 404,
-  code: 'payment_not_found',
-  description: 'no payment of the company has this reference',
-};
-const INVALID_INPUT = { status: 400, code: 'invalid_input', description: 'the reference is not a UUID' };
-
-const REFUSAL_DESCRIPTIONS: Record<PaymentRefusal, string> = {
-  beneficiary_not_found: 'no beneficiary of the company has beneficiary_reference',
-  payable_not_found: 'no payable of the company has payable_reference',
-  beneficiary_deleted: 'the beneficiary has been deleted',
-  beneficiary_mismatch: "beneficiary_reference is not the payable's beneficiary",
-  currency_mismatch: "amount_currency is not the payable's currency",
-  payable_not_payable: 'the payable is already paid or canceled',
-  amount_exceeds_balance:
-    'the amount is more than the payable has left once processed and under-way payments are counted',
-  invalid_payable_type: 'an advance to an employee (payments to employees are payroll)',
-  document_canceled: "the payable's document was cancelled before the tax authority (SAT): it is not paid",
-};
-const REFUSALS: DocumentedError[] = (Object.keys(PAYMENT_REFUSALS) as PaymentRefusal[]).map((code) => ({
-  status: PAYMENT_REFUSALS[code],
-  code,
-  description: REFUSAL_DESCRIPTIONS[code],
-}));
+/** What each refusal of a new payment means here. */
+const REFUSALS = refusals(PAYMENT_REFUSALS, {
+  descriptions: {
+    beneficiary_not_found: 'no beneficiary of the company has beneficiary_reference',
+    payable_not_found: 'no payable of the company has payable_reference',
+    beneficiary_deleted: 'the beneficiary has been deleted',
+    beneficiary_mismatch: "beneficiary_reference is not the payable's beneficiary",
+    currency_mismatch: "amount_currency is not the payable's currency",
+    payable_not_payable: 'the payable is already paid or canceled',
+    amount_exceeds_balance:
+      'the amount is more than the payable has left once processed and under-way payments are counted',
+    invalid_payable_type: 'an advance to an employee (payments to employees are payroll)',
+    document_canceled: "the payable's document was cancelled before the tax authority (SAT): it is not paid",
+  },
+});
 
 const today = (country: Country) => countryDate(new Date(), country);
 
@@ -79,34 +66,15 @@ function commandOf(body: z.output<typeof CreatePaymentRequest>, country: Country
   };
 }
 
-const refusal = (code: PaymentRefusal, message: string) => new ApiError(PAYMENT_REFUSALS[code], code, message);
-
 /** Checks a new payment before starting its process, with the same rules its activity applies under lock. */
 async function precheck(em: EntityManager, command: NewPaymentCommand): Promise<void> {
-  try {
-    await resolveNewPayment(em, {
-      beneficiaryId: command.beneficiaryId,
-      payableId: command.payableId,
-      amountCents: BigInt(command.amountCents),
-      currency: command.currency,
-      payableType: command.payable?.type ?? null,
-    });
-  } catch (error) {
-    if (error instanceof PaymentRefused) throw refusal(error.code, error.message);
-    throw error;
-  }
-}
-
-/** Runs the creating update; a refusal by its activity (a race the precheck could not see) keeps its code. */
-async function asPaymentCommand<T>(command: () => Promise<T>): Promise<T> {
-  try {
-    return await command();
-  } catch (error) {
-    const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
-    if (cause instanceof ApplicationFailure && cause.type && cause.type in PAYMENT_REFUSALS)
-      throw refusal(cause.type as PaymentRefusal, cause.message);
-    throw error;
-  }
+  await resolveNewPayment(em, {
+    beneficiaryId: command.beneficiaryId,
+    payableId: command.payableId,
+    amountCents: BigInt(command.amountCents),
+    currency: command.currency,
+    payableType: command.payable?.type ?? null,
+  });
 }
 
 /**
@@ -121,10 +89,9 @@ export function newPaymentId(companyId: string, idempotencyKey: string, rawBody:
 }
 
 async function paymentDetailOr404(em: EntityManager, companyId: string, reference: string) {
-  if (!UUID_PATTERN.test(reference))
-    throw new ApiError(INVALID_INPUT.status, INVALID_INPUT.code, 'The payment reference must be a UUID');
+  if (!UUID_PATTERN.test(reference)) throw new Refusal('invalid_input', 'The payment reference must be a UUID');
   const detail = await renderPaymentDetail(em, companyId, reference.toLowerCase());
-  if (!detail) throw notFound(PAYMENT_NOT_FOUND.code, 'Payment not found');
+  if (!detail) throw new Refusal('payment_not_found', 'Payment not found');
   return detail;
 }
 
@@ -151,7 +118,7 @@ function archivingRoute(archived: boolean) {
     scope: 'payments:write',
     params: PaymentParams,
     response: PaymentDetail,
-    errors: [INVALID_INPUT, PAYMENT_NOT_FOUND],
+    errors: refusals(['invalid_input', 'payment_not_found']),
     handler: async ({ em, params, caller }) => {
       if (UUID_PATTERN.test(params.reference))
         await em.nativeUpdate(
@@ -213,7 +180,7 @@ export const paymentRoutes = [
     scope: 'payments:read',
     params: PaymentParams,
     response: PaymentDetail,
-    errors: [INVALID_INPUT, PAYMENT_NOT_FOUND],
+    errors: refusals(['invalid_input', 'payment_not_found']),
     handler: async ({ em, params, caller }) => paymentDetailOr404(em, caller.company.id, params.reference),
   }),
   defineRoute({
@@ -240,12 +207,12 @@ export const paymentRoutes = [
       if (earlier) return earlier;
       await precheck(em, command);
       const input = { companyId: caller.company.id, paymentId, pollIntervalMs: deps.config.paymentPollIntervalMs };
-      await asPaymentCommand(() => createPaymentThroughProcess(deps.temporal, input, command)).catch(
+      await throughWorkflow(() => createPaymentThroughProcess(deps.temporal, input, command)).catch(
         async (error: unknown) => {
           if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
           // The key's process has ended: it wrote the payment meanwhile, or it was refused and that answer was lost.
           if (await written()) return;
-          await asPaymentCommand(() => createPaymentThroughProcess(deps.temporal, input, command, 'start-again'));
+          await throughWorkflow(() => createPaymentThroughProcess(deps.temporal, input, command, 'start-again'));
         },
       );
       const created = await written();

@@ -5,10 +5,12 @@ import type { EntityManager } from '../../db/orm.ts';
 import { Tag, normalizeTagName } from '../../db/tags/tag.entity.ts';
 import { stepAndMember, type StepToDecide } from '../../db/workflow-steps/decision-context.ts';
 import { WorkflowStep } from '../../db/workflow-steps/workflow-step.entity.ts';
-import { labelsOf, refuseDecision } from '../../domain/step-rules.ts';
+import { labelsOf, refuseDecision, STEP_REFUSALS } from '../../domain/step-rules.ts';
+import { Refusal } from '../../platform/refusal.ts';
 import { stepRecord, stepState, type StepRecord } from '../../services/documents/lifecycle.ts';
-import { completeStepThroughLifecycle } from '../../temporal/documents.ts';
-import { ApiError } from '../errors.ts';
+import { completeStepThroughLifecycle, flowEnded } from '../../temporal/documents.ts';
+import { throughWorkflow } from '../../temporal/refusals.ts';
+import { refusals } from '../refusals.ts';
 import { noContent, defineRoute } from '../route.ts';
 import type { z } from 'zod';
 import {
@@ -20,7 +22,6 @@ import {
   CurrentStepResponse,
   StepParams,
 } from '../schemas/workflow-steps.ts';
-import { asWorkflowCommand, documentedRefusals, refusalError, STEP_DECISION_REFUSALS } from '../workflow-errors.ts';
 
 /** The document workflow's steps, decided through the API on behalf of a company member. */
 export const workflowStepRoutes = [
@@ -37,17 +38,10 @@ export const workflowStepRoutes = [
     query: CurrentStepQuery,
     response: CurrentStepResponse,
     alternatives: [{ status: 204, description: 'No pending step: the flow ended or has not started' }],
-    errors: [
-      {
-        status: 404,
-        code: 'document_not_found',
-        description: 'no document of the company has this reference',
-        shape: 'step',
-      },
-    ],
+    errors: refusals(['document_not_found'], { shape: 'step' }),
     handler: async ({ em, query }) => {
       const document = await em.findOne(Document, { id: query.entity_reference.toLowerCase() }, { fields: ['id'] });
-      if (!document) throw new ApiError(404, 'document_not_found', 'Document not found', { shape: 'step' });
+      if (!document) throw new Refusal('document_not_found', 'Document not found');
       const pending = await em.findOne(WorkflowStep, { document, status: 'pending' });
       return pending ? { step: presentStep(stepRecord(pending)) } : noContent();
     },
@@ -65,7 +59,7 @@ export const workflowStepRoutes = [
     params: StepParams,
     body: CompleteStepRequest,
     response: CompleteStepResponse,
-    errors: documentedRefusals(STEP_DECISION_REFUSALS),
+    errors: refusals(['step_not_found', 'acting_user_not_found_in_company', ...STEP_REFUSALS], { shape: 'step' }),
     handler: async ({ em, params, body, caller, deps, ctx }) => {
       // The step and the acting member in one statement; the answer is the step as the write left it.
       const { step: found, member } = await stepAndMember(em, {
@@ -73,26 +67,28 @@ export const workflowStepRoutes = [
         stepId: params.reference.toLowerCase(),
         email: body.acting_user_email.toLowerCase(),
       });
-      if (!found) throw refusalError({ code: 'step_not_found', message: 'Step not found' });
+      if (!found) throw new Refusal('step_not_found', 'Step not found');
       if (!member)
-        throw refusalError({
-          code: 'acting_user_not_found_in_company',
-          message: `${body.acting_user_email} is not a member of the company`,
-        });
+        throw new Refusal(
+          'acting_user_not_found_in_company',
+          `${body.acting_user_email} is not a member of the company`,
+        );
       const actor = { email: member.email, name: member.name };
       const sent = Array.isArray(body.decision) ? body.decision : [body.decision];
       // A retry (same Idempotency-Key) of a request whose answer was lost joins its update, which may have acted.
       const key = ctx.get('idempotency-key');
       const refusal = refuseDecision(stepState(found), { stepId: found.id, actor, values: sent });
-      if (refusal && !(key && refusal.code === 'step_not_pending')) throw refusalError(refusal);
+      if (refusal && !(key && refusal.code === 'step_not_pending')) throw new Refusal(refusal.code, refusal.message);
       const { values, labels } = await decidedValues(em, found, sent);
-      const step = await asWorkflowCommand(() =>
-        completeStepThroughLifecycle(
-          deps.temporal,
-          found.documentId,
-          { stepId: found.id, actor, values, labels, comment: body.comment ?? null },
-          key ? `${found.id}/${key}` : undefined,
-        ),
+      const step = await throughWorkflow(
+        () =>
+          completeStepThroughLifecycle(
+            deps.temporal,
+            found.documentId,
+            { stepId: found.id, actor, values, labels, comment: body.comment ?? null },
+            key ? `${found.id}/${key}` : undefined,
+          ),
+        flowEnded,
       );
       return { step: step.status === 'completed' ? presentCompletedStep(step) : presentStep(step) };
     },
@@ -115,8 +111,7 @@ async function decidedValues(
     const tags = await em.find(Tag, { normalizedName: { $in: sent.map(normalizeTagName) } });
     const byName = new Map(tags.map((tag) => [tag.normalizedName, tag.name]));
     const unknown = sent.filter((value) => !byName.has(normalizeTagName(value)));
-    if (unknown.length)
-      throw refusalError({ code: 'invalid_decision', message: `Not tags of the company: ${unknown.join(', ')}` });
+    if (unknown.length) throw new Refusal('invalid_decision', `Not tags of the company: ${unknown.join(', ')}`);
     const values = sent.map((value) => byName.get(normalizeTagName(value))!);
     return { values, labels: values };
   }
@@ -125,10 +120,7 @@ async function decidedValues(
   const named = await activeCatalogLabels(em, decision.fieldName, sent, only);
   const unknown = sent.filter((value) => !named.has(value));
   if (unknown.length)
-    throw refusalError({
-      code: 'invalid_decision',
-      message: `Not active values of ${decision.fieldName}: ${unknown.join(', ')}`,
-    });
+    throw new Refusal('invalid_decision', `Not active values of ${decision.fieldName}: ${unknown.join(', ')}`);
   return { values: sent, labels: labelsOf(decision.options, sent, named) };
 }
 

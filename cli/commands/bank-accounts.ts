@@ -3,11 +3,7 @@ import { ACCOUNT_TYPES } from '../../db/beneficiaries/bank-account.entity.ts';
 import { BankAccountRefused } from '../../db/beneficiaries/bank-account.repository.ts';
 import { Beneficiary } from '../../db/beneficiaries/beneficiary.entity.ts';
 import { systemEm } from '../../db/orm.ts';
-import {
-  addBeneficiaryBankAccount,
-  BeneficiaryUnavailable,
-  type ValidationSubject,
-} from '../../services/beneficiaries/bank-accounts.ts';
+import { addBeneficiaryBankAccount, type ValidationSubject } from '../../services/beneficiaries/bank-accounts.ts';
 import { startBankAccountValidation } from '../../temporal/payments.ts';
 import { oneOf, optional, reference, required } from '../arguments.ts';
 import type { Command } from '../command.ts';
@@ -55,7 +51,6 @@ export const bankAccountCommands: Command[] = [
           recipientDocumentNumber: optional(input, 'recipient-document-number'),
         });
       } catch (error) {
-        if (error instanceof BeneficiaryUnavailable) throw new CliError(error.code, error.message);
         if (error instanceof BankAccountRefused)
           // A bank of another country is one the company cannot use, as an unknown one.
           throw new CliError(

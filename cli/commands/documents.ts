@@ -6,7 +6,7 @@ import {
   ImportRejected,
   type ImportFiscalDocumentResult,
 } from '../../services/documents/import-fiscal-document.ts';
-import { AccountingRefused, accountDocument } from '../../services/accounting/accounting.ts';
+import { accountDocument } from '../../services/accounting/accounting.ts';
 import { Company } from '../../db/companies/company.entity.ts';
 import { systemEm } from '../../db/orm.ts';
 import { FiscalDocumentError } from '../../fiscal/errors.ts';
@@ -196,32 +196,27 @@ documentCommands.push({
       processes: await context.processes(),
       publicUrl: context.publicUrl(),
     };
-    try {
-      const { entry: accounted, deliveries } = await accountDocument(deps, {
-        documentId,
-        entry,
-        retry: input.values.retry === true,
-      });
-      // Only an automatic run leaves the voucher alone; an operator's always records one.
-      if (!accounted) throw new Error(`Document ${documentId} was not accounted`);
-      return {
-        document: documentId,
-        accounting_entry: {
-          reference: accounted.id,
-          status: accounted.status,
-          registration_state: accounted.registrationState,
-          is_crossed: accounted.isCrossed,
-          proposed_by_agent: entry === undefined && input.values.retry !== true,
-          lines: accounted.journalEntry?.erp_journal_entry_lines.length ?? 0,
-          payment_lines: accounted.journalEntry?.payment_lines.length ?? 0,
-          missing_catalog_entries: accounted.missingCatalogEntries,
-        },
-        deliveries,
-      };
-    } catch (error) {
-      if (error instanceof AccountingRefused) throw new CliError(error.code, error.message);
-      throw error;
-    }
+    const { entry: accounted, deliveries } = await accountDocument(deps, {
+      documentId,
+      entry,
+      retry: input.values.retry === true,
+    });
+    // Only an automatic run leaves the voucher alone; an operator's always records one.
+    if (!accounted) throw new Error(`Document ${documentId} was not accounted`);
+    return {
+      document: documentId,
+      accounting_entry: {
+        reference: accounted.id,
+        status: accounted.status,
+        registration_state: accounted.registrationState,
+        is_crossed: accounted.isCrossed,
+        proposed_by_agent: entry === undefined && input.values.retry !== true,
+        lines: accounted.journalEntry?.erp_journal_entry_lines.length ?? 0,
+        payment_lines: accounted.journalEntry?.payment_lines.length ?? 0,
+        missing_catalog_entries: accounted.missingCatalogEntries,
+      },
+      deliveries,
+    };
   },
 });
 

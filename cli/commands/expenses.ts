@@ -5,8 +5,8 @@ import { Document } from '../../db/documents/document.entity.ts';
 import { systemEm } from '../../db/orm.ts';
 import { centsToDecimal, decimalToCents, isDecimal } from '../../fiscal/money.ts';
 import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
-import { createExpense, ExpenseRefused } from '../../services/expenses/create-expense.ts';
-import { ReceiptRefused, type ReceiptInput } from '../../services/expenses/receipt.ts';
+import { createExpense } from '../../services/expenses/create-expense.ts';
+import { type ReceiptInput } from '../../services/expenses/receipt.ts';
 import { optional, reference, required } from '../arguments.ts';
 import type { Command, CommandInput } from '../command.ts';
 import { CliError, notFound, usage } from '../errors.ts';
@@ -102,31 +102,25 @@ export const expenseCommands: Command[] = [
       };
       const orm = await context.orm();
       if (!(await systemEm(orm).findOne(Company, { id: companyId }))) throw notFound('company', companyId);
-      try {
-        const { reference: created } = await createExpense(
-          {
-            orm,
-            storage: context.storage(),
-            processes: await context.processes(),
-            publicUrl: context.publicUrl(),
-            outbound: outboundPolicyFromEnv(),
-          },
-          command,
-        );
-        const document = await systemEm(orm).findOneOrFail(Document, { id: created });
-        return {
-          reference: document.id,
-          document_number: document.documentNumber,
-          type: document.type,
-          amount: centsToDecimal(document.amountCents),
-          amount_currency: document.currency,
-          beneficiary_reference: document.beneficiary?.id ?? null,
-        };
-      } catch (error) {
-        if (error instanceof ExpenseRefused || error instanceof ReceiptRefused)
-          throw new CliError(error.code, error.message);
-        throw error;
-      }
+      const { reference: created } = await createExpense(
+        {
+          orm,
+          storage: context.storage(),
+          processes: await context.processes(),
+          publicUrl: context.publicUrl(),
+          outbound: outboundPolicyFromEnv(),
+        },
+        command,
+      );
+      const document = await systemEm(orm).findOneOrFail(Document, { id: created });
+      return {
+        reference: document.id,
+        document_number: document.documentNumber,
+        type: document.type,
+        amount: centsToDecimal(document.amountCents),
+        amount_currency: document.currency,
+        beneficiary_reference: document.beneficiary?.id ?? null,
+      };
     },
   },
 ];

@@ -12,9 +12,8 @@ import { findFiscalMailbox, setFiscalMailbox } from '../../db/fiscal/fiscal-mail
 import { companyEm, systemEm, type Orm } from '../../db/orm.ts';
 import { oneOf, optional, reference, required } from '../arguments.ts';
 import { readBounded } from '../files.ts';
-import { CertificateRefused, MAX_PKCS12_BYTES, type CertificateDescription } from '../../services/dian/certificate.ts';
+import { MAX_PKCS12_BYTES, type CertificateDescription } from '../../services/dian/certificate.ts';
 import {
-  CompanyNotSigning,
   presentCertificate,
   registeredCertificate,
   registerSigningCertificate,
@@ -184,19 +183,13 @@ export const fiscalCommands: Command[] = [
         .replace(/\r?\n$/, '');
       const orm = await context.orm();
       const now = new Date();
-      try {
-        const certificate = await registerSigningCertificate(companyEm(orm, companyId), context.secrets(), {
-          companyId,
-          pkcs12,
-          password,
-          now,
-        });
-        return { company: companyId, signing_certificate: presentCertificate(certificate, now) };
-      } catch (error) {
-        if (error instanceof CertificateRefused || error instanceof CompanyNotSigning)
-          throw new CliError(error.code, error.message);
-        throw error;
-      }
+      const certificate = await registerSigningCertificate(companyEm(orm, companyId), context.secrets(), {
+        companyId,
+        pkcs12,
+        password,
+        now,
+      });
+      return { company: companyId, signing_certificate: presentCertificate(certificate, now) };
     },
   },
   {

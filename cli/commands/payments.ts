@@ -1,15 +1,14 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { systemEm } from '../../db/orm.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
-import { BatchRefused, createPaymentBatch } from '../../services/payments/batches.ts';
+import { createPaymentBatch } from '../../services/payments/batches.ts';
 import { refuseUnlessPending, PaymentChangeRefused } from '../../services/payments/pending.ts';
 import {
   cancelPaymentThroughProcess,
   reschedulePaymentThroughProcess,
   startPaymentBatch,
 } from '../../temporal/payments.ts';
+import { throughWorkflow } from '../../temporal/refusals.ts';
 import { optional, reference, required } from '../arguments.ts';
 import type { Command, CommandInput } from '../command.ts';
 import type { CliContext } from '../context.ts';
@@ -27,18 +26,10 @@ function day(input: CommandInput, flag: string): string {
  * A change of a payment through its workflow; its refusals (and those of the activity that writes it) answer with
  * their codes. A payment whose workflow has ended is final, or gone.
  */
-async function throughWorkflow<T>(context: CliContext, paymentId: string, change: () => Promise<T>): Promise<T> {
+async function changeThroughWorkflow<T>(context: CliContext, paymentId: string, change: () => Promise<T>): Promise<T> {
   const found = await systemEm(await context.orm()).findOne(Payment, { id: paymentId }, { fields: ['id', 'status'] });
-  try {
-    refuseUnlessPending(found, paymentId);
-    return await change();
-  } catch (error) {
-    if (error instanceof PaymentChangeRefused) throw new CliError(error.code, error.message);
-    const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
-    if (cause instanceof ApplicationFailure && cause.type) throw new CliError(cause.type, cause.message);
-    if (error instanceof WorkflowNotFoundError) throw new CliError('payment_final', 'The payment has ended');
-    throw error;
-  }
+  refuseUnlessPending(found, paymentId);
+  return throughWorkflow(change, () => new PaymentChangeRefused('payment_final', 'The payment has ended'));
 }
 
 /** Payments: what operators change from the platform side. */
@@ -52,7 +43,7 @@ export const paymentCommands: Command[] = [
       const paymentId = reference(input, 'payment');
       const dueDate = day(input, 'due-date');
       const temporal = await context.temporal();
-      const rescheduled = await throughWorkflow(context, paymentId, () =>
+      const rescheduled = await changeThroughWorkflow(context, paymentId, () =>
         reschedulePaymentThroughProcess(temporal, paymentId, dueDate),
       );
       return {
@@ -72,7 +63,7 @@ export const paymentCommands: Command[] = [
       const reason = required(input, 'reason');
       if (reason.length > 500) throw usage('--reason must be at most 500 characters');
       const temporal = await context.temporal();
-      const canceled = await throughWorkflow(context, paymentId, () =>
+      const canceled = await changeThroughWorkflow(context, paymentId, () =>
         cancelPaymentThroughProcess(temporal, paymentId, reason),
       );
       return { payment: paymentId, status: canceled.status, failure_reason: canceled.failureReason };
@@ -91,16 +82,10 @@ export const paymentCommands: Command[] = [
         .map((id) => id.trim())
         .filter(Boolean);
       for (const id of paymentIds) if (!z.uuid().safeParse(id).success) throw usage(`--payments: ${id} is not a UUID`);
-      let created: Awaited<ReturnType<typeof createPaymentBatch>>;
-      try {
-        created = await createPaymentBatch(systemEm(await context.orm()), {
-          paymentIds,
-          name: optional(input, 'name') ?? null,
-        });
-      } catch (error) {
-        if (error instanceof BatchRefused) throw new CliError(error.code, error.message);
-        throw error;
-      }
+      const created = await createPaymentBatch(systemEm(await context.orm()), {
+        paymentIds,
+        name: optional(input, 'name') ?? null,
+      });
       const { batch, payments } = created;
       await startPaymentBatch(await context.temporal(), {
         companyId: batch.company.id,

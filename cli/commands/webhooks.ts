@@ -7,12 +7,7 @@ import {
   WebhookSubscription,
   type WebhookEvent,
 } from '../../db/webhooks/webhook-subscription.entity.ts';
-import {
-  MAX_RETRIES,
-  MAX_TIMEOUT_SECONDS,
-  SubscriptionRefused,
-  addSubscription,
-} from '../../services/webhooks/subscriptions.ts';
+import { MAX_RETRIES, MAX_TIMEOUT_SECONDS, addSubscription } from '../../services/webhooks/subscriptions.ts';
 import { outboundPolicyFromEnv } from '../../platform/outbound-policy.ts';
 import { oneOf, optional, reference, required } from '../arguments.ts';
 import type { Command, CommandInput } from '../command.ts';
@@ -59,32 +54,27 @@ export const webhookCommands: Command[] = [
       const companyId = reference(input, 'company');
       const company = await em.findOne(Company, { id: companyId });
       if (!company) throw notFound('company', companyId);
-      try {
-        const { subscription, generatedSecret, warning } = await addSubscription(em, context.secrets(), {
-          company,
-          event: oneOf(required(input, 'event'), WEBHOOK_EVENTS, 'event'),
-          url: required(input, 'url'),
-          secret: optional(input, 'secret'),
-          retries: integer(input, 'retries', 0, MAX_RETRIES),
-          timeoutSeconds: integer(input, 'timeout', 1, MAX_TIMEOUT_SECONDS),
-          headers: headers(input),
-          outbound: outboundPolicyFromEnv(),
-        });
-        return {
-          reference: subscription.id,
-          event: subscription.event,
-          url: subscription.url,
-          retries: subscription.retries,
-          timeout_seconds: subscription.timeoutSeconds,
-          headers: Object.keys(subscription.headers),
-          // Shown once: only its sealed form is kept.
-          ...(generatedSecret ? { secret: generatedSecret } : {}),
-          ...(warning ? { warning } : {}),
-        };
-      } catch (error) {
-        if (error instanceof SubscriptionRefused) throw new CliError(error.code, error.message);
-        throw error;
-      }
+      const { subscription, generatedSecret, warning } = await addSubscription(em, context.secrets(), {
+        company,
+        event: oneOf(required(input, 'event'), WEBHOOK_EVENTS, 'event'),
+        url: required(input, 'url'),
+        secret: optional(input, 'secret'),
+        retries: integer(input, 'retries', 0, MAX_RETRIES),
+        timeoutSeconds: integer(input, 'timeout', 1, MAX_TIMEOUT_SECONDS),
+        headers: headers(input),
+        outbound: outboundPolicyFromEnv(),
+      });
+      return {
+        reference: subscription.id,
+        event: subscription.event,
+        url: subscription.url,
+        retries: subscription.retries,
+        timeout_seconds: subscription.timeoutSeconds,
+        headers: Object.keys(subscription.headers),
+        // Shown once: only its sealed form is kept.
+        ...(generatedSecret ? { secret: generatedSecret } : {}),
+        ...(warning ? { warning } : {}),
+      };
     },
   },
   {

@@ -1,3 +1,4 @@
+import { Refusal } from '../../platform/refusal.ts';
 import { LockMode } from '@mikro-orm/core';
 import { checkAccountNumber } from '../banks/account-number.ts';
 import { Bank } from '../banks/bank.entity.ts';
@@ -10,15 +11,13 @@ import type { Beneficiary } from './beneficiary.entity.ts';
  * A change or an account that cannot be: a field that is wrong, a bank of another country than the company's, or
  * another account of the beneficiary already being it (`reference` names that one).
  */
-export class BankAccountRefused extends Error {
-  readonly code: 'invalid_field' | 'bank_of_another_country' | 'bank_account_exists';
+export class BankAccountRefused extends Refusal<'invalid_field' | 'bank_of_another_country' | 'bank_account_exists'> {
+  /** The field at fault. */
   readonly field: string;
-  readonly reference: string | null;
   constructor(code: BankAccountRefused['code'], field: string, message: string, reference: string | null = null) {
-    super(message);
-    this.code = code;
+    // bank_account_exists: `reference` is the account the beneficiary has.
+    super(code, message, { details: reference ? { reference } : {} });
     this.field = field;
-    this.reference = reference;
   }
 }
 

@@ -33,16 +33,13 @@ export async function findBeneficiaryPage(
   return { beneficiaries, total };
 }
 
-/** Why a beneficiary is not created: an identifier that is not one, or one the company already has. */
+/**
+ * Why a beneficiary is not created: an identifier that is not one (`field`: the field at fault), or one the company
+ * already has (`reference`: the beneficiary that has it).
+ */
 export class BeneficiaryRefused extends Refusal<'invalid_identifier' | 'beneficiary_exists' | 'beneficiary_deleted'> {
-  /** invalid_identifier: the field at fault. */
-  readonly field: string | null;
-  /** beneficiary_exists, beneficiary_deleted: the beneficiary that has the identifier. */
-  readonly reference: string | null;
-  constructor(code: BeneficiaryRefused['code'], message: string, options: { field?: string; reference?: string } = {}) {
-    super(code, message);
-    this.field = options.field ?? null;
-    this.reference = options.reference ?? null;
+  constructor(code: BeneficiaryRefused['code'], message: string, details: { field: string } | { reference: string }) {
+    super(code, message, { details });
   }
 }
 

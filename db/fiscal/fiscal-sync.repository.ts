@@ -3,30 +3,11 @@ import type { Company } from '../companies/company.entity.ts';
 import type { EntityManager } from '../orm.ts';
 import { CIEC_STATUSES, FiscalCredential, type CiecStatus } from './fiscal-credential.entity.ts';
 import { FiscalSyncRun } from './fiscal-sync-run.entity.ts';
-import {
-  isRefusal,
-  planSync,
-  rateLimitRefusal,
-  SYNC_REFUSALS,
-  type SyncRefusal,
-  type SyncRefusalCode,
-} from './fiscal-sync-rules.ts';
+import { FiscalSyncRefused, planSync, rateLimitRefusal, type SyncRefusalCode } from './fiscal-sync-rules.ts';
 
 export { CIEC_STATUSES, type CiecStatus };
 
-/** A POST /fiscal-sync the company may not make now: a precondition, or the hourly limit. */
-export class FiscalSyncRefused extends Error {
-  readonly code: SyncRefusalCode;
-  readonly status: number;
-  readonly retryAfterSeconds: number | null;
-  constructor(refusal: SyncRefusal) {
-    super(refusal.message);
-    this.name = 'FiscalSyncRefused';
-    this.code = refusal.code;
-    this.status = SYNC_REFUSALS[refusal.code];
-    this.retryAfterSeconds = refusal.retryAfterSeconds ?? null;
-  }
-}
+export { FiscalSyncRefused };
 
 /** Refusals about the window, not the set-up: the spec's hourly limit (429, with when to retry) answers before them. */
 const WINDOW_REFUSALS: ReadonlySet<SyncRefusalCode> = new Set(['dian_sync_window_empty']);
@@ -47,10 +28,10 @@ export async function claimFiscalSync(em: EntityManager, company: Company): Prom
     // Read after the lock is held, so the wait for a concurrent claim is not counted as elapsed time.
     const now = await databaseNow(tx);
     const plan = planSync(company.country, credential, now);
-    if (isRefusal(plan) && !WINDOW_REFUSALS.has(plan.code)) throw new FiscalSyncRefused(plan);
+    if (plan instanceof FiscalSyncRefused && !WINDOW_REFUSALS.has(plan.code)) throw plan;
     const limited = rateLimitRefusal(credential!.lastSyncStartedAt ?? null, now);
-    if (limited) throw new FiscalSyncRefused(limited);
-    if (isRefusal(plan)) throw new FiscalSyncRefused(plan);
+    if (limited) throw limited;
+    if (plan instanceof FiscalSyncRefused) throw plan;
     credential!.lastSyncStartedAt = now;
     return tx.create(FiscalSyncRun, {
       company: company.id,

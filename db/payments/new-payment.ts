@@ -6,25 +6,21 @@ import type { EntityManager } from '../orm.ts';
 import { Payable, type PayableType } from './payable.entity.ts';
 import { Payment } from './payment.entity.ts';
 
-/** Why a new payment is refused, with the HTTP status the API answers. */
-export const PAYMENT_REFUSALS = {
-  beneficiary_not_found: 404,
-  payable_not_found: 404,
-  beneficiary_deleted: 422,
-  beneficiary_mismatch: 422,
-  currency_mismatch: 422,
-  payable_not_payable: 422,
-  amount_exceeds_balance: 422,
-  invalid_payable_type: 422,
-  document_canceled: 422,
-} as const;
-export type PaymentRefusal = keyof typeof PAYMENT_REFUSALS;
+/** Why a new payment is refused. */
+export const PAYMENT_REFUSALS = [
+  'beneficiary_not_found',
+  'payable_not_found',
+  'beneficiary_deleted',
+  'beneficiary_mismatch',
+  'currency_mismatch',
+  'payable_not_payable',
+  'amount_exceeds_balance',
+  'invalid_payable_type',
+  'document_canceled',
+] as const;
+export type PaymentRefusal = (typeof PAYMENT_REFUSALS)[number];
 
-export class PaymentRefused extends Refusal<PaymentRefusal> {
-  get status(): number {
-    return PAYMENT_REFUSALS[this.code];
-  }
-}
+export class PaymentRefused extends Refusal<PaymentRefusal> {}
 
 export interface NewPaymentTarget {
   beneficiaryId: string | null;

@@ -2,7 +2,7 @@
 // ApplicationResponse goes zipped, base64, in `SendEventUpdateStatus` (or, during a company's habilitación with a test
 // set, `SendTestSetAsync`, then `GetStatusZip`), in a SOAP 1.2 envelope signed with WS-Security.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../platform/refusal.ts';
 import { XMLParser } from 'fast-xml-parser';
 import { strToU8, zipSync } from 'fflate';
 import type { SigningIdentity } from './certificate.ts';
@@ -35,9 +35,9 @@ const REPEATED_RULE = /^Regla:\s*90\b/;
 const TEST_SET_POLL = { everyMs: 1_000, times: 10 };
 
 /** Answers that may succeed later: no answer, a timeout, throttling, or DIAN's side failing. */
-const transient = (message: string) => ApplicationFailure.retryable(message, 'DianUnavailable');
+const transient = (message: string) => Refusal.retryable('DianUnavailable', message);
 /** DIAN refused the request itself (its security, its form): sending it again as it is would be refused again. */
-const refused = (message: string) => ApplicationFailure.nonRetryable(message, 'DianRequestRefused');
+const refused = (message: string) => new Refusal('DianRequestRefused', message);
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 

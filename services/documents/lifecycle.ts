@@ -1,5 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../platform/refusal.ts';
 import { Company } from '../../db/companies/company.entity.ts';
 import { Member } from '../../db/companies/member.entity.ts';
 import { ActivityLog, type Actor } from '../../db/documents/activity-log.entity.ts';
@@ -150,7 +150,7 @@ async function documentOrFail(
 ): Promise<Document> {
   const lockMode = use === 'write' ? LockMode.PESSIMISTIC_WRITE : undefined;
   const document = await em.findOne(Document, { id: documentId }, { lockMode });
-  if (!document) throw ApplicationFailure.nonRetryable(`Document ${documentId} does not exist`, 'DocumentNotFound');
+  if (!document) throw new Refusal('DocumentNotFound', `Document ${documentId} does not exist`);
   // Apart: PostgreSQL locks no row of the nullable side of a join.
   await em.populate(document, ['beneficiary']);
   return document;
@@ -183,8 +183,7 @@ export async function loadLifecycle(
   input: { companyId: string; documentId: string },
 ): Promise<LifecycleSnapshot> {
   const position = await readFlowPosition(orm.em, input);
-  if (!position)
-    throw ApplicationFailure.nonRetryable(`Document ${input.documentId} does not exist`, 'DocumentNotFound');
+  if (!position) throw new Refusal('DocumentNotFound', `Document ${input.documentId} does not exist`);
   const open = position.steps.find((step) => step.status === 'pending');
   const completed = position.steps.filter((step) => step.status === 'completed');
   const state = position.registrationState;
@@ -637,7 +636,7 @@ async function writeFromRead<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const state = await readLifecycleState(em, ids);
-    if (!state) throw ApplicationFailure.nonRetryable(`Document ${ids.documentId} does not exist`, 'DocumentNotFound');
+    if (!state) throw new Refusal('DocumentNotFound', `Document ${ids.documentId} does not exist`);
     const { write, answer } = await plan(state, new Date());
     if (!write || (await writeLifecycle(em, write))) return answer;
     if (attempt === PLANS) throw new Error(`Document ${ids.documentId} kept changing while a decision was written`);

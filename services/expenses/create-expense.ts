@@ -29,23 +29,17 @@ import {
   type ReceiptInput,
 } from './receipt.ts';
 
-/** Why an expense is refused, with the HTTP status the API answers; nothing is written. */
-export const EXPENSE_REFUSALS = {
-  invalid_amount: 400,
-  unsupported_currency: 400,
-  invalid_date: 400,
-  beneficiary_required: 400,
-  acting_user_not_found_in_company: 400,
-  beneficiary_not_found: 404,
-  beneficiary_deleted: 422,
-} as const;
-export type ExpenseRefusal = keyof typeof EXPENSE_REFUSALS;
+/** Why an expense is refused; nothing is written. */
+export type ExpenseRefusal =
+  | 'invalid_amount'
+  | 'unsupported_currency'
+  | 'invalid_date'
+  | 'beneficiary_required'
+  | 'acting_user_not_found_in_company'
+  | 'beneficiary_not_found'
+  | 'beneficiary_deleted';
 
-export class ExpenseRefused extends Refusal<ExpenseRefusal> {
-  get status(): number {
-    return EXPENSE_REFUSALS[this.code];
-  }
-}
+export class ExpenseRefused extends Refusal<ExpenseRefusal> {}
 
 export interface NewExpense {
   companyId: string;

@@ -1,7 +1,7 @@
 // The adapter to DIAN's access-token service for received documents: the company's NIT and legal representative ask
 // for a token (DIAN's portal sends it to the company's registered e-mail, which the company forwards to its mailbox).
 // JSON over HTTP at a configurable base URL (DIAN_AUTH_URL, else DIAN_URL), like the event adapter beside it.
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../platform/refusal.ts';
 import { MAX_ANSWER_BYTES, readTextUpTo } from '../../platform/outside-http.ts';
 import { isObject } from '../../platform/json.ts';
 
@@ -12,7 +12,7 @@ export interface DianAccessToken {
 }
 
 const REQUEST_TIMEOUT_MS = 15_000;
-const unavailable = (message: string) => ApplicationFailure.retryable(message, 'DianUnavailable');
+const unavailable = (message: string) => Refusal.retryable('DianUnavailable', message);
 
 /** Requests an access token; throws DianUnavailable (retryable) or DianCredentialsRefused (not retryable). */
 export async function requestDianAccessToken(
@@ -20,8 +20,10 @@ export async function requestDianAccessToken(
   credentials: { nit: string; legalRepresentative: string },
 ): Promise<DianAccessToken> {
   if (!baseUrl)
-    throw ApplicationFailure.nonRetryable('DIAN_AUTH_URL / DIAN_URL is not configured', 'DianCredentialsRefused', {
-      code: 'dian_not_configured',
+    throw new Refusal('DianCredentialsRefused', 'DIAN_AUTH_URL / DIAN_URL is not configured', {
+      details: {
+        code: 'dian_not_configured',
+      },
     });
   let response: Response;
   try {
@@ -56,11 +58,9 @@ export async function requestDianAccessToken(
   if (!response.ok) {
     const error = isObject(body) && isObject(body.error) ? body.error : {};
     const message = typeof error.message === 'string' ? error.message : text.slice(0, 300);
-    throw ApplicationFailure.nonRetryable(
-      `DIAN refused the access-token request: ${message}`,
-      'DianCredentialsRefused',
-      { code: typeof error.code === 'string' ? error.code : `http_${response.status}` },
-    );
+    throw new Refusal('DianCredentialsRefused', `DIAN refused the access-token request: ${message}`, {
+      details: { code: typeof error.code === 'string' ? error.code : `http_${response.status}` },
+    });
   }
   if (!isObject(body) || typeof body.request_id !== 'string')
     throw unavailable('DIAN answered the access-token request without a request id');

@@ -6,8 +6,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
 import type { FiscalMailbox } from '../../db/fiscal/fiscal-mailbox.entity.ts';
@@ -17,24 +15,24 @@ import { pastCap, reachesCap, type IntakeLimits } from '../../fiscal/intake-limi
 import { mailboxItemEntries } from '../../fiscal/mail-documents.ts';
 import { colombianWindowInstants } from '../../fiscal/sync-window.ts';
 import type { OutboundPolicy } from '../../platform/outbound-policy.ts';
+import { Refusal } from '../../platform/refusal.ts';
 import type { SecretBox } from '../../platform/secret-box.ts';
-import type { ImportDeps } from '../documents/import-fiscal-document.ts';
 import { requestDianAccessToken } from './dian-access-client.ts';
 import { openMailbox, type MailboxSession, type WindowMessage } from './imap-mailbox.ts';
 import { mailboxSettings } from './mailbox-settings.ts';
 import {
   importEntries,
-  keepHeartbeating,
   newProgress,
   passOver,
   resumedProgress,
   startUnit,
   type ImportProgress,
+  type SyncImportDeps,
 } from './import-files.ts';
 import { mailboxItems } from './maildir.ts';
 import { loadRun, recordImportCounts, recordSyncProgress, type ImportCounts, type SyncSubject } from './runs.ts';
 
-export interface DianSyncDeps extends ImportDeps {
+export interface DianSyncDeps extends SyncImportDeps {
   dianAuthUrl: string;
   /** The Maildir of companies without an IMAP mailbox; empty when there is none. */
   mailboxDir: string;
@@ -52,8 +50,8 @@ export async function requestDianAccess(deps: DianSyncDeps, subject: SyncSubject
   const { em, run } = await loadRun(deps.orm, subject);
   const credential = await em.findOne(FiscalCredential, {});
   if (!credential?.dianNit || !credential.dianLegalRepresentative) {
-    throw ApplicationFailure.nonRetryable('DIAN credentials are missing', 'DianCredentialsRefused', {
-      code: 'dian_credentials_not_configured',
+    throw new Refusal('DianCredentialsRefused', 'DIAN credentials are missing', {
+      details: { code: 'dian_credentials_not_configured' },
     });
   }
   const token = await requestDianAccessToken(deps.dianAuthUrl, {
@@ -77,10 +75,10 @@ export async function importMailboxWindow(deps: DianSyncDeps, subject: SyncSubje
   const mailbox = await findFiscalMailbox(em, true);
   if (mailbox) return importImapWindow(deps, subject, mailbox, window);
   if (!deps.mailboxDir)
-    throw ApplicationFailure.nonRetryable(
-      'The company has no IMAP mailbox (ops fiscal mailbox) and DIAN_MAILBOX_DIR is not configured',
+    throw new Refusal(
       'MailboxNotConfigured',
-      { code: 'mailbox_not_configured' },
+      'The company has no IMAP mailbox (ops fiscal mailbox) and DIAN_MAILBOX_DIR is not configured',
+      { details: { code: 'mailbox_not_configured' } },
     );
   return importMaildirWindow(deps, subject, window);
 }
@@ -89,9 +87,9 @@ type MailboxWindowCounts = ImportCounts & { messages: number };
 type Window = { fromInstant: Date; untilInstant: Date };
 
 async function importMaildirWindow(deps: DianSyncDeps, subject: SyncSubject, window: Window) {
-  const progress: ImportProgress = resumedProgress() ?? newProgress();
+  const progress: ImportProgress = resumedProgress(deps.attempt) ?? newProgress();
   const limits = deps.intake;
-  const stop = keepHeartbeating(() => progress);
+  const stop = deps.attempt.keepReporting(() => progress);
   try {
     const items = await mailboxItems(deps.mailboxDir, subject.companyId, window);
     for (; progress.unit < items.length; startUnit(progress, progress.unit + 1)) {
@@ -125,20 +123,20 @@ async function importImapWindow(
   mailbox: FiscalMailbox,
   window: Window,
 ): Promise<MailboxWindowCounts> {
-  const resumed = resumedProgress() as ImapProgress | null;
+  const resumed = resumedProgress(deps.attempt) as ImapProgress | null;
   const progress: ImapProgress = {
     ...newProgress(),
     messages: 0,
     uidValidity: '',
     ...resumed,
   };
-  const stop = keepHeartbeating(() => progress);
+  const stop = deps.attempt.keepReporting(() => progress);
   const em = companyEm(deps.orm, subject.companyId);
   const limits = deps.intake;
   // Where each message is downloaded to, one at a time.
   const folder = await mkdtemp(join(tmpdir(), 'ap-imap-message-'));
   try {
-    const attempt = Context.current().info.attempt;
+    const attempt = deps.attempt.number;
     const session = await openMailbox(mailboxSettings(mailbox, deps, attempt), attempt);
     try {
       // Another UIDVALIDITY renumbered the folder: start over; what was imported is passed over by its record.

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../platform/refusal.ts';
 import { ImapFlow, type FetchMessageObject } from 'imapflow';
 import { storableText } from '../../fiscal/storable-text.ts';
 import type { AccessTokens } from './mailbox-oauth2.ts';
@@ -56,7 +56,7 @@ export interface MailboxSession {
 }
 
 /**
- * Logs in and opens the folder; failures are ApplicationFailures with the mailbox codes. When the server ends the
+ * Logs in and opens the folder; failures are refusals with the mailbox codes. When the server ends the
  * session, the operation that noticed it is run once more on a new one.
  */
 export async function openMailbox(settings: MailboxSettings, attempt: number): Promise<MailboxSession> {
@@ -76,7 +76,7 @@ async function connected(settings: MailboxSettings, attempt: number): Promise<Co
   try {
     return await connectedWith(settings, attempt, { user: settings.username, accessToken: token });
   } catch (error) {
-    if (!(error instanceof ApplicationFailure && error.type === 'MailboxAuthFailed')) throw error;
+    if (!(error instanceof Refusal && error.code === 'MailboxAuthFailed')) throw error;
     // Revoked, or expired before its time: a new token, once. A refused client fails here with its own code.
     login.oauth2.refused(token);
     return connectedWith(settings, attempt, { user: settings.username, accessToken: await login.oauth2.current() });
@@ -145,9 +145,9 @@ function reopening(
     if (current.session.uidValidity !== uidValidity) {
       await current.session.close();
       // The folder was renumbered meanwhile: the activity's next attempt starts it over.
-      throw ApplicationFailure.retryable(
-        `The folder "${settings.folder}" of ${settings.username} changed UIDVALIDITY while it was read`,
+      throw Refusal.retryable(
         'MailboxRenumbered',
+        `The folder "${settings.folder}" of ${settings.username} changed UIDVALIDITY while it was read`,
         { code: 'mailbox_renumbered' },
       );
     }
@@ -281,7 +281,7 @@ const UNREACHABLE_CODES = new Set([
  * activity failure is.
  */
 export function mailboxFailure(error: unknown, settings: MailboxSettings, attempt: number): unknown {
-  if (error instanceof ApplicationFailure) return error;
+  if (error instanceof Refusal) return error;
   const failure = error as {
     code?: string;
     authenticationFailed?: boolean;
@@ -292,30 +292,30 @@ export function mailboxFailure(error: unknown, settings: MailboxSettings, attemp
   const server = `${settings.host}:${settings.port}`;
   const reason = failure.responseText || failure.message || String(error);
   if (failure.authenticationFailed)
-    return ApplicationFailure.nonRetryable(
+    return new Refusal(
+      'MailboxAuthFailed',
       'password' in settings.login
         ? `The mail server ${server} refused the login of ${settings.username} (${reason}): check the user and the app password (ops fiscal mailbox)`
         : `The mail server ${server} refused the OAuth2 login of ${settings.username} with a new access token (${reason}): check that the app may open this mailbox (Microsoft 365: IMAP.AccessAsApp, and its service principal given the mailbox with Add-MailboxPermission; Google: the service account's domain-wide delegation for https://mail.google.com/)`,
-      'MailboxAuthFailed',
-      { code: 'mailbox_auth_failed' },
+      { details: { code: 'mailbox_auth_failed' } },
     );
   if (failure.code && TLS_CODES.test(failure.code))
-    return ApplicationFailure.nonRetryable(
-      `No TLS connection with the mail server ${server} (${failure.code}: ${reason.split('\n')[0]}): check --tls (true for an implicit-TLS port such as 993, false for 143) and the server's certificate`,
+    return new Refusal(
       'MailboxTlsFailed',
-      { code: 'mailbox_tls_failed' },
+      `No TLS connection with the mail server ${server} (${failure.code}: ${reason.split('\n')[0]}): check --tls (true for an implicit-TLS port such as 993, false for 143) and the server's certificate`,
+      { details: { code: 'mailbox_tls_failed' } },
     );
   if (failure.mailboxMissing)
-    return ApplicationFailure.nonRetryable(
-      `The mailbox ${settings.username} on ${server} has no folder "${settings.folder}"`,
+    return new Refusal(
       'MailboxFolderMissing',
-      { code: 'mailbox_folder_missing' },
+      `The mailbox ${settings.username} on ${server} has no folder "${settings.folder}"`,
+      { details: { code: 'mailbox_folder_missing' } },
     );
   if (failure.code && UNREACHABLE_CODES.has(failure.code)) {
     const message = `The mail server ${server} could not be reached (${failure.code}), attempt ${attempt} of ${UNREACHABLE_ATTEMPTS}`;
     return attempt >= UNREACHABLE_ATTEMPTS
-      ? ApplicationFailure.nonRetryable(message, 'MailboxUnreachable', { code: 'mailbox_unreachable' })
-      : ApplicationFailure.retryable(message, 'MailboxUnreachable', { code: 'mailbox_unreachable' });
+      ? new Refusal('MailboxUnreachable', message, { details: { code: 'mailbox_unreachable' } })
+      : Refusal.retryable('MailboxUnreachable', message, { code: 'mailbox_unreachable' });
   }
   return error;
 }

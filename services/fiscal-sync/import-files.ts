@@ -3,12 +3,12 @@
 // or that the company cannot take are counted as skipped and recorded in the intake log, never fatal; anything else
 // (the database down) is thrown so the activity is retried, and a file that still fails on the activity's last
 // attempts is recorded as `import_failed` and passed over, so that one file never holds the others back.
-import { Context } from '@temporalio/activity';
 import { FiscalDocumentError } from '../../fiscal/errors.ts';
 import { countSkips, type SkippedEntry, type XmlFile } from '../../fiscal/package-entries.ts';
 import type { Orm } from '../../db/orm.ts';
 import { storableText } from '../../fiscal/storable-text.ts';
 import { ImportRejected, importFiscalDocument, type ImportDeps } from '../documents/import-fiscal-document.ts';
+import type { Attempt } from '../attempt.ts';
 import { recordRefusals } from './intake-refusals.ts';
 import { noCounts, type ImportCounts } from './runs.ts';
 
@@ -36,31 +36,15 @@ export function startUnit(progress: ImportProgress, unit: number): void {
   Object.assign(progress, { unit, file: 0, pending: [] });
 }
 
-/**
- * Heartbeats `details()` every 2 s until stopped, so that long steps without a natural beat (a download, a slow
- * database) still tell Temporal the worker is alive, and a dead worker's attempt is retried within the heartbeat timeout.
- */
-export function keepHeartbeating(details: () => unknown = () => undefined, everyMs = 2_000): () => void {
-  const context = Context.current();
-  context.heartbeat(details());
-  const timer = setInterval(() => context.heartbeat(details()), everyMs);
-  return () => clearInterval(timer);
-}
-
-/** Runs work while heartbeating. */
-export async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
-  const stop = keepHeartbeating();
-  try {
-    return await work();
-  } finally {
-    stop();
-  }
-}
-
-/** The progress an earlier attempt of this activity heartbeated, if any. */
-export function resumedProgress(): ImportProgress | null {
-  const details = Context.current().info.heartbeatDetails as ImportProgress | undefined;
+/** The progress an earlier attempt of this activity reported, if any. */
+export function resumedProgress(attempt: Attempt): ImportProgress | null {
+  const details = attempt.resumed as ImportProgress | undefined;
   return details && typeof details.unit === 'number' ? details : null;
+}
+
+/** What a sync's import reads with: the documents ingestion, and the attempt it runs in. */
+export interface SyncImportDeps extends ImportDeps {
+  attempt: Attempt;
 }
 
 /** One entry of a unit of work: read (inflated, decoded) only when taken, so an entry already done is not read again. */
@@ -75,7 +59,7 @@ export interface IntakeEntry {
  * files in no particular order); `entries` is called again for them.
  */
 export async function importEntries(
-  deps: ImportDeps,
+  deps: SyncImportDeps,
   companyId: string,
   entries: () => AsyncIterable<IntakeEntry> | Iterable<IntakeEntry>,
   progress: ImportProgress,
@@ -117,7 +101,7 @@ export async function passOver(
 }
 
 async function importOne(
-  deps: ImportDeps,
+  deps: SyncImportDeps,
   companyId: string,
   file: XmlFile,
   counts: ImportCounts,
@@ -141,7 +125,7 @@ async function importOne(
         ? 'invalid_document'
         : error instanceof ImportRejected
           ? 'refused'
-          : Context.current().info.attempt >= PASS_OVER_FROM_ATTEMPT
+          : deps.attempt.number >= PASS_OVER_FROM_ATTEMPT
             ? 'import_failed'
             : null;
     if (!reason) throw error;

@@ -5,7 +5,7 @@ import { IntakeRefusal } from '../../db/fiscal/intake-refusal.entity.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import { companyEm, type Orm } from '../../db/orm.ts';
 
-export interface Refusal {
+export interface LoggedRefusal {
   /** Where the file was: `<mail item or package>/<attachment>/<entry>`. */
   name: string;
   reason: string;
@@ -15,7 +15,7 @@ export interface Refusal {
 }
 
 /** Records refusals; a file already recorded (same place, same bytes) adds nothing. */
-export async function recordRefusals(orm: Orm, companyId: string, refusals: readonly Refusal[]): Promise<void> {
+export async function recordRefusals(orm: Orm, companyId: string, refusals: readonly LoggedRefusal[]): Promise<void> {
   if (refusals.length === 0) return;
   const em = companyEm(orm, companyId);
   const now = new Date();

@@ -6,7 +6,7 @@
 // token endpoint is an outside URL: it is judged by the outbound policy and reached only at the addresses judged.
 // Neither the token nor the secret is ever logged or put in a failure's message.
 import { createHash, createPrivateKey, sign } from 'node:crypto';
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../platform/refusal.ts';
 import { pinnedFetch } from '../../platform/outbound-http.ts';
 import { judgeReceiver, type OutboundPolicy, type Resolve } from '../../platform/outbound-policy.ts';
 import { readTextUpTo, SERVICE_TIMEOUT_MS } from '../../platform/outside-http.ts';
@@ -120,14 +120,14 @@ const said = (text: string) =>
     .slice(0, 300);
 
 function refused(message: string) {
-  return ApplicationFailure.nonRetryable(message, 'MailboxOAuthRefused', { code: 'mailbox_oauth_refused' });
+  return new Refusal('MailboxOAuthRefused', message, { details: { code: 'mailbox_oauth_refused' } });
 }
 
 function unavailable(credentials: OAuth2Credentials, why: string, attempt: number) {
   const message = `The token endpoint ${credentials.tokenUrl} did not give an access token (${why}), attempt ${attempt} of ${UNAVAILABLE_ATTEMPTS}`;
   return attempt >= UNAVAILABLE_ATTEMPTS
-    ? ApplicationFailure.nonRetryable(message, 'MailboxOAuthUnavailable', { code: 'mailbox_oauth_unavailable' })
-    : ApplicationFailure.retryable(message, 'MailboxOAuthUnavailable', { code: 'mailbox_oauth_unavailable' });
+    ? new Refusal('MailboxOAuthUnavailable', message, { details: { code: 'mailbox_oauth_unavailable' } })
+    : Refusal.retryable('MailboxOAuthUnavailable', message, { code: 'mailbox_oauth_unavailable' });
 }
 
 async function requestToken(credentials: OAuth2Credentials, deps: AccessTokenDeps, now: () => number): Promise<Kept> {
@@ -135,10 +135,10 @@ async function requestToken(credentials: OAuth2Credentials, deps: AccessTokenDep
   // Judged afresh for each request, and reached only at the addresses judged: DNS cannot move it elsewhere.
   const target = await judgeReceiver(url, deps.outbound, deps.resolve);
   if ('refusal' in target)
-    throw ApplicationFailure.nonRetryable(
-      `The token endpoint ${credentials.tokenUrl} is refused by the outbound policy: ${target.refusal}`,
+    throw new Refusal(
       'MailboxOAuthRefused',
-      { code: 'mailbox_oauth_url_refused' },
+      `The token endpoint ${credentials.tokenUrl} is refused by the outbound policy: ${target.refusal}`,
+      { details: { code: 'mailbox_oauth_url_refused' } },
     );
   if ('unresolved' in target) throw unavailable(credentials, target.unresolved, deps.attempt);
   const requestedAt = now();
@@ -239,10 +239,10 @@ export function jwtAssertion(credentials: OAuth2Credentials, issuedAt: number): 
   try {
     signature = sign('RSA-SHA256', Buffer.from(signed), createPrivateKey(credentials.secret));
   } catch {
-    throw ApplicationFailure.nonRetryable(
-      `The private key of the service account ${credentials.clientId} cannot sign: register the mailbox again with its key file (ops fiscal mailbox)`,
+    throw new Refusal(
       'MailboxOAuthRefused',
-      { code: 'mailbox_oauth_refused' },
+      `The private key of the service account ${credentials.clientId} cannot sign: register the mailbox again with its key file (ops fiscal mailbox)`,
+      { details: { code: 'mailbox_oauth_refused' } },
     );
   }
   return `${signed}.${signature.toString('base64url')}`;

@@ -1,6 +1,6 @@
 // A registered mailbox as a sync opens it: its sealed password or OAuth2 secret opened with the deployment's key, and
 // for OAuth2 the access tokens of its credentials (kept by the worker between syncs).
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../platform/refusal.ts';
 import type { FiscalMailbox } from '../../db/fiscal/fiscal-mailbox.entity.ts';
 import type { OutboundPolicy, Resolve } from '../../platform/outbound-policy.ts';
 import type { SecretBox } from '../../platform/secret-box.ts';
@@ -28,10 +28,10 @@ export function mailboxSettings(mailbox: FiscalMailbox, deps: MailboxSettingsDep
   const grant = mailbox.oauthGrant;
   if (!grant) return { ...base, login: { password: opened(deps.secrets, mailbox.sealedPassword, 'password') } };
   if (!OAUTH2_GRANTS.includes(grant as OAuth2Grant) || !mailbox.oauthTokenUrl || !mailbox.oauthClientId)
-    throw ApplicationFailure.nonRetryable(
-      'The mailbox has incomplete OAuth2 settings: register it again (ops fiscal mailbox)',
+    throw new Refusal(
       'MailboxOAuthRefused',
-      { code: 'mailbox_oauth_refused' },
+      'The mailbox has incomplete OAuth2 settings: register it again (ops fiscal mailbox)',
+      { details: { code: 'mailbox_oauth_refused' } },
     );
   const tokens = accessTokens(
     {
@@ -58,10 +58,10 @@ function opened(secrets: SecretBox, sealed: string | null | undefined, what: str
     return secrets.open(sealed);
   } catch {
     // Sealed under another WEBHOOK_SECRET_KEY: no retry will open it.
-    throw ApplicationFailure.nonRetryable(
-      `The mailbox ${what} cannot be opened with this deployment's WEBHOOK_SECRET_KEY: register the mailbox again (ops fiscal mailbox)`,
+    throw new Refusal(
       'MailboxPasswordUnreadable',
-      { code: 'mailbox_password_unreadable' },
+      `The mailbox ${what} cannot be opened with this deployment's WEBHOOK_SECRET_KEY: register the mailbox again (ops fiscal mailbox)`,
+      { details: { code: 'mailbox_password_unreadable' } },
     );
   }
 }

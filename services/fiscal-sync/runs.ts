@@ -3,7 +3,7 @@ import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
 import { FiscalSyncRun, type FetchingStatus, type SyncStatus } from '../../db/fiscal/fiscal-sync-run.entity.ts';
 import { companyEm, type Orm } from '../../db/orm.ts';
 import type { SkipCounts } from '../../fiscal/package-entries.ts';
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../platform/refusal.ts';
 
 export interface SyncSubject {
   companyId: string;
@@ -40,8 +40,7 @@ const TERMINAL: readonly SyncStatus[] = ['finished', 'failed'];
 export async function loadRun(orm: Orm, subject: SyncSubject) {
   const em = companyEm(orm, subject.companyId);
   const run = await em.findOne(FiscalSyncRun, { id: subject.runId });
-  if (!run)
-    throw ApplicationFailure.nonRetryable(`Fiscal sync ${subject.runId} does not exist`, 'FiscalSyncRunMissing');
+  if (!run) throw new Refusal('FiscalSyncRunMissing', `Fiscal sync ${subject.runId} does not exist`);
   return { em, run };
 }
 

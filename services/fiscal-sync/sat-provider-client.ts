@@ -6,7 +6,7 @@
 // rate; a package that stalls or crawls is resumed where it stopped (HTTP Range) or downloaded again.
 import { open, type FileHandle } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../platform/refusal.ts';
 import { pastCap } from '../../fiscal/intake-limits.ts';
 import type { SatExtractionView } from '../../fiscal/sat-request-state.ts';
 import { MAX_ANSWER_BYTES, readTextUpTo } from '../../platform/outside-http.ts';
@@ -74,11 +74,11 @@ export const DEFAULT_SAT_TRANSFER: SatTransferSettings = {
  */
 export const MAX_CUTS_IN_A_ROW = 5;
 
-const unavailable = (message: string) => ApplicationFailure.retryable(message, 'SatProviderUnavailable');
+const unavailable = (message: string) => Refusal.retryable('SatProviderUnavailable', message);
 
 /** The provider refused the request for good: `code` is its error code (e.g. invalid_credentials). */
 export const providerRefused = (code: string, message: string) =>
-  ApplicationFailure.nonRetryable(message, 'SatProviderRefused', { code });
+  new Refusal('SatProviderRefused', message, { details: { code } });
 
 /**
  * A request's watch: the answer's first byte must come within `timeoutMs`, and each next byte of its body within as
@@ -141,8 +141,10 @@ export function satProviderClient(
 ): SatProviderClient {
   const url = (path: string) => {
     if (!baseUrl)
-      throw ApplicationFailure.nonRetryable('SAT_PROVIDER_URL is not configured', 'SatProviderRefused', {
-        code: 'provider_not_configured',
+      throw new Refusal('SatProviderRefused', 'SAT_PROVIDER_URL is not configured', {
+        details: {
+          code: 'provider_not_configured',
+        },
       });
     return new URL(path, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   };
@@ -195,8 +197,10 @@ export function satProviderClient(
       // not JSON: keep the text
     }
     if (response.status === 404)
-      throw ApplicationFailure.nonRetryable(`${what}: ${message}`, 'SatExtractionNotFound', {
-        code: 'provider_extraction_not_found',
+      throw new Refusal('SatExtractionNotFound', `${what}: ${message}`, {
+        details: {
+          code: 'provider_extraction_not_found',
+        },
       });
     throw providerRefused(code, `The SAT provider refused ${what}: ${message}`);
   };

@@ -3,11 +3,10 @@
 // for (a second extraction of the same run): it is what says which were cancelled, and it is applied once the CFDI
 // are in. Its packages follow the CFDI packages in the list the workflow downloads (`metadata:<packageId>`), so the
 // workflow's loop takes them as it takes any package.
-import { Context } from '@temporalio/activity';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../platform/refusal.ts';
 import { Document } from '../../db/documents/document.entity.ts';
 import { FiscalCredential } from '../../db/fiscal/fiscal-credential.entity.ts';
 import { FiscalSyncRun } from '../../db/fiscal/fiscal-sync-run.entity.ts';
@@ -18,9 +17,8 @@ import { metadataEntryRefusal, metadataPackageEntries, type MetadataSkipReason }
 import { extractionStep, type ExtractionStep } from '../../fiscal/sat-request-state.ts';
 import { dateInZone, isoInZone, MEXICO_CITY } from '../../fiscal/sync-window.ts';
 import { ArchiveRefused } from '../../fiscal/zip-reader.ts';
-import type { ImportDeps } from '../documents/import-fiscal-document.ts';
 import { applySatMetadata, emptyReport, type MetadataReport } from '../documents/sat-cancellations.ts';
-import { importEntries, keepHeartbeating, newProgress, resumedProgress } from './import-files.ts';
+import { importEntries, newProgress, resumedProgress, type SyncImportDeps } from './import-files.ts';
 import { recordRefusals } from './intake-refusals.ts';
 import { storableName, storableText } from '../../fiscal/storable-text.ts';
 import {
@@ -37,7 +35,7 @@ import { providerRefused, type DownloadedPackage, type SatProviderClient } from 
 /** How a metadata package's id is passed from the verification to the download. */
 export const METADATA_PACKAGE = 'metadata:';
 
-export interface SatSyncDeps extends ImportDeps {
+export interface SatSyncDeps extends SyncImportDeps {
   provider: SatProviderClient;
   /** The caps on reading packages. */
   intake: IntakeLimits;
@@ -51,10 +49,7 @@ export async function createSatExtraction(deps: SatSyncDeps, subject: SyncSubjec
   const { em, run } = await loadRun(deps.orm, subject);
   if (run.extractionId && run.metadataExtractionId) return { extractionId: run.extractionId };
   const credential = await em.findOne(FiscalCredential, {});
-  if (!credential?.rfc)
-    throw ApplicationFailure.nonRetryable('No RFC is registered for the company', 'SatProviderRefused', {
-      code: 'sat_credentials_not_configured',
-    });
+  if (!credential?.rfc) throw providerRefused('sat_credentials_not_configured', 'No RFC is registered for the company');
   try {
     let extractionId = run.extractionId;
     if (!extractionId) {
@@ -83,10 +78,7 @@ export async function createSatExtraction(deps: SatSyncDeps, subject: SyncSubjec
     await em.nativeUpdate(FiscalSyncRun, { id: run.id }, { metadataExtractionId: metadata.id });
     return { extractionId };
   } catch (error) {
-    if (
-      error instanceof ApplicationFailure &&
-      (error.details?.[0] as { code?: string } | undefined)?.code === 'invalid_credentials'
-    ) {
+    if (error instanceof Refusal && error.details.code === 'invalid_credentials') {
       credential.satCiecStatus = 'invalid';
       await em.flush();
     }
@@ -119,7 +111,7 @@ async function metadataStep(deps: SatSyncDeps, extractionId: string): Promise<Ex
     return extractionStep(await deps.provider.getExtraction(extractionId));
   } catch (error) {
     // Gone, or refused for good: the CFDI are still imported; the next sync asks again (its window reaches as far).
-    if (error instanceof ApplicationFailure && error.nonRetryable)
+    if (error instanceof Refusal && !error.retryable)
       return { kind: 'failed', errorCode: 'metadata_unavailable', message: error.message };
     throw error;
   }
@@ -189,16 +181,16 @@ export async function importSatPackage(
   input: SyncSubject & { extractionId: string; packageId: string; index: number },
 ): Promise<ImportCounts> {
   if (input.packageId.startsWith(METADATA_PACKAGE)) return applySatMetadataPackage(deps, input);
-  const resumed = resumedProgress();
+  const resumed = resumedProgress(deps.attempt);
   const progress = resumed?.unit === input.index ? resumed : newProgress(input.index);
-  const stop = keepHeartbeating(() => progress);
+  const stop = deps.attempt.keepReporting(() => progress);
   const folder = await mkdtemp(join(tmpdir(), 'ap-sat-package-'));
   try {
     await recordSyncProgress(deps.orm, { ...input, fetchingStatus: 'running' });
     const path = join(folder, 'package.zip');
     const refusal = await packageRefusal(async () => {
       const downloaded = await deps.provider.downloadPackage(input.extractionId, input.packageId, path);
-      await packageRead(input.packageId, downloaded, () =>
+      await packageRead(deps, input.packageId, downloaded, () =>
         importEntries(deps, input.companyId, () => packageEntries({ path }, deps.intake), progress),
       );
     });
@@ -232,16 +224,21 @@ class PackageRefused extends Error {
  * downloading it again brings the same bytes), else its attempt fails and it is downloaded again, up to
  * UNREADABLE_REFUSED_FROM_ATTEMPT. Entries imported before the directory broke off stand.
  */
-async function packageRead(packageId: string, downloaded: DownloadedPackage, read: () => Promise<void>): Promise<void> {
+async function packageRead(
+  deps: SatSyncDeps,
+  packageId: string,
+  downloaded: DownloadedPackage,
+  read: () => Promise<void>,
+): Promise<void> {
   try {
     await read();
   } catch (error) {
     if (!(error instanceof ArchiveRefused)) throw error;
     const message = `Package ${packageId}: ${error.message}`;
     if (error.refusal.reason === 'too_large') throw new PackageRefused('package_too_large', message);
-    if (downloaded.complete || Context.current().info.attempt >= UNREADABLE_REFUSED_FROM_ATTEMPT)
+    if (downloaded.complete || deps.attempt.number >= UNREADABLE_REFUSED_FROM_ATTEMPT)
       throw new PackageRefused('package_unreadable', message);
-    throw ApplicationFailure.retryable(message, 'PackageUnreadable', { code: 'package_unreadable' });
+    throw Refusal.retryable('PackageUnreadable', message, { code: 'package_unreadable' });
   }
 }
 
@@ -255,13 +252,11 @@ async function packageRefusal(
   } catch (error) {
     if (error instanceof PackageRefused) return { reason: error.reason, detail: error.message };
     // The download's own refusal: the provider said, or sent, more than the package cap.
-    if (error instanceof ApplicationFailure && failureCode(error) === 'package_too_large')
+    if (error instanceof Refusal && error.details.code === 'package_too_large')
       return { reason: 'package_too_large', detail: error.message };
     throw error;
   }
 }
-
-const failureCode = (error: ApplicationFailure) => (error.details?.[0] as { code?: string } | undefined)?.code;
 
 /** Records a package's refusal in the intake log (under the package's id) and counts it with the sync's skips. */
 async function refusePackage(
@@ -301,19 +296,19 @@ async function applySatMetadataPackage(
   const { run } = await loadRun(deps.orm, input);
   const extractionId = run.metadataExtractionId;
   if (!extractionId) throw providerRefused('metadata_unavailable', `Run ${run.id} has no metadata extraction`);
-  const resumed = Context.current().info.heartbeatDetails as MetadataProgress | undefined;
+  const resumed = deps.attempt.resumed as MetadataProgress | undefined;
   const progress: MetadataProgress =
     resumed?.unit === input.index && resumed.report
       ? resumed
       : { unit: input.index, entry: 0, line: 0, report: emptyReport(), skipped: {} };
-  const stop = keepHeartbeating(() => progress);
+  const stop = deps.attempt.keepReporting(() => progress);
   const folder = await mkdtemp(join(tmpdir(), 'ap-sat-metadata-'));
   try {
     await recordSyncProgress(deps.orm, { ...input, fetchingStatus: 'running' });
     const path = join(folder, 'package.zip');
     const refusal = await packageRefusal(async () => {
       const downloaded = await deps.provider.downloadPackage(extractionId, packageId, path);
-      await packageRead(packageId, downloaded, async () => {
+      await packageRead(deps, packageId, downloaded, async () => {
         let position = 0;
         for await (const entry of metadataPackageEntries({ path }, deps.intake)) {
           if (position++ < progress.entry) continue;

@@ -1,11 +1,11 @@
 import { LockMode } from '@mikro-orm/core';
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../platform/refusal.ts';
 import { BeneficiaryBankAccount } from '../../db/beneficiaries/bank-account.entity.ts';
 import { Company } from '../../db/companies/company.entity.ts';
 import { ActivityLog } from '../../db/documents/activity-log.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
 import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
-import { PaymentRefused, resolveNewPayment } from '../../db/payments/new-payment.ts';
+import { resolveNewPayment } from '../../db/payments/new-payment.ts';
 import { Payable } from '../../db/payments/payable.entity.ts';
 import { documentPaymentStatus, payableSettlement } from '../../db/payments/payment-status.ts';
 import { Payment } from '../../db/payments/payment.entity.ts';
@@ -49,8 +49,7 @@ export interface TransferState {
   method: string | null;
 }
 
-const paymentNotFound = (paymentId: string) =>
-  ApplicationFailure.nonRetryable(`Payment ${paymentId} does not exist`, 'PaymentNotFound');
+const paymentNotFound = (paymentId: string) => new Refusal('PaymentNotFound', `Payment ${paymentId} does not exist`);
 
 export interface PaymentDeps {
   orm: Orm;
@@ -74,74 +73,68 @@ export async function createPayment(
   input: NewPaymentCommand & { companyId: string; paymentId: string },
 ): Promise<{ paymentId: string } & PaySchedule> {
   const em = companyEm(deps.orm, input.companyId);
-  try {
-    return await em.transactional(async (tx) => {
-      const company = await tx.findOneOrFail(Company, { id: input.companyId });
-      const schedule = (payDate: string) => ({
-        payDate,
-        releaseAt: releaseAt(payDate, company.country, new Date(), deps.paymentDayMs),
-      });
-      const existing = await tx.findOne(Payment, { id: input.paymentId }, { fields: ['id', 'payDate'] });
-      if (existing) return { paymentId: input.paymentId, ...schedule(existing.payDate) };
-      const amountCents = BigInt(input.amountCents);
-      const { beneficiary, payable, payableType } = await resolveNewPayment(
-        tx,
-        {
-          beneficiaryId: input.beneficiaryId,
-          payableId: input.payableId,
-          amountCents,
-          currency: input.currency,
-          payableType: input.payable?.type ?? null,
-        },
-        { lock: true },
-      );
-      const target =
-        payable ??
-        tx.create(Payable, {
-          company,
-          document: null,
-          beneficiary,
-          type: payableType,
-          status: 'pending',
-          amountCents,
-          currency: input.currency,
-          balanceCents: amountCents,
-          issueDate: input.payable?.issueDate ?? null,
-          expirationDate: input.payable?.expirationDate ?? null,
-          concept: input.payable?.concept ?? null,
-          origin: 'manual',
-          installmentNumber: 1,
-          filePath: input.filePath,
-        });
-      const payDate = input.payDate ?? isoDate(target.expirationDate) ?? todayIn(company.country);
-      const payment = tx.create(Payment, {
-        id: input.paymentId,
-        company,
-        payable: target,
-        beneficiary,
+  return await em.transactional(async (tx) => {
+    const company = await tx.findOneOrFail(Company, { id: input.companyId });
+    const schedule = (payDate: string) => ({
+      payDate,
+      releaseAt: releaseAt(payDate, company.country, new Date(), deps.paymentDayMs),
+    });
+    const existing = await tx.findOne(Payment, { id: input.paymentId }, { fields: ['id', 'payDate'] });
+    if (existing) return { paymentId: input.paymentId, ...schedule(existing.payDate) };
+    const amountCents = BigInt(input.amountCents);
+    const { beneficiary, payable, payableType } = await resolveNewPayment(
+      tx,
+      {
+        beneficiaryId: input.beneficiaryId,
+        payableId: input.payableId,
         amountCents,
         currency: input.currency,
-        exchangeRate: input.exchangeRate,
-        exchangeCurrency: input.exchangeCurrency,
-        exchangeAmountCents: input.exchangeAmountCents === null ? null : BigInt(input.exchangeAmountCents),
+        payableType: input.payable?.type ?? null,
+      },
+      { lock: true },
+    );
+    const target =
+      payable ??
+      tx.create(Payable, {
+        company,
+        document: null,
+        beneficiary,
+        type: payableType,
         status: 'pending',
-        payDate,
-        paymentGateway: { status: 'scheduled', pay_date: payDate },
+        amountCents,
+        currency: input.currency,
+        balanceCents: amountCents,
+        issueDate: input.payable?.issueDate ?? null,
+        expirationDate: input.payable?.expirationDate ?? null,
+        concept: input.payable?.concept ?? null,
+        origin: 'manual',
+        installmentNumber: 1,
         filePath: input.filePath,
-        isExpense: target.document?.type === 'expense',
-        isPayroll: target.type === 'payroll',
       });
-      if (target.document) {
-        const links = await tx.find(DocumentTag, { document: target.document });
-        for (const link of links) tx.create(PaymentTag, { company, payment, tag: link.tag });
-      }
-      return { paymentId: payment.id, ...schedule(payDate) };
+    const payDate = input.payDate ?? isoDate(target.expirationDate) ?? todayIn(company.country);
+    const payment = tx.create(Payment, {
+      id: input.paymentId,
+      company,
+      payable: target,
+      beneficiary,
+      amountCents,
+      currency: input.currency,
+      exchangeRate: input.exchangeRate,
+      exchangeCurrency: input.exchangeCurrency,
+      exchangeAmountCents: input.exchangeAmountCents === null ? null : BigInt(input.exchangeAmountCents),
+      status: 'pending',
+      payDate,
+      paymentGateway: { status: 'scheduled', pay_date: payDate },
+      filePath: input.filePath,
+      isExpense: target.document?.type === 'expense',
+      isPayroll: target.type === 'payroll',
     });
-  } catch (error) {
-    if (error instanceof PaymentRefused)
-      throw ApplicationFailure.nonRetryable(error.message, error.code, { status: error.status });
-    throw error;
-  }
+    if (target.document) {
+      const links = await tx.find(DocumentTag, { document: target.document });
+      for (const link of links) tx.create(PaymentTag, { company, payment, tag: link.tag });
+    }
+    return { paymentId: payment.id, ...schedule(payDate) };
+  });
 }
 
 /** Marks a payment `in_process` once the gateway holds its transfer (a payment already further along is left alone). */

@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../platform/refusal.ts';
 import { BeneficiaryBankAccount } from '../../db/beneficiaries/bank-account.entity.ts';
 import { Document } from '../../db/documents/document.entity.ts';
 import { companyEm, type Orm } from '../../db/orm.ts';
@@ -54,7 +54,7 @@ export async function submitPayment(
 ): Promise<TransferState | Waiting> {
   const em = companyEm(deps.orm, input.companyId);
   const payment = await em.findOne(Payment, { id: input.paymentId }, { populate: ['beneficiary', 'payable'] });
-  if (!payment) throw ApplicationFailure.nonRetryable(`Payment ${input.paymentId} does not exist`, 'PaymentNotFound');
+  if (!payment) throw new Refusal('PaymentNotFound', `Payment ${input.paymentId} does not exist`);
   if (payment.status !== 'pending') return stateOf(payment);
   // Its document cancelled before SAT, it is not paid: its cancellation may have been cut short (its process is
   // cancelled right after the document), and nothing may leave meanwhile. It ends as that cancellation ends it.

@@ -274,7 +274,8 @@ describe('PUT /beneficiaries/{reference}/bank-accounts/{bank_account_reference} 
     });
     const response = await put(colombia, beneficiary.id, other.id, { account_number: `60${run}06` });
     expect(response.status).toBe(409);
-    expect(response.body).toEqual({ code: 'bank_account_exists', message: expect.any(String) });
+    // As when adding it: the account the beneficiary already has is named.
+    expect(response.body).toEqual({ code: 'bank_account_exists', message: expect.any(String), reference: account.id });
   });
 
   it('answers 404 for an unknown beneficiary or account, and for an account of another beneficiary', async () => {

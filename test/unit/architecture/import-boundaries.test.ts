@@ -29,7 +29,7 @@ async function refused(path: string, source: string): Promise<string[]> {
 }
 
 describe('the import boundaries', () => {
-  it('keep db and services away from api and temporal, and the product away from dev and bench', async () => {
+  it('keep db and services away from api and Temporal, and the product away from dev and bench', async () => {
     expect(
       await refused('db/probe.ts', "import { ApiError } from '../api/errors.ts';\nexport const a = ApiError;\n"),
     ).toEqual(['../api/errors.ts']);
@@ -39,6 +39,12 @@ describe('the import boundaries', () => {
         "import { beforeDeadline } from '../../temporal/handle.ts';\nexport const a = beforeDeadline;\n",
       ),
     ).toEqual(['../../temporal/handle.ts']);
+    expect(
+      await refused(
+        'services/payments/probe.ts',
+        "import { ApplicationFailure } from '@temporalio/common';\nexport const a = ApplicationFailure;\n",
+      ),
+    ).toEqual(['@temporalio/common']);
     expect(
       await refused(
         'api/routes/probe.ts',

@@ -51,11 +51,11 @@ describe('the hourly rate limit', () => {
   it('answers the whole seconds left, rounded up', () => {
     expect(rateLimitRefusal(null, NOW)).toBeNull();
     expect(rateLimitRefusal(new Date(NOW.getTime() - 3_600_000), NOW)).toBeNull();
-    expect(rateLimitRefusal(new Date(NOW.getTime() - 3_599_999), NOW)?.retryAfterSeconds).toBe(1);
-    expect(rateLimitRefusal(new Date(NOW.getTime() - 1), NOW)?.retryAfterSeconds).toBe(3600);
+    expect(rateLimitRefusal(new Date(NOW.getTime() - 3_599_999), NOW)?.details.retry_after_seconds).toBe(1);
+    expect(rateLimitRefusal(new Date(NOW.getTime() - 1), NOW)?.details.retry_after_seconds).toBe(3600);
     expect(rateLimitRefusal(new Date(NOW.getTime() - 3_000_500), NOW)).toMatchObject({
       code: 'fiscal_sync_rate_limited',
-      retryAfterSeconds: 600,
+      details: { retry_after_seconds: 600 },
     });
   });
 });

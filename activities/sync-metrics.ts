@@ -1,5 +1,5 @@
 import type { MetricMeter } from '@temporalio/common';
-import type { RecordedOutcome } from './runs.ts';
+import type { RecordedOutcome } from '../services/fiscal-sync/runs.ts';
 
 /**
  * Buckets of `fiscal_sync_duration`, for the worker's telemetry: the SDK's defaults stop at 10 s, while a Colombian sync

@@ -124,3 +124,7 @@ function prepare(sql: string, keys: string[]): Prepared {
   preparedBySql.set(sql, statement);
   return statement;
 }
+
+/** SQL that writes a timestamptz as Date.toISOString() does: UTC, milliseconds, `Z`. */
+export const isoTimestamp = (column: string) =>
+  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -3,8 +3,8 @@
 
 /** Minor units as the decimal amount (a JSON number), like centsToAmount: exact, never float division. */
 export const money = (cents: string) => `round((${cents})::numeric / 100, 2)`;
-/** A timestamptz as Date.toISOString() writes it: UTC, milliseconds, `Z`. */
-export const timestamp = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A timestamptz as Date.toISOString() writes it. */
+export { isoTimestamp as timestamp } from '../db/prepared.ts';
 export const date = (column: string) => `to_char(${column}, 'YYYY-MM-DD')`;
 /** json_build_object over an object whose keys are the JSON's and whose values are SQL expressions, in that order. */
 export const object = (fields: Record<string, string>) =>

@@ -44,16 +44,6 @@ const SORT_COLUMNS = {
 /** Fixed UTC offsets of the countries served (neither observes daylight saving time). */
 const UTC_OFFSET: Record<Country, string> = { COL: '-05:00', MEX: '-06:00' };
 
-const CUFE = /^[a-f0-9]{96}$/i;
-
-/** A document by internal reference, CUFE (96 hex) or SAT fiscal UUID; null when the company has none such. */
-export async function findDocumentByAnyReference(em: EntityManager, reference: string): Promise<Document | null> {
-  if (CUFE.test(reference)) return em.findOne(Document, { fiscalReference: reference.toLowerCase() });
-  if (!UUID_PATTERN.test(reference)) return null;
-  const lower = reference.toLowerCase();
-  return (await em.findOne(Document, { id: lower })) ?? em.findOne(Document, { fiscalReference: lower });
-}
-
 /** The ids of one page of the company's documents, in order, with the total count: two queries, whatever the filters. */
 export async function findDocumentPage(
   em: EntityManager,

@@ -5,7 +5,7 @@ import type { Currency } from '../money.ts';
 import { UUID_PATTERN } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
 import type { PaymentTerm, PayableOfDocument } from '../payments/payable-schedule.ts';
-import { runStatement } from '../prepared.ts';
+import { isoTimestamp as timestamp, runStatement } from '../prepared.ts';
 import type {
   StepActor,
   StepAssignee,
@@ -25,8 +25,6 @@ import type { StepToDecide } from '../workflow-steps/decision-context.ts';
 // read saw: every write of an approval updates that row, so a write whose read is stale (an attempt that timed out
 // and wrote meanwhile, say) writes nothing, and is planned again from a fresh read. Both bypass the ORM's tenant
 // filter: every table is constrained by the company as well as by its id.
-
-const timestamp = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** A step as the write reads it. */
 export interface StepRow {
@@ -424,8 +422,8 @@ export interface ApprovalSubject {
 }
 
 /**
- * The document of `POST /documents/{reference}/approve`, found as `findDocumentByAnyReference` finds it (its id, else
- * its fiscal reference: a CUFE or a SAT fiscal UUID), in one statement; null when the company has none such.
+ * The document of `POST /documents/{reference}/approve`, found by its id, else its fiscal reference (a CUFE or a SAT
+ * fiscal UUID), in one statement; null when the company has none such.
  */
 export async function approvalSubject(
   em: EntityManager,

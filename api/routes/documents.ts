@@ -20,9 +20,8 @@ import { presentNote } from '../presenters/note.ts';
 import { defineRoute, type Caller } from '../route.ts';
 import { listOf, page } from '../schemas/common.ts';
 import { EmptyResponse, MessageResponse, NoteRequest, TagsRequest } from '../schemas/document-commands.ts';
-import { DocumentListQuery, DocumentParams } from '../schemas/documents.ts';
+import { ApproveParams, ApproveRequest, DocumentListQuery, DocumentParams } from '../schemas/documents.ts';
 import { DocumentDetail, DocumentListItem, NoteBody } from '../../read-models/document-schema.ts';
-import { ApproveParams, ApproveRequest } from '../schemas/workflow-steps.ts';
 import { linkRefusal, type OutboundPolicy } from '../../platform/outbound-policy.ts';
 import {
   ATTACHMENT_EXTENSIONS,

@@ -56,3 +56,22 @@ export const DocumentListQuery = z.object({
   sort_order: z.enum(['asc', 'desc']).default('desc'),
 });
 export type DocumentListQuery = z.output<typeof DocumentListQuery>;
+
+export const ApproveRequest = z
+  .object({
+    erp_document_reference: trimmedString()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe("The integrator's ERP document reference, stored with the approval"),
+  })
+  .optional();
+export const ApproveParams = z.object({
+  reference: z
+    .string()
+    .regex(
+      /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[a-fA-F0-9]{96})$/,
+      'Must be a document reference (UUID), a CUFE (96 hex characters) or a SAT fiscal UUID',
+    )
+    .describe('Internal UUID, CUFE (96 hex characters) or SAT fiscal UUID'),
+});

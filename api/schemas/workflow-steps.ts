@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Currency, Reference, trimmedString } from '../../platform/schema-atoms.ts';
+import { Currency, Reference } from '../../platform/schema-atoms.ts';
 import { CONFIDENCE_LEVELS } from '../../db/workflow-steps/workflow-step.entity.ts';
 import { StepKind } from '../../read-models/enums.ts';
 import { RECOMMENDATION_RULES as RULES } from '../../services/recommendations/scoring.ts';
@@ -90,22 +90,3 @@ export const CompleteStepRequest = z.object({
   comment: z.string().max(2000, 'Must be at most 2000 characters').optional(),
 });
 export const CompleteStepResponse = z.strictObject({ step: z.union([CompletedStep, PendingStep]) });
-
-export const ApproveRequest = z
-  .object({
-    erp_document_reference: trimmedString()
-      .min(1)
-      .max(255)
-      .optional()
-      .describe("The integrator's ERP document reference, stored with the approval"),
-  })
-  .optional();
-export const ApproveParams = z.object({
-  reference: z
-    .string()
-    .regex(
-      /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[a-fA-F0-9]{96})$/,
-      'Must be a document reference (UUID), a CUFE (96 hex characters) or a SAT fiscal UUID',
-    )
-    .describe('Internal UUID, CUFE (96 hex characters) or SAT fiscal UUID'),
-});

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { p } from '@mikro-orm/core';
 
 /** The previous id's millisecond and random bits: ids of one millisecond count up from there. */
 let previous = { time: -1, random: 0n };
@@ -17,6 +18,13 @@ export function uuidv7(now = Date.now()): string {
   const hex = `${now.toString(16).padStart(12, '0')}7${high.toString(16).padStart(3, '0')}${low.toString(16).padStart(16, '0')}`;
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/** A table's key: a UUIDv7 given as the row is created. */
+export const uuidKey = () =>
+  p
+    .uuid()
+    .primary()
+    .onCreate(() => uuidv7());
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

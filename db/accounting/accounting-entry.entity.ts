@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
 import { Document } from '../documents/document.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 export const ACCOUNTING_ENTRY_STATUSES = ['posted', 'cancelled'] as const;
 export type AccountingEntryStatus = (typeof ACCOUNTING_ENTRY_STATUSES)[number];
@@ -120,10 +120,7 @@ export const AccountingEntry = defineEntity({
     },
   ],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document),
     status: p.enum(ACCOUNTING_ENTRY_STATUSES).nativeEnumName('accounting_entry_status').default('posted'),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 /**
  * How the accounting agent works for one company (`ops accounting settings`). Without a row: automatic, and an
@@ -11,10 +11,7 @@ export const AccountingSetting = defineEntity({
   tableName: 'accounting_settings',
   uniques: [{ properties: ['company'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     /** Off: accounting never starts by itself (on approval, or when a flow's accounting step opens). */
     automatic: p.boolean().default(true),

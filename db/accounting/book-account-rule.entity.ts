@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Beneficiary } from '../beneficiaries/beneficiary.entity.ts';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 /** What a rule matches a line by: its ERP product, or its normalized description. */
 export const BOOK_ACCOUNT_RULE_MATCHES = ['product', 'description'] as const;
@@ -27,10 +27,7 @@ export const BookAccountRule = defineEntity({
   // What other suppliers' lines with the same key go to, for recommendations.
   indexes: [{ properties: ['company', 'matchKind', 'matchKey'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     beneficiary: () => p.manyToOne(Beneficiary),
     matchKind: p.enum(BOOK_ACCOUNT_RULE_MATCHES).nativeEnumName('book_account_rule_match'),

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
 import { Document } from '../documents/document.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 /**
  * The document as the ERP registered it (`erp_document.data`), in the ERP's own snake_case shape, built at registration
@@ -14,10 +14,7 @@ export const ErpDocument = defineEntity({
   name: 'ErpDocument',
   tableName: 'erp_documents',
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document).unique(),
     registered: p.boolean().default(false),

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Bank } from '../banks/bank.entity.ts';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { Beneficiary } from './beneficiary.entity.ts';
 
 export const ACCOUNT_TYPES = ['savings', 'checking'] as const;
@@ -16,10 +16,7 @@ export const BeneficiaryBankAccount = defineEntity({
   tableName: 'beneficiary_bank_accounts',
   uniques: [{ properties: ['beneficiary', 'bank', 'accountNumber'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     beneficiary: () => p.manyToOne(Beneficiary),
     bank: () => p.manyToOne(Bank),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { supplierPaymentTermDays } from '../erp/payment-term-days.ts';
 import { trigramIndex } from '../text-search.ts';
 import { BeneficiaryBankAccount } from './bank-account.entity.ts';
@@ -21,10 +21,7 @@ export const Beneficiary = defineEntity({
     trigramIndex('beneficiaries', 'identifier_number'),
   ],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     name: p.string(),
     type: p.enum(BENEFICIARY_TYPES).nativeEnumName('beneficiary_type').default('supplier'),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { Beneficiary } from './beneficiary.entity.ts';
 
 export const CONTACT_TYPES = ['email', 'phone'] as const;
@@ -12,10 +12,7 @@ export const BeneficiaryContact = defineEntity({
   tableName: 'beneficiary_contacts',
   uniques: [{ properties: ['beneficiary', 'type', 'value'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     beneficiary: () => p.manyToOne(Beneficiary),
     type: p.enum(CONTACT_TYPES).nativeEnumName('contact_type'),

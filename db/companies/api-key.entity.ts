@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { Company } from './company.entity.ts';
 
 export const SCOPES = ['payments:read', 'payments:write', 'beneficiaries:read', 'beneficiaries:write'] as const;
@@ -10,10 +10,7 @@ export const ApiKey = defineEntity({
   name: 'ApiKey',
   tableName: 'api_keys',
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company).index(),
     prefix: p.string().unique(),
     secretHash: p.string(),

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 export const COUNTRIES = ['COL', 'MEX'] as const;
 export type Country = (typeof COUNTRIES)[number];
@@ -12,10 +12,7 @@ export const Company = defineEntity({
   name: 'Company',
   tableName: 'companies',
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     name: p.string(),
     country: p.enum(COUNTRIES).nativeEnumName('country'),
     taxId: p.string().nullable(),

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { Company } from './company.entity.ts';
 
 /** A person of the company, to whom workflow steps are assigned and decisions attributed. */
@@ -8,10 +8,7 @@ export const Member = defineEntity({
   tableName: 'members',
   uniques: [{ properties: ['company', 'email'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     email: p.string(),
     name: p.string(),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { Document } from './document.entity.ts';
 
 export const ACTOR_TYPES = ['system', 'user', 'agent'] as const;
@@ -15,10 +15,7 @@ export const ActivityLog = defineEntity({
   tableName: 'activity_logs',
   indexes: [{ properties: ['document', 'createdAt'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document),
     /** Open list (`document.created`, `document.approved`, `document.updated`, ...). */

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Beneficiary } from '../beneficiaries/beneficiary.entity.ts';
 import { COUNTRIES, Company } from '../companies/company.entity.ts';
 import { PREPAID_CONVENTIONS, type FiscalResolution } from '../../fiscal/normalized-document.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { currencyProperty } from '../money.ts';
 import { Payable } from '../payments/payable.entity.ts';
 import { ReceptionEvent } from '../reception-events/reception-event.entity.ts';
@@ -103,10 +103,7 @@ export const Document = defineEntity({
     trigramIndex('documents', 'document_number'),
   ],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     beneficiary: () => p.manyToOne(Beneficiary).nullable(),
     country: p.enum(COUNTRIES).nativeEnumName('country'),

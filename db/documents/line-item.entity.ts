@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { currencyProperty } from '../money.ts';
 import { Document } from './document.entity.ts';
 
@@ -24,10 +24,7 @@ export const LineItem = defineEntity({
   tableName: 'line_items',
   uniques: [{ properties: ['document', 'position'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document),
     position: p.integer(),

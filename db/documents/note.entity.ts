@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { Document } from './document.entity.ts';
 
 export type NoteAuthor = { name: string };
@@ -11,10 +11,7 @@ export const DocumentNote = defineEntity({
   tableName: 'document_notes',
   indexes: [{ properties: ['document', 'createdAt'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document),
     comment: p.text().nullable(),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { currencyProperty } from '../money.ts';
 import { Document } from './document.entity.ts';
 
@@ -13,10 +13,7 @@ export const PaymentReceiptComplement = defineEntity({
   tableName: 'payment_receipt_complements',
   uniques: [{ properties: ['document', 'complementFiscalUuid', 'installmentNumber'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     /** The paid document (DoctoRelacionado). */
     document: () => p.manyToOne(Document),

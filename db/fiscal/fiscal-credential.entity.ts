@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
 import type { RadianPerson } from '../../fiscal/radian-person.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 export const CIEC_STATUSES = ['pending', 'valid', 'invalid'] as const;
 export type CiecStatus = (typeof CIEC_STATUSES)[number];
@@ -11,10 +11,7 @@ export const FiscalCredential = defineEntity({
   name: 'FiscalCredential',
   tableName: 'fiscal_credentials',
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company).unique(),
     /** Null when no CIEC is registered; the CIEC itself is kept by the SAT extraction provider. */
     satCiecStatus: p.enum(CIEC_STATUSES).nativeEnumName('ciec_status').nullable(),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 /**
  * A message of a company's IMAP mailbox whose documents were imported: taken once, whatever later runs find. Keyed by
@@ -11,10 +11,7 @@ export const FiscalMailboxMessage = defineEntity({
   tableName: 'fiscal_mailbox_messages',
   uniques: [{ properties: ['company', 'messageId', 'sha256'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     /** As its header says, angle brackets included; empty when it has none. */
     messageId: p.text(),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 /**
  * The IMAP mailbox a Colombian company's DIAN e-mail arrives in: where it is, how to log in (a password, or OAuth2
@@ -11,10 +11,7 @@ export const FiscalMailbox = defineEntity({
   name: 'FiscalMailbox',
   tableName: 'fiscal_mailboxes',
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company).unique(),
     host: p.string(),
     port: p.integer(),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { COUNTRIES, Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 /** Mexico: the extraction's status; Colombia uses pending, finished and failed. */
 export const SYNC_STATUSES = ['pending', 'waiting', 'running', 'finished', 'failed'] as const;
@@ -16,10 +16,7 @@ export const FiscalSyncRun = defineEntity({
   // Also the workflow id fiscal-sync/<companyRef>/<startedAt>, and the rate limit's lookup.
   uniques: [{ properties: ['company', 'startedAt'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     country: p.enum(COUNTRIES).nativeEnumName('country'),
     startedAt: p.datetime(),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 /**
  * A file fiscal intake passed over, with why: recorded once per file (its path in the mail or package and a digest of
@@ -12,10 +12,7 @@ export const IntakeRefusal = defineEntity({
   uniques: [{ properties: ['company', 'name', 'fingerprint'] }],
   indexes: [{ properties: ['company', 'recordedAt'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     /** Where the file was: `<mail item or package>/<attachment>/<entry>`. */
     name: p.text(),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 /**
  * The certificate a Colombian company signs its DIAN events with: the private key sealed (PKCS#8 PEM, under the
@@ -10,10 +10,7 @@ export const SigningCertificate = defineEntity({
   name: 'SigningCertificate',
   tableName: 'signing_certificates',
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company).unique(),
     sealedPrivateKey: p.text().lazy(),
     certificatePem: p.text(),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 export const IDEMPOTENCY_STATUSES = ['in_progress', 'completed'] as const;
 export type IdempotencyStatus = (typeof IDEMPOTENCY_STATUSES)[number];
@@ -13,10 +13,7 @@ export const IdempotencyKey = defineEntity({
   // For purging expired keys.
   indexes: [{ properties: ['expiresAt'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     key: p.string(),
     method: p.string(),

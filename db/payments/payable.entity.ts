@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Beneficiary } from '../beneficiaries/beneficiary.entity.ts';
 import { Company } from '../companies/company.entity.ts';
 import { Document } from '../documents/document.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { currencyProperty } from '../money.ts';
 import { trigramIndex } from '../text-search.ts';
 import { Payment } from './payment.entity.ts';
@@ -34,10 +34,7 @@ export const Payable = defineEntity({
     trigramIndex('payables', 'concept'),
   ],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     /** Null for manual payables and advances without a document. */
     document: () => p.manyToOne(Document).nullable(),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { currencyProperty } from '../money.ts';
 
 /**
@@ -12,10 +12,7 @@ export const PaymentBatch = defineEntity({
   tableName: 'payment_batches',
   indexes: [{ properties: ['company', 'createdAt'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     name: p.string(),
     status: p.string().default('releasing'),

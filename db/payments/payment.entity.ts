@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Beneficiary } from '../beneficiaries/beneficiary.entity.ts';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { currencyProperty } from '../money.ts';
 import { PaymentTag } from '../tags/payment-tag.entity.ts';
 import { Payable } from './payable.entity.ts';
@@ -34,10 +34,7 @@ export const Payment = defineEntity({
     { properties: ['company', 'gatewayReference'] },
   ],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     payable: () => p.manyToOne(Payable),
     /** The payable's beneficiary, kept here too for the beneficiary filter and sort. */

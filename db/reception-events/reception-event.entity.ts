@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
 import { Document } from '../documents/document.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 /** DIAN RADIAN events: 030 acknowledgement, 031 claim, 032 receipt of goods, 033 express and 034 tacit acceptance. */
 export const RECEPTION_EVENT_TYPES = ['030', '031', '032', '033', '034'] as const;
@@ -21,10 +21,7 @@ export const ReceptionEvent = defineEntity({
   // One event of each type per document: a repeated request finds the existing one.
   uniques: [{ properties: ['company', 'document', 'eventType'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     // The document's company, written with it by the statement that finds the document within the company; the
     // document's key already keeps the event from outliving it, and a second key check per event doubled the insert.
     company: () => p.manyToOne(Company).createForeignKeyConstraint(false),

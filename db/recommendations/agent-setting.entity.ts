@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { STEP_KINDS } from '../workflow-steps/workflow-step.entity.ts';
 
 /**
@@ -12,10 +12,7 @@ export const AgentSetting = defineEntity({
   tableName: 'agent_settings',
   uniques: [{ properties: ['company', 'kind'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     kind: p.enum(STEP_KINDS).nativeEnumName('step_kind'),
     enabled: p.boolean().default(false),

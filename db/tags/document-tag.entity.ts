@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
 import { Document } from '../documents/document.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { Tag } from './tag.entity.ts';
 
 /** A tag put on a document. An explicit entity, not a many-to-many pivot, so that it carries its company. */
@@ -12,10 +12,7 @@ export const DocumentTag = defineEntity({
   // Serves the `tags` and `is_admited` filters, which go from a tag to its documents.
   indexes: [{ properties: ['tag', 'document'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document),
     tag: () => p.manyToOne(Tag),

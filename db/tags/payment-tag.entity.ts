@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { Payment } from '../payments/payment.entity.ts';
 import { Tag } from './tag.entity.ts';
 
@@ -12,10 +12,7 @@ export const PaymentTag = defineEntity({
   // Serves the `tags` filter of GET /payments.
   indexes: [{ properties: ['tag', 'payment'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     payment: () => p.manyToOne(Payment),
     tag: () => p.manyToOne(Tag),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 /** Added by POST /documents/{reference}/acknowledge (or as a tag of that name); its presence makes a document `is_admited`. */
 export const ADMITTED_TAG = 'admitido';
@@ -14,10 +14,7 @@ export const Tag = defineEntity({
   // Names are unique per company regardless of case: `Urgente` and `urgente` are one tag.
   uniques: [{ properties: ['company', 'normalizedName'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     /** As first given (trimmed). */
     name: p.string(),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { WebhookDelivery } from './webhook-delivery.entity.ts';
 
 /** One HTTP request of a delivery, for operators diagnosing a receiver. */
@@ -9,10 +9,7 @@ export const WebhookDeliveryAttempt = defineEntity({
   tableName: 'webhook_delivery_attempts',
   uniques: [{ properties: ['delivery', 'attempt'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     delivery: () => p.manyToOne(WebhookDelivery),
     /** 1-based. */

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import { WEBHOOK_EVENTS, WebhookSubscription } from './webhook-subscription.entity.ts';
 
 export const DELIVERY_STATUSES = ['pending', 'delivering', 'delivered', 'failed', 'rejected'] as const;
@@ -14,10 +14,7 @@ export const WebhookDelivery = defineEntity({
   uniques: [{ properties: ['subscription', 'eventId'] }],
   indexes: [{ properties: ['company', 'createdAt'] }, { properties: ['company', 'subjectId', 'event'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     subscription: () => p.manyToOne(WebhookSubscription),
     eventId: p.string(),

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 
 export const WEBHOOK_EVENTS = ['document.created', 'document.accounted', 'payment.rescheduled'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -11,10 +11,7 @@ export const WebhookSubscription = defineEntity({
   tableName: 'webhook_subscriptions',
   indexes: [{ properties: ['company', 'event', 'isActive'] }],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     event: p.enum(WEBHOOK_EVENTS).nativeEnumName('webhook_event'),
     url: p.string().length(2048),

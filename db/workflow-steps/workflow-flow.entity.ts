@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Company } from '../companies/company.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import type { DecisionOption, StepKind } from './workflow-step.entity.ts';
 
 /** One step of a flow definition, as set by `ops flows set`. */
@@ -25,10 +25,7 @@ export const WorkflowFlow = defineEntity({
   name: 'WorkflowFlow',
   tableName: 'workflow_flows',
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company).unique(),
     definition: p.json<FlowDefinition>(),
     createdAt: p.datetime().onCreate(() => new Date()),

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Beneficiary } from '../beneficiaries/beneficiary.entity.ts';
 import { Company } from '../companies/company.entity.ts';
 import { Document } from '../documents/document.entity.ts';
-import { uuidv7 } from '../ids.ts';
+import { uuidKey } from '../ids.ts';
 import type { Currency } from '../money.ts';
 
 export const STEP_KINDS = ['approval', 'classification', 'tagging'] as const;
@@ -63,10 +63,7 @@ export const WorkflowStep = defineEntity({
     },
   ],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => uuidv7()),
+    id: uuidKey(),
     company: () => p.manyToOne(Company),
     document: () => p.manyToOne(Document),
     /** The document's supplier when the step opened: whose decisions a recommendation draws on. */

@@ -71,3 +71,10 @@ export function postIdempotent(url: string, idempotencyKey: string, body: unknow
     signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS),
   });
 }
+
+/** Why a request to an outside system got no answer: the time it ran out, or the network's error and its cause. */
+export function noAnswer(thrown: unknown, timeoutMs: number): string {
+  const error = thrown as Error;
+  if (error.name === 'TimeoutError') return `No answer within ${timeoutMs / 1000} s`;
+  return `${error.message}${error.cause ? `: ${(error.cause as Error).message}` : ''}`;
+}

@@ -33,12 +33,10 @@ type ListQuery = z.output<typeof erp.CatalogListQuery>;
 
 /** One ERP catalog: how its records are validated and stored, and how it is listed. */
 interface Catalog<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>> {
-  /** Path segment under /api/v1/erp. */
+  /** Path segment under /api/v1/erp, and in words (`cost centers`) and in operation ids (`syncCostCenters`). */
   path: string;
-  /** For schema names (`ErpCostCenterBatch`) and, in the plural, operation ids (`syncCostCenters`). */
+  /** For schema names (`ErpCostCenterBatch`). */
   noun: string;
-  plural: string;
-  label: string;
   entity: EntityName<E>;
   record: R;
   row: (record: z.output<R>, raw: Record<string, unknown>) => CatalogRow;
@@ -64,6 +62,10 @@ interface Catalog<R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodT
 
 /** Why a valid row is not written: a stable code and field messages, as the sync's `errors` report them. */
 type ItemRefusal = Required<Pick<z.input<typeof erp.SyncItemError>, 'code' | 'errors'>>;
+
+/** `cost-centers` → `CostCenters`. */
+const pascalCase = (path: string) =>
+  path.replace(/(^|-)([a-z])/g, (_, _dash: string, letter: string) => letter.toUpperCase());
 
 const defineCatalog = <R extends z.ZodType, E extends CatalogRecord, Q extends z.ZodType<ListQuery>>(
   catalog: Catalog<R, E, Q>,
@@ -150,8 +152,8 @@ function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z
     defineRoute({
       method: 'post',
       path: `/${catalog.path}`,
-      operationId: `sync${catalog.plural}`,
-      summary: `Create or update ${catalog.label}`,
+      operationId: `sync${pascalCase(catalog.path)}`,
+      summary: `Create or update ${catalog.path.replaceAll('-', ' ')}`,
       description:
         `Upserts by \`external_id\` within the company: an existing one is replaced by the record as sent (an absent optional field takes its default, null unless documented), a new one is created. ` +
         `Each record is validated on its own; invalid ones are reported in \`errors\` with their index and never block the others. ` +
@@ -186,8 +188,8 @@ function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z
     defineRoute({
       method: 'get',
       path: `/${catalog.path}`,
-      operationId: `list${catalog.plural}`,
-      summary: `List the synced ${catalog.label}`,
+      operationId: `list${pascalCase(catalog.path)}`,
+      summary: `List the synced ${catalog.path.replaceAll('-', ' ')}`,
       description: `Paginated${catalog.hierarchical ? '; each item says where it sits in the hierarchy (`depth`, `path`)' : ''}. For integrators to check what is synced.`,
       tags: TAGS,
       auth: 'erp-key',
@@ -236,8 +238,6 @@ const CATALOGS = [
   defineCatalog({
     path: 'cost-centers',
     noun: 'CostCenter',
-    plural: 'CostCenters',
-    label: 'cost centers',
     entity: ErpCostCenter,
     record: erp.CostCenterRecord,
     row: present.costCenterRow,
@@ -255,8 +255,6 @@ const CATALOGS = [
   defineCatalog({
     path: 'vendors',
     noun: 'Vendor',
-    plural: 'Vendors',
-    label: 'vendors',
     entity: ErpVendor,
     record: erp.VendorRecord,
     row: present.vendorRow,
@@ -270,8 +268,6 @@ const CATALOGS = [
   defineCatalog({
     path: 'products',
     noun: 'Product',
-    plural: 'Products',
-    label: 'products',
     entity: ErpProduct,
     record: erp.ProductRecord,
     row: present.productRow,
@@ -285,8 +281,6 @@ const CATALOGS = [
   defineCatalog({
     path: 'taxes',
     noun: 'Tax',
-    plural: 'Taxes',
-    label: 'taxes',
     entity: ErpTax,
     record: erp.TaxRecord,
     row: present.taxRow,
@@ -302,8 +296,6 @@ const CATALOGS = [
   defineCatalog({
     path: 'book-accounts',
     noun: 'BookAccount',
-    plural: 'BookAccounts',
-    label: 'book accounts',
     entity: ErpBookAccount,
     record: erp.BookAccountRecord,
     row: present.bookAccountRow,
@@ -323,8 +315,6 @@ const CATALOGS = [
   defineCatalog({
     path: 'payment-terms',
     noun: 'PaymentTerm',
-    plural: 'PaymentTerms',
-    label: 'payment terms',
     entity: ErpPaymentTerm,
     record: erp.PaymentTermRecord,
     row: present.paymentTermRow,
@@ -338,8 +328,6 @@ const CATALOGS = [
   defineCatalog({
     path: 'purchase-orders',
     noun: 'PurchaseOrder',
-    plural: 'PurchaseOrders',
-    label: 'purchase orders',
     entity: ErpPurchaseOrder,
     record: erp.PurchaseOrderRecord,
     row: present.purchaseOrderRow,

@@ -2,6 +2,7 @@ import type { RadianPerson } from '../../fiscal/radian-person.ts';
 import type { Company } from '../companies/company.entity.ts';
 import type { EntityManager } from '../orm.ts';
 import { FiscalCredential } from './fiscal-credential.entity.ts';
+import { setFiscalCredentials } from './fiscal-sync.repository.ts';
 
 /** Registers (or, with null, removes) who receives for the company in RADIAN events 030 and 032. */
 export async function setDianEventPerson(
@@ -9,20 +10,7 @@ export async function setDianEventPerson(
   company: Company,
   person: RadianPerson | null,
 ): Promise<RadianPerson | null> {
-  const credential =
-    (await em.findOne(FiscalCredential, { company: company.id })) ??
-    em.create(FiscalCredential, {
-      company: company.id,
-      satCiecStatus: null,
-      rfc: null,
-      dianForwardingEnabled: false,
-      dianNit: null,
-      dianLegalRepresentative: null,
-      lastSyncAt: null,
-      lastSyncStartedAt: null,
-    });
-  credential.dianEventPerson = person;
-  await em.flush();
+  const credential = await setFiscalCredentials(em, company, { dianEventPerson: person });
   return credential.dianEventPerson ?? null;
 }
 

@@ -1,4 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
+import type { RadianPerson } from '../../fiscal/radian-person.ts';
 import type { Company } from '../companies/company.entity.ts';
 import type { EntityManager } from '../orm.ts';
 import { CIEC_STATUSES, FiscalCredential, type CiecStatus } from './fiscal-credential.entity.ts';
@@ -88,6 +89,8 @@ export interface CredentialChanges {
   dian?: { nit: string; legalRepresentative: string };
   /** The company's habilitación test set; null clears it (the company is enabled). */
   dianTestSetId?: string | null;
+  /** Who receives for the company in RADIAN events 030 and 032; null removes it. */
+  dianEventPerson?: RadianPerson | null;
 }
 
 /** Creates or changes what the company has set up for fiscal sync (the CIEC itself is never stored, only its status). */
@@ -112,6 +115,7 @@ export async function setFiscalCredentials(
   if (changes.rfc) credential.rfc = changes.rfc;
   if (changes.dianForwarding !== undefined) credential.dianForwardingEnabled = changes.dianForwarding;
   if (changes.dianTestSetId !== undefined) credential.dianTestSetId = changes.dianTestSetId;
+  if (changes.dianEventPerson !== undefined) credential.dianEventPerson = changes.dianEventPerson;
   if (changes.dian) {
     credential.dianNit = changes.dian.nit;
     credential.dianLegalRepresentative = changes.dian.legalRepresentative;

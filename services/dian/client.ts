@@ -8,7 +8,7 @@ import { strToU8, zipSync } from 'fflate';
 import type { SigningIdentity } from './certificate.ts';
 import type { DianSettings } from './settings.ts';
 import { operationBody, readAnswer, signedEnvelope, soapAction, type SoapAnswer } from './soap.ts';
-import { MAX_ANSWER_BYTES, readTextUpTo } from '../../platform/outside-http.ts';
+import { MAX_ANSWER_BYTES, noAnswer, readTextUpTo } from '../../platform/outside-http.ts';
 import { isObject } from '../../platform/json.ts';
 
 export interface DianEventAnswer {
@@ -68,12 +68,7 @@ async function call(
       redirect: 'manual',
     });
   } catch (thrown) {
-    const cause = thrown as Error;
-    throw transient(
-      cause.name === 'TimeoutError'
-        ? `No answer within ${REQUEST_TIMEOUT_MS / 1000} s`
-        : `${cause.message}${cause.cause ? `: ${(cause.cause as Error).message}` : ''}`,
-    );
+    throw transient(noAnswer(thrown, REQUEST_TIMEOUT_MS));
   }
   // An answer past the cap is cut, so it reads as no answer of the operation.
   const { text: body } = await readTextUpTo(response, MAX_ANSWER_BYTES);

@@ -2,7 +2,7 @@
 // for a token (DIAN's portal sends it to the company's registered e-mail, which the company forwards to its mailbox).
 // JSON over HTTP at a configurable base URL (DIAN_AUTH_URL, else DIAN_URL), like the event adapter beside it.
 import { Refusal } from '../../platform/refusal.ts';
-import { MAX_ANSWER_BYTES, readTextUpTo } from '../../platform/outside-http.ts';
+import { MAX_ANSWER_BYTES, noAnswer, readTextUpTo } from '../../platform/outside-http.ts';
 import { isObject } from '../../platform/json.ts';
 
 export interface DianAccessToken {
@@ -39,12 +39,7 @@ export async function requestDianAccessToken(
       redirect: 'manual',
     });
   } catch (thrown) {
-    const cause = thrown as Error;
-    throw unavailable(
-      cause.name === 'TimeoutError'
-        ? `DIAN did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`
-        : `DIAN is unreachable: ${cause.message}`,
-    );
+    throw unavailable(`DIAN is unreachable: ${noAnswer(thrown, REQUEST_TIMEOUT_MS)}`);
   }
   const { text } = await readTextUpTo(response, MAX_ANSWER_BYTES);
   if (response.status === 408 || response.status === 429 || response.status >= 500)

@@ -13,7 +13,7 @@ import {
   type DeliveryToSend,
 } from '../../db/webhooks/webhook-delivery.repository.ts';
 import { pinnedFetch } from '../../platform/outbound-http.ts';
-import { readTextUpTo } from '../../platform/outside-http.ts';
+import { noAnswer, readTextUpTo } from '../../platform/outside-http.ts';
 import { judgeReceiver, type OutboundPolicy, type Resolve } from '../../platform/outbound-policy.ts';
 import { holdsNul, readRegistration, readRejection, type ErpRegistration, type ErpRejection } from './erp-answer.ts';
 import { erpDocumentData, loadVoucherCatalog } from './erp-document-data.ts';
@@ -105,11 +105,7 @@ export async function attemptDelivery(
     statusCode = response.status;
     ({ text } = await readTextUpTo(response, MAX_RESPONSE_BYTES));
   } catch (thrown) {
-    const cause = thrown as Error;
-    error =
-      cause.name === 'TimeoutError'
-        ? `No answer within ${delivery.timeoutSeconds} s`
-        : `${cause.message}${cause.cause ? `: ${(cause.cause as Error).message}` : ''}`;
+    error = noAnswer(thrown, delivery.timeoutSeconds * 1000);
   }
   const latencyMs = Math.round(performance.now() - started);
   const json = parseJson(text);

@@ -1,3 +1,4 @@
+import type { StepRecord } from '../db/workflow-steps/step-record.ts';
 import type { DecisionOption, StepKind } from '../db/workflow-steps/workflow-step.entity.ts';
 
 // The rules of a decision on a document's flow step, in one place: the API checks them before it asks the lifecycle
@@ -21,6 +22,28 @@ export interface StepState {
   optionsComplete: boolean;
   assignees: { email: string; name: string; acted: boolean }[];
   status: 'pending' | 'completed';
+}
+
+/** A step's record as the lifecycle tracks it. */
+export function stepState(
+  step: Pick<
+    StepRecord,
+    'id' | 'position' | 'action' | 'kind' | 'actionable' | 'requireAll' | 'decision' | 'assignees' | 'status'
+  >,
+): StepState {
+  return {
+    id: step.id,
+    position: step.position,
+    action: step.action,
+    kind: step.kind,
+    actionable: step.actionable,
+    requireAll: step.requireAll,
+    multiple: step.decision?.multiple ?? false,
+    options: step.decision?.options ?? [],
+    optionsComplete: step.decision?.optionsComplete ?? true,
+    assignees: step.assignees.map(({ email, name, acted }) => ({ email, name, acted })),
+    status: step.status,
+  };
 }
 
 export interface Person {

@@ -8,7 +8,8 @@ import {
 } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { StepDecisionCommand } from '../domain/step-rules.ts';
-import type { ApproveCommand, LifecycleSnapshot, StepRecord } from '../services/documents/lifecycle.ts';
+import type { StepRecord } from '../db/workflow-steps/step-record.ts';
+import type { ApproveCommand, LifecycleSnapshot } from '../services/documents/lifecycle.ts';
 import type { LifecycleSubject } from '../services/processes.ts';
 import { accountingAskedSignal, approveUpdate, completeStepUpdate, documentLifecycle } from '../workflows/document.ts';
 import { workflowIds } from '../workflows/ids.ts';

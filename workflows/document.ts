@@ -26,7 +26,8 @@ import {
   type StepState,
 } from '../domain/step-rules.ts';
 import type { AccountingQuestion } from '../services/accounting/accounting-questions.ts';
-import type { ApproveCommand, LifecycleSnapshot, StepRecord } from '../services/documents/lifecycle.ts';
+import type { StepRecord } from '../db/workflow-steps/step-record.ts';
+import type { ApproveCommand, LifecycleSnapshot } from '../services/documents/lifecycle.ts';
 import { waitingOnStep } from './details.ts';
 import { ApprovalStatus, WaitingSince } from './search-attributes.ts';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { StepRecord } from '../../services/documents/lifecycle.ts';
+import type { StepRecord } from '../../db/workflow-steps/step-record.ts';
 import type { CompletedStep, PendingStep } from '../schemas/workflow-steps.ts';
 
 /** A step as GET /workflow-steps/current shows it (and complete, while others must still act). */

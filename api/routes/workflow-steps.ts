@@ -3,11 +3,11 @@ import { activeCatalogLabels } from '../../db/erp/classification-options.ts';
 import { BOOK_ACCOUNT_ACTION } from '../../services/accounting/accounting-questions.ts';
 import type { EntityManager } from '../../db/orm.ts';
 import { Tag, normalizeTagName } from '../../db/tags/tag.entity.ts';
-import { stepAndMember, type StepToDecide } from '../../db/workflow-steps/decision-context.ts';
+import { stepAndMember } from '../../db/workflow-steps/decision-context.ts';
+import { stepRecord, type StepRecord } from '../../db/workflow-steps/step-record.ts';
 import { WorkflowStep } from '../../db/workflow-steps/workflow-step.entity.ts';
-import { labelsOf, refuseDecision, STEP_REFUSALS } from '../../domain/step-rules.ts';
+import { labelsOf, refuseDecision, stepState, STEP_REFUSALS } from '../../domain/step-rules.ts';
 import { Refusal } from '../../platform/refusal.ts';
-import { stepRecord, stepState } from '../../services/documents/lifecycle.ts';
 import { completeStepThroughLifecycle, flowEnded } from '../../temporal/documents.ts';
 import { throughWorkflow } from '../../temporal/refusals.ts';
 import { refusals } from '../refusals.ts';
@@ -100,7 +100,7 @@ export const workflowStepRoutes = [
  */
 async function decidedValues(
   em: EntityManager,
-  step: Pick<StepToDecide, 'decision' | 'action'>,
+  step: Pick<StepRecord, 'decision' | 'action'>,
   sent: string[],
 ): Promise<{ values: string[]; labels: string[] }> {
   const decision = step.decision;

@@ -6,18 +6,9 @@ import { UUID_PATTERN } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
 import type { PaymentTerm, PayableOfDocument } from '../payments/payable-schedule.ts';
 import { isoTimestamp as timestamp, runStatement } from '../prepared.ts';
-import type {
-  StepActor,
-  StepAssignee,
-  StepDecision,
-  StepEntitySnapshot,
-  StepKind,
-  StepRecommendation,
-  StepResult,
-  StepStatus,
-} from '../workflow-steps/workflow-step.entity.ts';
+import type { StepActor, StepAssignee, StepResult } from '../workflow-steps/workflow-step.entity.ts';
 import type { FlowDefinition } from '../workflow-steps/workflow-flow.entity.ts';
-import type { StepToDecide } from '../workflow-steps/decision-context.ts';
+import { STEP_RECORD_SQL, type StepRecord } from '../workflow-steps/step-record.ts';
 
 // A step decision or an approval of the document workflow, written as two statements: one reads what the rules
 // need (the document, the step, the supplier's ERP payment term, what exists already), the rules run in TypeScript,
@@ -25,23 +16,6 @@ import type { StepToDecide } from '../workflow-steps/decision-context.ts';
 // read saw: every write of an approval updates that row, so a write whose read is stale (an attempt that timed out
 // and wrote meanwhile, say) writes nothing, and is planned again from a fresh read. Both bypass the ORM's tenant
 // filter: every table is constrained by the company as well as by its id.
-
-/** A step as the write reads it. */
-export interface StepRow {
-  id: string;
-  action: string;
-  kind: StepKind | null;
-  status: StepStatus;
-  actionable: boolean;
-  createdAt: Date;
-  completedAt: Date | null;
-  entity: StepEntitySnapshot;
-  decision: StepDecision | null;
-  assignees: StepAssignee[];
-  recommendations: StepRecommendation[];
-  result: StepResult | null;
-  actedBy: StepActor | null;
-}
 
 /** The document as the rules of a decision or an approval read it, with its step when one was asked for. */
 export interface LifecycleState {
@@ -69,7 +43,7 @@ export interface LifecycleState {
   hasPayables: boolean;
   /** The supplier's payment term in the company's ERP (an active vendor with the beneficiary's identifier). */
   paymentTerm: PaymentTerm | null;
-  step: StepRow | null;
+  step: StepRecord | null;
   /** The payments of the document's payables, read for a tagging step only. */
   paymentIds: string[];
 }
@@ -96,19 +70,7 @@ interface StateRow {
   term_found: boolean;
   term_days: number | null;
   term_installments: PaymentTerm['installments'];
-  step_id: string | null;
-  step_action: string;
-  step_kind: StepKind | null;
-  step_status: StepStatus;
-  step_actionable: boolean;
-  step_created_at: string;
-  step_completed_at: string | null;
-  step_entity: StepEntitySnapshot;
-  step_decision: StepDecision | null;
-  step_assignees: StepAssignee[];
-  step_recommendations: StepRecommendation[];
-  step_result: StepResult | null;
-  step_acted_by: StepActor | null;
+  step: StepRecord | null;
   payment_ids: string[] | null;
 }
 
@@ -129,11 +91,7 @@ export async function readLifecycleState(
        d."is_canceled", b."identifier_number", b."payment_terms",
        exists (select from "payables" as p where p."company_id" = d."company_id" and p."document_id" = d."id") as "has_payables",
        t."external_id" is not null as "term_found", t."days" as "term_days", t."installments" as "term_installments",
-       s."id" as "step_id", s."action" as "step_action", s."kind" as "step_kind", s."status" as "step_status",
-       s."actionable" as "step_actionable", ${timestamp('s."created_at"')} as "step_created_at",
-       ${timestamp('s."completed_at"')} as "step_completed_at", s."entity" as "step_entity", s."decision" as "step_decision",
-       s."assignees" as "step_assignees", s."recommendations" as "step_recommendations", s."result" as "step_result",
-       s."acted_by" as "step_acted_by",
+       case when s."id" is null then null else ${STEP_RECORD_SQL} end as "step",
        case when s."kind" = 'tagging' then (
          select coalesce(jsonb_agg(m."id"), '[]') from "payments" as m
          join "payables" as p on p."id" = m."payable_id" and p."company_id" = m."company_id"
@@ -178,29 +136,10 @@ export async function readLifecycleState(
     },
     hasPayables: row.has_payables,
     paymentTerm: row.term_found ? { days: row.term_days, installments: row.term_installments } : null,
-    step: row.step_id
-      ? {
-          id: row.step_id,
-          action: row.step_action,
-          kind: row.step_kind,
-          status: row.step_status,
-          actionable: row.step_actionable,
-          createdAt: new Date(row.step_created_at),
-          completedAt: date(row.step_completed_at),
-          entity: row.step_entity,
-          decision: row.step_decision,
-          assignees: row.step_assignees,
-          recommendations: row.step_recommendations,
-          result: row.step_result,
-          actedBy: row.step_acted_by,
-        }
-      : null,
+    step: row.step,
     paymentIds: row.payment_ids ?? [],
   };
 }
-
-/** A step of a document's flow as the lifecycle's start reads it. */
-export type FlowStepRow = Omit<StepToDecide, 'documentId'> & { result: StepResult | null };
 
 /** Where a document's flow stands, as its lifecycle reads it when a run starts. */
 export interface FlowPosition {
@@ -208,7 +147,7 @@ export interface FlowPosition {
   /** The company's flow; null when it has none. */
   flow: FlowDefinition | null;
   /** The document's steps, by position. */
-  steps: FlowStepRow[];
+  steps: StepRecord[];
   accountingRegistered: boolean;
   /** Where the document's posted voucher stands; null when it has none. */
   registrationState: RegistrationState | null;
@@ -224,9 +163,7 @@ export async function readFlowPosition(
     `select d."approval_status" as "approvalStatus",
        (select f."definition" from "workflow_flows" as f where f."company_id" = d."company_id") as "flow",
        coalesce((
-         select json_agg(json_build_object('id', s."id", 'position', s."position", 'action', s."action",
-           'kind', s."kind", 'status', s."status", 'actionable', s."actionable", 'requireAll', s."require_all",
-           'decision', s."decision", 'assignees', s."assignees", 'result', s."result") order by s."position")
+         select json_agg(${STEP_RECORD_SQL} order by s."position")
          from "workflow_steps" as s where s."company_id" = d."company_id" and s."document_id" = d."id"
        ), '[]') as "steps",
        coalesce((

@@ -25,6 +25,7 @@ import {
 import { Tag } from '../../db/tags/tag.entity.ts';
 import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
 import type { FlowStepDefinition } from '../../db/workflow-steps/workflow-flow.entity.ts';
+import { stepRecord, type StepRecord } from '../../db/workflow-steps/step-record.ts';
 import {
   WorkflowStep,
   type DecisionOption,
@@ -32,7 +33,7 @@ import {
   type StepDecision,
   type StepResult,
 } from '../../db/workflow-steps/workflow-step.entity.ts';
-import { AGENT_QUESTION_POSITIONS, labelsOf, type Person, type StepState } from '../../domain/step-rules.ts';
+import { AGENT_QUESTION_POSITIONS, labelsOf, stepState, type Person, type StepState } from '../../domain/step-rules.ts';
 import type { AccountingQuestion } from '../accounting/accounting-questions.ts';
 import { AGENT_NAME, adviseStep } from '../recommendations/recommend.ts';
 
@@ -77,59 +78,6 @@ export interface ApproveCommand {
   by: string;
 }
 
-/** A step as written, in the shape answers are made from (JSON: it travels back through the workflow). */
-export interface StepRecord {
-  id: string;
-  action: string;
-  kind: WorkflowStep['kind'];
-  status: WorkflowStep['status'];
-  actionable: boolean;
-  createdAt: string;
-  completedAt: string | null;
-  entity: WorkflowStep['entity'];
-  decision: WorkflowStep['decision'];
-  assignees: WorkflowStep['assignees'];
-  recommendations: WorkflowStep['recommendations'];
-  result: WorkflowStep['result'];
-  actedBy: WorkflowStep['actedBy'];
-}
-
-/** A step as read: the entity, or a row of the lifecycle statements. */
-type StepFields = Pick<
-  WorkflowStep,
-  | 'id'
-  | 'action'
-  | 'kind'
-  | 'status'
-  | 'actionable'
-  | 'createdAt'
-  | 'completedAt'
-  | 'entity'
-  | 'decision'
-  | 'assignees'
-  | 'recommendations'
-  | 'result'
-  | 'actedBy'
->;
-
-export function stepRecord(step: StepFields): StepRecord {
-  return {
-    id: step.id,
-    action: step.action,
-    kind: step.kind ?? null,
-    status: step.status,
-    actionable: step.actionable,
-    createdAt: step.createdAt.toISOString(),
-    completedAt: step.completedAt?.toISOString() ?? null,
-    entity: step.entity,
-    decision: step.decision ?? null,
-    assignees: step.assignees,
-    recommendations: step.recommendations,
-    result: step.result ?? null,
-    actedBy: step.actedBy ?? null,
-  };
-}
-
 export const APPROVAL_OPTIONS: DecisionOption[] = [
   { value: 'approve', label: 'Approve' },
   { value: 'reject', label: 'Reject' },
@@ -154,27 +102,6 @@ async function documentOrFail(
   // Apart: PostgreSQL locks no row of the nullable side of a join.
   await em.populate(document, ['beneficiary']);
   return document;
-}
-
-export function stepState(
-  step: Pick<
-    WorkflowStep,
-    'id' | 'position' | 'action' | 'kind' | 'actionable' | 'requireAll' | 'decision' | 'assignees' | 'status'
-  >,
-): StepState {
-  return {
-    id: step.id,
-    position: step.position,
-    action: step.action,
-    kind: step.kind ?? null,
-    actionable: step.actionable,
-    requireAll: step.requireAll,
-    multiple: step.decision?.multiple ?? false,
-    options: step.decision?.options ?? [],
-    optionsComplete: step.decision?.optionsComplete ?? true,
-    assignees: step.assignees.map(({ email, name, acted }) => ({ email, name, acted })),
-    status: step.status,
-  };
 }
 
 /** Where a document's flow stands: the company's flow, the steps done, the one open, the approval status. */
@@ -272,7 +199,10 @@ export async function openStep(
   const em = companyEm(orm, input.companyId);
   return em.transactional(async (tx) => {
     const document = await documentOrFail(tx, input.documentId);
-    const opened = (step: WorkflowStep) => ({ step: stepState(step), approvalStatus: document.approvalStatus });
+    const opened = (step: WorkflowStep) => ({
+      step: stepState(stepRecord(step)),
+      approvalStatus: document.approvalStatus,
+    });
     const existing = await tx.findOne(WorkflowStep, { document, position: input.position });
     if (existing) return opened(existing);
     const emails = (input.definition.assignees ?? []).map((email) => email.toLowerCase());
@@ -368,7 +298,7 @@ export async function completeStep(
     const step = state.step;
     if (!step) throw new Error(`Step ${input.stepId} of document ${input.documentId} does not exist`);
     const human = input.actor.email !== '';
-    const done = { write: null, answer: { approvalStatus: state.document.approvalStatus, step: stepRecord(step) } };
+    const done = { write: null, answer: { approvalStatus: state.document.approvalStatus, step } };
     if (step.status === 'completed') return done;
     // The API's and the workflow's checks let no one act twice: an assignee already acted is this decision, written.
     if (human && !input.close && step.assignees.some((person) => person.email === input.actor.email && person.acted))
@@ -394,7 +324,7 @@ export async function completeStep(
       );
       return {
         write,
-        answer: { approvalStatus: state.document.approvalStatus, step: stepRecord({ ...step, assignees }) },
+        answer: { approvalStatus: state.document.approvalStatus, step: { ...step, assignees } },
       };
     }
     const values =
@@ -427,8 +357,9 @@ export async function completeStep(
         ),
       };
     }
-    const completed = { ...step, assignees, status: 'completed' as const, completedAt: at, ...closing.fields };
-    return { write, answer: { approvalStatus, step: stepRecord(completed) } };
+    const completedAt = at.toISOString();
+    const completed: StepRecord = { ...step, assignees, status: 'completed', completedAt, ...closing.fields };
+    return { write, answer: { approvalStatus, step: completed } };
   });
 }
 

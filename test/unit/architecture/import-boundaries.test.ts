@@ -58,13 +58,13 @@ describe('the import boundaries', () => {
 
   it('let workflows import only types, and the pure rules of domain/', async () => {
     const source = [
-      "import { stepRecord } from '../services/documents/lifecycle.ts';",
-      "import type { StepRecord } from '../services/documents/lifecycle.ts';",
+      "import { stepRecord } from '../db/workflow-steps/step-record.ts';",
+      "import type { StepRecord } from '../db/workflow-steps/step-record.ts';",
       "import { refuseDecision } from '../domain/step-rules.ts';",
       "import { readFileSync } from 'node:fs';",
       'export const a: [unknown, StepRecord?] = [stepRecord, refuseDecision, readFileSync];',
     ].join('\n');
-    expect(await refused('workflows/probe.ts', source)).toEqual(['../services/documents/lifecycle.ts', 'node:fs']);
+    expect(await refused('workflows/probe.ts', source)).toEqual(['../db/workflow-steps/step-record.ts', 'node:fs']);
   });
 
   it('let each folder import the folders below it', async () => {

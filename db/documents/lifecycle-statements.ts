@@ -4,15 +4,15 @@ import type { ApprovalStatus, Document, DocumentPaymentStatus, DocumentType } fr
 import type { Currency } from '../money.ts';
 import { UUID_PATTERN } from '../ids.ts';
 import type { EntityManager } from '../orm.ts';
-import type { PaymentTerm, PayableOfDocument } from '../payments/payable-schedule.ts';
+import type { PayableOfDocument } from '../payments/payable-schedule.ts';
 import { isoTimestamp as timestamp, runStatement } from '../prepared.ts';
 import type { StepActor, StepAssignee, StepResult } from '../workflow-steps/workflow-step.entity.ts';
 import type { FlowDefinition } from '../workflow-steps/workflow-flow.entity.ts';
 import { STEP_RECORD_SQL, type StepRecord } from '../workflow-steps/step-record.ts';
 
-// A step decision or an approval of the document workflow, written as two statements: one reads what the rules
-// need (the document, the step, the supplier's ERP payment term, what exists already), the rules run in TypeScript,
-// and one writes everything they decided. The write locks the document first and applies only to the row version the
+// Every outcome of the document workflow (a step decision, by a person or the agent, and an approval) is written as
+// two statements: one reads what the rules need (the document, the step, what exists already), the rules run in
+// TypeScript (an approval reads the supplier's payment term for its payables), and one writes everything they decided. The write locks the document first and applies only to the row version the
 // read saw: every write of an approval updates that row, so a write whose read is stale (an attempt that timed out
 // and wrote meanwhile, say) writes nothing, and is planned again from a fresh read. Both bypass the ORM's tenant
 // filter: every table is constrained by the company as well as by its id.
@@ -41,8 +41,6 @@ export interface LifecycleState {
     beneficiary: { identifierNumber: string; paymentTerms: number | null } | null;
   };
   hasPayables: boolean;
-  /** The supplier's payment term in the company's ERP (an active vendor with the beneficiary's identifier). */
-  paymentTerm: PaymentTerm | null;
   step: StepRecord | null;
   /** The payments of the document's payables, read for a tagging step only. */
   paymentIds: string[];
@@ -67,9 +65,6 @@ interface StateRow {
   identifier_number: string | null;
   payment_terms: number | null;
   has_payables: boolean;
-  term_found: boolean;
-  term_days: number | null;
-  term_installments: PaymentTerm['installments'];
   step: StepRecord | null;
   payment_ids: string[] | null;
 }
@@ -90,7 +85,6 @@ export async function readLifecycleState(
        ${timestamp('d."created_at"')} as "created_at", d."approval_status", d."payment_status", d."approval_erp_reference",
        d."is_canceled", b."identifier_number", b."payment_terms",
        exists (select from "payables" as p where p."company_id" = d."company_id" and p."document_id" = d."id") as "has_payables",
-       t."external_id" is not null as "term_found", t."days" as "term_days", t."installments" as "term_installments",
        case when s."id" is null then null else ${STEP_RECORD_SQL} end as "step",
        case when s."kind" = 'tagging' then (
          select coalesce(jsonb_agg(m."id"), '[]') from "payments" as m
@@ -99,14 +93,6 @@ export async function readLifecycleState(
        ) end as "payment_ids"
      from "documents" as d
      left join "beneficiaries" as b on b."id" = d."beneficiary_id" and b."company_id" = d."company_id"
-     left join lateral (
-       select v."payment_term_external_id" from "erp_vendors" as v
-       where v."company_id" = d."company_id" and v."identifier_number" = b."identifier_number" and v."is_active" limit 1
-     ) as v on true
-     left join lateral (
-       select t."external_id", t."days", t."installments" from "erp_payment_terms" as t
-       where t."company_id" = d."company_id" and t."external_id" = v."payment_term_external_id" limit 1
-     ) as t on true
      left join "workflow_steps" as s on s."id" = :stepId and s."document_id" = d."id" and s."company_id" = d."company_id"
      where d."id" = :documentId and d."company_id" = :companyId`,
     { companyId: ids.companyId, documentId: ids.documentId, stepId: ids.stepId },
@@ -135,7 +121,6 @@ export async function readLifecycleState(
           : { identifierNumber: row.identifier_number, paymentTerms: row.payment_terms },
     },
     hasPayables: row.has_payables,
-    paymentTerm: row.term_found ? { days: row.term_days, installments: row.term_installments } : null,
     step: row.step,
     paymentIds: row.payment_ids ?? [],
   };

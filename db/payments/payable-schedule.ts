@@ -3,7 +3,6 @@ import type { Document } from '../documents/document.entity.ts';
 import { ErpPaymentTerm, type PaymentTermInstallment } from '../erp/payment-term.entity.ts';
 import { ErpVendor } from '../erp/vendor.entity.ts';
 import type { EntityManager } from '../orm.ts';
-import { Payable } from './payable.entity.ts';
 
 export interface Installment {
   number: number;
@@ -63,7 +62,7 @@ export async function installmentsOf(em: EntityManager, document: ScheduledDocum
 }
 
 /** The installments of `installmentsOf`, from the supplier's payment term once read (null: the ERP has none). */
-export function scheduleInstallments(document: ScheduledDocument, term: PaymentTerm | null): Installment[] {
+function scheduleInstallments(document: ScheduledDocument, term: PaymentTerm | null): Installment[] {
   if (nothingLeftToPay(document)) return [];
   const issueDate = document.issueDate ?? document.createdAt;
   const issueDay = documentDate(issueDate, document);
@@ -118,17 +117,4 @@ export function payablesOf(document: ScheduledDocument, installments: Installmen
     origin: 'document',
     installmentNumber: installment.number,
   }));
-}
-
-/**
- * Creates the document's payables, once: credit notes and documents with nothing left to pay owe nothing, and a
- * document that has payables keeps them.
- */
-export async function generatePayables(em: EntityManager, document: Document): Promise<Payable[]> {
-  if (!owesPayables(document)) return [];
-  const existing = await em.find(Payable, { document });
-  if (existing.length) return existing;
-  return payablesOf(document, await installmentsOf(em, document)).map((payable) =>
-    em.create(Payable, { company: document.company, document, beneficiary: document.beneficiary!, ...payable }),
-  );
 }

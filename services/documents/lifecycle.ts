@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import { Refusal } from '../../platform/refusal.ts';
 import { Company } from '../../db/companies/company.entity.ts';
 import { Member } from '../../db/companies/member.entity.ts';
-import { ActivityLog, type Actor } from '../../db/documents/activity-log.entity.ts';
+import type { Actor } from '../../db/documents/activity-log.entity.ts';
 import { Document, type ApprovalStatus } from '../../db/documents/document.entity.ts';
 import {
   readFlowPosition,
@@ -15,15 +15,9 @@ import {
 import { catalogOptions } from '../../db/erp/classification-options.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import { companyEm, type EntityManager, type Orm } from '../../db/orm.ts';
-import {
-  generatePayables,
-  nothingLeftToPay,
-  owesPayables,
-  payablesOf,
-  scheduleInstallments,
-} from '../../db/payments/payable-schedule.ts';
+import { installmentsOf, nothingLeftToPay, owesPayables, payablesOf } from '../../db/payments/payable-schedule.ts';
 import { Tag } from '../../db/tags/tag.entity.ts';
-import { ensureTags, tagDocument } from '../../db/tags/tag.repository.ts';
+import { ensureTags } from '../../db/tags/tag.repository.ts';
 import type { FlowStepDefinition } from '../../db/workflow-steps/workflow-flow.entity.ts';
 import { stepRecord, type StepRecord } from '../../db/workflow-steps/step-record.ts';
 import {
@@ -242,20 +236,23 @@ export async function openStep(
     if (decision?.kind === 'approval' && document.approvalStatus !== 'approved') document.approvalStatus = 'in_review';
     const advice = decision && !input.question ? await adviseStep(tx, { document, decision, now: new Date() }) : null;
     if (advice) step.recommendations = advice.recommendations;
-    if (advice?.decision) {
-      // Decided here, not through the API: the step was never anyone's to decide.
-      step.actionable = false;
-      step.decidedByAgent = true;
-      await closeStep(tx, document, step, {
+    if (!advice?.decision) return opened(step);
+    // Decided here, not through the API: the step was never anyone's to decide.
+    step.actionable = false;
+    step.decidedByAgent = true;
+    const closed = await closeStep(
+      tx,
+      { ...input, stepId: step.id },
+      {
         values: advice.decision.values,
         labels: advice.decision.labels,
         actedBy: { email: '', name: AGENT_NAME },
         actor: { type: 'agent', name: AGENT_NAME },
         comment: null,
         why: { rationale: advice.decision.rationale },
-      });
-    }
-    return opened(step);
+      },
+    );
+    return { step: stepState(closed.step), approvalStatus: closed.approvalStatus };
   });
 }
 
@@ -332,35 +329,45 @@ export async function completeStep(
         ? ['reject']
         : input.values;
     const named = new Map(input.values.map((value, index) => [value, input.labels[index] ?? value]));
-    const closing = closingOf(step, {
+    return closeWith(em, write, state, step, assignees, {
       values,
       labels: labelsOf(step.decision?.options ?? [], values, named),
       actedBy: { email: input.actor.email, name: input.actor.name },
       actor,
       comment: input.comment,
     });
-    write.step = {
-      id: step.id,
-      expectedAssignees: step.assignees,
-      assignees,
-      completion: closing.fields,
-    };
-    write.logs.push(logRow(closing.log.event, closing.log.actor, closing.log.metadata));
-    let approvalStatus = state.document.approvalStatus;
-    if (step.kind === 'approval') approvalStatus = approveOrReject(write, state, closing.outcome!, actor, null);
-    if (step.kind === 'tagging') {
-      const tags = await ensureTags(em, em.getReference(Company, input.companyId), values);
-      write.tags = {
-        documentTags: tags.map((tag) => ({ id: uuidv7(), tagId: tag.id })),
-        paymentTags: state.paymentIds.flatMap((paymentId) =>
-          tags.map((tag) => ({ id: uuidv7(), paymentId, tagId: tag.id })),
-        ),
-      };
-    }
-    const completedAt = at.toISOString();
-    const completed: StepRecord = { ...step, assignees, status: 'completed', completedAt, ...closing.fields };
-    return { write, answer: { approvalStatus, step: completed } };
   });
+}
+
+/**
+ * Adds to a write what closes `step` with a decision: the step completed, its log, and its outcome (an approval or a
+ * rejection, payables and all; a tagging step's tags). Answers the write, and the step and approval status it leaves.
+ */
+async function closeWith(
+  em: EntityManager,
+  write: LifecycleWrite,
+  state: LifecycleState,
+  step: StepRecord,
+  assignees: StepRecord['assignees'],
+  close: Parameters<typeof closingOf>[1],
+): Promise<{ write: LifecycleWrite; answer: { approvalStatus: ApprovalStatus; step: StepRecord } }> {
+  const closing = closingOf(step, close);
+  write.step = { id: step.id, expectedAssignees: step.assignees, assignees, completion: closing.fields };
+  write.logs.push(logRow(closing.log.event, closing.log.actor, closing.log.metadata));
+  let approvalStatus = state.document.approvalStatus;
+  if (closing.outcome) approvalStatus = await approveOrReject(em, write, state, closing.outcome, close.actor, null);
+  if (step.kind === 'tagging') {
+    const tags = await ensureTags(em, em.getReference(Company, write.companyId), close.values);
+    write.tags = {
+      documentTags: tags.map((tag) => ({ id: uuidv7(), tagId: tag.id })),
+      paymentTags: state.paymentIds.flatMap((paymentId) =>
+        tags.map((tag) => ({ id: uuidv7(), paymentId, tagId: tag.id })),
+      ),
+    };
+  }
+  const completedAt = write.at.toISOString();
+  const completed: StepRecord = { ...step, assignees, status: 'completed', completedAt, ...closing.fields };
+  return { write, answer: { approvalStatus, step: completed } };
 }
 
 /** A step's completion: what it records, what it logs, and the approval or rejection it carries (approval steps). */
@@ -405,21 +412,20 @@ function closingOf(
   };
 }
 
-/** The agent's decision as a step opens, inside the transaction that writes the step (through the ORM). */
+/**
+ * The agent's decision as a step opens, in the transaction that wrote the step: closed by the same write as a
+ * person's decision, once the step is in the database.
+ */
 async function closeStep(
   tx: EntityManager,
-  document: Document,
-  step: WorkflowStep,
+  ids: { companyId: string; documentId: string; stepId: string },
   close: Parameters<typeof closingOf>[1],
-): Promise<void> {
-  const closing = closingOf(step, close);
-  step.status = 'completed';
-  step.completedAt = new Date();
-  Object.assign(step, closing.fields);
-  tx.create(ActivityLog, { company: document.company, document, ...closing.log });
-  if (closing.outcome) await decideApproval(tx, document, closing.outcome, close.actor, null);
-  if (step.kind === 'tagging')
-    await tagDocument(tx, document.company, document, await ensureTags(tx, document.company, close.values));
+): Promise<{ approvalStatus: ApprovalStatus; step: StepRecord }> {
+  await tx.flush();
+  return writeFromRead(tx, ids, (state, at) => {
+    if (!state.step) throw new Error(`Step ${ids.stepId} of document ${ids.documentId} was not written`);
+    return closeWith(tx, emptyWrite(ids, state, at), state, state.step, state.step.assignees, close);
+  });
 }
 
 /** What an approval or a rejection does to the document, from what it was: one home for both ways of writing it. */
@@ -464,32 +470,15 @@ function approvalOutcome(
   return { approvalErpReference, changed: changed || paid, paid, logs };
 }
 
-async function decideApproval(
-  em: EntityManager,
-  document: Document,
-  status: 'approved' | 'rejected',
-  actor: Actor,
-  erpReference: string | null,
-): Promise<void> {
-  const outcome = approvalOutcome(document, status, actor, erpReference);
-  document.approvalStatus = status;
-  document.approvalErpReference = outcome.approvalErpReference;
-  if (status === 'approved') {
-    document.approvedAt ??= new Date();
-    await generatePayables(em, document);
-  }
-  if (outcome.paid) document.paymentStatus = 'paid';
-  for (const log of outcome.logs) em.create(ActivityLog, { company: document.company, document, ...log });
-}
-
 /** Adds an approval or a rejection to a write, its payables too; answers the approval status it leaves. */
-function approveOrReject(
+async function approveOrReject(
+  em: EntityManager,
   write: LifecycleWrite,
   state: LifecycleState,
   status: 'approved' | 'rejected',
   actor: Actor,
   erpReference: string | null,
-): ApprovalStatus {
+): Promise<ApprovalStatus> {
   const document = state.document;
   const outcome = approvalOutcome(document, status, actor, erpReference);
   write.document = {
@@ -501,7 +490,7 @@ function approveOrReject(
   };
   // Generated once: a document that has payables keeps them. A document SAT cancelled owes nothing: they start canceled.
   if (status === 'approved' && owesPayables(document) && !state.hasPayables)
-    write.payables = payablesOf(document, scheduleInstallments(document, state.paymentTerm)).map((payable) => ({
+    write.payables = payablesOf(document, await installmentsOf(em, document)).map((payable) => ({
       ...payable,
       ...(document.isCanceled ? { status: 'canceled' as const } : {}),
       id: uuidv7(),
@@ -522,7 +511,7 @@ export async function approveDocument(
   },
 ): Promise<{ approvalStatus: ApprovalStatus }> {
   const em = companyEm(orm, input.companyId);
-  return writeFromRead(em, { ...input, stepId: input.resolvesStepId }, (state, at) => {
+  return writeFromRead(em, { ...input, stepId: input.resolvesStepId }, async (state, at) => {
     const actor: Actor = { type: 'system', source: 'integration', name: input.by };
     const write = emptyWrite(input, state, at);
     const step = state.step?.status === 'pending' ? state.step : null;
@@ -546,8 +535,8 @@ export async function approveDocument(
         }),
       );
     }
-    const approvalStatus = approveOrReject(write, state, 'approved', actor, input.erpReference);
-    return Promise.resolve({ write, answer: { approvalStatus } });
+    const approvalStatus = await approveOrReject(em, write, state, 'approved', actor, input.erpReference);
+    return { write, answer: { approvalStatus } };
   });
 }
 

@@ -128,8 +128,16 @@ function operationsMap(operations: { operation: Operation; type: string }[]): st
 function operationsTable(operations: { path: string; method: string; operation: Operation }[]): string {
   const rows = operations.map(({ path, method, operation }) => {
     const statuses = Object.keys(operation.responses).map(Number);
-    const multipart = operation.requestBody?.content['multipart/form-data'] ? ', multipart: true' : '';
-    return `  ${operation.operationId}: { method: '${method.toUpperCase()}', path: '${path}', auth: '${authOf(operation)}', statuses: [${statuses.join(', ')}]${multipart} },`;
+    const fields = [
+      `method: '${method.toUpperCase()}'`,
+      `path: '${path}'`,
+      `auth: '${authOf(operation)}'`,
+      `statuses: [${statuses.join(', ')}]`,
+      ...(operation.requestBody?.content['multipart/form-data'] ? ['multipart: true'] : []),
+    ];
+    const row = `  ${operation.operationId}: { ${fields.join(', ')} },`;
+    if (row.length <= MAX_LINE) return row;
+    return `  ${operation.operationId}: {\n${fields.map((field) => `    ${field},\n`).join('')}  },`;
   });
   return `/** How each operation is sent. */\nexport const operations = {\n${rows.join('\n')}\n} as const satisfies Record<OperationId, OperationSpec>;`;
 }
@@ -248,11 +256,38 @@ function propertyKey(name: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : literal(name);
 }
 
+/** The width a doc comment's words are wrapped to. */
+const WIDTH = 120;
+/** No source line is longer (test/unit/architecture/line-length.test.ts): a longer table row takes a line per field. */
+const MAX_LINE = 200;
+
 function docComment(text: string | undefined, depth: number): string {
   if (!text) return '';
-  const lines = text.replace(/\*\//g, '*\\/').split('\n');
-  if (lines.length === 1) return `${indent(depth)}/** ${lines[0]} */\n`;
-  return `${indent(depth)}/**\n${lines.map((line) => `${indent(depth)} * ${line}`.trimEnd()).join('\n')}\n${indent(depth)} */\n`;
+  const paragraphs = text.replace(/\*\//g, '*\\/').split('\n');
+  const single = `${indent(depth)}/** ${paragraphs[0]} */`;
+  if (paragraphs.length === 1 && single.length <= WIDTH) return `${single}\n`;
+  const prefix = `${indent(depth)} * `;
+  const lines = paragraphs.flatMap((paragraph) => wrapWords(paragraph, WIDTH - prefix.length));
+  return `${indent(depth)}/**\n${lines.map((line) => `${prefix}${line}`.trimEnd()).join('\n')}\n${indent(depth)} */\n`;
+}
+
+/**
+ * Breaks a line of prose at spaces into lines of at most `width` characters (a longer word stands alone). A word that
+ * would start a line with `@` stays on the line before, so that no wrapped line reads as a JSDoc tag.
+ */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const joined = line === '' ? word : `${line} ${word}`;
+    if (line === '' || joined.length <= width || word.startsWith('@')) line = joined;
+    else {
+      lines.push(line);
+      line = word;
+    }
+  }
+  lines.push(line);
+  return lines;
 }
 
 function indent(depth: number): string {

@@ -47,7 +47,12 @@ export interface Beneficiary {
   /** NIT, CC, CE, RFC... */
   identifier_type: string;
   identifier_number: string;
-  /** Payment term in days. When the company's ERP catalogs hold one for the supplier, the ERP's: the term (`payment_term_external_id`) of the active ERP vendor with the beneficiary's identifier number, its `days`, or for a term in installments the days of the last one (the term that schedules the document's payables). Else the beneficiary's own, null when it has none */
+  /**
+   * Payment term in days. When the company's ERP catalogs hold one for the supplier, the ERP's: the term
+   * (`payment_term_external_id`) of the active ERP vendor with the beneficiary's identifier number, its `days`, or for
+   * a term in installments the days of the last one (the term that schedules the document's payables). Else the
+   * beneficiary's own, null when it has none
+   */
   payment_terms: number | null;
   fiscal_address: string | null;
   contact_information: {
@@ -121,24 +126,47 @@ export interface Document {
   reference: string;
   document_number: string;
   type: DocumentType;
-  /** Total of the document (DIAN: PayableAmount plus PrepaidAmount; CFDI: Total). What the company prepaid is in `prepaid` and not in the payables */
+  /**
+   * Total of the document (DIAN: PayableAmount plus PrepaidAmount; CFDI: Total). What the company prepaid is in
+   * `prepaid` and not in the payables
+   */
   amount: number;
   amount_currency: Currency;
-  /** What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when nothing was */
+  /**
+   * What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when
+   * nothing was
+   */
   prepaid: DocumentPrepaid | null;
-  /** The rate the fiscal document states from `amount_currency` to the company's local currency (DIAN `cac:PaymentExchangeRate`, CFDI `TipoCambio`): local amount = amount × rate. Null for a document in the local currency, or when the file states none */
+  /**
+   * The rate the fiscal document states from `amount_currency` to the company's local currency (DIAN
+   * `cac:PaymentExchangeRate`, CFDI `TipoCambio`): local amount = amount × rate. Null for a document in the local
+   * currency, or when the file states none
+   */
   exchange_rate: DocumentExchangeRate | null;
-  /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
+  /**
+   * `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow);
+   * POST …/approve makes it `approved` from any state
+   */
   approval_status: ApprovalStatus;
-  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` all prepaid) has no payable and is `paid` once approved */
+  /**
+   * Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid,
+   * `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` all
+   * prepaid) has no payable and is `paid` once approved
+   */
   payment_status: DocumentPaymentStatus;
-  /** Set by POST /documents/{reference}/archive, cleared by …/unarchive: archived documents are listed with `is_archived=true` only */
+  /**
+   * Set by POST /documents/{reference}/archive, cleared by …/unarchive: archived documents are listed with
+   * `is_archived=true` only
+   */
   is_archived: boolean;
   created_at: string;
   updated_at: string;
   issue_date: string | null;
   expiration_date: string | null;
-  /** CUFE (96 hex characters) in Colombia (the CUDS of a documento soporte), fiscal UUID in Mexico; null for an expense recorded without a fiscal document */
+  /**
+   * CUFE (96 hex characters) in Colombia (the CUDS of a documento soporte), fiscal UUID in Mexico; null for an expense
+   * recorded without a fiscal document
+   */
   fiscal_reference: string | null;
   fiscal_metadata: {
     final_notes: string[];
@@ -151,9 +179,17 @@ export interface Document {
   tags: string[];
   /** True when the system tag `admitido` is present */
   is_admited: boolean;
-  /** True once the tax authority lists the document as cancelled: a Mexican CFDI whose SAT metadata says `Estatus` 0 (read by the fiscal sync or `ops documents import`). Its open payables are then `canceled`, its pending payments canceled, and a new payment of it is refused (`document_canceled`). Never true for a Colombian document: DIAN cancels nothing, a credit note annuls it */
+  /**
+   * True once the tax authority lists the document as cancelled: a Mexican CFDI whose SAT metadata says `Estatus` 0
+   * (read by the fiscal sync or `ops documents import`). Its open payables are then `canceled`, its pending payments
+   * canceled, and a new payment of it is refused (`document_canceled`). Never true for a Colombian document: DIAN
+   * cancels nothing, a credit note annuls it
+   */
   is_canceled: boolean;
-  /** When the tax authority cancelled the document (SAT's `FechaCancelacion`, Mexico City time); null while it is not cancelled */
+  /**
+   * When the tax authority cancelled the document (SAT's `FechaCancelacion`, Mexico City time); null while it is not
+   * cancelled
+   */
   canceled_at: string | null;
   created_by: {
     source: string;
@@ -216,7 +252,10 @@ export interface DocumentAccountedData {
   /** The document: deduplicate on it */
   reference: string;
   document_number: string;
-  /** An expense (a documento soporte or one created through the API) is booked like an invoice and sent as `invoice`, with `is_expense` */
+  /**
+   * An expense (a documento soporte or one created through the API) is booked like an invoice and sent as `invoice`,
+   * with `is_expense`
+   */
   type: 'invoice' | 'credit_note' | 'debit_note';
   /** An extension of the contract: true for an `expense` document, sent as `invoice` */
   is_expense: boolean;
@@ -247,7 +286,10 @@ export interface DocumentAccountedData {
     accounted_at: string;
     /** A line crosses a purchase order or a goods receipt: register the voucher against that document */
     is_crossed: boolean;
-    /** Totals: debit_cents, credit_cents, lines and payment_lines for the service's vouchers; as given for a voucher given as a file */
+    /**
+     * Totals: debit_cents, credit_cents, lines and payment_lines for the service's vouchers; as given for a voucher
+     * given as a file
+     */
     summary: Record<string, unknown>;
     journal_entry: VoucherJournalEntry;
     advance_crossings: VoucherAdvanceCrossing[];
@@ -267,43 +309,83 @@ export interface DocumentAccounting {
   reference: string;
   status: 'posted' | 'cancelled';
   accounted_at: string;
-  /** `awaiting_catalog` while the ERP catalog lacks a book account the voucher needs (named in `missing_catalog_entries`; it is handed over once the ERP syncs them), `awaiting_classification` while a person chooses, through a `book_account` classification step, the book account of lines no evidence places, `awaiting_order_review` while a person reviews, through a step, invoice lines that do not match their purchase order, `held` once a person rejected that review (the voucher is not sent; the reason is in `failure`), `registering` while the hand-off runs, `registered` once the ERP answered 200, `failed` once it answered 422 (or gave up), `pending` when no receiver is subscribed */
+  /**
+   * `awaiting_catalog` while the ERP catalog lacks a book account the voucher needs (named in
+   * `missing_catalog_entries`; it is handed over once the ERP syncs them), `awaiting_classification` while a person
+   * chooses, through a `book_account` classification step, the book account of lines no evidence places,
+   * `awaiting_order_review` while a person reviews, through a step, invoice lines that do not match their purchase
+   * order, `held` once a person rejected that review (the voucher is not sent; the reason is in `failure`),
+   * `registering` while the hand-off runs, `registered` once the ERP answered 200, `failed` once it answered 422 (or
+   * gave up), `pending` when no receiver is subscribed
+   */
   registration_state: 'awaiting_catalog' | 'pending' | 'registering' | 'registered' | 'failed' | 'awaiting_classification' | 'awaiting_order_review' | 'held';
   /** What the ERP catalog must sync before the voucher can be proposed; empty unless `awaiting_catalog` */
   missing_catalog_entries: MissingCatalogEntry[];
-  /** The ERP's 422 `error` (its code and message, as it answered them), why the hand-off gave up, or, when `held`, why the voucher is held */
+  /**
+   * The ERP's 422 `error` (its code and message, as it answered them), why the hand-off gave up, or, when `held`, why
+   * the voucher is held
+   */
   failure: {
     code: string;
     message: string | null;
   } | null;
-  /** True when POST /documents/{reference}/accounting/retry may hand the voucher over again: it is posted and neither registered nor on its way (a receiver of document.accounted must be subscribed) */
+  /**
+   * True when POST /documents/{reference}/accounting/retry may hand the voucher over again: it is posted and neither
+   * registered nor on its way (a receiver of document.accounted must be subscribed)
+   */
   retry_allowed: boolean;
 }
 
-/** The document as GET /documents?fields=beneficiaries lists it, except that `amount` and `prepaid.amount` are integer cents */
+/**
+ * The document as GET /documents?fields=beneficiaries lists it, except that `amount` and `prepaid.amount` are integer
+ * cents
+ */
 export interface DocumentCreatedData {
   /** UUID reference */
   reference: string;
   document_number: string;
   type: DocumentType;
-  /** Total of the document (DIAN: PayableAmount plus PrepaidAmount; CFDI: Total). What the company prepaid is in `prepaid` and not in the payables */
+  /**
+   * Total of the document (DIAN: PayableAmount plus PrepaidAmount; CFDI: Total). What the company prepaid is in
+   * `prepaid` and not in the payables
+   */
   amount: number;
   amount_currency: Currency;
-  /** What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when nothing was */
+  /**
+   * What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when
+   * nothing was
+   */
   prepaid: DocumentPrepaid | null;
-  /** The rate the fiscal document states from `amount_currency` to the company's local currency (DIAN `cac:PaymentExchangeRate`, CFDI `TipoCambio`): local amount = amount × rate. Null for a document in the local currency, or when the file states none */
+  /**
+   * The rate the fiscal document states from `amount_currency` to the company's local currency (DIAN
+   * `cac:PaymentExchangeRate`, CFDI `TipoCambio`): local amount = amount × rate. Null for a document in the local
+   * currency, or when the file states none
+   */
   exchange_rate: DocumentExchangeRate | null;
-  /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
+  /**
+   * `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow);
+   * POST …/approve makes it `approved` from any state
+   */
   approval_status: ApprovalStatus;
-  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` all prepaid) has no payable and is `paid` once approved */
+  /**
+   * Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid,
+   * `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` all
+   * prepaid) has no payable and is `paid` once approved
+   */
   payment_status: DocumentPaymentStatus;
-  /** Set by POST /documents/{reference}/archive, cleared by …/unarchive: archived documents are listed with `is_archived=true` only */
+  /**
+   * Set by POST /documents/{reference}/archive, cleared by …/unarchive: archived documents are listed with
+   * `is_archived=true` only
+   */
   is_archived: boolean;
   created_at: string;
   updated_at: string;
   issue_date: string | null;
   expiration_date: string | null;
-  /** CUFE (96 hex characters) in Colombia (the CUDS of a documento soporte), fiscal UUID in Mexico; null for an expense recorded without a fiscal document */
+  /**
+   * CUFE (96 hex characters) in Colombia (the CUDS of a documento soporte), fiscal UUID in Mexico; null for an expense
+   * recorded without a fiscal document
+   */
   fiscal_reference: string | null;
   fiscal_metadata: {
     final_notes: string[];
@@ -316,9 +398,17 @@ export interface DocumentCreatedData {
   tags: string[];
   /** True when the system tag `admitido` is present */
   is_admited: boolean;
-  /** True once the tax authority lists the document as cancelled: a Mexican CFDI whose SAT metadata says `Estatus` 0 (read by the fiscal sync or `ops documents import`). Its open payables are then `canceled`, its pending payments canceled, and a new payment of it is refused (`document_canceled`). Never true for a Colombian document: DIAN cancels nothing, a credit note annuls it */
+  /**
+   * True once the tax authority lists the document as cancelled: a Mexican CFDI whose SAT metadata says `Estatus` 0
+   * (read by the fiscal sync or `ops documents import`). Its open payables are then `canceled`, its pending payments
+   * canceled, and a new payment of it is refused (`document_canceled`). Never true for a Colombian document: DIAN
+   * cancels nothing, a credit note annuls it
+   */
   is_canceled: boolean;
-  /** When the tax authority cancelled the document (SAT's `FechaCancelacion`, Mexico City time); null while it is not cancelled */
+  /**
+   * When the tax authority cancelled the document (SAT's `FechaCancelacion`, Mexico City time); null while it is not
+   * cancelled
+   */
   canceled_at: string | null;
   created_by: {
     source: string;
@@ -344,9 +434,14 @@ export interface DocumentExchangeRate {
   date: string | null;
 }
 
-/** What an `expense` document adds: its category, cost center, receipt and who is reimbursed. Null on every other type */
+/**
+ * What an `expense` document adds: its category, cost center, receipt and who is reimbursed. Null on every other type
+ */
 export interface DocumentExpense {
-  /** `support_document`: imported from a DIAN documento soporte (see `document_support`); `manual`: recorded by an operator or integrator with its receipt (POST /documents) */
+  /**
+   * `support_document`: imported from a DIAN documento soporte (see `document_support`); `manual`: recorded by an
+   * operator or integrator with its receipt (POST /documents)
+   */
   origin: 'support_document' | 'manual';
   /** Free text: travel, meals, transport... */
   category: string | null;
@@ -355,7 +450,10 @@ export interface DocumentExpense {
   description: string | null;
   /** The day the cost was incurred */
   spent_on: string | null;
-  /** URL of the receipt: the link given, or the API URL of an uploaded one (served to the company only); for a documento soporte, its XML */
+  /**
+   * URL of the receipt: the link given, or the API URL of an uploaded one (served to the company only); for a documento
+   * soporte, its XML
+   */
   receipt_file_path: string | null;
   receipt_file_name: string | null;
   /** Null when nobody is paid back */
@@ -376,24 +474,47 @@ export interface DocumentListItem {
   reference: string;
   document_number: string;
   type: DocumentType;
-  /** Total of the document (DIAN: PayableAmount plus PrepaidAmount; CFDI: Total). What the company prepaid is in `prepaid` and not in the payables */
+  /**
+   * Total of the document (DIAN: PayableAmount plus PrepaidAmount; CFDI: Total). What the company prepaid is in
+   * `prepaid` and not in the payables
+   */
   amount: number;
   amount_currency: Currency;
-  /** What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when nothing was */
+  /**
+   * What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when
+   * nothing was
+   */
   prepaid: DocumentPrepaid | null;
-  /** The rate the fiscal document states from `amount_currency` to the company's local currency (DIAN `cac:PaymentExchangeRate`, CFDI `TipoCambio`): local amount = amount × rate. Null for a document in the local currency, or when the file states none */
+  /**
+   * The rate the fiscal document states from `amount_currency` to the company's local currency (DIAN
+   * `cac:PaymentExchangeRate`, CFDI `TipoCambio`): local amount = amount × rate. Null for a document in the local
+   * currency, or when the file states none
+   */
   exchange_rate: DocumentExchangeRate | null;
-  /** `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state */
+  /**
+   * `in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow);
+   * POST …/approve makes it `approved` from any state
+   */
   approval_status: ApprovalStatus;
-  /** Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` all prepaid) has no payable and is `paid` once approved */
+  /**
+   * Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid,
+   * `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` all
+   * prepaid) has no payable and is `paid` once approved
+   */
   payment_status: DocumentPaymentStatus;
-  /** Set by POST /documents/{reference}/archive, cleared by …/unarchive: archived documents are listed with `is_archived=true` only */
+  /**
+   * Set by POST /documents/{reference}/archive, cleared by …/unarchive: archived documents are listed with
+   * `is_archived=true` only
+   */
   is_archived: boolean;
   created_at: string;
   updated_at: string;
   issue_date: string | null;
   expiration_date: string | null;
-  /** CUFE (96 hex characters) in Colombia (the CUDS of a documento soporte), fiscal UUID in Mexico; null for an expense recorded without a fiscal document */
+  /**
+   * CUFE (96 hex characters) in Colombia (the CUDS of a documento soporte), fiscal UUID in Mexico; null for an expense
+   * recorded without a fiscal document
+   */
   fiscal_reference: string | null;
   fiscal_metadata: {
     final_notes: string[];
@@ -406,9 +527,17 @@ export interface DocumentListItem {
   tags: string[];
   /** True when the system tag `admitido` is present */
   is_admited: boolean;
-  /** True once the tax authority lists the document as cancelled: a Mexican CFDI whose SAT metadata says `Estatus` 0 (read by the fiscal sync or `ops documents import`). Its open payables are then `canceled`, its pending payments canceled, and a new payment of it is refused (`document_canceled`). Never true for a Colombian document: DIAN cancels nothing, a credit note annuls it */
+  /**
+   * True once the tax authority lists the document as cancelled: a Mexican CFDI whose SAT metadata says `Estatus` 0
+   * (read by the fiscal sync or `ops documents import`). Its open payables are then `canceled`, its pending payments
+   * canceled, and a new payment of it is refused (`document_canceled`). Never true for a Colombian document: DIAN
+   * cancels nothing, a credit note annuls it
+   */
   is_canceled: boolean;
-  /** When the tax authority cancelled the document (SAT's `FechaCancelacion`, Mexico City time); null while it is not cancelled */
+  /**
+   * When the tax authority cancelled the document (SAT's `FechaCancelacion`, Mexico City time); null while it is not
+   * cancelled
+   */
   canceled_at: string | null;
   created_by: {
     source: string;
@@ -505,11 +634,18 @@ export type DocumentPaymentStatus = 'pending' | 'partial' | 'paid';
 export interface DocumentPrepaid {
   /** PrepaidAmount, in amount_currency */
   amount: number;
-  /** How the file's PayableAmount treated it: `payable_net_of_prepaid` when PayableAmount was already the total less the prepaid amount, `payable_includes_prepaid` when it was the total. Either way `amount` is the total and the payables are `amount` less the prepaid amount */
+  /**
+   * How the file's PayableAmount treated it: `payable_net_of_prepaid` when PayableAmount was already the total less the
+   * prepaid amount, `payable_includes_prepaid` when it was the total. Either way `amount` is the total and the payables
+   * are `amount` less the prepaid amount
+   */
   convention: 'payable_net_of_prepaid' | 'payable_includes_prepaid';
 }
 
-/** The documento soporte behind an expense: the company's own DIAN record of a purchase from someone not obliged to invoice (UBL Invoice, InvoiceTypeCode 05) */
+/**
+ * The documento soporte behind an expense: the company's own DIAN record of a purchase from someone not obliged to
+ * invoice (UBL Invoice, InvoiceTypeCode 05)
+ */
 export interface DocumentSupport {
   /** `cbc:IssueDate` of the documento soporte */
   issue_date: string;
@@ -517,7 +653,11 @@ export interface DocumentSupport {
   document_number: string;
   /** The CUDS (`cbc:UUID schemeName="CUDS-SHA384"`), 96 hexadecimal characters; also the `fiscal_reference` */
   cuds: string | null;
-  /** `recomputed`: issued with the DIAN software this service holds the PIN of, and the CUDS equals SHA-384 of its composition (NumDS + FecDS + HorDS + ValDS + 01 + ValImp1 + ValTot + NumSNO + NITABS + PIN + TipoAmbiente); `format`: issued with other software, so only its shape (96 hex) could be checked, as for a CUFE */
+  /**
+   * `recomputed`: issued with the DIAN software this service holds the PIN of, and the CUDS equals SHA-384 of its
+   * composition (NumDS + FecDS + HorDS + ValDS + 01 + ValImp1 + ValTot + NumSNO + NITABS + PIN + TipoAmbiente);
+   * `format`: issued with other software, so only its shape (96 hex) could be checked, as for a CUFE
+   */
   cuds_check: 'recomputed' | 'format' | null;
   /** The seller not obliged to invoice (NumSNO): the beneficiary of the expense */
   seller: {
@@ -531,7 +671,10 @@ export interface DocumentSupport {
     email: string | null;
     address: string | null;
   } | null;
-  /** True when the file put the company in AccountingSupplierParty and the seller in AccountingCustomerParty, the other way round from DIAN's annex; the seller is the beneficiary either way */
+  /**
+   * True when the file put the company in AccountingSupplierParty and the seller in AccountingCustomerParty, the other
+   * way round from DIAN's annex; the seller is the beneficiary either way
+   */
   parties_reversed: boolean;
   /** The DIAN numbering resolution the document states (`sts:InvoiceControl`); null when it states none */
   resolution: {
@@ -547,7 +690,12 @@ export interface DocumentSupport {
   environment: 'production' | 'test' | null;
 }
 
-/** `expense`: a cost that is not a supplier's invoice. In Colombia, a purchase from a seller not obliged to invoice, backed by the company's own DIAN documento soporte (imported like an invoice); in both countries, a reimbursable or non-invoiced cost an operator or integrator records with its receipt (POST /documents). It is approved and paid like an invoice */
+/**
+ * `expense`: a cost that is not a supplier's invoice. In Colombia, a purchase from a seller not obliged to invoice,
+ * backed by the company's own DIAN documento soporte (imported like an invoice); in both countries, a reimbursable or
+ * non-invoiced cost an operator or integrator records with its receipt (POST /documents). It is approved and paid like
+ * an invoice
+ */
 export type DocumentType = 'invoice' | 'debit_note' | 'credit_note' | 'expense';
 
 export interface ErpBookAccount {
@@ -663,9 +811,15 @@ export interface ErpDocumentData {
   observation: string | null;
   /** The document's currency (amount_currency): every amount not named `local_*` is in it */
   currency: Currency;
-  /** The document's rate to the local currency, which the `local_*` amounts were converted at; null for a document in the local currency, or in another one that states no rate */
+  /**
+   * The document's rate to the local currency, which the `local_*` amounts were converted at; null for a document in
+   * the local currency, or in another one that states no rate
+   */
   exchange_rate: DocumentExchangeRate | null;
-  /** Lines of goods or services (with a product or a quantity); tax and withholding lines are only in erp_journal_entry_lines */
+  /**
+   * Lines of goods or services (with a product or a quantity); tax and withholding lines are only in
+   * erp_journal_entry_lines
+   */
   items: {
     description: string | null;
     product_id: string | null;
@@ -694,7 +848,10 @@ export interface ErpDocumentData {
   };
   payment_lines: {
     amount: number;
-    /** `amount` in the local currency: converted like the lines (a payment line is a credit), the same as `amount` for a document in the local currency, null without a rate */
+    /**
+     * `amount` in the local currency: converted like the lines (a payment line is a credit), the same as `amount` for a
+     * document in the local currency, null without a rate
+     */
     local_amount: number | null;
     due_date: string;
     book_account_id: string;
@@ -715,9 +872,19 @@ export interface ErpDocumentData {
     description: string | null;
     debit_cents: string | null;
     credit_cents: string | null;
-    /** `debit_cents` in the company's local currency (COP, MXN), in cents: converted at `exchange_rate`, rounded half up, the rounding difference going to the largest line of the side that falls short, so that local debits and credits balance when the voucher does. Equal to `debit_cents` for a document in the local currency; null when `debit_cents` is, or when a document in another currency states no rate */
+    /**
+     * `debit_cents` in the company's local currency (COP, MXN), in cents: converted at `exchange_rate`, rounded half
+     * up, the rounding difference going to the largest line of the side that falls short, so that local debits and
+     * credits balance when the voucher does. Equal to `debit_cents` for a document in the local currency; null when
+     * `debit_cents` is, or when a document in another currency states no rate
+     */
     local_debit_cents: string | null;
-    /** `credit_cents` in the company's local currency (COP, MXN), in cents: converted at `exchange_rate`, rounded half up, the rounding difference going to the largest line of the side that falls short, so that local debits and credits balance when the voucher does. Equal to `credit_cents` for a document in the local currency; null when `credit_cents` is, or when a document in another currency states no rate */
+    /**
+     * `credit_cents` in the company's local currency (COP, MXN), in cents: converted at `exchange_rate`, rounded half
+     * up, the rounding difference going to the largest line of the side that falls short, so that local debits and
+     * credits balance when the voucher does. Equal to `credit_cents` for a document in the local currency; null when
+     * `credit_cents` is, or when a document in another currency states no rate
+     */
     local_credit_cents: string | null;
     quantity: number | null;
     book_account_id: string;
@@ -918,7 +1085,10 @@ export interface ErpSyncItemError {
   index: number;
   /** The external_id as sent, when there was one */
   external_id: string | null;
-  /** A stable code when the record is refused for what it references rather than for its own fields: `unknown_vendor` (a purchase order whose vendor is not synced) */
+  /**
+   * A stable code when the record is refused for what it references rather than for its own fields: `unknown_vendor` (a
+   * purchase order whose vendor is not synced)
+   */
   code?: string;
   /** Field path mapped to its messages */
   errors: Record<string, string[]>;
@@ -1013,7 +1183,10 @@ export interface ErpVendorRecord {
   email?: string | null;
   /** external_id of the payment term */
   payment_term_external_id?: string | null;
-  /** external_id of the book account the vendor's purchases go to when nothing more specific names one (the vendor's default account) */
+  /**
+   * external_id of the book account the vendor's purchases go to when nothing more specific names one (the vendor's
+   * default account)
+   */
   book_account_external_id?: string | null;
   /** Inactive records stay for history but are not offered */
   is_active?: boolean;
@@ -1058,12 +1231,20 @@ export type FiscalSyncStatus = {
   country: 'MEX';
   /** Of the latest extraction; `not_started` when there is none */
   status: 'not_started' | 'pending' | 'waiting' | 'running' | 'finished' | 'failed';
-  /** Download of the packages once SAT finished; null before. `finished` once every package was taken or refused (`ops fiscal intake`), and when the sync failed during the download */
+  /**
+   * Download of the packages once SAT finished; null before. `finished` once every package was taken or refused (`ops
+   * fiscal intake`), and when the sync failed during the download
+   */
   fetching_status: 'pending' | 'running' | 'finished' | null;
   from: string | null;
   to: string | null;
   extraction_id: string | null;
-  /** Null unless failed: the provider's code (e.g. `invalid_credentials`) or `sat_request_error`, `sat_request_rejected`, `sat_requests_exhausted`, `sat_request_limit_exceeded`, `sat_request_duplicated`, `sat_request_expired`, `sat_request_timeout`, `package_unavailable`. A package too large or unreadable is refused for itself, not the sync */
+  /**
+   * Null unless failed: the provider's code (e.g. `invalid_credentials`) or `sat_request_error`,
+   * `sat_request_rejected`, `sat_requests_exhausted`, `sat_request_limit_exceeded`, `sat_request_duplicated`,
+   * `sat_request_expired`, `sat_request_timeout`, `package_unavailable`. A package too large or unreadable is refused
+   * for itself, not the sync
+   */
   error_code: string | null;
 } | {
   country: 'COL';
@@ -1111,7 +1292,11 @@ export interface LineItem {
 export interface MissingCatalogEntry {
   /** The ERP catalog to sync (POST /erp/book-accounts or /erp/taxes) */
   catalog: 'book_accounts' | 'taxes';
-  /** Book accounts: `expense` (no active debit account to choose from), `supplier_payable` (credit nature, PUC 22 in Colombia, 201 in Mexico), `supplier_advance` (PUC 1330, 120 in Mexico). Taxes: `tax` or `withholding` of the type and rate `description` names, with its book account */
+  /**
+   * Book accounts: `expense` (no active debit account to choose from), `supplier_payable` (credit nature, PUC 22 in
+   * Colombia, 201 in Mexico), `supplier_advance` (PUC 1330, 120 in Mexico). Taxes: `tax` or `withholding` of the type
+   * and rate `description` names, with its book account
+   */
   role: 'expense' | 'supplier_payable' | 'supplier_advance' | 'tax' | 'withholding';
   description: string;
 }
@@ -1133,13 +1318,24 @@ export interface Payable {
   origin: string;
   /** 1-based installment of the document's payment term */
   installment_number: number;
-  /** Always empty in this version: the service holds no catalog of projects, and nothing that creates a payable (an approval, POST /payments) names one */
+  /**
+   * Always empty in this version: the service holds no catalog of projects, and nothing that creates a payable (an
+   * approval, POST /payments) names one
+   */
   projects: Record<string, unknown>[];
-  /** Null until the ERP has registered the document's posted voucher (`document.accounted` answered 200); then the cost center of the voucher's payment line for this installment (`quota_number` = the installment), else the voucher's own `cost_center_external_id`, as `{ external_id, code, name }` (code and name from the ERP's cost-center catalog, null when it does not hold it). Null for manual payables and when the voucher names none */
+  /**
+   * Null until the ERP has registered the document's posted voucher (`document.accounted` answered 200); then the cost
+   * center of the voucher's payment line for this installment (`quota_number` = the installment), else the voucher's
+   * own `cost_center_external_id`, as `{ external_id, code, name }` (code and name from the ERP's cost-center catalog,
+   * null when it does not hold it). Null for manual payables and when the voucher names none
+   */
   cost_center: Record<string, unknown> | null;
 }
 
-/** `pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments); `canceled` stays */
+/**
+ * `pending`, `partial` or `paid` as processed payments cover `amount` (`balance` = amount − processed payments);
+ * `canceled` stays
+ */
 export type PayableStatus = 'pending' | 'partial' | 'paid' | 'canceled';
 
 export type PayableType = 'supplier' | 'payroll' | 'advance';
@@ -1156,12 +1352,21 @@ export interface Payment {
   exchange_currency: Currency | null;
   exchange_rate: number | null;
   status: PaymentStatus;
-  /** The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another */
+  /**
+   * The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an
+   * operator gave another
+   */
   pay_date: string;
   file_path: string | null;
-  /** Always null in this version: the payment gateway reports no receipt of a transfer (only its id, status, failure reason, settlement time and method), so there is no file to link */
+  /**
+   * Always null in this version: the payment gateway reports no receipt of a transfer (only its id, status, failure
+   * reason, settlement time and method), so there is no file to link
+   */
   receipt_file_path: string | null;
-  /** Set by POST /payments/{reference}/archive, cleared by …/unarchive: archived payments are listed with `state=archived` only */
+  /**
+   * Set by POST /payments/{reference}/archive, cleared by …/unarchive: archived payments are listed with
+   * `state=archived` only
+   */
   is_archived: boolean;
   /** The payment batch: reference, name and status only */
   batch: {
@@ -1172,9 +1377,15 @@ export interface Payment {
   } | null;
   /** Tag names, propagated from the payable's document */
   tags: string[];
-  /** Always null in this version: the gateway pays from the account the company set up with it, and the service holds no catalog of the company's own accounts to name one */
+  /**
+   * Always null in this version: the gateway pays from the account the company set up with it, and the service holds no
+   * catalog of the company's own accounts to name one
+   */
   source_of_fund: Record<string, unknown> | null;
-  /** Always null in this version: the service accounts documents (`document.accounted`), not payments; no payment voucher is made or received */
+  /**
+   * Always null in this version: the service accounts documents (`document.accounted`), not payments; no payment
+   * voucher is made or received
+   */
   accounting_receipt: Record<string, unknown> | null;
   paid_at: string | null;
   /** e.g. bank_transfer (through the gateway), cash, card, banking_correspondent */
@@ -1214,12 +1425,25 @@ export interface Payment {
     concept: string | null;
     /** `document` for a document installment, `manual` for a payable created with its payment */
     origin: string;
-    /** Always empty in this version: the service holds no catalog of projects, and nothing that creates a payable (an approval, POST /payments) names one */
+    /**
+     * Always empty in this version: the service holds no catalog of projects, and nothing that creates a payable (an
+     * approval, POST /payments) names one
+     */
     projects: Record<string, unknown>[];
-    /** Null until the ERP has registered the document's posted voucher (`document.accounted` answered 200); then the cost center of the voucher's payment line for this installment (`quota_number` = the installment), else the voucher's own `cost_center_external_id`, as `{ external_id, code, name }` (code and name from the ERP's cost-center catalog, null when it does not hold it). Null for manual payables and when the voucher names none */
+    /**
+     * Null until the ERP has registered the document's posted voucher (`document.accounted` answered 200); then the
+     * cost center of the voucher's payment line for this installment (`quota_number` = the installment), else the
+     * voucher's own `cost_center_external_id`, as `{ external_id, code, name }` (code and name from the ERP's
+     * cost-center catalog, null when it does not hold it). Null for manual payables and when the voucher names none
+     */
     cost_center: Record<string, unknown> | null;
   };
-  /** Where the payment stands with the gateway. While pending: status `scheduled` (with pay_date) or `waiting_for_validated_account` (with the reason, naming each account of the beneficiary and its validation); once handed over: provider, transfer_id, status (`processing`, `settled`, `failed`), failure_reason, submitted_at, settled_at; `canceled` (with canceled_at) when an operator canceled it */
+  /**
+   * Where the payment stands with the gateway. While pending: status `scheduled` (with pay_date) or
+   * `waiting_for_validated_account` (with the reason, naming each account of the beneficiary and its validation); once
+   * handed over: provider, transfer_id, status (`processing`, `settled`, `failed`), failure_reason, submitted_at,
+   * settled_at; `canceled` (with canceled_at) when an operator canceled it
+   */
   payment_gateway: Record<string, unknown> | null;
   /** For a processed payment of an `advance` payable; null otherwise */
   advance_balance: {
@@ -1232,13 +1456,19 @@ export interface Payment {
   } | null;
   /** Always false in this version: see erp_payment_reference */
   has_erp_payment: boolean;
-  /** Always null in this version: no ERP endpoint reports the ERP's record of a payment (PUT /api/v1/erp/advances/{reference} takes an advance's balance only) */
+  /**
+   * Always null in this version: no ERP endpoint reports the ERP's record of a payment (PUT
+   * /api/v1/erp/advances/{reference} takes an advance's balance only)
+   */
   erp_payment_reference: string | null;
   /** The payable comes from a document received from the tax authority */
   is_fiscal_entity: boolean;
   /** Always false in this version: see erp_payable_reference */
   has_erp_payable: boolean;
-  /** Always null in this version: the ERP answers `document.accounted` with its id of the whole voucher, not of each payable; that id is the document's `erp_document.erp_invoice_id` */
+  /**
+   * Always null in this version: the ERP answers `document.accounted` with its id of the whole voucher, not of each
+   * payable; that id is the document's `erp_document.erp_invoice_id`
+   */
   erp_payable_reference: string | null;
   /** Always null in this version: see erp_payable_reference */
   erp_payable: Record<string, unknown> | null;
@@ -1280,12 +1510,21 @@ export interface PaymentListItem {
   exchange_currency: Currency | null;
   exchange_rate: number | null;
   status: PaymentStatus;
-  /** The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an operator gave another */
+  /**
+   * The day it goes to the gateway, in the company's country: the payable's expiration_date unless the request or an
+   * operator gave another
+   */
   pay_date: string;
   file_path: string | null;
-  /** Always null in this version: the payment gateway reports no receipt of a transfer (only its id, status, failure reason, settlement time and method), so there is no file to link */
+  /**
+   * Always null in this version: the payment gateway reports no receipt of a transfer (only its id, status, failure
+   * reason, settlement time and method), so there is no file to link
+   */
   receipt_file_path: string | null;
-  /** Set by POST /payments/{reference}/archive, cleared by …/unarchive: archived payments are listed with `state=archived` only */
+  /**
+   * Set by POST /payments/{reference}/archive, cleared by …/unarchive: archived payments are listed with
+   * `state=archived` only
+   */
   is_archived: boolean;
   /** The payment batch: reference, name and status only */
   batch: {
@@ -1296,9 +1535,15 @@ export interface PaymentListItem {
   } | null;
   /** Tag names, propagated from the payable's document */
   tags: string[];
-  /** Always null in this version: the gateway pays from the account the company set up with it, and the service holds no catalog of the company's own accounts to name one */
+  /**
+   * Always null in this version: the gateway pays from the account the company set up with it, and the service holds no
+   * catalog of the company's own accounts to name one
+   */
   source_of_fund: Record<string, unknown> | null;
-  /** Always null in this version: the service accounts documents (`document.accounted`), not payments; no payment voucher is made or received */
+  /**
+   * Always null in this version: the service accounts documents (`document.accounted`), not payments; no payment
+   * voucher is made or received
+   */
   accounting_receipt: Record<string, unknown> | null;
   paid_at: string | null;
   /** e.g. bank_transfer (through the gateway), cash, card, banking_correspondent */
@@ -1336,7 +1581,10 @@ export interface PaymentListItem {
     concept: string | null;
     /** `document` for a document installment, `manual` for a payable created with its payment */
     origin: string;
-    /** Always empty in this version: the service holds no catalog of projects, and nothing that creates a payable (an approval, POST /payments) names one */
+    /**
+     * Always empty in this version: the service holds no catalog of projects, and nothing that creates a payable (an
+     * approval, POST /payments) names one
+     */
     projects: Record<string, unknown>[];
   };
 }
@@ -1350,7 +1598,10 @@ export interface PaymentRescheduledEvent {
   new_due_date: string;
 }
 
-/** pending (created; waiting for its pay date and a validated bank account), in_process (with the gateway), processed (credited), failed (refused by the gateway, or canceled by an operator with a reason) */
+/**
+ * pending (created; waiting for its pay date and a validated bank account), in_process (with the gateway), processed
+ * (credited), failed (refused by the gateway, or canceled by an operator with a reason)
+ */
 export type PaymentStatus = 'pending' | 'in_process' | 'processed' | 'failed';
 
 /** Why your ERP refused the voucher: shown to the customer, who may retry */
@@ -1375,7 +1626,10 @@ export interface ReimbursedPerson {
   email: string | null;
 }
 
-/** A rate a document in the local currency states besides its amounts (a DIAN COP invoice priced in dollars states `cac:PaymentExchangeRate` COP → USD): kept as information, never used to convert, since the amounts are already local */
+/**
+ * A rate a document in the local currency states besides its amounts (a DIAN COP invoice priced in dollars states
+ * `cac:PaymentExchangeRate` COP → USD): kept as information, never used to convert, since the amounts are already local
+ */
 export interface StatedExchangeRate {
   /** Units of target_currency one unit of source_currency is worth */
   rate: number;
@@ -1410,7 +1664,9 @@ export interface ValidationError {
 export interface VoucherAdvanceCrossing {
   /** In the crossings the service proposes, the advance payment's reference, as `reference` is */
   external_move_line_id: string;
-  /** Always null in the crossings the service proposes: the ERP reports an advance's balance, never its own ids for it */
+  /**
+   * Always null in the crossings the service proposes: the ERP reports an advance's balance, never its own ids for it
+   */
   external_move_id: string | null;
   /** The advance's payment id in the ERP when the ERP reported one, else null */
   external_payment_id: string | null;
@@ -1440,7 +1696,12 @@ export interface VoucherJournalEntry {
   erp_journal_entry_taxes: Record<string, unknown>[];
   /** The document's currency, which the lines' own amounts are in */
   currency: Currency;
-  /** The rate to the local currency as the document shows it; null for a document in the local currency or without a rate. The local amounts are converted at it half up line by line, the rounding difference on the largest line of the side that falls short, so local debits and credits balance whenever the voucher does; they are the line's own amounts for a document in the local currency, and null for one in another currency without a rate */
+  /**
+   * The rate to the local currency as the document shows it; null for a document in the local currency or without a
+   * rate. The local amounts are converted at it half up line by line, the rounding difference on the largest line of
+   * the side that falls short, so local debits and credits balance whenever the voucher does; they are the line's own
+   * amounts for a document in the local currency, and null for one in another currency without a rate
+   */
   exchange_rate: DocumentExchangeRate | null;
 }
 
@@ -1476,7 +1737,10 @@ export interface VoucherLine {
   }[];
   purchase_order_line_external_id: string | null;
   goods_receipt_line_external_id: string | null;
-  /** Why the line is there: for the agent's lines `account_source` (the evidence that names the account), and marks such as `prepaid` or `document_level` */
+  /**
+   * Why the line is there: for the agent's lines `account_source` (the evidence that names the account), and marks such
+   * as `prepaid` or `document_level`
+   */
   metadata: Record<string, unknown>;
   /** debit_cents in the company's local currency (see journal_entry) */
   local_debit_cents: number | null;
@@ -1551,13 +1815,27 @@ export interface WorkflowStep {
     name: string;
     acted: boolean;
   }[];
-  /** Filled only when the company's recommendation agent for this kind of step is on (`ops agents set`), from the decisions people took on the same supplier's documents in the company: its last 100 completed steps of this kind (and, for a classification, of this field_name) within 365 days, and for approvals only those at amounts within 10% in the same currency. Empty with fewer than 5 such decisions. Approval and classification: the value a majority chose; tagging: each tag chosen for more than half of them. When the company lets the agent decide above a score, a step whose best score is above it is completed by the agent as it opens (logged with actor type `agent`) and never shows as pending */
+  /**
+   * Filled only when the company's recommendation agent for this kind of step is on (`ops agents set`), from the
+   * decisions people took on the same supplier's documents in the company: its last 100 completed steps of this kind
+   * (and, for a classification, of this field_name) within 365 days, and for approvals only those at amounts within 10%
+   * in the same currency. Empty with fewer than 5 such decisions. Approval and classification: the value a majority
+   * chose; tagging: each tag chosen for more than half of them. When the company lets the agent decide above a score, a
+   * step whose best score is above it is completed by the agent as it opens (logged with actor type `agent`) and never
+   * shows as pending
+   */
   recommendations: {
     /** One of the decision's option values (for tagging, a tag of the company) */
     value: string;
-    /** How strongly the evidence backs the value, by its score (the lower bound of the 95% Wilson interval of the share of decisions that chose it): `high` at 0.8 or more, `medium` at 0.5 or more, else `low` */
+    /**
+     * How strongly the evidence backs the value, by its score (the lower bound of the 95% Wilson interval of the share
+     * of decisions that chose it): `high` at 0.8 or more, `medium` at 0.5 or more, else `low`
+     */
     confidence_level: 'high' | 'medium' | 'low';
-    /** The counts behind it, for a person, e.g. "approve: 24 approved and 0 rejected for ACME S.A.S. at amounts within 10% of this one" */
+    /**
+     * The counts behind it, for a person, e.g. "approve: 24 approved and 0 rejected for ACME S.A.S. at amounts within
+     * 10% of this one"
+     */
     rationale: string;
   }[];
 }
@@ -1572,13 +1850,19 @@ export interface ListDocuments {
       page?: number;
       /** Items per page (1 to 100) */
       page_size?: number;
-      /** Comma-separated expansions: beneficiaries, payments, payables, document_support, invoice_reception_events, payment_receipt_complements, expenses, logs, erp_document, accounting, notes */
+      /**
+       * Comma-separated expansions: beneficiaries, payments, payables, document_support, invoice_reception_events,
+       * payment_receipt_complements, expenses, logs, erp_document, accounting, notes
+       */
       fields?: string;
       /** true: only documents with the tag admitido; false: only without */
       is_admited?: 'true' | 'false';
       /** true: only documents cancelled before the tax authority; false: excludes them */
       is_canceled?: 'true' | 'false';
-      /** Default false: archived documents are left out. true: only archived documents (POST /documents/{reference}/archive). A document is always read by its reference, archived or not */
+      /**
+       * Default false: archived documents are left out. true: only archived documents (POST
+       * /documents/{reference}/archive). A document is always read by its reference, archived or not
+       */
       is_archived?: 'true' | 'false';
       /** Tag ids or names, comma-separated; a document matches when it has any of them */
       tags?: string;
@@ -1615,9 +1899,15 @@ export interface ListDocuments {
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
     403: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -1630,9 +1920,15 @@ export interface CreateExpense {
   } & JsonOrForm<{
     /** The document type; `expense`, the only one an integrator creates (absent: `expense`) */
     type?: 'expense';
-    /** An existing beneficiary of the company, who is paid (`404 beneficiary_not_found` otherwise). Give it, reimbursed_person, or both */
+    /**
+     * An existing beneficiary of the company, who is paid (`404 beneficiary_not_found` otherwise). Give it,
+     * reimbursed_person, or both
+     */
     beneficiary_reference?: string;
-    /** Who paid the cost out of pocket and is paid back. Without beneficiary_reference, the beneficiary paid: the one with this identifier type and number, or, when the company has none, a new beneficiary of type `employee` */
+    /**
+     * Who paid the cost out of pocket and is paid back. Without beneficiary_reference, the beneficiary paid: the one
+     * with this identifier type and number, or, when the company has none, a new beneficiary of type `employee`
+     */
     reimbursed_person?: {
       name: string;
       /** CC, CE, NIT, PA, RFC, CURP...; compared without case */
@@ -1645,7 +1941,10 @@ export interface CreateExpense {
     amount_currency: Currency;
     /** The expense's date, YYYY-MM-DD in the company's country */
     issue_date: string;
-    /** When it is to be paid back (the payable's expiration_date); absent: the beneficiary's payment term from issue_date, or issue_date */
+    /**
+     * When it is to be paid back (the payable's expiration_date); absent: the beneficiary's payment term from
+     * issue_date, or issue_date
+     */
     due_date?: string;
     /** The day the cost was incurred; absent: issue_date */
     spent_on?: string;
@@ -1655,17 +1954,27 @@ export interface CreateExpense {
     /** The cost center it is charged to: an ERP cost center's external_id, or free text */
     cost_center?: string;
     description?: string;
-    /** A link to the receipt at a public address (IPv4 or IPv6), or in a network the operator allows: private, loopback, link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming the rule. Kept as given, never fetched. To upload the file instead, send multipart/form-data */
+    /**
+     * A link to the receipt at a public address (IPv4 or IPv6), or in a network the operator allows: private, loopback,
+     * link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming the rule.
+     * Kept as given, never fetched. To upload the file instead, send multipart/form-data
+     */
     receipt_url?: string;
     /** Absent: the URL's last path segment */
     receipt_file_name?: string;
-    /** A company member recording it through the integration: the `document.created` log names them (actor `user`); absent, the API key */
+    /**
+     * A company member recording it through the integration: the `document.created` log names them (actor `user`);
+     * absent, the API key
+     */
     acting_user_email?: string;
   }, {}>;
   responses: {
     /** Created: the expense as GET /documents/{reference} shows it */
     201: Document;
-    /** `VALIDATION_ERROR`: the request is not valid; `acting_user_not_found_in_company`: acting_user_email is not a member */
+    /**
+     * `VALIDATION_ERROR`: the request is not valid; `acting_user_not_found_in_company`: acting_user_email is not a
+     * member of the company
+     */
     400: ValidationError | FlatError;
     /** `unauthorized`: missing or invalid API key */
     401: FlatError;
@@ -1675,11 +1984,20 @@ export interface CreateExpense {
     404: FlatError;
     /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
     409: FlatError;
-    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the beneficiary paid has been deleted */
+    /**
+     * `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the
+     * beneficiary was deleted
+     */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -1703,9 +2021,15 @@ export interface GetDocument {
     403: FlatError;
     /** `document_not_found`: no document of the company has this reference */
     404: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -1739,9 +2063,15 @@ export interface ApproveDocument {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -1771,9 +2101,15 @@ export interface AcknowledgeDocument {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -1809,9 +2145,15 @@ export interface TagDocument {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -1827,7 +2169,11 @@ export interface AddDocumentNote {
     idempotencyKey?: string;
   } & JsonOrForm<{
     comment?: string;
-    /** A pdf, jpg, jpeg or png at a public address (IPv4 or IPv6), or in a network the operator allows: private, loopback, link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming the rule. Stored as given, never fetched */
+    /**
+     * A pdf, jpg, jpeg or png at a public address (IPv4 or IPv6), or in a network the operator allows: private,
+     * loopback, link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming
+     * the rule. Stored as given, never fetched
+     */
     file_path?: string;
     file_name?: string;
   }, {}>;
@@ -1846,9 +2192,15 @@ export interface AddDocumentNote {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -1878,9 +2230,15 @@ export interface ArchiveDocument {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -1910,9 +2268,15 @@ export interface UnarchiveDocument {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -1938,13 +2302,28 @@ export interface RetryDocumentAccounting {
     403: FlatError;
     /** `document_not_found`: no document of the company has this reference */
     404: FlatError;
-    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running; `not_accounted`: the document has no posted voucher to hand over; `already_registered`: the ERP has already registered the voucher; `registration_in_progress`: the voucher is being handed over right now; `awaiting_catalog`: the ERP catalog still lacks a book account the voucher needs (`accounting.missing_catalog_entries`); it is handed over once the ERP syncs it; `no_receiver`: no webhook subscription of the company receives document.accounted */
+    /**
+     * `idempotency_key_in_progress`: a request with this Idempotency-Key is still running; `not_accounted`: the
+     * document has no posted voucher to hand over; `already_registered`: the ERP has already registered the voucher;
+     * `registration_in_progress`: the voucher is being handed over right now; `awaiting_catalog`: the ERP catalog still
+     * lacks a book account the voucher needs (`accounting.missing_catalog_entries`); it is handed over once the ERP
+     * syncs it; `awaiting_classification`: the voucher waits for a person to decide the open step of the document;
+     * `awaiting_order_review`: the voucher waits for a person to review the purchase order in the open step of the
+     * document; `voucher_held`: the voucher is held; the message says why; `no_receiver`: no webhook subscription of
+     * the company receives document.accounted
+     */
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -1968,13 +2347,22 @@ export interface GetCurrentWorkflowStep {
     400: ValidationError;
     /** `unauthorized`: missing or invalid API key */
     401: FlatError;
-    /** `insufficient_scope`: a scoped key (no scope covers this endpoint); `feature_not_enabled`: the workflow_api feature is not enabled for the company */
+    /**
+     * `insufficient_scope`: a scoped key (no scope covers this endpoint); `feature_not_enabled`: the workflow_api
+     * feature is not enabled for the company
+     */
     403: FlatError | StepError;
     /** `document_not_found`: no document of the company has this reference */
     404: StepError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2001,21 +2389,40 @@ export interface CompleteWorkflowStep {
     200: {
       step: CompletedWorkflowStep | WorkflowStep;
     };
-    /** `VALIDATION_ERROR`: the request is not valid; `acting_user_not_found_in_company`: acting_user_email is not a member of the company */
+    /**
+     * `VALIDATION_ERROR`: the request is not valid; `acting_user_not_found_in_company`: acting_user_email is not a
+     * member of the company
+     */
     400: ValidationError | StepError;
     /** `unauthorized`: missing or invalid API key */
     401: FlatError;
-    /** `insufficient_scope`: a scoped key (no scope covers this endpoint); `feature_not_enabled`: the workflow_api feature is not enabled for the company; `not_assigned`: the acting user is not an assignee of the step */
+    /**
+     * `insufficient_scope`: a scoped key (no scope covers this endpoint); `feature_not_enabled`: the workflow_api
+     * feature is not enabled for the company; `not_assigned`: the acting user is not an assignee of the step
+     */
     403: FlatError | StepError;
     /** `step_not_found`: no step of the company has this reference */
     404: StepError;
-    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running; `step_not_pending`: the step is already resolved (or the user already acted): do not retry, query the current step again */
+    /**
+     * `idempotency_key_in_progress`: a request with this Idempotency-Key is still running; `step_not_pending`: the step
+     * is already resolved (or the user already acted): do not retry, query the current step again
+     */
     409: FlatError | StepError;
-    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `invalid_decision`: a value the step does not offer; in unrestricted tagging, a tag the company does not have; `unsupported_step`: the step is not decided through this API (actionable false) */
+    /**
+     * `idempotency_key_reused`: this Idempotency-Key was used with another request; `invalid_decision`: a value the
+     * step does not offer; in unrestricted tagging, a tag the company does not have; `unsupported_step`: the step is
+     * not decided through this API (actionable false)
+     */
     422: FlatError | StepError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2030,9 +2437,15 @@ export interface ListBanks {
     401: FlatError;
     /** `insufficient_scope`: a scoped key without `beneficiaries:read` */
     403: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2056,9 +2469,15 @@ export interface GetBank {
     403: FlatError;
     /** `bank_not_found`: no bank with this reference in the company country */
     404: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2069,9 +2488,15 @@ export interface SendReceptionEvent {
     body: {
       /** CUFE of the invoice (96 hexadecimal characters) */
       document_fiscal_reference: string;
-      /** 030 acknowledgement of receipt, 031 claim, 032 receipt of goods or service, 033 express acceptance, 034 tacit acceptance */
+      /**
+       * 030 acknowledgement of receipt, 031 claim, 032 receipt of goods or service, 033 express acceptance, 034 tacit
+       * acceptance
+       */
       event_type: '030' | '031' | '032' | '033' | '034';
-      /** Claim concept, required with 031: 01 document with inconsistencies, 02 goods not delivered in full, 03 goods partially not delivered, 04 service not rendered */
+      /**
+       * Claim concept, required with 031: 01 document with inconsistencies, 02 goods not delivered in full, 03 goods
+       * partially not delivered, 04 service not rendered
+       */
       response_code_list_id?: '01' | '02' | '03' | '04' | null;
       /** What is claimed, required with 031 */
       description_claim?: string | null;
@@ -2091,15 +2516,28 @@ export interface SendReceptionEvent {
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
     403: FlatError;
-    /** `document_not_found`: no document of the company has this CUFE (in a batch: none of them matches one; they are listed in `documents_fiscal_reference`, and nothing is queued) */
+    /**
+     * `document_not_found`: no document of the company has this CUFE (in a batch: none of them matches one; they are
+     * listed in `documents_fiscal_reference`, and nothing is queued)
+     */
     404: FlatError;
     /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
     409: FlatError;
-    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `reception_events_not_supported_for_country`: the company is not Colombian: RADIAN reception events exist only in Colombia */
+    /**
+     * `idempotency_key_reused`: this Idempotency-Key was used with another request;
+     * `reception_events_not_supported_for_country`: the company is not Colombian: RADIAN reception events exist only in
+     * Colombia
+     */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2110,7 +2548,10 @@ export interface SendReceptionEventsBatch {
     body: {
       /** 1 to 200 CUFEs; repeated ones count once */
       documents_fiscal_reference: string[];
-      /** 030, 032, 033 and/or 034; 031 (claim) is refused with 422 claim_not_allowed_in_batch, since a claim needs its own concept and text */
+      /**
+       * 030, 032, 033 and/or 034; 031 (claim) is refused with 422 claim_not_allowed_in_batch, since a claim needs its
+       * own concept and text
+       */
       events_type: ('030' | '032' | '033' | '034')[];
     };
     /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
@@ -2131,15 +2572,29 @@ export interface SendReceptionEventsBatch {
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
     403: FlatError;
-    /** `document_not_found`: no document of the company has this CUFE (in a batch: none of them matches one; they are listed in `documents_fiscal_reference`, and nothing is queued) */
+    /**
+     * `document_not_found`: no document of the company has this CUFE (in a batch: none of them matches one; they are
+     * listed in `documents_fiscal_reference`, and nothing is queued)
+     */
     404: FlatError;
     /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
     409: FlatError;
-    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `claim_not_allowed_in_batch`: event 031 (claim) in a batch: send it through POST /events/single with its concept and description; `reception_events_not_supported_for_country`: the company is not Colombian: RADIAN reception events exist only in Colombia */
+    /**
+     * `idempotency_key_reused`: this Idempotency-Key was used with another request; `claim_not_allowed_in_batch`: event
+     * 031 (claim) in a batch: send it through POST /events/single with its concept and description;
+     * `reception_events_not_supported_for_country`: the company is not Colombian: RADIAN reception events exist only in
+     * Colombia
+     */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2152,7 +2607,10 @@ export interface ListPayments {
       page?: number;
       /** Items per page (1 to 100) */
       page_size?: number;
-      /** Text in the beneficiary's name or identifier, the payable's concept or the document number (at most 50 characters) */
+      /**
+       * Text in the beneficiary's name or identifier, the payable's concept or the document number (at most 50
+       * characters)
+       */
       search?: string;
       /** Beneficiary references (UUIDs), comma-separated: any of them */
       beneficiary_reference?: string;
@@ -2162,7 +2620,10 @@ export interface ListPayments {
       batch_reference?: string;
       /** UUID reference */
       payable_reference?: string;
-      /** `active` (default): payments not archived; `archived`: only those archived with POST /payments/{reference}/archive, whatever the status filter */
+      /**
+       * `active` (default): payments not archived; `archived`: only those archived with POST
+       * /payments/{reference}/archive, whatever the status filter
+       */
       state?: 'active' | 'archived';
       /** Comma-separated statuses */
       status?: string;
@@ -2192,9 +2653,15 @@ export interface ListPayments {
     401: FlatError;
     /** `insufficient_scope`: a scoped key without `payments:read` */
     403: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2205,7 +2672,10 @@ export interface CreatePayment {
     body: {
       /** Required for a manual payment; with payable_reference, optional and must be its beneficiary */
       beneficiary_reference?: string;
-      /** An existing payable to pay (a document's installment, see the document's `payables`); absent for a manual payment */
+      /**
+       * An existing payable to pay (a document's installment, see the document's `payables`); absent for a manual
+       * payment
+       */
       payable_reference?: string;
       /** At least 1, at most 2 decimals; with payable_reference, at most what the payable has left */
       amount: number | string;
@@ -2226,7 +2696,10 @@ export interface CreatePayment {
         /** Default `supplier`; `advance` for a payment ahead of any document. Payments to employees are payroll */
         type?: 'supplier' | 'advance';
       };
-      /** The day the payment goes to the gateway, YYYY-MM-DD in the company's country. Absent: the payable's expiration_date (today when it has none); today or earlier: at once */
+      /**
+       * The day the payment goes to the gateway, YYYY-MM-DD in the company's country. Absent: the payable's
+       * expiration_date (today when it has none); today or earlier: at once
+       */
       pay_date?: string;
     };
     /** Replays the first answer to this key (same body, or for a form the same fields and files) for 24 hours. */
@@ -2241,15 +2714,32 @@ export interface CreatePayment {
     401: FlatError;
     /** `insufficient_scope`: a scoped key without `payments:write` */
     403: FlatError;
-    /** `beneficiary_not_found`: no beneficiary of the company has beneficiary_reference; `payable_not_found`: no payable of the company has payable_reference */
+    /**
+     * `beneficiary_not_found`: no beneficiary of the company has beneficiary_reference; `payable_not_found`: no payable
+     * of the company has payable_reference
+     */
     404: FlatError;
     /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
     409: FlatError;
-    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the beneficiary has been deleted; `beneficiary_mismatch`: beneficiary_reference is not the payable's beneficiary; `currency_mismatch`: amount_currency is not the payable's currency; `payable_not_payable`: the payable is already paid or canceled; `amount_exceeds_balance`: the amount is more than the payable has left once processed and under-way payments are counted; `invalid_payable_type`: an advance to an employee (payments to employees are payroll); `document_canceled`: the payable's document was cancelled before the tax authority (SAT): it is not paid */
+    /**
+     * `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the
+     * beneficiary has been deleted; `beneficiary_mismatch`: beneficiary_reference is not the payable's beneficiary;
+     * `currency_mismatch`: amount_currency is not the payable's currency; `payable_not_payable`: the payable is already
+     * paid or canceled; `amount_exceeds_balance`: the amount is more than the payable has left once processed and
+     * under-way payments are counted; `invalid_payable_type`: an advance to an employee (payments to employees are
+     * payroll); `document_canceled`: the payable's document was cancelled before the tax authority (SAT): it is not
+     * paid
+     */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2273,9 +2763,15 @@ export interface GetPayment {
     403: FlatError;
     /** `payment_not_found`: no payment of the company has this reference */
     404: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2305,9 +2801,15 @@ export interface ArchivePayment {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2337,9 +2839,15 @@ export interface UnarchivePayment {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2365,9 +2873,15 @@ export interface ListBeneficiaries {
     401: FlatError;
     /** `insufficient_scope`: a scoped key without `beneficiaries:read` */
     403: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2379,9 +2893,15 @@ export interface CreateBeneficiary {
       name: string;
       /** `supplier` (absent: supplier) or `employee` (paid through payroll payables) */
       type?: BeneficiaryType;
-      /** Compared without case. Colombia: NIT, CC, CE, TI, RC, NUIP, TE, PA, PEP, PPT, FOREIGN_ID, NIT_EXT; Mexico: RFC */
+      /**
+       * Compared without case. Colombia: NIT, CC, CE, TI, RC, NUIP, TE, PA, PEP, PPT, FOREIGN_ID, NIT_EXT; Mexico: RFC
+       */
       identifier_type: string;
-      /** Dots, spaces and hyphens are dropped. A NIT is digits, its check digit optionally after a hyphen (`900123456-8`), checked and not kept; an RFC has 12 (a company) or 13 (a person) characters with a real date; CC, TI, RC and NUIP are digits; other documents letters and digits */
+      /**
+       * Dots, spaces and hyphens are dropped. A NIT is digits, its check digit optionally after a hyphen
+       * (`900123456-8`), checked and not kept; an RFC has 12 (a company) or 13 (a person) characters with a real date;
+       * CC, TI, RC and NUIP are digits; other documents letters and digits
+       */
       identifier_number: string;
       email?: string | null;
       phone_number?: string | null;
@@ -2406,13 +2926,28 @@ export interface CreateBeneficiary {
     401: FlatError;
     /** `insufficient_scope`: a scoped key without `beneficiaries:write` */
     403: FlatError;
-    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running; `beneficiary_exists`: the company already has a beneficiary with this identifier type and number; `reference` (in the body) is that beneficiary */
+    /**
+     * `idempotency_key_in_progress`: a request with this Idempotency-Key is still running; `beneficiary_exists`: the
+     * company already has a beneficiary with this identifier type and number; `reference` (in the body) is that
+     * beneficiary
+     */
     409: FlatError;
-    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the beneficiary was deleted; `reference` (in the body) is that beneficiary; `invalid_identifier`: the identifier is not one of its type, or its type is not one of the company's country; `field` (in the body) is `identifier_type` or `identifier_number` */
+    /**
+     * `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the
+     * beneficiary was deleted; `reference` (in the body) is that beneficiary; `invalid_identifier`: the identifier is
+     * not one of its type, or its type is not one of the company's country; `field` (in the body) is `identifier_type`
+     * or `identifier_number`
+     */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2436,9 +2971,15 @@ export interface GetBeneficiary {
     403: FlatError;
     /** `beneficiary_not_found`: no beneficiary of the company has this reference */
     404: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2453,7 +2994,10 @@ export interface CreateBeneficiaryBankAccount {
     body: {
       /** A bank of the company's country (GET /banks) */
       bank_reference: string;
-      /** Colombia: 6 to 20 digits (Nequi and Daviplata: the 10-digit mobile number); Mexico: an 18-digit CLABE of the chosen bank. Spaces and hyphens are ignored */
+      /**
+       * Colombia: 6 to 20 digits (Nequi and Daviplata: the 10-digit mobile number); Mexico: an 18-digit CLABE of the
+       * chosen bank. Spaces and hyphens are ignored
+       */
       account_number: string;
       account_type: AccountType;
       /** The holder's name; the beneficiary's name when not given */
@@ -2477,18 +3021,33 @@ export interface CreateBeneficiaryBankAccount {
     403: FlatError;
     /** `beneficiary_not_found`: no beneficiary of the company has this reference */
     404: FlatError;
-    /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running; `bank_account_exists`: the beneficiary already has another account with this bank and number; `reference` (in the body) is that account */
+    /**
+     * `idempotency_key_in_progress`: a request with this Idempotency-Key is still running; `bank_account_exists`: the
+     * beneficiary already has another account with this bank and number; `reference` (in the body) is that account
+     */
     409: FlatError;
-    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the beneficiary was deleted; `bank_of_another_country`: the bank is a bank of another country than the company's */
+    /**
+     * `idempotency_key_reused`: this Idempotency-Key was used with another request; `beneficiary_deleted`: the
+     * beneficiary was deleted; `bank_of_another_country`: the bank is a bank of another country than the company's
+     */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
 
-/** `PUT /public/api/v1/beneficiaries/{reference}/bank-accounts/{bank_account_reference}`: Change a beneficiary's bank account */
+/**
+ * `PUT /public/api/v1/beneficiaries/{reference}/bank-accounts/{bank_account_reference}`: Change a beneficiary's bank
+ * account
+ */
 export interface UpdateBeneficiaryBankAccount {
   request: {
     params: {
@@ -2500,7 +3059,10 @@ export interface UpdateBeneficiaryBankAccount {
     body: {
       /** A bank of the company's country (GET /banks) */
       bank_reference?: string;
-      /** Colombia: 6 to 20 digits (Nequi and Daviplata: the 10-digit mobile number); Mexico: an 18-digit CLABE of the chosen bank. Spaces and hyphens are ignored */
+      /**
+       * Colombia: 6 to 20 digits (Nequi and Daviplata: the 10-digit mobile number); Mexico: an 18-digit CLABE of the
+       * chosen bank. Spaces and hyphens are ignored
+       */
       account_number?: string;
       account_type?: AccountType;
       account_recipient_name?: string;
@@ -2517,13 +3079,25 @@ export interface UpdateBeneficiaryBankAccount {
     401: FlatError;
     /** `insufficient_scope`: a scoped key without `beneficiaries:write` */
     403: FlatError;
-    /** `beneficiary_not_found`: no beneficiary of the company has this reference; `bank_account_not_found`: the beneficiary has no bank account with this reference (accounts are added with POST bank-accounts) */
+    /**
+     * `beneficiary_not_found`: no beneficiary of the company has this reference; `bank_account_not_found`: the
+     * beneficiary has no bank account with this reference (accounts are added with POST bank-accounts)
+     */
     404: FlatError;
-    /** `bank_account_exists`: the beneficiary already has another account with this bank and number */
+    /**
+     * `bank_account_exists`: the beneficiary already has another account with this bank and number; `reference` (in the
+     * body) is that account
+     */
     409: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2541,17 +3115,38 @@ export interface StartFiscalSync {
     400: ValidationError;
     /** `unauthorized`: missing or invalid API key */
     401: FlatError;
-    /** `insufficient_scope`: a scoped key (no scope covers this endpoint); `dian_automatic_sync_not_configured`: Colombia: no forwarding of the tax authority's e-mail */
+    /**
+     * `insufficient_scope`: a scoped key (no scope covers this endpoint); `dian_automatic_sync_not_configured`:
+     * Colombia: no forwarding of the tax authority's e-mail
+     */
     403: FlatError;
     /** `idempotency_key_in_progress`: a request with this Idempotency-Key is still running */
     409: FlatError;
-    /** `idempotency_key_reused`: this Idempotency-Key was used with another request; `sat_credentials_not_configured`: Mexico: no CIEC registered for the company RFC; `sat_ciec_pending`: Mexico: the CIEC is still being validated; `sat_ciec_invalid`: Mexico: the CIEC is invalid or was rejected (also when the SAT provider refuses it); `dian_credentials_not_configured`: Colombia: NIT or legal representative missing, or refused by DIAN; `dian_sync_window_empty`: Colombia: the last sync was today, there is no new day to synchronise; `fiscal_sync_not_supported_for_country`: the company country has no fiscal sync; `company_not_found`: the API key's company was removed while the request was under way (afterwards its keys no longer authenticate: 401) */
+    /**
+     * `idempotency_key_reused`: this Idempotency-Key was used with another request; `sat_credentials_not_configured`:
+     * Mexico: no CIEC registered for the company RFC; `sat_ciec_pending`: Mexico: the CIEC is still being validated;
+     * `sat_ciec_invalid`: Mexico: the CIEC is invalid or was rejected (also when the SAT provider refuses it);
+     * `dian_credentials_not_configured`: Colombia: NIT or legal representative missing, or refused by DIAN;
+     * `dian_sync_window_empty`: Colombia: the last sync was today, there is no new day to synchronise;
+     * `fiscal_sync_not_supported_for_country`: the company country has no fiscal sync; `company_not_found`: the API
+     * key's company was removed while the request was under way (afterwards its keys no longer authenticate: 401)
+     */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry; `fiscal_sync_rate_limited`: a sync was already started in the last hour (whatever its outcome); `retry_after_seconds` (and the Retry-After header) say when the next one is allowed */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry; `fiscal_sync_rate_limited`: a sync was already started in the last hour
+     * (whatever its outcome); `retry_after_seconds` (and the Retry-After header) say when the next one is allowed
+     */
     429: FlatError;
-    /** `sat_provider_error`: Mexico: the SAT extraction provider refused to create the extraction for another reason than the CIEC */
+    /**
+     * `sat_provider_error`: Mexico: the SAT extraction provider refused to create the extraction for another reason
+     * than the CIEC
+     */
     502: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2560,7 +3155,10 @@ export interface StartFiscalSync {
 export interface GetFiscalSyncStatus {
   request: {
     query?: {
-      /** The `started_at` answered by POST /fiscal-sync. Colombia: completion is detected among syncs started at or after it (default: the last 2 hours). Mexico: ignored, the latest extraction is reported */
+      /**
+       * The `started_at` answered by POST /fiscal-sync. Colombia: completion is detected among syncs started at or
+       * after it (default: the last 2 hours). Mexico: ignored, the latest extraction is reported
+       */
       started_at?: string;
     };
   };
@@ -2573,11 +3171,20 @@ export interface GetFiscalSyncStatus {
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
     403: FlatError;
-    /** `company_not_found`: the API key's company was removed while the request was under way (afterwards its keys no longer authenticate: 401) */
+    /**
+     * `company_not_found`: the API key's company was removed while the request was under way (afterwards its keys no
+     * longer authenticate: 401)
+     */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2602,9 +3209,15 @@ export interface SyncCostCenters {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2635,9 +3248,15 @@ export interface ListCostCenters {
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
     403: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2662,9 +3281,15 @@ export interface SyncVendors {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2693,9 +3318,15 @@ export interface ListVendors {
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
     403: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2720,9 +3351,15 @@ export interface SyncProducts {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2751,9 +3388,15 @@ export interface ListProducts {
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
     403: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2778,9 +3421,15 @@ export interface SyncTaxes {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2809,9 +3458,15 @@ export interface ListTaxes {
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
     403: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2836,9 +3491,15 @@ export interface SyncBookAccounts {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2869,9 +3530,15 @@ export interface ListBookAccounts {
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
     403: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2896,9 +3563,15 @@ export interface SyncPaymentTerms {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2927,9 +3600,15 @@ export interface ListPaymentTerms {
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
     403: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2954,9 +3633,15 @@ export interface SyncPurchaseOrders {
     409: FlatError;
     /** `idempotency_key_reused`: this Idempotency-Key was used with another request */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -2987,9 +3672,15 @@ export interface ListPurchaseOrders {
     401: FlatError;
     /** `insufficient_scope`: a scoped key (no scope covers this endpoint) */
     403: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -3016,11 +3707,20 @@ export interface UpdateAdvanceBalance {
     404: FlatError;
     /** `advance_not_paid`: the advance is not processed: nothing was paid that could be crossed */
     409: FlatError;
-    /** `not_an_advance`: the payment pays a supplier or payroll payable; `outstanding_out_of_range`: outstanding_amount_cents is above the advance's original amount */
+    /**
+     * `not_an_advance`: the payment pays a supplier or payroll payable; `outstanding_out_of_range`:
+     * outstanding_amount_cents is above the advance's original amount
+     */
     422: FlatError;
-    /** `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and the Retry-After header say when to retry */
+    /**
+     * `rate_limited`: this API key made too many requests (when the operator sets a limit); `retry_after_seconds` and
+     * the Retry-After header say when to retry
+     */
     429: FlatError;
-    /** `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry after the Retry-After header */
+    /**
+     * `service_unavailable`: a dependency (PostgreSQL, Temporal, an outside service) is unreachable for now; retry
+     * after the Retry-After header
+     */
     503: FlatError;
   };
 }
@@ -3126,7 +3826,12 @@ export const operations = {
   createBeneficiary: { method: 'POST', path: '/public/api/v1/beneficiaries', auth: 'api-key', statuses: [201, 400, 401, 403, 409, 422, 429, 503] },
   getBeneficiary: { method: 'GET', path: '/public/api/v1/beneficiaries/{reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 429, 503] },
   createBeneficiaryBankAccount: { method: 'POST', path: '/public/api/v1/beneficiaries/{reference}/bank-accounts', auth: 'api-key', statuses: [201, 400, 401, 403, 404, 409, 422, 429, 503] },
-  updateBeneficiaryBankAccount: { method: 'PUT', path: '/public/api/v1/beneficiaries/{reference}/bank-accounts/{bank_account_reference}', auth: 'api-key', statuses: [200, 400, 401, 403, 404, 409, 429, 503] },
+  updateBeneficiaryBankAccount: {
+    method: 'PUT',
+    path: '/public/api/v1/beneficiaries/{reference}/bank-accounts/{bank_account_reference}',
+    auth: 'api-key',
+    statuses: [200, 400, 401, 403, 404, 409, 429, 503],
+  },
   startFiscalSync: { method: 'POST', path: '/public/api/v1/fiscal-sync', auth: 'api-key', statuses: [202, 400, 401, 403, 409, 422, 429, 502, 503] },
   getFiscalSyncStatus: { method: 'GET', path: '/public/api/v1/fiscal-sync/status', auth: 'api-key', statuses: [200, 400, 401, 403, 422, 429, 503] },
   syncCostCenters: { method: 'POST', path: '/api/v1/erp/cost-centers', auth: 'erp-key', statuses: [200, 400, 401, 403, 409, 422, 429, 503] },

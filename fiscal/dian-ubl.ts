@@ -319,7 +319,8 @@ function readOwnFiscalReference(
       file,
       element.path,
       LEGACY_CUFE_PATTERN.test(value)
-        ? `a ${label} of 40 hexadecimal characters is a SHA-1 ${label} of DIAN's format before 2019, no longer accepted; only DIAN UBL 2.1 documents, whose ${label} is SHA-384 (96 hexadecimal characters), are read`
+        ? `a ${label} of 40 hexadecimal characters is a SHA-1 ${label} of DIAN's format before 2019, no longer accepted; ` +
+            `only DIAN UBL 2.1 documents, whose ${label} is SHA-384 (96 hexadecimal characters), are read`
         : `the ${label} must be 96 hexadecimal characters (SHA-384), found ${value.length} characters`,
     );
   }

@@ -52,7 +52,10 @@ export function isoInZone(instant: Date, timeZone: string): string {
     (Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second) - seconds) / 60_000,
   );
   const sign = offsetMinutes < 0 ? '-' : '+';
-  return `${pad(local.year, 4)}-${pad(local.month)}-${pad(local.day)}T${pad(local.hour)}:${pad(local.minute)}:${pad(local.second)}${sign}${pad(Math.trunc(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}`;
+  const date = `${pad(local.year, 4)}-${pad(local.month)}-${pad(local.day)}`;
+  const time = `${pad(local.hour)}:${pad(local.minute)}:${pad(local.second)}`;
+  const offset = `${sign}${pad(Math.trunc(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}`;
+  return `${date}T${time}${offset}`;
 }
 
 /** `YYYY-MM-DD` plus (or minus) whole days. */

@@ -14,11 +14,17 @@ const REQUIRED: Record<string, { roles: readonly ProcessRole[]; how: string }> =
   },
   WEBHOOK_SECRET_KEY: {
     roles: ['worker'],
-    how: '64 hex characters sealing webhook secrets at rest: make one with `openssl rand -hex 32`, give the same to every worker and to the CLI, and keep it (what it sealed cannot be opened without it)',
+    how: [
+      '64 hex characters sealing webhook secrets at rest:',
+      'make one with `openssl rand -hex 32`, give the same to every worker and to the CLI, and keep it (what it sealed cannot be opened without it)',
+    ].join(' '),
   },
   WORKER_BUILD_ID: {
     roles: ['worker'],
-    how: 'the release this worker runs, e.g. its package version and commit (1.4.0-3f2a9c1): each release is a build of the Worker Deployment, ramped and made current as docs/operations.md says ("Deploying a release")',
+    how: [
+      'the release this worker runs, e.g. its package version and commit (1.4.0-3f2a9c1):',
+      'each release is a build of the Worker Deployment, ramped and made current as docs/operations.md says ("Deploying a release")',
+    ].join(' '),
   },
 };
 

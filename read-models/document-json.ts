@@ -225,7 +225,12 @@ const EXPANDED: Record<Expansion, Record<string, string>> = {
     ),
   },
   erp_document: {
-    erp_document: `(select ${object({ registered: 'x.registered', erp_invoice_id: 'x.erp_invoice_id', invoice_reference: 'x.invoice_reference', data: json('x.data') })} from erp_documents x where x.document_id = d.id and ${owned('x')})`,
+    erp_document: `(select ${object({
+      registered: 'x.registered',
+      erp_invoice_id: 'x.erp_invoice_id',
+      invoice_reference: 'x.invoice_reference',
+      data: json('x.data'),
+    })} from erp_documents x where x.document_id = d.id and ${owned('x')})`,
   },
   accounting: {
     // The posted voucher, else the latest one (cancelled).

@@ -183,7 +183,11 @@ export const DocumentSupportBody = z
       .enum(['recomputed', 'format'])
       .nullable()
       .describe(
-        '`recomputed`: issued with the DIAN software this service holds the PIN of, and the CUDS equals SHA-384 of its composition (NumDS + FecDS + HorDS + ValDS + 01 + ValImp1 + ValTot + NumSNO + NITABS + PIN + TipoAmbiente); `format`: issued with other software, so only its shape (96 hex) could be checked, as for a CUFE',
+        [
+          '`recomputed`: issued with the DIAN software this service holds the PIN of,',
+          'and the CUDS equals SHA-384 of its composition (NumDS + FecDS + HorDS + ValDS + 01 + ValImp1 + ValTot + NumSNO + NITABS + PIN + TipoAmbiente);',
+          '`format`: issued with other software, so only its shape (96 hex) could be checked, as for a CUFE',
+        ].join(' '),
       ),
     seller: z
       .strictObject({
@@ -264,7 +268,11 @@ export const Prepaid = z
     convention: z
       .enum(PREPAID_CONVENTIONS)
       .describe(
-        "How the file's PayableAmount treated it: `payable_net_of_prepaid` when PayableAmount was already the total less the prepaid amount, `payable_includes_prepaid` when it was the total. Either way `amount` is the total and the payables are `amount` less the prepaid amount",
+        [
+          "How the file's PayableAmount treated it:",
+          '`payable_net_of_prepaid` when PayableAmount was already the total less the prepaid amount, `payable_includes_prepaid` when it was the total.',
+          'Either way `amount` is the total and the payables are `amount` less the prepaid amount',
+        ].join(' '),
       ),
   })
   .meta({ id: 'DocumentPrepaid' });
@@ -283,13 +291,21 @@ export const DocumentBase = {
     'What the fiscal document says was paid in advance (DIAN `cac:LegalMonetaryTotal/cbc:PrepaidAmount`); null when nothing was',
   ),
   exchange_rate: DocumentExchangeRate.nullable().describe(
-    "The rate the fiscal document states from `amount_currency` to the company's local currency (DIAN `cac:PaymentExchangeRate`, CFDI `TipoCambio`): local amount = amount × rate. Null for a document in the local currency, or when the file states none",
+    [
+      "The rate the fiscal document states from `amount_currency` to the company's local currency (DIAN `cac:PaymentExchangeRate`, CFDI `TipoCambio`):",
+      'local amount = amount × rate.',
+      'Null for a document in the local currency, or when the file states none',
+    ].join(' '),
   ),
   approval_status: ApprovalStatus.describe(
     '`in_review` while an approval step of the flow is open, then `approved` or `rejected` (a rejection ends the flow); POST …/approve makes it `approved` from any state',
   ),
   payment_status: DocumentPaymentStatus.describe(
-    'Counts processed payments, payable by payable: `paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`. An invoice or debit note with nothing left to pay (`amount` all prepaid) has no payable and is `paid` once approved',
+    [
+      'Counts processed payments, payable by payable:',
+      '`paid` when every payable that is not canceled is fully paid, `partial` when some money was paid, else `pending`.',
+      'An invoice or debit note with nothing left to pay (`amount` all prepaid) has no payable and is `paid` once approved',
+    ].join(' '),
   ),
   is_archived: z
     .boolean()
@@ -321,7 +337,12 @@ export const DocumentBase = {
   is_canceled: z
     .boolean()
     .describe(
-      'True once the tax authority lists the document as cancelled: a Mexican CFDI whose SAT metadata says `Estatus` 0 (read by the fiscal sync or `ops documents import`). Its open payables are then `canceled`, its pending payments canceled, and a new payment of it is refused (`document_canceled`). Never true for a Colombian document: DIAN cancels nothing, a credit note annuls it',
+      [
+        'True once the tax authority lists the document as cancelled:',
+        'a Mexican CFDI whose SAT metadata says `Estatus` 0 (read by the fiscal sync or `ops documents import`).',
+        'Its open payables are then `canceled`, its pending payments canceled, and a new payment of it is refused (`document_canceled`).',
+        'Never true for a Colombian document: DIAN cancels nothing, a credit note annuls it',
+      ].join(' '),
     ),
   canceled_at: DateTime.nullable().describe(
     "When the tax authority cancelled the document (SAT's `FechaCancelacion`, Mexico City time); null while it is not cancelled",
@@ -370,7 +391,10 @@ export const AccountingBody = z
     retry_allowed: z
       .boolean()
       .describe(
-        'True when POST /documents/{reference}/accounting/retry may hand the voucher over again: it is posted and neither registered nor on its way (a receiver of document.accounted must be subscribed)',
+        [
+          'True when POST /documents/{reference}/accounting/retry may hand the voucher over again:',
+          'it is posted and neither registered nor on its way (a receiver of document.accounted must be subscribed)',
+        ].join(' '),
       ),
   })
   .meta({ id: 'DocumentAccounting' });

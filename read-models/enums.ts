@@ -11,8 +11,12 @@ import { RECEPTION_EVENT_STATUSES, RECEPTION_EVENT_TYPES } from '../db/reception
 
 export const DocumentType = z.enum(DOCUMENT_TYPES).meta({
   id: 'DocumentType',
-  description:
-    "`expense`: a cost that is not a supplier's invoice. In Colombia, a purchase from a seller not obliged to invoice, backed by the company's own DIAN documento soporte (imported like an invoice); in both countries, a reimbursable or non-invoiced cost an operator or integrator records with its receipt (POST /documents). It is approved and paid like an invoice",
+  description: [
+    "`expense`: a cost that is not a supplier's invoice.",
+    "In Colombia, a purchase from a seller not obliged to invoice, backed by the company's own DIAN documento soporte (imported like an invoice);",
+    'in both countries, a reimbursable or non-invoiced cost an operator or integrator records with its receipt (POST /documents).',
+    'It is approved and paid like an invoice',
+  ].join(' '),
 });
 export const ApprovalStatus = z.enum(APPROVAL_STATUSES).meta({ id: 'ApprovalStatus' });
 export const DocumentPaymentStatus = z.enum(DOCUMENT_PAYMENT_STATUSES).meta({
@@ -21,8 +25,10 @@ export const DocumentPaymentStatus = z.enum(DOCUMENT_PAYMENT_STATUSES).meta({
 });
 export const PaymentStatus = z.enum(PAYMENT_STATUSES).meta({
   id: 'PaymentStatus',
-  description:
-    'pending (created; waiting for its pay date and a validated bank account), in_process (with the gateway), processed (credited), failed (refused by the gateway, or canceled by an operator with a reason)',
+  description: [
+    'pending (created; waiting for its pay date and a validated bank account), in_process (with the gateway),',
+    'processed (credited), failed (refused by the gateway, or canceled by an operator with a reason)',
+  ].join(' '),
 });
 export const PayableType = z.enum(PAYABLE_TYPES).meta({ id: 'PayableType' });
 export const PayableStatus = z.enum(PAYABLE_STATUSES).meta({

@@ -53,7 +53,10 @@ const Item = z.strictObject({
 });
 
 const LOCAL_CENTS = (field: string) =>
-  `\`${field}\` in the company's local currency (COP, MXN), in cents: converted at \`exchange_rate\`, rounded half up, the rounding difference going to the largest line of the side that falls short, so that local debits and credits balance when the voucher does. Equal to \`${field}\` for a document in the local currency; null when \`${field}\` is, or when a document in another currency states no rate`;
+  `\`${field}\` in the company's local currency (COP, MXN), in cents: ` +
+  `converted at \`exchange_rate\`, rounded half up, the rounding difference going to the largest line of the side that falls short, ` +
+  `so that local debits and credits balance when the voucher does. ` +
+  `Equal to \`${field}\` for a document in the local currency; null when \`${field}\` is, or when a document in another currency states no rate`;
 
 const JournalEntryLine = z.strictObject({
   source: z.enum(['document', 'agent', 'front', 'purchase_order', 'goods_receipt', 'payable_line']),

@@ -24,6 +24,8 @@ export const StatedExchangeRate = z
   })
   .meta({
     id: 'StatedExchangeRate',
-    description:
-      'A rate a document in the local currency states besides its amounts (a DIAN COP invoice priced in dollars states `cac:PaymentExchangeRate` COP → USD): kept as information, never used to convert, since the amounts are already local',
+    description: [
+      'A rate a document in the local currency states besides its amounts (a DIAN COP invoice priced in dollars states `cac:PaymentExchangeRate` COP → USD):',
+      'kept as information, never used to convert, since the amounts are already local',
+    ].join(' '),
   });

@@ -128,7 +128,13 @@ export const PaymentDetail = z
       cost_center: Details.nullable().describe(COST_CENTER),
     }),
     payment_gateway: Details.nullable().describe(
-      'Where the payment stands with the gateway. While pending: status `scheduled` (with pay_date) or `waiting_for_validated_account` (with the reason, naming each account of the beneficiary and its validation); once handed over: provider, transfer_id, status (`processing`, `settled`, `failed`), failure_reason, submitted_at, settled_at; `canceled` (with canceled_at) when an operator canceled it',
+      [
+        'Where the payment stands with the gateway.',
+        'While pending: status `scheduled` (with pay_date) or `waiting_for_validated_account`',
+        '(with the reason, naming each account of the beneficiary and its validation);',
+        'once handed over: provider, transfer_id, status (`processing`, `settled`, `failed`), failure_reason, submitted_at, settled_at;',
+        '`canceled` (with canceled_at) when an operator canceled it',
+      ].join(' '),
     ),
     advance_balance: z
       .strictObject({

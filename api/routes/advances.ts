@@ -10,8 +10,13 @@ export const advanceRoutes = [
     path: '/advances/:reference',
     operationId: 'updateAdvanceBalance',
     summary: "Set an advance's outstanding balance",
-    description:
-      "After registering a voucher whose `document.accounted` carried `advance_crossings`, the ERP reports what is left of each crossed advance (`reference` in the crossing). Idempotent: the same amount again changes nothing and answers the same balance. The balance shows in the payment's `advance_balance` and in the `advance_crossings` proposed for the beneficiary's later documents. Nothing is written on a refusal.",
+    description: [
+      'After registering a voucher whose `document.accounted` carried `advance_crossings`,',
+      'the ERP reports what is left of each crossed advance (`reference` in the crossing).',
+      'Idempotent: the same amount again changes nothing and answers the same balance.',
+      "The balance shows in the payment's `advance_balance` and in the `advance_crossings` proposed for the beneficiary's later documents.",
+      'Nothing is written on a refusal.',
+    ].join(' '),
     tags: ['ERP catalogs'],
     auth: 'erp-key',
     params: AdvanceParams,

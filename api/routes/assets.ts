@@ -15,7 +15,12 @@ function bankLogo(name: string, code: string): string {
     .join('')
     .slice(0, 3)
     .toUpperCase();
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64" role="img" aria-label="${escape(name)}"><rect width="64" height="64" rx="12" fill="hsl(${Math.round(hue)} 55% 38%)"/><text x="32" y="40" font-family="sans-serif" font-size="20" font-weight="700" fill="#fff" text-anchor="middle">${escape(initials)}</text></svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64" role="img" aria-label="${escape(name)}">` +
+    `<rect width="64" height="64" rx="12" fill="hsl(${Math.round(hue)} 55% 38%)"/>` +
+    '<text x="32" y="40" font-family="sans-serif" font-size="20" font-weight="700" fill="#fff" text-anchor="middle">' +
+    `${escape(initials)}</text></svg>`
+  );
 }
 
 export function mountAssets(router: Router): void {

@@ -13,8 +13,11 @@ export const bankRoutes = [
     path: '/banks',
     operationId: 'listBanks',
     summary: "List the banks of the company's country",
-    description:
-      "The active banks of the company's country (Colombia or Mexico), sorted by name, each with its code and logo: the `bank_reference` a beneficiary's bank account names. Not paginated: a country has a few dozen.",
+    description: [
+      "The active banks of the company's country (Colombia or Mexico), sorted by name, each with its code and logo:",
+      "the `bank_reference` a beneficiary's bank account names.",
+      'Not paginated: a country has a few dozen.',
+    ].join(' '),
     tags: ['Banks'],
     auth: 'api-key',
     scope: 'beneficiaries:read',

@@ -13,8 +13,12 @@ export const documentAccountingRoutes = [
     path: '/documents/:reference/accounting/retry',
     operationId: 'retryDocumentAccounting',
     summary: 'Hand the voucher over to the ERP again',
-    description:
-      "After the ERP answered `document.accounted` with 422 (`accounting.registration_state` `failed`, its message in `accounting.failure`), and once the cause is fixed on the ERP's side, sends the same posted voucher again through the same hand-off: signed, logged and retried like the first, with the same `data.reference`, so the ERP cannot register it twice. Answers at once; the ERP's answer then shows in `accounting` and `erp_document`.",
+    description: [
+      'After the ERP answered `document.accounted` with 422 (`accounting.registration_state` `failed`, its message in `accounting.failure`),',
+      "and once the cause is fixed on the ERP's side, sends the same posted voucher again through the same hand-off:",
+      'signed, logged and retried like the first, with the same `data.reference`, so the ERP cannot register it twice.',
+      "Answers at once; the ERP's answer then shows in `accounting` and `erp_document`.",
+    ].join(' '),
     tags: ['Documents'],
     auth: 'api-key',
     params: DocumentParams,

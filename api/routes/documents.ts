@@ -143,8 +143,11 @@ export const documentRoutes = [
     path: '/documents/:reference',
     operationId: 'getDocument',
     summary: 'Get a document with everything it carries',
-    description:
-      "The document's detail: what the list shows, with its beneficiary, line items, payables, payments, notes, tags, reception events, ERP voucher and activity logs always included. A fiscal reference (CUFE or SAT UUID) is not a reference here: find it with GET /documents?fiscal_reference=.",
+    description: [
+      "The document's detail: what the list shows, with its beneficiary, line items, payables, payments, notes, tags,",
+      'reception events, ERP voucher and activity logs always included.',
+      'A fiscal reference (CUFE or SAT UUID) is not a reference here: find it with GET /documents?fiscal_reference=.',
+    ].join(' '),
     tags: ['Documents'],
     auth: 'api-key',
     params: DocumentParams,
@@ -158,8 +161,12 @@ export const documentRoutes = [
     path: '/documents/:reference/approve',
     operationId: 'approveDocument',
     summary: 'Approve a document',
-    description:
-      'Call it once the ERP has reviewed the document (after `document.created`). The reference may be the internal UUID, the CUFE (96 hex characters) or the SAT fiscal UUID. approval_status becomes `approved` whatever it was; payables are generated; an open approval step of the flow is resolved as approved and the flow goes on. Runs through the document workflow, so it never interleaves with step decisions.',
+    description: [
+      'Call it once the ERP has reviewed the document (after `document.created`).',
+      'The reference may be the internal UUID, the CUFE (96 hex characters) or the SAT fiscal UUID. approval_status becomes `approved` whatever it was;',
+      'payables are generated; an open approval step of the flow is resolved as approved and the flow goes on.',
+      'Runs through the document workflow, so it never interleaves with step decisions.',
+    ].join(' '),
     tags: ['Documents'],
     auth: 'api-key',
     params: ApproveParams,
@@ -228,8 +235,11 @@ export const documentRoutes = [
     path: '/documents/:reference/tags',
     operationId: 'tagDocument',
     summary: 'Add tags to a document and to its payments',
-    description:
-      'Additive and idempotent per tag name (compared without case). Unknown names are created for the company; the name `admitido` is the system tag (it acknowledges the document). Answers 200 with a message, not 201: it adds to the document and creates no resource of its own.',
+    description: [
+      'Additive and idempotent per tag name (compared without case).',
+      'Unknown names are created for the company; the name `admitido` is the system tag (it acknowledges the document).',
+      'Answers 200 with a message, not 201: it adds to the document and creates no resource of its own.',
+    ].join(' '),
     tags: ['Documents'],
     auth: 'api-key',
     params: DocumentParams,
@@ -263,8 +273,12 @@ export const documentRoutes = [
     path: '/documents/:reference/notes',
     operationId: 'addDocumentNote',
     summary: 'Add a note (comment and/or attachment) to a document',
-    description:
-      'A comment, an attachment or both. As JSON, an attachment is a link (`file_path`, an http(s) URL, kept as given and never fetched); as multipart/form-data, a file (pdf, jpg, jpeg or png, checked by its content, at most 5 MB) stored with the document and served under `file_path`. The note is logged on the document.',
+    description: [
+      'A comment, an attachment or both.',
+      'As JSON, an attachment is a link (`file_path`, an http(s) URL, kept as given and never fetched);',
+      'as multipart/form-data, a file (pdf, jpg, jpeg or png, checked by its content, at most 5 MB) stored with the document and served under `file_path`.',
+      'The note is logged on the document.',
+    ].join(' '),
     tags: ['Documents'],
     auth: 'api-key',
     params: DocumentParams,

@@ -155,7 +155,8 @@ function catalogRoutes<R extends z.ZodType, E extends CatalogRecord, Q extends z
       operationId: `sync${pascalCase(catalog.path)}`,
       summary: `Create or update ${catalog.path.replaceAll('-', ' ')}`,
       description:
-        `Upserts by \`external_id\` within the company: an existing one is replaced by the record as sent (an absent optional field takes its default, null unless documented), a new one is created. ` +
+        `Upserts by \`external_id\` within the company: ` +
+        `an existing one is replaced by the record as sent (an absent optional field takes its default, null unless documented), a new one is created. ` +
         `Each record is validated on its own; invalid ones are reported in \`errors\` with their index and never block the others. ` +
         `1 to ${erp.MAX_SYNC_BATCH} records per request, written in one transaction.` +
         (catalog.hierarchical

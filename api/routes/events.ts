@@ -17,9 +17,13 @@ const NOT_FOUND = {
 };
 
 const ASYNCHRONOUS = [
-  'The answer means persisted as `processing` and queued, not accepted by DIAN; it needs only the database, so events are accepted while the workflow engine is unreachable and are submitted once it is back.',
-  'Before submission the RADIAN ordering rules are checked against the events already recorded (030 before 032; 031 and 033 within 3 Colombian business days after the 032; 034 only after them; a claim and an acceptance exclude each other); an event that breaks them is recorded as `rejected` with the reason and never sent.',
-  'So is a 030 or 032 while the company has no person registered to name as the one who receives for it (DIAN requires that person in those two events; an operator registers it, then the event can be sent again).',
+  'The answer means persisted as `processing` and queued, not accepted by DIAN;',
+  'it needs only the database, so events are accepted while the workflow engine is unreachable and are submitted once it is back.',
+  'Before submission the RADIAN ordering rules are checked against the events already recorded',
+  '(030 before 032; 031 and 033 within 3 Colombian business days after the 032; 034 only after them; a claim and an acceptance exclude each other);',
+  'an event that breaks them is recorded as `rejected` with the reason and never sent.',
+  'So is a 030 or 032 while the company has no person registered to name as the one who receives for it',
+  '(DIAN requires that person in those two events; an operator registers it, then the event can be sent again).',
   'Events of one document queued together are resolved in the order 030, 032, 031, 033, 034.',
   'The final state (`accepted`, `rejected` with its reason, or `failed` after retries) is visible in GET /documents with `fields=invoice_reception_events`.',
   'Sending an event again: accepted or processing, nothing changes; rejected or failed, it is submitted again.',

@@ -43,8 +43,16 @@ export const expenseRoutes = [
     path: '/documents',
     operationId: 'createExpense',
     summary: 'Record an expense with its receipt',
-    description:
-      "Documents an integrator creates are expenses (invoices and notes arrive from DIAN and SAT). A cost that is no supplier's invoice (a reimbursement, a purchase without an invoice) becomes a document of type `expense`: it answers 201 with the document, announces it with `document.created`, and goes through the company's flow like an imported one, so it is approved (POST /documents/{reference}/approve or its approval step), gets its payable on approval, and is paid with POST /payments (`payable_reference`); those payments are the ones `GET /payments?only_expenses=true` lists. Its receipt is a public link (JSON `receipt_url`) or a file (multipart/form-data). Nothing is written when it is refused.",
+    description: [
+      'Documents an integrator creates are expenses (invoices and notes arrive from DIAN and SAT).',
+      "A cost that is no supplier's invoice (a reimbursement, a purchase without an invoice) becomes a document of type `expense`:",
+      "it answers 201 with the document, announces it with `document.created`, and goes through the company's flow like an imported one,",
+      'so it is approved (POST /documents/{reference}/approve or its approval step),',
+      'gets its payable on approval, and is paid with POST /payments (`payable_reference`);',
+      'those payments are the ones `GET /payments?only_expenses=true` lists.',
+      'Its receipt is a public link (JSON `receipt_url`) or a file (multipart/form-data).',
+      'Nothing is written when it is refused.',
+    ].join(' '),
     tags: ['Documents'],
     auth: 'api-key',
     body: CreateExpenseRequest,

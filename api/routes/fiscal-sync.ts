@@ -62,8 +62,13 @@ export const fiscalSyncRoutes = [
     path: '/fiscal-sync',
     operationId: 'startFiscalSync',
     summary: 'Start a fiscal synchronisation with the tax authority of the company country',
-    description:
-      'No body: the country comes from the company and the window is computed by the server. Mexico: an extraction of the received CFDI of the last 24 hours (Mexico City time) is created with the SAT extraction provider; its id is answered. Colombia: a DIAN access token is requested and the window (the day after the last sync to today, or 45 days back) is prepared for the e-mail pipeline. Documents then arrive asynchronously; new ones emit `document.created`. One sync per company per hour: a request refused by a precondition does not count, an accepted one counts whatever its outcome.',
+    description: [
+      'No body: the country comes from the company and the window is computed by the server.',
+      'Mexico: an extraction of the received CFDI of the last 24 hours (Mexico City time) is created with the SAT extraction provider; its id is answered.',
+      'Colombia: a DIAN access token is requested and the window (the day after the last sync to today, or 45 days back) is prepared for the e-mail pipeline.',
+      'Documents then arrive asynchronously; new ones emit `document.created`.',
+      'One sync per company per hour: a request refused by a precondition does not count, an accepted one counts whatever its outcome.',
+    ].join(' '),
     tags: ['Fiscal synchronisation'],
     auth: 'api-key',
     status: 202,
@@ -105,8 +110,12 @@ export const fiscalSyncRoutes = [
     path: '/fiscal-sync/status',
     operationId: 'getFiscalSyncStatus',
     summary: 'Where the fiscal synchronisation stands',
-    description:
-      'Mexico: the latest extraction (`not_started` when there is none), its fetching status, window, id and error code. Colombia: `pending` while a sync started at or after `started_at` (default: the last 2 hours) is running, else how the latest of them ended; with none, `finished`. Poll every 30 to 60 seconds until `finished` or `failed`.',
+    description: [
+      'Mexico: the latest extraction (`not_started` when there is none), its fetching status, window, id and error code.',
+      'Colombia: `pending` while a sync started at or after `started_at` (default: the last 2 hours) is running, else how the latest of them ended;',
+      'with none, `finished`.',
+      'Poll every 30 to 60 seconds until `finished` or `failed`.',
+    ].join(' '),
     tags: ['Fiscal synchronisation'],
     auth: 'api-key',
     query: FiscalSyncStatusQuery,

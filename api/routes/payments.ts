@@ -173,8 +173,11 @@ export const paymentRoutes = [
     path: '/payments/:reference',
     operationId: 'getPayment',
     summary: 'Get a payment with its detail-only fields',
-    description:
-      "The payment as the list shows it, plus the beneficiary's type and contacts with their references, the payable's cost center, where it stands with the gateway (`payment_gateway`: scheduled, waiting for a validated account with the reason, or the transfer), an advance's balance, and its ERP references.",
+    description: [
+      "The payment as the list shows it, plus the beneficiary's type and contacts with their references, the payable's cost center,",
+      'where it stands with the gateway (`payment_gateway`: scheduled, waiting for a validated account with the reason, or the transfer),',
+      "an advance's balance, and its ERP references.",
+    ].join(' '),
     tags: ['Payments'],
     auth: 'api-key',
     scope: 'payments:read',
@@ -188,8 +191,17 @@ export const paymentRoutes = [
     path: '/payments',
     operationId: 'createPayment',
     summary: 'Create a payment: a manual one, or one of an existing payable',
-    description:
-      "A manual payment (beneficiary_reference and payable_payload) creates its own payable (`supplier`, `advance`, or `payroll` for an employee) with origin `manual`. A payment of an existing payable (payable_reference, e.g. an installment of an approved document) pays that payable and carries its document's tags. Either way the payment starts `pending` and waits for its pay date (`pay_date`, else the payable's expiration_date; `payment_gateway.status` `scheduled`) and for a validated bank account of its beneficiary (`waiting_for_validated_account`, with the reason); no money moves before both. It then goes to the payment gateway and moves to `in_process`, then `processed` (with paid_at) or `failed`. Operators may reschedule or cancel it while it is pending, or release it in a batch.",
+    description: [
+      'A manual payment (beneficiary_reference and payable_payload) creates its own payable',
+      '(`supplier`, `advance`, or `payroll` for an employee) with origin `manual`.',
+      "A payment of an existing payable (payable_reference, e.g. an installment of an approved document) pays that payable and carries its document's tags.",
+      'Either way the payment starts `pending` and waits for its pay date',
+      "(`pay_date`, else the payable's expiration_date; `payment_gateway.status` `scheduled`)",
+      'and for a validated bank account of its beneficiary (`waiting_for_validated_account`, with the reason);',
+      'no money moves before both.',
+      'It then goes to the payment gateway and moves to `in_process`, then `processed` (with paid_at) or `failed`.',
+      'Operators may reschedule or cancel it while it is pending, or release it in a batch.',
+    ].join(' '),
     tags: ['Payments'],
     auth: 'api-key',
     scope: 'payments:write',

@@ -26,7 +26,11 @@ export const NoteRequest = z
       )
       .optional()
       .describe(
-        'A pdf, jpg, jpeg or png at a public address (IPv4 or IPv6), or in a network the operator allows: private, loopback, link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming the rule. Stored as given, never fetched',
+        [
+          'A pdf, jpg, jpeg or png at a public address (IPv4 or IPv6), or in a network the operator allows:',
+          'private, loopback, link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming the rule.',
+          'Stored as given, never fetched',
+        ].join(' '),
       ),
     file_name: trimmedString().min(1).max(255, 'Must be at most 255 characters').optional(),
   })

@@ -19,7 +19,11 @@ export const ReimbursedPersonInput = z
     email: z.email('Must be an e-mail address').max(255).optional(),
   })
   .describe(
-    'Who paid the cost out of pocket and is paid back. Without beneficiary_reference, the beneficiary paid: the one with this identifier type and number, or, when the company has none, a new beneficiary of type `employee`',
+    [
+      'Who paid the cost out of pocket and is paid back.',
+      'Without beneficiary_reference, the beneficiary paid:',
+      'the one with this identifier type and number, or, when the company has none, a new beneficiary of type `employee`',
+    ].join(' '),
   );
 
 export const CreateExpenseRequest = z
@@ -60,7 +64,12 @@ export const CreateExpenseRequest = z
       .max(2048, 'Must be at most 2048 characters')
       .optional()
       .describe(
-        'A link to the receipt at a public address (IPv4 or IPv6), or in a network the operator allows: private, loopback, link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming the rule. Kept as given, never fetched. To upload the file instead, send multipart/form-data',
+        [
+          'A link to the receipt at a public address (IPv4 or IPv6), or in a network the operator allows:',
+          'private, loopback, link-local and other special-purpose addresses, `localhost` and single-label names are refused, naming the rule.',
+          'Kept as given, never fetched.',
+          'To upload the file instead, send multipart/form-data',
+        ].join(' '),
       ),
     receipt_file_name: trimmedString()
       .min(1)
@@ -82,5 +91,9 @@ export const CreateExpenseRequest = z
     if (body.receipt_file_name && !body.receipt_url) issue('receipt_url', 'Required when receipt_file_name is given');
   })
   .describe(
-    'As JSON, with the receipt as a link (receipt_url). As multipart/form-data instead: this same object as JSON text in the field `data`, and the receipt file in `receipt` (pdf, jpg, jpeg or png, at most 5 MB, checked by content).',
+    [
+      'As JSON, with the receipt as a link (receipt_url).',
+      'As multipart/form-data instead: this same object as JSON text in the field `data`,',
+      'and the receipt file in `receipt` (pdf, jpg, jpeg or png, at most 5 MB, checked by content).',
+    ].join(' '),
   );

@@ -39,7 +39,11 @@ export const FiscalSyncStatusQuery = z.object({
   started_at: DateTime.optional()
     .transform((value) => (value === undefined ? undefined : new Date(value)))
     .describe(
-      'The `started_at` answered by POST /fiscal-sync. Colombia: completion is detected among syncs started at or after it (default: the last 2 hours). Mexico: ignored, the latest extraction is reported',
+      [
+        'The `started_at` answered by POST /fiscal-sync.',
+        'Colombia: completion is detected among syncs started at or after it (default: the last 2 hours).',
+        'Mexico: ignored, the latest extraction is reported',
+      ].join(' '),
     ),
 });
 
@@ -59,7 +63,12 @@ const MexicanStatus = z.strictObject({
     .string()
     .nullable()
     .describe(
-      "Null unless failed: the provider's code (e.g. `invalid_credentials`) or `sat_request_error`, `sat_request_rejected`, `sat_requests_exhausted`, `sat_request_limit_exceeded`, `sat_request_duplicated`, `sat_request_expired`, `sat_request_timeout`, `package_unavailable`. A package too large or unreadable is refused for itself, not the sync",
+      [
+        "Null unless failed: the provider's code (e.g. `invalid_credentials`) or `sat_request_error`, `sat_request_rejected`,",
+        '`sat_requests_exhausted`, `sat_request_limit_exceeded`, `sat_request_duplicated`, `sat_request_expired`,',
+        '`sat_request_timeout`, `package_unavailable`.',
+        'A package too large or unreadable is refused for itself, not the sync',
+      ].join(' '),
     ),
 });
 

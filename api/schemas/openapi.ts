@@ -36,8 +36,11 @@ const WEBHOOK_SIGNATURE = {
   type: 'apiKey',
   in: 'header',
   name: 'X-Service-Signature',
-  description:
-    "Not a key the receiver holds, but the service's signature of the delivery: the lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the subscription's secret (shown once when an operator creates the subscription). Compute it over the raw body before parsing and compare in constant time.",
+  description: [
+    "Not a key the receiver holds, but the service's signature of the delivery:",
+    "the lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the subscription's secret (shown once when an operator creates the subscription).",
+    'Compute it over the raw body before parsing and compare in constant time.',
+  ].join(' '),
 } as const;
 
 /** The contract's version ("interface description version 1.0.0"), not the release's: it moves when the contract does. */
@@ -80,7 +83,9 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { s
       contact: { name: 'The operator of this deployment', url: `${options.serverUrl}${PUBLIC_PREFIX}/docs` },
       ...(options.release ? { 'x-release': options.release } : {}),
       description: [
-        'Accounts payable for companies in Colombia and Mexico: fiscal documents from DIAN and SAT, approval flows, payments, beneficiaries, banks, tax-authority events, fiscal synchronisation and ERP catalogs. Decisions on what the contract leaves open are recorded in docs/decisions.md.',
+        'Accounts payable for companies in Colombia and Mexico: fiscal documents from DIAN and SAT, approval flows, payments, ' +
+          'beneficiaries, banks, tax-authority events, fiscal synchronisation and ERP catalogs. ' +
+          'Decisions on what the contract leaves open are recorded in docs/decisions.md.',
         'New documents are learnt from the `document.created` webhook or read with GET /documents (`created_at_from`): there is no separate polling endpoint for incoming transactions.',
         'Version 1 changes only by adding (endpoints, optional parameters, fields, codes, events); a change that could break a client gets a new version in the path.',
       ].join('\n\n'),
@@ -96,8 +101,11 @@ export function buildOpenApiDocument(groups: readonly RouteGroup[], options: { s
           type: 'apiKey',
           in: 'header',
           name: 'api-key',
-          description:
-            "The company's API key, issued by an operator (`ops api-keys create`, optionally `--scopes payments:read,payments:write,beneficiaries:read,beneficiaries:write`). A scoped key is sent the same way and reaches only what its scopes name.",
+          description: [
+            "The company's API key, issued by an operator",
+            '(`ops api-keys create`, optionally `--scopes payments:read,payments:write,beneficiaries:read,beneficiaries:write`).',
+            'A scoped key is sent the same way and reaches only what its scopes name.',
+          ].join(' '),
         },
         ErpApiKey: {
           type: 'apiKey',

@@ -10,8 +10,12 @@ const DateTime = z.iso.datetime({ offset: true });
 const Day = z.iso.date();
 
 const DELIVERY =
-  'Signed with the subscription secret: `X-Service-Signature` is the hex HMAC-SHA256 of the raw body; `X-Service-Event`, `X-Service-Timestamp` and `X-Service-Delivery-Id` (the same on every attempt: deduplicate on it) come with it. ' +
-  'Reject a timestamp more than 5 minutes away from your clock unless its delivery id was already seen. Any 2xx delivers; 408, 429, 5xx, timeouts and connection errors are retried (3 retries unless the subscription says otherwise; waits from 30 s, doubling, capped at 1 h, times a jitter in [0.5, 1)); another 4xx fails the delivery for good. ' +
+  'Signed with the subscription secret: `X-Service-Signature` is the hex HMAC-SHA256 of the raw body; ' +
+  '`X-Service-Event`, `X-Service-Timestamp` and `X-Service-Delivery-Id` (the same on every attempt: deduplicate on it) come with it. ' +
+  'Reject a timestamp more than 5 minutes away from your clock unless its delivery id was already seen. ' +
+  'Any 2xx delivers; 408, 429, 5xx, timeouts and connection errors are retried ' +
+  '(3 retries unless the subscription says otherwise; waits from 30 s, doubling, capped at 1 h, times a jitter in [0.5, 1)); ' +
+  'another 4xx fails the delivery for good. ' +
   'These three are the only events sent; payment outcomes are read through GET /payments/{reference}.';
 
 const Cents = z.number().int();
@@ -244,8 +248,11 @@ export const WEBHOOKS: WebhookDescription[] = [
       },
       {
         status: 422,
-        description:
-          'Refused for good (the accounting is marked failed, the message is shown to the customer, who retries it through POST /documents/{reference}/accounting/retry once the cause is fixed); a 422 in another shape is retried like a 5xx',
+        description: [
+          'Refused for good (the accounting is marked failed, the message is shown to the customer,',
+          'who retries it through POST /documents/{reference}/accounting/retry once the cause is fixed);',
+          'a 422 in another shape is retried like a 5xx',
+        ].join(' '),
         schema: Refused,
       },
     ],

@@ -82,14 +82,13 @@ export async function bookAccountQuestion(
   unplaced: UnplacedLine[],
 ): Promise<AccountingQuestion> {
   const listed = unplaced.map((line) => `"${line.description}" (${amount(line)})`).join(', ');
+  const lines = unplaced.length === 1 ? 'a line' : `${unplaced.length} lines`;
+  const places = 'no ERP product, purchase order, earlier decision or vendor default places';
+  const concept = `${document.documentNumber}: choose the book account of ${lines} ${places}: ${listed}`;
   return {
     action: BOOK_ACCOUNT_ACTION,
     fieldName: 'book_account',
-    concept:
-      `${document.documentNumber}: choose the book account of ${unplaced.length === 1 ? 'a line' : `${unplaced.length} lines`} no ERP product, purchase order, earlier decision or vendor default places: ${listed}`.slice(
-        0,
-        2000,
-      ),
+    concept: concept.slice(0, 2000),
     options: null,
     recommendations: await guesses(em, document, unplaced),
     assignees: await answerers(em, document.company.id),

@@ -296,13 +296,17 @@ export function mailboxFailure(error: unknown, settings: MailboxSettings, attemp
       'MailboxAuthFailed',
       'password' in settings.login
         ? `The mail server ${server} refused the login of ${settings.username} (${reason}): check the user and the app password (ops fiscal mailbox)`
-        : `The mail server ${server} refused the OAuth2 login of ${settings.username} with a new access token (${reason}): check that the app may open this mailbox (Microsoft 365: IMAP.AccessAsApp, and its service principal given the mailbox with Add-MailboxPermission; Google: the service account's domain-wide delegation for https://mail.google.com/)`,
+        : `The mail server ${server} refused the OAuth2 login of ${settings.username} with a new access token (${reason}): ` +
+            `check that the app may open this mailbox ` +
+            `(Microsoft 365: IMAP.AccessAsApp, and its service principal given the mailbox with Add-MailboxPermission; ` +
+            `Google: the service account's domain-wide delegation for https://mail.google.com/)`,
       { details: { code: 'mailbox_auth_failed' } },
     );
   if (failure.code && TLS_CODES.test(failure.code))
     return new Refusal(
       'MailboxTlsFailed',
-      `No TLS connection with the mail server ${server} (${failure.code}: ${reason.split('\n')[0]}): check --tls (true for an implicit-TLS port such as 993, false for 143) and the server's certificate`,
+      `No TLS connection with the mail server ${server} (${failure.code}: ${reason.split('\n')[0]}): ` +
+        `check --tls (true for an implicit-TLS port such as 993, false for 143) and the server's certificate`,
       { details: { code: 'mailbox_tls_failed' } },
     );
   if (failure.mailboxMissing)

@@ -162,7 +162,10 @@ export function applicationResponse(event: EventRendition): ApplicationResponseX
   if (event.eventCode === '031' && event.claim) notes.push(event.claim.description);
   if (event.eventCode === '034') {
     notes.push(
-      `Manifiesto bajo la gravedad de juramento que transcurridos 3 días hábiles siguientes a la fecha de recepción de la mercancía o del servicio en la referida factura de este evento, el adquirente ${event.sender.name} identificado con NIT ${event.sender.nit} no manifestó expresamente la aceptación o rechazo de la referida factura, ni reclamó en contra de su contenido.`,
+      'Manifiesto bajo la gravedad de juramento que transcurridos 3 días hábiles siguientes a la fecha de recepción ' +
+        `de la mercancía o del servicio en la referida factura de este evento, el adquirente ${event.sender.name} ` +
+        `identificado con NIT ${event.sender.nit} no manifestó expresamente la aceptación o rechazo de la referida factura, ` +
+        'ni reclamó en contra de su contenido.',
     );
   }
   const responseCode =

@@ -170,7 +170,10 @@ function missingPerson(event: ReceptionEventForSubmission): ReceptionEventFinal 
   if (missing.length === 0) return null;
   return {
     status: 'rejected',
-    message: `Event ${event.eventType} must name the person who receives for the company (identity document, names, job title and department), as DIAN requires, and the company has none registered: an operator registers it (ops fiscal event-person), then send the event again`,
+    message:
+      `Event ${event.eventType} must name the person who receives for the company (identity document, names, job title and department), ` +
+      `as DIAN requires, and the company has none registered: ` +
+      `an operator registers it (ops fiscal event-person), then send the event again`,
     dianResponse: { source: 'company_setup', rule: 'event_person', missing },
     issueDate: null,
   };

@@ -398,7 +398,9 @@ export async function startDianSimulator(options: DianSimulatorOptions = {}): Pr
           documentKey,
           fileName: file.name,
           applicationResponse:
-            `<?xml version="1.0" encoding="UTF-8"?><ApplicationResponse xmlns="urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">` +
+            '<?xml version="1.0" encoding="UTF-8"?>' +
+            '<ApplicationResponse xmlns="urn:oasis:names:specification:ubl:schema:xsd:ApplicationResponse-2"' +
+            ' xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">' +
             `<cbc:ID>DIAN-${++registrations}</cbc:ID><cbc:IssueDate>${now.slice(0, 10)}</cbc:IssueDate><cbc:IssueTime>${now.slice(11)}-05:00</cbc:IssueTime>` +
             `</ApplicationResponse>`,
         };

@@ -70,8 +70,10 @@ export async function injectFaults(
     const killedAt = Date.now();
     const documentsInFlight = inFlight();
     const part: Part = stack.parts[kind]![replica]!;
+    const at = `${((killedAt - startedAt) / 1000).toFixed(1)} s`;
+    const down = `${(downMs / 1000).toFixed(1)} s`;
     log(
-      `fault ${injected.length + 1}/${schedule.length}: SIGKILL ${part.name} at ${((killedAt - startedAt) / 1000).toFixed(1)} s, down ${(downMs / 1000).toFixed(1)} s, ${documentsInFlight} documents in flight`,
+      `fault ${injected.length + 1}/${schedule.length}: SIGKILL ${part.name} at ${at}, down ${down}, ${documentsInFlight} documents in flight`,
     );
     await part.kill();
     await pause(downMs);

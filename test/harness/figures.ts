@@ -70,7 +70,8 @@ export function formatFigures(figures: Figures): string {
     ['unexpected exits', list(Object.entries(figures.unexpectedExits))],
     [
       'events delivered',
-      `${checked.deliveries.created + checked.deliveries.accounted}: document.created ${checked.deliveries.created}, document.accounted ${checked.deliveries.accounted} (${checked.deliveries.requests} requests)`,
+      `${checked.deliveries.created + checked.deliveries.accounted}: document.created ${checked.deliveries.created}, ` +
+        `document.accounted ${checked.deliveries.accounted} (${checked.deliveries.requests} requests)`,
     ],
     ['duplicates seen by receiver', String(checked.deliveries.duplicates)],
     ['reception events', list(Object.entries(checked.receptionEvents))],

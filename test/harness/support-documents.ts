@@ -3,6 +3,21 @@ import { createHash } from 'node:crypto';
 // DIAN documentos soporte (UBL Invoice, InvoiceTypeCode 05) built at run time: no public sample carries a CUDS that
 // can be recomputed, so the builder writes the file and computes its CUDS the way DIAN's annex composes it.
 
+/** The root element's start tag, with the namespaces of UBL's invoice and components and of DIAN's extensions. */
+const INVOICE_OPEN = [
+  '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"',
+  'xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"',
+  'xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"',
+  'xmlns:ext="urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2"',
+  'xmlns:sts="dian:gov:co:facturaelectronica:Structures-2-1">',
+].join(' ');
+
+/** Every party's address. */
+const ADDRESS =
+  '<cac:PhysicalLocation><cac:Address><cbc:CityName>Bogotá</cbc:CityName>' +
+  '<cac:AddressLine><cbc:Line>Calle 10 # 5-20</cbc:Line></cac:AddressLine>' +
+  '<cac:Country><cbc:IdentificationCode>CO</cbc:IdentificationCode></cac:Country></cac:Address></cac:PhysicalLocation>';
+
 export interface SupportDocumentParty {
   name: string;
   /** DIAN identity document type code: 13 cédula, 31 NIT, 22 cédula de extranjería... */
@@ -68,9 +83,14 @@ export function supportDocumentXml(options: SupportDocumentOptions): SupportDocu
     ? [options.buyer, options.seller]
     : [options.seller, options.buyer];
   const taxTotal = (base: bigint, taxCents: bigint) =>
-    `<cac:TaxTotal><cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount><cac:TaxSubtotal><cbc:TaxableAmount currencyID="COP">${amount(base)}</cbc:TaxableAmount><cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount><cac:TaxCategory><cbc:Percent>${percent}.00</cbc:Percent><cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:TaxCategory></cac:TaxSubtotal></cac:TaxTotal>`;
+    `<cac:TaxTotal><cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount>` +
+    `<cac:TaxSubtotal><cbc:TaxableAmount currencyID="COP">${amount(base)}</cbc:TaxableAmount>` +
+    `<cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount>` +
+    `<cac:TaxCategory><cbc:Percent>${percent}.00</cbc:Percent>` +
+    '<cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:TaxCategory>' +
+    '</cac:TaxSubtotal></cac:TaxTotal>';
   const xml = `<?xml version="1.0" encoding="UTF-8"?>
-<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2" xmlns:ext="urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2" xmlns:sts="dian:gov:co:facturaelectronica:Structures-2-1">
+${INVOICE_OPEN}
   <ext:UBLExtensions>
     <ext:UBLExtension>
       <ext:ExtensionContent>
@@ -132,10 +152,14 @@ export function supportDocumentXml(options: SupportDocumentOptions): SupportDocu
 function party(person: SupportDocumentParty): string {
   const digit = person.checkDigit === undefined ? '' : ` schemeID="${person.checkDigit}"`;
   const id = `<cbc:CompanyID schemeAgencyID="195"${digit} schemeName="${person.typeCode}">${person.number}</cbc:CompanyID>`;
+  const taxScheme =
+    `<cac:PartyTaxScheme><cbc:RegistrationName>${person.name}</cbc:RegistrationName>${id}` +
+    '<cbc:TaxLevelCode>R-99-PN</cbc:TaxLevelCode><cac:TaxScheme><cbc:ID>ZZ</cbc:ID><cbc:Name>No aplica</cbc:Name></cac:TaxScheme>' +
+    '</cac:PartyTaxScheme>';
   return `<cbc:AdditionalAccountID>${person.typeCode === '31' ? '1' : '2'}</cbc:AdditionalAccountID>
     <cac:Party>
-      <cac:PhysicalLocation><cac:Address><cbc:CityName>Bogotá</cbc:CityName><cac:AddressLine><cbc:Line>Calle 10 # 5-20</cbc:Line></cac:AddressLine><cac:Country><cbc:IdentificationCode>CO</cbc:IdentificationCode></cac:Country></cac:Address></cac:PhysicalLocation>
-      <cac:PartyTaxScheme><cbc:RegistrationName>${person.name}</cbc:RegistrationName>${id}<cbc:TaxLevelCode>R-99-PN</cbc:TaxLevelCode><cac:TaxScheme><cbc:ID>ZZ</cbc:ID><cbc:Name>No aplica</cbc:Name></cac:TaxScheme></cac:PartyTaxScheme>
+      ${ADDRESS}
+      ${taxScheme}
       <cac:PartyLegalEntity><cbc:RegistrationName>${person.name}</cbc:RegistrationName>${id}</cac:PartyLegalEntity>
       ${person.email ? `<cac:Contact><cbc:ElectronicMail>${person.email}</cbc:ElectronicMail></cac:Contact>` : ''}
     </cac:Party>`;

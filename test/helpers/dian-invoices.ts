@@ -25,13 +25,23 @@ export interface DianInvoiceSpec {
   purchaseOrder?: string;
 }
 
+/** The root element's start tag, with the namespaces of UBL's invoice and components. */
+const INVOICE_OPEN = [
+  '<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"',
+  'xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"',
+  'xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">',
+].join(' ');
+
 const amount = (cents: bigint) => `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`;
 
 function party(name: string, nit: string): string {
   const id = `<cbc:CompanyID schemeAgencyID="195" schemeID="1" schemeName="31">${nit}</cbc:CompanyID>`;
+  const taxScheme =
+    `<cac:PartyTaxScheme><cbc:RegistrationName>${name}</cbc:RegistrationName>${id}<cbc:TaxLevelCode>O-13</cbc:TaxLevelCode>` +
+    '<cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:PartyTaxScheme>';
   return `<cbc:AdditionalAccountID>1</cbc:AdditionalAccountID>
     <cac:Party>
-      <cac:PartyTaxScheme><cbc:RegistrationName>${name}</cbc:RegistrationName>${id}<cbc:TaxLevelCode>O-13</cbc:TaxLevelCode><cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:PartyTaxScheme>
+      ${taxScheme}
       <cac:PartyLegalEntity><cbc:RegistrationName>${name}</cbc:RegistrationName>${id}</cac:PartyLegalEntity>
     </cac:Party>`;
 }
@@ -48,9 +58,14 @@ export function dianInvoiceXml(spec: DianInvoiceSpec): { xml: string; totalCents
   const total = subtotal + tax;
   const cufe = createHash('sha384').update(randomBytes(16)).digest('hex');
   const taxTotal = (base: bigint, taxCents: bigint) =>
-    `<cac:TaxTotal><cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount><cac:TaxSubtotal><cbc:TaxableAmount currencyID="COP">${amount(base)}</cbc:TaxableAmount><cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount><cac:TaxCategory><cbc:Percent>${percent}.00</cbc:Percent><cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:TaxCategory></cac:TaxSubtotal></cac:TaxTotal>`;
+    `<cac:TaxTotal><cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount>` +
+    `<cac:TaxSubtotal><cbc:TaxableAmount currencyID="COP">${amount(base)}</cbc:TaxableAmount>` +
+    `<cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount>` +
+    `<cac:TaxCategory><cbc:Percent>${percent}.00</cbc:Percent>` +
+    '<cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:TaxCategory>' +
+    '</cac:TaxSubtotal></cac:TaxTotal>';
   const xml = `<?xml version="1.0" encoding="UTF-8"?>
-<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
+${INVOICE_OPEN}
   <cbc:UBLVersionID>UBL 2.1</cbc:UBLVersionID>
   <cbc:CustomizationID>10</cbc:CustomizationID>
   <cbc:ProfileID>DIAN 2.1: Factura Electrónica de Venta</cbc:ProfileID>

@@ -421,7 +421,9 @@ describe('a session ended in the middle of a sync', () => {
       status: 'failed',
       message: expect.stringMatching(
         new RegExp(
-          `^The token endpoint ${oauth2.tokenUrl} refused the client ${company.clientId} \\(invalid_client: AADSTS7000215: Invalid client secret provided\\.\\): check the client id and secret .*\\(mailbox_oauth_refused\\)$`,
+          `^The token endpoint ${oauth2.tokenUrl} refused the client ${company.clientId} ` +
+            `\\(invalid_client: AADSTS7000215: Invalid client secret provided\\.\\): ` +
+            `check the client id and secret .*\\(mailbox_oauth_refused\\)$`,
         ),
       ),
     });

@@ -36,7 +36,8 @@ describe('graceful shutdown of the API process', () => {
     socket.on('data', (chunk) => (answer += chunk.toString()));
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.write(
-      `POST /public/api/v1/documents/${document.id}/tags HTTP/1.1\r\nHost: x\r\napi-key: ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+      `POST /public/api/v1/documents/${document.id}/tags HTTP/1.1\r\nHost: x\r\napi-key: ${apiKey}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
     );
     await expect.poll(() => logs.length > 0).toBe(true);
     child.kill('SIGTERM');

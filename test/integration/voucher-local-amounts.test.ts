@@ -46,7 +46,10 @@ function dollarInvoice(): string {
   const xml = replaceOnce(
     dollars,
     '<cac:PaymentMeans>',
-    `<cac:PaymentExchangeRate><cbc:SourceCurrencyCode>USD</cbc:SourceCurrencyCode><cbc:SourceCurrencyBaseRate>1.00</cbc:SourceCurrencyBaseRate><cbc:TargetCurrencyCode>COP</cbc:TargetCurrencyCode><cbc:TargetCurrencyBaseRate>1.00</cbc:TargetCurrencyBaseRate><cbc:CalculationRate>${RATE}</cbc:CalculationRate><cbc:Date>2019-06-12</cbc:Date></cac:PaymentExchangeRate><cac:PaymentMeans>`,
+    '<cac:PaymentExchangeRate>' +
+      '<cbc:SourceCurrencyCode>USD</cbc:SourceCurrencyCode><cbc:SourceCurrencyBaseRate>1.00</cbc:SourceCurrencyBaseRate>' +
+      '<cbc:TargetCurrencyCode>COP</cbc:TargetCurrencyCode><cbc:TargetCurrencyBaseRate>1.00</cbc:TargetCurrencyBaseRate>' +
+      `<cbc:CalculationRate>${RATE}</cbc:CalculationRate><cbc:Date>2019-06-12</cbc:Date></cac:PaymentExchangeRate><cac:PaymentMeans>`,
   );
   const path = join(dir, `usd-${Date.now()}.xml`);
   writeFileSync(path, xml);

@@ -387,13 +387,19 @@ describe('a rolling upgrade from the last release', () => {
             .filter((line) => /nondetermin/i.test(line)).length,
       )
       .reduce((sum, lines) => sum + lines, 0);
+    const receptionEvents = await byStatus(
+      'select status, count(*) as n from reception_events where company_id = $1 group by status',
+    );
 
     console.log(
       [
         `[upgrade] ${RELEASE} (${n.buildId}) → ${next.buildId}`,
-        `  in flight on ${RELEASE}: ${LIFECYCLES} lifecycles on a step, ${PAYMENTS.onDate} payments on a date, ${PAYMENTS.onAccount} on an account, deliveries to a silent receiver, ${cufes.length} reception events`,
+        `  in flight on ${RELEASE}: ${LIFECYCLES} lifecycles on a step, ${PAYMENTS.onDate} payments on a date, ` +
+          `${PAYMENTS.onAccount} on an account, deliveries to a silent receiver, ${cufes.length} reception events`,
         `  started during the rollout: 2 ramped, 1 after the rollback (ran on ${RELEASE}), 1 on the new build`,
-        `  outcomes: ${all.length} lifecycles ended (rejected), ${PAYMENTS.onDate + PAYMENTS.onAccount} payments processed, ${all.length} deliveries delivered and ${all.length} failed (silent receiver), reception events ${JSON.stringify(await byStatus(`select status, count(*) as n from reception_events where company_id = $1 group by status`))}, fiscal sync finished`,
+        `  outcomes: ${all.length} lifecycles ended (rejected), ${PAYMENTS.onDate + PAYMENTS.onAccount} payments processed, ` +
+          `${all.length} deliveries delivered and ${all.length} failed (silent receiver), ` +
+          `reception events ${JSON.stringify(receptionEvents)}, fiscal sync finished`,
         `  requests during the rollout: ${rollout.requests}, failed: ${rollout.failures.length}`,
         `  workflow tasks failed for nondeterminism: ${nondeterminism}`,
         `  flows stuck at the end: ${stuck.length} (lifecycles and payments still running: ${stuckLifecycles})`,

@@ -15,7 +15,7 @@ import { summaries } from './summaries.ts';
 
 /**
  * Starts a sync's workflow and waits for its first step (update-with-start): the SAT extraction created, or DIAN's
- * token requested. Resolves with the extraction id; a refusal of the outside system arrives as WorkflowUpdateFailedError.
+ * token requested. Resolves with the extraction id; a refusal of the outside system arrives as a failed update (refusalOf reads it).
  */
 export async function beginFiscalSync(temporal: TemporalHandle, input: FiscalSyncInput): Promise<FiscalSyncBegun> {
   const start = new WithStartWorkflowOperation(fiscalSync, {

@@ -4,7 +4,6 @@ import {
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
   WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { refusalOf } from './refusals.ts';
@@ -129,7 +128,7 @@ export async function joinPaymentBatch(temporal: TemporalHandle, paymentId: stri
     await beforeDeadline(temporal, () => handle.executeUpdate(joinBatchUpdate, { args: [{ batchId }] }));
     return true;
   } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) return false;
+    if (refusalOf(error) || error instanceof WorkflowNotFoundError) return false;
     throw error;
   }
 }

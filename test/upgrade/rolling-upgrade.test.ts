@@ -12,12 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../platform/temp-dir.ts';
 import { runCli } from '../harness/operator.ts';
 import { writeInvoices } from '../harness/invoices.ts';
+import { LAST_RELEASE } from '../harness/release.ts';
 import { startProductionStack, type ProductionStack, type ReleaseProcesses } from '../harness/production-stack.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-/** The release being upgraded from: its tag, and the commit it names (a clone of main may carry no tags). */
-const RELEASE = 'v0.1.0';
-const RELEASE_COMMIT = '8f1297a80af00791dcd63d651d9fc332c366d196';
+/** The release being upgraded from. */
+const RELEASE = LAST_RELEASE.tag;
 const DEPLOYMENT = 'accounts-payable';
 const MEMBER = 'ana@example.co';
 const LIFECYCLES = 50;
@@ -32,7 +32,7 @@ let kept = false;
 
 beforeAll(async () => {
   released = join(tempDir('ap-release-'), RELEASE);
-  execFileSync('git', ['worktree', 'add', '--detach', released, RELEASE_COMMIT], { cwd: REPO });
+  execFileSync('git', ['worktree', 'add', '--detach', released, LAST_RELEASE.commit], { cwd: REPO });
   // The release runs on this checkout's dependencies when it locked the same ones (else it installs its own).
   const lock = (dir: string) => readFileSync(join(dir, 'package-lock.json'), 'utf8');
   if (!existsSync(join(released, 'node_modules'))) {

@@ -92,7 +92,8 @@ const refused = (refusal: { code: string; message: string }) =>
   ApplicationFailure.create({ type: refusal.code, message: refusal.message, nonRetryable: true });
 
 /**
- * The state of one document's flow and the handlers that change it (the workflow above wires them to its messages). Decisions, approvals and steps resolved elsewhere write the read state one at a time, in the order taken.
+ * The state of one document's flow and the handlers that change it (the workflow above wires them to its messages).
+ * Decisions, approvals and steps resolved elsewhere write the read state one at a time, in the order taken.
  */
 export class DocumentLifecycle {
   /** The step the flow waits on; null before it is known and once the flow has ended. */

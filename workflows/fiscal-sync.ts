@@ -83,8 +83,12 @@ const { importSatPackage, importMailboxWindow } = proxyActivities<Activities>({
   },
 });
 
+const skippedIn = (counts: ImportCounts) =>
+  Object.values(counts.skipped).reduce((total: number, count) => total + (count ?? 0), 0);
+
 const sum = (counts: ImportCounts) =>
-  `${counts.created} new document(s), ${counts.existing} already present, ${counts.complements} payment complement(s), ${Object.values(counts.skipped).reduce((total, count) => total + (count ?? 0), 0)} entr(ies) skipped`;
+  `${counts.created} new document(s), ${counts.existing} already present, ` +
+  `${counts.complements} payment complement(s), ${skippedIn(counts)} entr(ies) skipped`;
 
 /** The error code an activity failure carries (`details[0].code`), else its type. */
 function failureCode(error: unknown, fallback: string): string {

@@ -49,8 +49,10 @@ export const workflowStepRoutes = [
     path: '/workflow-steps/:reference/complete',
     operationId: 'completeWorkflowStep',
     summary: 'Decide a pending step on behalf of a company member',
-    description:
-      'Answers the completed step, or the step still `pending` (with the caller marked `acted`) when every assignee must act and others remain. Two decisions racing on one step give one completion and one 409.',
+    description: [
+      'Answers the completed step, or the step still `pending` (with the caller marked `acted`)',
+      'when every assignee must act and others remain. Two decisions racing on one step give one completion and one 409.',
+    ].join(' '),
     tags: ['Workflow steps'],
     auth: 'api-key',
     feature: 'workflow_api',

@@ -46,7 +46,11 @@ export const PendingStep = z
           confidence_level: z
             .enum(CONFIDENCE_LEVELS)
             .describe(
-              `How strongly the evidence backs the value, by its score (the lower bound of the 95% Wilson interval of the share of decisions that chose it): \`high\` at ${RULES.highScore} or more, \`medium\` at ${RULES.mediumScore} or more, else \`low\``,
+              [
+                'How strongly the evidence backs the value, by its score',
+                '(the lower bound of the 95% Wilson interval of the share of decisions that chose it):',
+                `\`high\` at ${RULES.highScore} or more, \`medium\` at ${RULES.mediumScore} or more, else \`low\``,
+              ].join(' '),
             ),
           rationale: z
             .string()
@@ -56,7 +60,16 @@ export const PendingStep = z
         }),
       )
       .describe(
-        `Filled only when the company's recommendation agent for this kind of step is on (\`ops agents set\`), from the decisions people took on the same supplier's documents in the company: its last ${RULES.windowDecisions} completed steps of this kind (and, for a classification, of this field_name) within ${RULES.windowDays} days, and for approvals only those at amounts within ${RULES.amountTolerancePercent}% in the same currency. Empty with fewer than ${RULES.minDecisions} such decisions. Approval and classification: the value a majority chose; tagging: each tag chosen for more than half of them. When the company lets the agent decide above a score, a step whose best score is above it is completed by the agent as it opens (logged with actor type \`agent\`) and never shows as pending`,
+        [
+          "Filled only when the company's recommendation agent for this kind of step is on (`ops agents set`),",
+          "from the decisions people took on the same supplier's documents in the company:",
+          `its last ${RULES.windowDecisions} completed steps of this kind (and, for a classification, of this field_name)`,
+          `within ${RULES.windowDays} days, and for approvals only those at amounts within`,
+          `${RULES.amountTolerancePercent}% in the same currency. Empty with fewer than ${RULES.minDecisions} such decisions.`,
+          'Approval and classification: the value a majority chose; tagging: each tag chosen for more than half of them.',
+          'When the company lets the agent decide above a score, a step whose best score is above it is completed by the',
+          'agent as it opens (logged with actor type `agent`) and never shows as pending',
+        ].join(' '),
       ),
   })
   .meta({ id: 'WorkflowStep' });

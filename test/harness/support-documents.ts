@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { amount, ublTaxTotal } from '../helpers/dian-invoices.ts';
 
 // DIAN documentos soporte (UBL Invoice, InvoiceTypeCode 05) built at run time: no public sample carries a CUDS that
 // can be recomputed, so the builder writes the file and computes its CUDS the way DIAN's annex composes it.
@@ -57,7 +58,6 @@ export interface SupportDocumentFile {
   totalCents: bigint;
 }
 
-const amount = (cents: bigint) => `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`;
 const sha384 = (text: string) => createHash('sha384').update(text, 'utf8').digest('hex');
 
 /** A documento soporte whose totals add up and whose CUDS is SHA-384 of its composition (unless `cuds` is given). */
@@ -82,13 +82,7 @@ export function supportDocumentXml(options: SupportDocumentOptions): SupportDocu
   const [supplier, customer] = options.reverseParties
     ? [options.buyer, options.seller]
     : [options.seller, options.buyer];
-  const taxTotal = (base: bigint, taxCents: bigint) =>
-    `<cac:TaxTotal><cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount>` +
-    `<cac:TaxSubtotal><cbc:TaxableAmount currencyID="COP">${amount(base)}</cbc:TaxableAmount>` +
-    `<cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount>` +
-    `<cac:TaxCategory><cbc:Percent>${percent}.00</cbc:Percent>` +
-    '<cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:TaxCategory>' +
-    '</cac:TaxSubtotal></cac:TaxTotal>';
+  const taxTotal = (base: bigint, taxCents: bigint) => ublTaxTotal(base, taxCents, percent);
   const xml = `<?xml version="1.0" encoding="UTF-8"?>
 ${INVOICE_OPEN}
   <ext:UBLExtensions>

@@ -32,7 +32,17 @@ const INVOICE_OPEN = [
   'xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">',
 ].join(' ');
 
-const amount = (cents: bigint) => `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`;
+/** Cents as UBL writes an amount. */
+export const amount = (cents: bigint) => `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`;
+
+/** A `cac:TaxTotal` of IVA at `percent` on `base`, in pesos. */
+export const ublTaxTotal = (base: bigint, taxCents: bigint, percent: bigint | number) =>
+  `<cac:TaxTotal><cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount>` +
+  `<cac:TaxSubtotal><cbc:TaxableAmount currencyID="COP">${amount(base)}</cbc:TaxableAmount>` +
+  `<cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount>` +
+  `<cac:TaxCategory><cbc:Percent>${percent}.00</cbc:Percent>` +
+  '<cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:TaxCategory>' +
+  '</cac:TaxSubtotal></cac:TaxTotal>';
 
 function party(name: string, nit: string): string {
   const id = `<cbc:CompanyID schemeAgencyID="195" schemeID="1" schemeName="31">${nit}</cbc:CompanyID>`;
@@ -57,13 +67,7 @@ export function dianInvoiceXml(spec: DianInvoiceSpec): { xml: string; totalCents
   const tax = lines.reduce((sum, line) => sum + line.taxCents, 0n);
   const total = subtotal + tax;
   const cufe = createHash('sha384').update(randomBytes(16)).digest('hex');
-  const taxTotal = (base: bigint, taxCents: bigint) =>
-    `<cac:TaxTotal><cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount>` +
-    `<cac:TaxSubtotal><cbc:TaxableAmount currencyID="COP">${amount(base)}</cbc:TaxableAmount>` +
-    `<cbc:TaxAmount currencyID="COP">${amount(taxCents)}</cbc:TaxAmount>` +
-    `<cac:TaxCategory><cbc:Percent>${percent}.00</cbc:Percent>` +
-    '<cac:TaxScheme><cbc:ID>01</cbc:ID><cbc:Name>IVA</cbc:Name></cac:TaxScheme></cac:TaxCategory>' +
-    '</cac:TaxSubtotal></cac:TaxTotal>';
+  const taxTotal = (base: bigint, taxCents: bigint) => ublTaxTotal(base, taxCents, percent);
   const xml = `<?xml version="1.0" encoding="UTF-8"?>
 ${INVOICE_OPEN}
   <cbc:UBLVersionID>UBL 2.1</cbc:UBLVersionID>

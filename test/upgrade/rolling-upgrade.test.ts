@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../platform/temp-dir.ts';
 import { runCli } from '../harness/operator.ts';
 import { writeInvoices } from '../harness/invoices.ts';
-import { LAST_RELEASE } from '../harness/release.ts';
+import { ensureReleaseCommit, LAST_RELEASE } from '../harness/release.ts';
 import { startProductionStack, type ProductionStack, type ReleaseProcesses } from '../harness/production-stack.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -32,6 +32,7 @@ let kept = false;
 
 beforeAll(async () => {
   released = join(tempDir('ap-release-'), RELEASE);
+  ensureReleaseCommit(REPO);
   execFileSync('git', ['worktree', 'add', '--detach', released, LAST_RELEASE.commit], { cwd: REPO });
   // The release runs on this checkout's dependencies when it locked the same ones (else it installs its own).
   const lock = (dir: string) => readFileSync(join(dir, 'package-lock.json'), 'utf8');

@@ -1,7 +1,7 @@
 // The DIAN client against the DIAN simulator, which checks signatures with xmlsec1 and openssl as DIAN would: what it
 // accepts, and how it refuses a tampered byte, a stale timestamp, a certificate it does not trust or of another NIT,
 // an unknown software, and events DIAN's rules refuse.
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../../platform/refusal.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { sendEvent } from '../../../services/dian/client.ts';
 import { operationBody, signedEnvelope } from '../../../services/dian/soap.ts';
@@ -122,8 +122,8 @@ describe('how DIAN refuses', () => {
       'c',
     );
     const refused = await failure(send('030', { signer }));
-    expect(refused).toBeInstanceOf(ApplicationFailure);
-    expect(refused).toMatchObject({ type: 'DianRequestRefused', nonRetryable: true });
+    expect(refused).toBeInstanceOf(Refusal);
+    expect(refused).toMatchObject({ code: 'DianRequestRefused', retryable: false });
     expect((refused as Error).message).toContain('The certificate is not trusted');
     expect(dian.received(CUFE)).toEqual([]);
   });
@@ -222,7 +222,7 @@ describe('how DIAN refuses', () => {
     });
     dian.behave(CUFE, { mode: 'fail', times: 1 });
     const transient = await failure(send('030'));
-    expect(transient).toMatchObject({ type: 'DianUnavailable', nonRetryable: false });
+    expect(transient).toMatchObject({ code: 'DianUnavailable', retryable: true });
     expect((transient as Error).message).toContain('HTTP 503');
     expect((await send('030')).accepted).toBe(true);
   });
@@ -236,6 +236,6 @@ describe('how DIAN refuses', () => {
         testSetId: null,
       }),
     );
-    expect(refused).toMatchObject({ type: 'DianRequestRefused', nonRetryable: true });
+    expect(refused).toMatchObject({ code: 'DianRequestRefused', retryable: false });
   });
 });

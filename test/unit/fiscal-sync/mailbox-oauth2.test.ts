@@ -4,7 +4,7 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../../platform/refusal.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboundPolicyFromEnv } from '../../../platform/outbound-policy.ts';
 import { freePort } from '../../../platform/ports.ts';
@@ -64,12 +64,8 @@ async function failure(promise: Promise<unknown>) {
     () => null,
     (thrown: unknown) => thrown,
   );
-  if (!(error instanceof ApplicationFailure)) throw new Error(`Not an ApplicationFailure: ${String(error)}`);
-  return {
-    code: (error.details?.[0] as { code?: string } | undefined)?.code,
-    nonRetryable: error.nonRetryable,
-    message: error.message,
-  };
+  if (!(error instanceof Refusal)) throw new Error(`Not a refusal: ${String(error)}`);
+  return { code: error.details.code, nonRetryable: !error.retryable, message: error.message };
 }
 
 describe('access tokens of the client-credentials grant', () => {

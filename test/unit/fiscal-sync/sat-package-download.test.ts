@@ -3,7 +3,7 @@ import { readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
+import { Refusal } from '../../../platform/refusal.ts';
 import { pastCap } from '../../../fiscal/intake-limits.ts';
 import { satTransferFromEnv } from '../../../services/fiscal-sync/intake-settings.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,8 +158,8 @@ describe('SAT package download: the cap (INTAKE_MAX_PACKAGE_BYTES), stalls and r
 
   it('cuts a body that trickles under the floor, however steadily', async () => {
     await expect(download('trickle')).rejects.toMatchObject({
-      nonRetryable: false,
-      type: 'SatProviderUnavailable',
+      retryable: true,
+      code: 'SatProviderUnavailable',
       message: expect.stringMatching(/broke off 6 times in a row, at byte \d+: \d+ bytes came in 1 s, under the floor/),
     });
     expect(ranges.get('trickle')).toHaveLength(MAX_CUTS_IN_A_ROW + 1);
@@ -167,8 +167,8 @@ describe('SAT package download: the cap (INTAKE_MAX_PACKAGE_BYTES), stalls and r
 
   it('answers a download that keeps breaking off as a failure to retry', async () => {
     await expect(download('cut')).rejects.toMatchObject({
-      nonRetryable: false,
-      type: 'SatProviderUnavailable',
+      retryable: true,
+      code: 'SatProviderUnavailable',
       message: expect.stringContaining(`The download of package cut broke off ${MAX_CUTS_IN_A_ROW + 1} times in a row`),
     });
     // Resumed each time where it stopped (about half way, what reached this side before the server let go); this server
@@ -181,23 +181,23 @@ describe('SAT package download: the cap (INTAKE_MAX_PACKAGE_BYTES), stalls and r
 
   it('refuses a Content-Length past the cap before reading', async () => {
     const refused = download('announced');
-    await expect(refused).rejects.toBeInstanceOf(ApplicationFailure);
+    await expect(refused).rejects.toBeInstanceOf(Refusal);
     await expect(refused).rejects.toMatchObject({
-      nonRetryable: true,
-      details: [{ code: 'package_too_large' }],
+      retryable: false,
+      details: { code: 'package_too_large' },
       message: `Package announced is ${64 * MB} bytes, ${PAST_CAP}`,
     });
     // The cap is the first size refused.
     await expect(download('exact')).rejects.toMatchObject({
-      details: [{ code: 'package_too_large' }],
+      details: { code: 'package_too_large' },
       message: `Package exact is ${CAP} bytes, ${PAST_CAP}`,
     });
   });
 
   it('counts a body without a length as it arrives, and stops reading at the cap', async () => {
     await expect(download('chunked')).rejects.toMatchObject({
-      nonRetryable: true,
-      details: [{ code: 'package_too_large' }],
+      retryable: false,
+      details: { code: 'package_too_large' },
       message: `Package chunked runs ${PAST_CAP}`,
     });
     // The server saw the download abandoned: far less than the 64 MB it had went out (socket buffers aside).

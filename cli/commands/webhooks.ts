@@ -34,6 +34,16 @@ function headers(input: CommandInput): Record<string, string> {
   );
 }
 
+/** A subscription as the commands show it: never its secret nor its headers' values. */
+const presentSubscription = (subscription: WebhookSubscription) => ({
+  reference: subscription.id,
+  event: subscription.event,
+  url: subscription.url,
+  retries: subscription.retries,
+  timeout_seconds: subscription.timeoutSeconds,
+  headers: Object.keys(subscription.headers),
+});
+
 /** Outbound webhooks: subscriptions, and the deliveries operators inspect and replay. */
 export const webhookCommands: Command[] = [
   {
@@ -65,12 +75,7 @@ export const webhookCommands: Command[] = [
         outbound: outboundPolicyFromEnv(),
       });
       return {
-        reference: subscription.id,
-        event: subscription.event,
-        url: subscription.url,
-        retries: subscription.retries,
-        timeout_seconds: subscription.timeoutSeconds,
-        headers: Object.keys(subscription.headers),
+        ...presentSubscription(subscription),
         // Shown once: only its sealed form is kept.
         ...(generatedSecret ? { secret: generatedSecret } : {}),
         ...(warning ? { warning } : {}),
@@ -91,12 +96,7 @@ export const webhookCommands: Command[] = [
       );
       return {
         subscriptions: subscriptions.map((subscription) => ({
-          reference: subscription.id,
-          event: subscription.event,
-          url: subscription.url,
-          retries: subscription.retries,
-          timeout_seconds: subscription.timeoutSeconds,
-          headers: Object.keys(subscription.headers),
+          ...presentSubscription(subscription),
           created_at: subscription.createdAt.toISOString(),
         })),
       };

@@ -2,7 +2,7 @@
 // `service_unavailable`, what needs only PostgreSQL still works (reception events are queued, and run once it is
 // back), /readyz names Temporal, and once the server is back the same API process serves again. Real processes: the API and worker of the fault harness, its own Temporal server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MEMBER, setUpCompany } from '../harness/company.ts';
+import { dianForwarding, MEMBER, setUpCompany } from '../harness/company.ts';
 import { integratorClient, type Integrator } from '../harness/integrator.ts';
 import { writeInvoices } from '../harness/invoices.ts';
 import { operatorClient, type Operator } from '../harness/operator.ts';
@@ -34,18 +34,7 @@ beforeAll(async () => {
     reference: document.reference,
     cufe: document.fiscal_reference,
   }));
-  const forwarding = await ops(
-    'fiscal',
-    'credentials',
-    '--company',
-    company,
-    '--dian-forwarding',
-    'on',
-    '--dian-nit',
-    '900111222',
-    '--dian-legal-representative',
-    'Ana Gómez',
-  );
+  const forwarding = await ops(...dianForwarding(company));
   expect(forwarding.code).toBe(0);
 }, 300_000);
 

@@ -8,6 +8,32 @@ import type { Stack } from './stack.ts';
 
 /** The company member who decides every step. */
 export const MEMBER = 'ana@example.co';
+
+/** `ops` arguments that create the suites' company (Colombian, NIT 900111222). */
+export const CREATE_COMPANY = [
+  'companies',
+  'create',
+  '--name',
+  'Ferretería La Falla S.A.S.',
+  '--country',
+  'COL',
+  '--tax-id',
+  '900111222',
+];
+
+/** `ops` arguments that let the company sync its DIAN mailbox: forwarding on, and its credentials. */
+export const dianForwarding = (company: string) => [
+  'fiscal',
+  'credentials',
+  '--company',
+  company,
+  '--dian-forwarding',
+  'on',
+  '--dian-nit',
+  '900111222',
+  '--dian-legal-representative',
+  'Ana Gómez',
+];
 /** Approval, classification and tagging decided through the API; accounting closed by the ERP's registration. */
 export const FLOW = {
   steps: [
@@ -66,16 +92,7 @@ export async function setUpCompany(stack: Stack, ops: Operator): Promise<{ compa
     if (answer.code !== 0) throw new Error(`ops ${args.join(' ')}: ${JSON.stringify(answer.error)}`);
     return answer.stdout;
   };
-  const { reference: company, api_key: apiKey } = await must(
-    'companies',
-    'create',
-    '--name',
-    'Ferretería La Falla S.A.S.',
-    '--country',
-    'COL',
-    '--tax-id',
-    '900111222',
-  );
+  const { reference: company, api_key: apiKey } = await must(...CREATE_COMPANY);
   await must('members', 'add', '--company', company, '--email', MEMBER, '--name', 'Ana Gómez');
   await syncCatalogs(stack.apiUrls[0]!, apiKey);
   // The company signs its DIAN events with a certificate from the authority the simulator trusts.

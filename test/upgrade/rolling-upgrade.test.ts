@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../platform/temp-dir.ts';
+import { CREATE_COMPANY, dianForwarding, MEMBER } from '../harness/company.ts';
 import { runCli } from '../harness/operator.ts';
 import { writeInvoices } from '../harness/invoices.ts';
 import { ensureReleaseCommit, LAST_RELEASE } from '../harness/release.ts';
@@ -19,7 +20,6 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** The release being upgraded from. */
 const RELEASE = LAST_RELEASE.tag;
 const DEPLOYMENT = 'accounts-payable';
-const MEMBER = 'ana@example.co';
 const LIFECYCLES = 50;
 const PAYMENTS = { onDate: 10, onAccount: 10 };
 const DAY = 86_400_000;
@@ -133,16 +133,7 @@ describe('a rolling upgrade from the last release', () => {
     kept = true;
     const n = { buildId: stack.productEnv.WORKER_BUILD_ID, apiUrls: stack.apiUrls };
     // The company: one approval step, and two document.created receivers.
-    const { reference: company, api_key: apiKey } = await ops(
-      'companies',
-      'create',
-      '--name',
-      'Ferretería La Falla S.A.S.',
-      '--country',
-      'COL',
-      '--tax-id',
-      '900111222',
-    );
+    const { reference: company, api_key: apiKey } = await ops(...CREATE_COMPANY);
     await ops('members', 'add', '--company', company, '--email', MEMBER, '--name', 'Ana Gómez');
     await ops('features', 'enable', '--company', company, '--feature', 'workflow_api');
     const flowFile = join(stack.dir, 'flow.json');
@@ -254,18 +245,7 @@ describe('a rolling upgrade from the last release', () => {
     await call(nApi, apiKey, 'POST', '/events/batch', { documents_fiscal_reference: cufes, events_type: ['030'] }, 200);
     expect(await count(`ExecutionStatus = 'Running' AND WorkflowType = 'documentLifecycle'`)).toBe(LIFECYCLES);
     // A fiscal sync of the company's DIAN mailbox, started on the release.
-    await ops(
-      'fiscal',
-      'credentials',
-      '--company',
-      company,
-      '--dian-forwarding',
-      'on',
-      '--dian-nit',
-      '900111222',
-      '--dian-legal-representative',
-      'Ana Gómez',
-    );
+    await ops(...dianForwarding(company));
     await call(nApi, apiKey, 'POST', '/fiscal-sync', undefined, 202);
 
     // Release N+1: migrated while N serves, started beside it, ramped, made current; a rollback drill; N stopped.
